@@ -1,0 +1,94 @@
+"""agentcore: a small, typed, async core for LLM agents, extended by pluggy plugins."""
+
+from agentcore.agent import Agent
+from agentcore.builder import AgentBuilder, AgentBundle, AgentConfig
+from agentcore.context import TurnContext
+from agentcore.cycle import CycleResult, LlmCycle, ToolResultEvent
+from agentcore.errors import (
+    AgentCoreError,
+    ConfigError,
+    CorruptDataError,
+    LlmError,
+    ReadonlySessionError,
+    SessionError,
+    StoreError,
+    UnknownSlotError,
+)
+from agentcore.hookspecs import hookimpl
+from agentcore.llm import (
+    LlmProvider,
+    LlmRequest,
+    LlmResponse,
+    ResponseComplete,
+    StreamEvent,
+    TextDelta,
+    ToolCallDelta,
+    ToolSpec,
+)
+from agentcore.messages import (
+    AudioBlock,
+    ContentBlock,
+    FileBlock,
+    ImageBlock,
+    Message,
+    TextBlock,
+    ToolUseBlock,
+)
+from agentcore.session import AgentSession, TurnStream
+from agentcore.session_memory import SessionMemory
+from agentcore.settings import PluginSetting
+from agentcore.slots import ContextSlot, FocusedConfig, SlotConfig
+from agentcore.stores import InMemoryStore, MemoryStore, SqliteStore
+from agentcore.tools import ToolRegistry
+from agentcore.usage import CostTracker, Usage
+
+__version__ = "0.3.0"
+
+__all__ = [
+    "Agent",
+    "AgentBuilder",
+    "AgentBundle",
+    "AgentConfig",
+    "AgentCoreError",
+    "AgentSession",
+    "AudioBlock",
+    "ConfigError",
+    "ContentBlock",
+    "ContextSlot",
+    "CorruptDataError",
+    "CostTracker",
+    "CycleResult",
+    "FileBlock",
+    "FocusedConfig",
+    "ImageBlock",
+    "InMemoryStore",
+    "LlmCycle",
+    "LlmError",
+    "LlmProvider",
+    "LlmRequest",
+    "LlmResponse",
+    "MemoryStore",
+    "Message",
+    "PluginSetting",
+    "ReadonlySessionError",
+    "ResponseComplete",
+    "SessionError",
+    "SessionMemory",
+    "SlotConfig",
+    "SqliteStore",
+    "StoreError",
+    "StreamEvent",
+    "TextBlock",
+    "TextDelta",
+    "ToolCallDelta",
+    "ToolRegistry",
+    "ToolResultEvent",
+    "ToolSpec",
+    "ToolUseBlock",
+    "TurnContext",
+    "TurnStream",
+    "UnknownSlotError",
+    "Usage",
+    "__version__",
+    "hookimpl",
+]

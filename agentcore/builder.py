@@ -1,0 +1,152 @@
+"""AgentBuilder: assembles a provider, tools, a store and plugins into a bundle."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pluggy
+from attrs import field, frozen
+
+from agentcore.errors import ConfigError
+from agentcore.llm import LlmProvider
+from agentcore.plugins import create_plugin_manager
+from agentcore.settings import PluginSetting, install_hint
+from agentcore.stores.base import MemoryStore
+from agentcore.stores.memory import InMemoryStore
+from agentcore.tools import ToolRegistry
+
+
+@frozen
+class AgentConfig:
+    """Settings shared by every session of a bundle.
+
+    ``settings`` holds the plugin settings by name, already validated by the
+    plugin that owns each of them.
+    """
+
+    settings: Mapping[str, Any] = field(factory=dict)
+    max_tool_rounds: int = 8
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """The plugin setting ``name``, or ``default``."""
+        return self.settings.get(name, default)
+
+
+@frozen
+class AgentBundle:
+    """What sessions run on: provider, tools, store, plugins and config.
+
+    Each bundle has its own plugin manager.
+    """
+
+    provider: LlmProvider
+    store: MemoryStore
+    plugin_manager: pluggy.PluginManager
+    config: AgentConfig
+    tools: ToolRegistry | None = None
+
+
+class AgentBuilder:
+    """Builds an :class:`AgentBundle` step by step.
+
+    Example::
+
+        bundle = AgentBuilder().provider(MockProvider(["hi"])).build()
+    """
+
+    def __init__(self) -> None:
+        self._provider: LlmProvider | None = None
+        self._tools: ToolRegistry | None = None
+        self._store: MemoryStore | None = None
+        self._plugins: list[object] = []
+        self._settings: dict[str, Any] = {}
+        self._load_plugins: bool | None = None
+        self._max_tool_rounds = 8
+
+    def provider(self, provider: LlmProvider) -> AgentBuilder:
+        """Use ``provider`` for every model call."""
+        if not isinstance(provider, LlmProvider):
+            raise ConfigError(
+                f"provider must implement LlmProvider (complete and stream), got {provider!r}"
+            )
+        self._provider = provider
+        return self
+
+    def tool_registry(self, registry: ToolRegistry) -> AgentBuilder:
+        """Offer the tools of ``registry`` to the model."""
+        if not isinstance(registry, ToolRegistry):
+            raise ConfigError(f"tool_registry expects a ToolRegistry, got {registry!r}")
+        self._tools = registry
+        return self
+
+    def store(self, store: MemoryStore) -> AgentBuilder:
+        """Persist sessions in ``store`` (default: a new :class:`InMemoryStore`)."""
+        if not isinstance(store, MemoryStore):
+            raise ConfigError(f"store must implement MemoryStore, got {store!r}")
+        self._store = store
+        return self
+
+    def plugin(self, plugin: object) -> AgentBuilder:
+        """Register ``plugin`` (a module or object with hook implementations)."""
+        self._plugins.append(plugin)
+        return self
+
+    def load_plugins(self, enabled: bool) -> AgentBuilder:
+        """Turn discovery of entry-point plugins on or off (default: on)."""
+        self._load_plugins = enabled
+        return self
+
+    def max_tool_rounds(self, rounds: int) -> AgentBuilder:
+        """Stop a turn's tool loop after ``rounds`` rounds of tool calls."""
+        if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
+            raise ConfigError(f"max_tool_rounds must be an int >= 1, got {rounds!r}")
+        self._max_tool_rounds = rounds
+        return self
+
+    def setting(self, name: str, value: Any) -> AgentBuilder:
+        """Give the plugin setting ``name``; the owning plugin validates it at build."""
+        if not isinstance(name, str) or not name:
+            raise ConfigError(f"a setting name must be a non-empty str, got {name!r}")
+        self._settings[name] = value
+        return self
+
+    def summary_config(self, config: Any) -> AgentBuilder:
+        """Enable automatic summaries (needs ``pip install "agentcore[autosummary]"``).
+
+        ``config`` is an ``agentcore_autosummary.SummaryConfig`` or a dict of
+        its fields.
+        """
+        return self.setting("summary_config", config)
+
+    def build(self) -> AgentBundle:
+        """Check the parts, load plugins, validate plugin settings and return the bundle."""
+        if self._provider is None:
+            raise ConfigError("AgentBuilder needs a provider: call .provider(...) before .build()")
+        pm = create_plugin_manager(load_entrypoints=self._load_plugins, plugins=self._plugins)
+        declared = _declared_settings(pm)
+        settings: dict[str, Any] = {}
+        for name, value in self._settings.items():
+            if name not in declared:
+                raise ConfigError(install_hint(name))
+            try:
+                settings[name] = declared[name].convert(value)
+            except (TypeError, ValueError, KeyError) as exc:
+                raise ConfigError(f"invalid value for the setting {name!r}: {exc}") from exc
+        return AgentBundle(
+            provider=self._provider,
+            store=self._store if self._store is not None else InMemoryStore(),
+            plugin_manager=pm,
+            config=AgentConfig(settings=settings, max_tool_rounds=self._max_tool_rounds),
+            tools=self._tools,
+        )
+
+
+def _declared_settings(pm: pluggy.PluginManager) -> dict[str, PluginSetting]:
+    declared: dict[str, PluginSetting] = {}
+    for group in pm.hook.register_settings():
+        for setting in group:
+            if setting.name in declared:
+                raise ConfigError(f"two plugins declare the setting {setting.name!r}")
+            declared[setting.name] = setting
+    return declared

@@ -1,0 +1,46 @@
+"""The mutable context handed to every turn hook."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from attrs import define, field
+
+from agentcore.llm import LlmProvider, LlmResponse
+from agentcore.messages import Message
+from agentcore.session_memory import SessionMemory
+from agentcore.slots import ContextSlot
+from agentcore.stores.base import MemoryStore
+from agentcore.usage import CostTracker, Usage
+
+if TYPE_CHECKING:
+    from agentcore.builder import AgentConfig
+    from agentcore.session import AgentSession
+
+
+@define
+class TurnContext:
+    """Everything a turn hook may read or change.
+
+    ``turn_index`` is the index of the turn being run (0 for the first), on
+    both the plain and the streamed path. ``messages`` holds the messages the
+    turn adds: the user's alone in ``on_turn_start``, then the assistant's and
+    the tool results too. ``usage`` sums every provider call of the turn;
+    ``response`` is the last reply (its usage measures the context of the
+    final call). ``extra`` is scratch space plugins may share within a turn.
+    """
+
+    session: AgentSession
+    session_id: str
+    turn_index: int
+    slot: ContextSlot
+    messages: list[Message]
+    cost: CostTracker
+    provider: LlmProvider
+    store: MemoryStore
+    memory: SessionMemory
+    config: AgentConfig
+    is_stream: bool = False
+    usage: Usage | None = None
+    response: LlmResponse | None = None
+    extra: dict[str, object] = field(factory=dict)

@@ -1,0 +1,372 @@
+"""One model turn: call the provider, run the tools it asks for, call it again.
+
+:class:`LlmCycle` holds the request settings and runs the loop;
+:class:`CycleResult` is what a cycle produced, and :class:`CycleStream`
+streams a cycle's events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from typing import Any
+
+import attrs
+from attrs import define, field, frozen
+
+from agentcore.errors import AgentCoreError, ConfigError, MalformedResponseError
+from agentcore.llm import (
+    LlmProvider,
+    LlmRequest,
+    LlmResponse,
+    ResponseComplete,
+    StreamEvent,
+    TextDelta,
+    ToolCallDelta,
+    ToolSpec,
+)
+from agentcore.messages import Message, ToolUseBlock
+from agentcore.tools import ToolRegistry
+from agentcore.usage import Usage
+
+
+@frozen
+class CycleResult:
+    """What one cycle produced.
+
+    ``new_messages`` holds every assistant message and tool result message of
+    the cycle, in order; ``response`` is the last provider reply; ``usage``
+    sums every provider call (a call that reported no usage counts as zero);
+    ``calls`` is the number of provider calls. ``round_limit_reached`` is
+    True when the tool loop stopped at its round limit, in which case the
+    last assistant message's tool calls were answered with error results
+    and never run.
+    """
+
+    new_messages: tuple[Message, ...]
+    response: LlmResponse
+    usage: Usage = field(factory=Usage)
+    calls: int = 1
+    round_limit_reached: bool = False
+
+    @property
+    def final_message(self) -> Message:
+        """The last assistant message: the message of :attr:`response`."""
+        return self.response.message
+
+
+@frozen
+class ToolResultEvent:
+    """A streamed event: a tool call has been answered with ``message``.
+
+    ``call`` is the tool call it answers.
+    """
+
+    message: Message
+    call: ToolUseBlock | None = None
+
+    @property
+    def text(self) -> str:
+        """Tool results carry no reply text: always ``""``."""
+        return ""
+
+
+CycleEvent = TextDelta | ToolCallDelta | ToolResultEvent | ResponseComplete
+"""An event of a :class:`CycleStream`; every kind has a ``.text`` delta."""
+
+
+class StreamNotFinishedError(AgentCoreError, RuntimeError):
+    """:attr:`CycleStream.result` was read before the stream finished."""
+
+
+def round_limit_text(limit: int) -> str:
+    """Return the error text that answers a tool call refused by the round limit."""
+    return f"tool round limit ({limit}) reached; the call was not run"
+
+
+def _check_provider(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if not isinstance(value, LlmProvider):
+        raise ConfigError(
+            f"provider must implement LlmProvider (complete and stream), got {value!r}"
+        )
+
+
+def _check_max_tokens(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
+        raise ConfigError(f"max_tokens must be a positive int or None, got {value!r}")
+
+
+def _check_purpose(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"purpose must be a non-empty str, got {value!r}")
+
+
+def _check_rounds(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"max_tool_rounds must be an int >= 1, got {value!r}")
+
+
+def _check_model(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(f"model must be a str or None, got {value!r}")
+
+
+@define
+class _Progress:
+    """The growing state of one cycle."""
+
+    history: list[Message]
+    new_messages: list[Message] = field(factory=list)
+    usage: Usage = field(factory=Usage)
+    calls: int = 0
+    rounds: int = 0
+
+    def add_response(self, response: LlmResponse) -> None:
+        self.calls += 1
+        if response.usage is not None:
+            self.usage = self.usage + response.usage
+        self.add(response.message)
+
+    def add(self, message: Message) -> None:
+        self.history.append(message)
+        self.new_messages.append(message)
+
+    def result(self, response: LlmResponse, *, round_limit_reached: bool = False) -> CycleResult:
+        return CycleResult(
+            tuple(self.new_messages),
+            response,
+            self.usage,
+            self.calls,
+            round_limit_reached,
+        )
+
+
+def _refuse(calls: Sequence[ToolUseBlock], limit: int) -> list[Message]:
+    text = round_limit_text(limit)
+    return [Message.tool_result(call.id, text, is_error=True) for call in calls]
+
+
+@frozen
+class LlmCycle:
+    """Runs model calls, and the tool loop, with fixed request settings.
+
+    ``model`` overrides the provider's default model, ``max_tokens`` caps
+    each reply, ``purpose`` labels every request (``"turn"`` for a user's
+    turn). ``max_tool_rounds`` bounds :meth:`submit_with_tools`: after that
+    many rounds of tool execution, tool calls are answered with error
+    results instead of being run. Invalid settings raise
+    :class:`~agentcore.errors.ConfigError`.
+    """
+
+    provider: LlmProvider = field(validator=_check_provider)
+    model: str | None = field(default=None, kw_only=True, validator=_check_model)
+    max_tokens: int | None = field(default=None, kw_only=True, validator=_check_max_tokens)
+    purpose: str = field(default="turn", kw_only=True, validator=_check_purpose)
+    max_tool_rounds: int = field(default=8, kw_only=True, validator=_check_rounds)
+
+    def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> LlmRequest:
+        """Return the request this cycle sends for ``messages`` and ``tools``."""
+        # LlmRequest's ``converter=tuple`` fields read as ``Iterable[_T_co]`` to
+        # mypy's attrs plugin, which rejects any concrete argument; pass Any.
+        given_messages: Any = tuple(messages)
+        given_tools: Any = tuple(tools)
+        return LlmRequest(given_messages, given_tools, self.model, self.max_tokens, self.purpose)
+
+    async def submit_messages(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()
+    ) -> CycleResult:
+        """Make exactly one provider call and return its reply; no tool runs.
+
+        ``tools`` are offered to the model; tool calls in the reply are left
+        for the caller to answer. Provider errors propagate.
+        """
+        response = await self.provider.complete(self.request(messages, tools))
+        progress = _Progress(list(messages))
+        progress.add_response(response)
+        return progress.result(response)
+
+    async def submit_with_tools(
+        self, messages: Sequence[Message], registry: ToolRegistry
+    ) -> CycleResult:
+        """Call the model with the tools of ``registry`` and run the tools it asks for.
+
+        While a reply holds tool calls, the calls are run (concurrently, see
+        :meth:`ToolRegistry.call_all`), their results are appended after the
+        assistant message in call order, and the model is called again with
+        the grown conversation. Once ``max_tool_rounds`` rounds have run, the
+        next reply's tool calls are answered with error results saying the
+        limit was reached (so no call is ever left unanswered), no further
+        provider call is made, and the result has ``round_limit_reached``
+        set; its :attr:`CycleResult.final_message` is that last assistant
+        message. Provider errors propagate and nothing is returned.
+        """
+        progress = _Progress(list(messages))
+        specs = registry.specs()
+        while True:
+            response = await self.provider.complete(self.request(progress.history, specs))
+            progress.add_response(response)
+            calls = response.message.tool_calls
+            if not calls:
+                return progress.result(response)
+            if progress.rounds >= self.max_tool_rounds:
+                for message in _refuse(calls, self.max_tool_rounds):
+                    progress.add(message)
+                return progress.result(response, round_limit_reached=True)
+            progress.rounds += 1
+            for message in await registry.call_all(calls):
+                progress.add(message)
+
+    def stream_with_tools(
+        self, messages: Sequence[Message], registry: ToolRegistry | None = None
+    ) -> CycleStream:
+        """Stream the tool loop of :meth:`submit_with_tools`.
+
+        Nothing happens until the returned :class:`CycleStream` is iterated.
+        Without a ``registry`` no tools are offered and the cycle is a single
+        streamed provider call.
+        """
+        return CycleStream(self, messages, registry)
+
+
+async def _answer(
+    registry: ToolRegistry, calls: Sequence[ToolUseBlock]
+) -> AsyncGenerator[tuple[int, Message], None]:
+    """Yield ``(index, result)`` for each call as it finishes."""
+    if not registry.concurrent or len(calls) == 1:
+        for index, call in enumerate(calls):
+            yield index, await registry.call(call)
+        return
+    tasks = [asyncio.ensure_future(registry.call(call)) for call in calls]
+    try:
+        pending: set[asyncio.Future[Message]] = set(tasks)
+        while pending:
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for index, task in enumerate(tasks):
+                if task in done:
+                    yield index, task.result()
+    finally:
+        for task in tasks:
+            task.cancel()
+
+
+class CycleStream:
+    """The events of a streamed cycle, for ``async for``.
+
+    Yields the :class:`~agentcore.llm.TextDelta` and
+    :class:`~agentcore.llm.ToolCallDelta` events of every round, a
+    :class:`ToolResultEvent` as each tool call is answered (in the order the
+    calls finish; the results are stored in call order), and last the final
+    round's :class:`~agentcore.llm.ResponseComplete`; the intermediate
+    rounds' ``ResponseComplete`` events are not yielded. Once the final
+    event has been yielded, :attr:`result` holds the :class:`CycleResult`.
+    A provider stream that ends without ``ResponseComplete`` raises
+    :class:`~agentcore.errors.MalformedResponseError`; provider errors
+    propagate. Made by :meth:`LlmCycle.stream_with_tools`.
+    """
+
+    def __init__(
+        self, cycle: LlmCycle, messages: Sequence[Message], registry: ToolRegistry | None
+    ) -> None:
+        self._cycle = cycle
+        self._registry = registry
+        self._events = self._run(list(messages))
+        self._result: CycleResult | None = None
+        self._error: BaseException | None = None
+
+    def __aiter__(self) -> AsyncIterator[CycleEvent]:
+        return self
+
+    async def __anext__(self) -> CycleEvent:
+        return await self._events.__anext__()
+
+    async def aclose(self) -> None:
+        """Stop the stream early, closing the provider's stream and cancelling tools."""
+        await self._events.aclose()
+
+    async def __aenter__(self) -> CycleStream:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    @property
+    def result(self) -> CycleResult:
+        """The cycle's result, once the final event has been yielded.
+
+        Raises :class:`StreamNotFinishedError` before that.
+        """
+        if self._result is None:
+            if self._error is not None:
+                raise StreamNotFinishedError(
+                    f"the stream stopped with {type(self._error).__name__} and has no result"
+                ) from self._error
+            raise StreamNotFinishedError(
+                "the stream has not finished: iterate it to the end before reading .result"
+            )
+        return self._result
+
+    async def _run(self, history: list[Message]) -> AsyncGenerator[CycleEvent, None]:
+        try:
+            async with contextlib.aclosing(self._rounds(history)) as rounds:
+                async for event in rounds:
+                    yield event
+        except Exception as exc:
+            self._error = exc
+            raise
+
+    async def _rounds(self, history: list[Message]) -> AsyncGenerator[CycleEvent, None]:
+        cycle, registry = self._cycle, self._registry
+        progress = _Progress(history)
+        specs = registry.specs() if registry is not None else []
+        while True:
+            complete: ResponseComplete | None = None
+            async with contextlib.aclosing(_provider_events(cycle, progress.history, specs)) as (
+                events
+            ):
+                async for event in events:
+                    if isinstance(event, ResponseComplete):
+                        complete = event
+                        break
+                    yield event
+            if complete is None:
+                raise MalformedResponseError(
+                    "the provider's stream ended without a ResponseComplete event"
+                )
+            response = complete.response
+            progress.add_response(response)
+            calls = response.message.tool_calls
+            if not calls or registry is None:
+                self._result = progress.result(response)
+                yield complete
+                return
+            if progress.rounds >= cycle.max_tool_rounds:
+                for call, message in zip(calls, _refuse(calls, cycle.max_tool_rounds), strict=True):
+                    progress.add(message)
+                    yield ToolResultEvent(message, call)
+                self._result = progress.result(response, round_limit_reached=True)
+                yield complete
+                return
+            progress.rounds += 1
+            results: list[Message | None] = [None] * len(calls)
+            async with contextlib.aclosing(_answer(registry, calls)) as answers:
+                async for index, message in answers:
+                    results[index] = message
+                    yield ToolResultEvent(message, calls[index])
+            for answered in results:
+                assert answered is not None
+                progress.add(answered)
+
+
+async def _provider_events(
+    cycle: LlmCycle, history: Sequence[Message], specs: Sequence[ToolSpec]
+) -> AsyncGenerator[StreamEvent, None]:
+    """Yield the events of one provider stream, closing it when done."""
+    stream = cycle.provider.stream(cycle.request(history, specs))
+    try:
+        async for event in stream:
+            yield event
+    finally:
+        close = getattr(stream, "aclose", None)
+        if close is not None:
+            await close()

@@ -1,0 +1,213 @@
+"""Context slots: a conversation's raw history and how much of it a request carries."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+import attrs
+from attrs import define, field, frozen
+
+from agentcore.errors import ConfigError
+from agentcore.messages import Message
+from agentcore.stores.base import JsonValue, MemoryStore, StoreWrite
+
+SummaryPosition = Literal["after_system", "end"]
+"""Where a Focused slot puts the summary: after the system prompt, or last."""
+
+DEFAULT_SUMMARY_LABEL = "[上下文摘要]"
+"""The label that prefixes the summary message."""
+
+
+def _optional_positive(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+        raise ConfigError(f"{attribute.name} must be a positive int or None, got {value!r}")
+
+
+def _non_negative_int(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ConfigError(f"{attribute.name} must be an int >= 0, got {value!r}")
+
+
+def _summary_text(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(f"{attribute.name} must be a str or None, got {type(value).__name__}")
+
+
+def _position(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value not in ("after_system", "end"):
+        raise ConfigError(f"summary_position must be 'after_system' or 'end', got {value!r}")
+
+
+@frozen
+class FocusedConfig:
+    """How a Focused slot trims its history for the next request.
+
+    The request carries the system prompt, the summary (when
+    ``summary_override`` is set) as a system message ``"{summary_label}
+    {summary_override}"``, and the raw messages from index ``summary_covers``
+    on, at most the last ``max_recent_messages`` of them. The summary sits
+    right after the system prompt (``"after_system"``) or after every other
+    message (``"end"``).
+    """
+
+    summary_override: str | None = field(default=None, validator=_summary_text)
+    summary_covers: int = field(default=0, validator=_non_negative_int)
+    max_recent_messages: int | None = field(default=None, validator=_optional_positive)
+    summary_label: str = field(
+        default=DEFAULT_SUMMARY_LABEL, validator=attrs.validators.instance_of(str)
+    )
+    summary_position: SummaryPosition = field(default="after_system", validator=_position)
+
+
+FULL: Literal["full"] = "full"
+"""The Full mode: every raw message is sent."""
+
+SlotMode = Literal["full"] | FocusedConfig
+"""A slot's mode: ``"full"`` or a :class:`FocusedConfig`."""
+
+
+def _mode(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value != FULL and not isinstance(value, FocusedConfig):
+        raise ConfigError(f"a slot mode is 'full' or a FocusedConfig, got {value!r}")
+
+
+@frozen
+class SlotConfig:
+    """A slot's persisted configuration.
+
+    ``state`` holds JSON data that plugins keep with the slot (for instance
+    the turn of the last summary), namespaced by plugin.
+    """
+
+    mode: SlotMode = field(default=FULL, validator=_mode)
+    state: Mapping[str, JsonValue] = field(factory=dict)
+
+    @property
+    def focused(self) -> FocusedConfig | None:
+        """The Focused settings, or None in Full mode."""
+        return self.mode if isinstance(self.mode, FocusedConfig) else None
+
+
+def _starts_kept_window(messages: Sequence[Message], start: int) -> int:
+    """Move ``start`` past tool results whose tool call lies before it."""
+    while start < len(messages) and messages[start].role == "tool":
+        start += 1
+    return start
+
+
+def focused_window(messages: Sequence[Message], config: FocusedConfig) -> int:
+    """Index of the first raw message a Focused slot sends."""
+    start = min(config.summary_covers, len(messages))
+    if config.max_recent_messages is not None:
+        start = max(start, len(messages) - config.max_recent_messages)
+    return _starts_kept_window(messages, start)
+
+
+def render_context(
+    system_prompt: str | None, messages: Sequence[Message], config: SlotConfig
+) -> list[Message]:
+    """What a request carries for a slot with ``config`` and raw ``messages``."""
+    head = [Message.system(system_prompt)] if system_prompt else []
+    focused = config.focused
+    if focused is None:
+        return [*head, *messages]
+    kept = list(messages[focused_window(messages, focused) :])
+    if focused.summary_override is None:
+        return [*head, *kept]
+    summary = Message.system(f"{focused.summary_label} {focused.summary_override}")
+    if focused.summary_position == "end":
+        return [*head, *kept, summary]
+    return [*head, summary, *kept]
+
+
+@define
+class ContextSlot:
+    """One conversation thread of a session: its raw history and its config.
+
+    The raw history is append-only. :meth:`load_messages` returns exactly what
+    the next request will carry (before the user's new message).
+    """
+
+    session_id: str
+    id: str
+    config: SlotConfig = field(factory=SlotConfig)
+    system_prompt: str | None = None
+    _messages: list[Message] = field(factory=list, alias="messages")
+    _lock: asyncio.Lock = field(factory=asyncio.Lock, init=False, repr=False)
+
+    @property
+    def messages(self) -> Sequence[Message]:
+        """The raw history, oldest first (read-only view)."""
+        return tuple(self._messages)
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    def message_count(self) -> int:
+        """How many raw messages the slot holds."""
+        return len(self._messages)
+
+    def raw_messages(self, start: int = 0, stop: int | None = None) -> list[Message]:
+        """A copy of the raw history from ``start`` to ``stop``."""
+        return self._messages[start:stop]
+
+    def load_messages(self) -> list[Message]:
+        """The messages the next request will carry, system prompt first."""
+        return render_context(self.system_prompt, self._messages, self.config)
+
+    @property
+    def lock(self) -> asyncio.Lock:
+        """Held while the slot is written, so concurrent writers stay ordered."""
+        return self._lock
+
+    async def save(
+        self,
+        store: MemoryStore,
+        *,
+        config: SlotConfig | None = None,
+        data: Mapping[str, JsonValue] | None = None,
+    ) -> None:
+        """Persist the slot config, replaced by ``config`` when given.
+
+        ``data`` (session-data keys and values) is written in the same
+        transaction. The in-memory config changes only once the write
+        succeeded.
+        """
+        async with self._lock:
+            new_config = self.config if config is None else config
+            write = StoreWrite(self.session_id, data=dict(data or {}))
+            write.slot_configs[self.id] = config_to_json(new_config)
+            await store.write(write)
+            self.config = new_config
+
+    def _extend(self, messages: Sequence[Message]) -> None:
+        self._messages.extend(messages)
+
+
+def config_to_json(config: SlotConfig) -> dict[str, JsonValue]:
+    """``config`` as stored JSON."""
+    from agentcore.serialization import converter
+
+    data: dict[str, JsonValue] = {"mode": "full", "state": dict(config.state)}
+    if config.focused is not None:
+        data["mode"] = "focused"
+        data["focused"] = converter.unstructure(config.focused, FocusedConfig)
+    return data
+
+
+def config_from_json(data: Mapping[str, JsonValue], *, where: str) -> SlotConfig:
+    """The :class:`SlotConfig` stored as ``data``; errors name ``where``."""
+    from agentcore.errors import CorruptDataError
+    from agentcore.serialization import converter
+
+    try:
+        state = dict(data.get("state") or {})
+        if data.get("mode") == "focused":
+            return SlotConfig(converter.structure(data["focused"], FocusedConfig), state)
+        if data.get("mode") == "full":
+            return SlotConfig(FULL, state)
+    except Exception as exc:
+        raise CorruptDataError(f"stored config of {where} is invalid: {exc}") from exc
+    raise CorruptDataError(f"stored config of {where} has an unknown mode {data.get('mode')!r}")

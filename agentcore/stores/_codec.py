@@ -1,0 +1,176 @@
+"""How stores turn a :class:`StoreWrite` into JSON text and stored text back into values.
+
+Both stores go through these functions, so they accept and return exactly the same things.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import frozen
+
+from agentcore.errors import CorruptDataError, StoreError
+from agentcore.messages import Message
+from agentcore.serialization import converter, message_to_json, structure_json
+from agentcore.stores.base import JsonValue, MessageAppend, SessionState, StoreWrite
+
+T = TypeVar("T")
+
+_ConfigDict = dict[str, Any]
+
+
+@frozen
+class EncodedAppend:
+    """One slot's appended messages, as the JSON text stored for each."""
+
+    start: int
+    bodies: tuple[str, ...]
+
+
+@frozen
+class EncodedWrite:
+    """A :class:`StoreWrite` checked and turned into the JSON text a store keeps.
+
+    Both stores build one before they change anything, so a batch that cannot
+    be stored is refused whole.
+    """
+
+    session_id: str
+    state: str | None
+    slot_configs: dict[str, str]
+    appends: dict[str, EncodedAppend]
+    data: dict[str, str]
+    deleted_data: tuple[str, ...]
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _check_id(value: object, what: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise StoreError(f"{what} must be a non-empty string, got {value!r}")
+    _check_utf8(value, what)
+    return value
+
+
+def _check_utf8(text: str, what: str) -> None:
+    # Lone surrogates survive json.dumps(ensure_ascii=False) but cannot be
+    # stored as UTF-8; refuse them here so every store behaves the same.
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise StoreError(f"{what} holds text that is not valid Unicode: {exc}") from exc
+
+
+def _encode_json(value: Any, what: str) -> str:
+    try:
+        text = _dumps(value)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise StoreError(f"{what} is not JSON-serializable: {exc}") from exc
+    _check_utf8(text, what)
+    return text
+
+
+def encode_batch(batch: StoreWrite) -> EncodedWrite:
+    """Check ``batch`` and serialize every part of it; raise :class:`StoreError` if any fails."""
+    if not isinstance(batch, StoreWrite):
+        raise StoreError(f"a store writes a StoreWrite, not {type(batch).__name__}")
+    session_id = _check_id(batch.session_id, "session id")
+    where = f"session {session_id!r}"
+
+    state: str | None = None
+    if batch.state is not None:
+        if not isinstance(batch.state, SessionState):
+            raise StoreError(
+                f"state of {where} must be a SessionState, not {type(batch.state).__name__}"
+            )
+        try:
+            unstructured = converter.unstructure(batch.state, SessionState)
+        except Exception as exc:
+            raise StoreError(f"state of {where} cannot be serialized: {exc}") from exc
+        state = _encode_json(unstructured, f"state of {where}")
+
+    slot_configs: dict[str, str] = {}
+    for slot_id, config in batch.slot_configs.items():
+        _check_id(slot_id, f"slot id in {where}")
+        if not isinstance(config, Mapping):
+            raise StoreError(
+                f"config of slot {slot_id!r} in {where} must be a mapping, "
+                f"not {type(config).__name__}"
+            )
+        slot_configs[slot_id] = _encode_json(dict(config), f"config of slot {slot_id!r} in {where}")
+
+    appends: dict[str, EncodedAppend] = {}
+    for slot_id, append in batch.appends.items():
+        _check_id(slot_id, f"slot id in {where}")
+        if not isinstance(append, MessageAppend):
+            raise StoreError(
+                f"append to slot {slot_id!r} in {where} must be a MessageAppend, "
+                f"not {type(append).__name__}"
+            )
+        start = append.start
+        if not isinstance(start, int) or isinstance(start, bool) or start < 0:
+            raise StoreError(
+                f"append to slot {slot_id!r} in {where} needs a start index >= 0, got {start!r}"
+            )
+        bodies: list[str] = []
+        for offset, message in enumerate(append.messages):
+            what = f"message {start + offset} of slot {slot_id!r} in {where}"
+            if not isinstance(message, Message):
+                raise StoreError(f"{what} must be a Message, not {type(message).__name__}")
+            try:
+                body = message_to_json(message)
+            except (TypeError, ValueError, RecursionError) as exc:
+                raise StoreError(f"{what} is not JSON-serializable: {exc}") from exc
+            _check_utf8(body, what)
+            bodies.append(body)
+        appends[slot_id] = EncodedAppend(start, tuple(bodies))
+
+    data: dict[str, str] = {}
+    for key, value in batch.data.items():
+        _check_id(key, f"data key in {where}")
+        data[key] = _encode_json(value, f"data {key!r} of {where}")
+    for key in batch.deleted_data:
+        _check_id(key, f"deleted data key in {where}")
+        if key in data:
+            raise StoreError(f"data {key!r} of {where} is both set and deleted in one write")
+    deleted = tuple(sorted(batch.deleted_data))
+
+    return EncodedWrite(session_id, state, slot_configs, appends, data, deleted)
+
+
+def _decode(text: Any, cls: type[T], where: str) -> T:
+    """Parse stored JSON ``text`` as ``cls``; anything wrong raises :class:`CorruptDataError`."""
+    try:
+        return structure_json(text, cls, where=where)
+    except CorruptDataError:
+        raise
+    except Exception as exc:
+        # structure_json lets some shape errors through (e.g. a JSON list
+        # where an object is stored); they still mean the record is corrupt.
+        raise CorruptDataError(f"stored {where} does not match its format: {exc!r}") from exc
+
+
+def decode_config(text: Any, slot_id: str, session_id: str) -> _ConfigDict:
+    return _decode(text, _ConfigDict, f"config of slot {slot_id!r} in session {session_id!r}")
+
+
+def decode_message(text: Any, slot_id: str, index: int, session_id: str) -> Message:
+    return _decode(text, Message, f"message {index} of slot {slot_id!r} in session {session_id!r}")
+
+
+def decode_state(text: Any, session_id: str) -> SessionState:
+    return _decode(text, SessionState, f"state of session {session_id!r}")
+
+
+def decode_data(text: Any, key: str, session_id: str) -> JsonValue:
+    return _decode(text, Any, f"data {key!r} of session {session_id!r}")
+
+
+def check_start(start: object) -> int:
+    if not isinstance(start, int) or isinstance(start, bool) or start < 0:
+        raise StoreError(f"load_messages needs a start index >= 0, got {start!r}")
+    return start

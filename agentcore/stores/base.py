@@ -1,0 +1,97 @@
+"""The store protocol: what a session persists, and how."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from attrs import define, field, frozen
+
+from agentcore.messages import Message
+from agentcore.usage import Usage
+
+JsonValue = Any
+"""A value that :func:`json.dumps` accepts."""
+
+
+@frozen
+class SessionState:
+    """What a session needs to resume besides its slots and data."""
+
+    turn_index: int = 0
+    current_slot: str = "default"
+    cost: Mapping[str, Usage] = field(factory=dict)
+
+
+@frozen
+class MessageAppend:
+    """Messages appended to a slot's raw history, starting at index ``start``.
+
+    ``start`` must equal the number of messages the slot holds: a store
+    refuses the write otherwise, so two writers can never interleave.
+    """
+
+    start: int
+    messages: Sequence[Message]
+
+
+@define
+class StoreWrite:
+    """Everything one store transaction writes for one session.
+
+    A store applies all of it or none of it.
+    """
+
+    session_id: str
+    state: SessionState | None = None
+    slot_configs: dict[str, Mapping[str, JsonValue]] = field(factory=dict)
+    appends: dict[str, MessageAppend] = field(factory=dict)
+    data: dict[str, JsonValue] = field(factory=dict)
+    deleted_data: set[str] = field(factory=set)
+
+
+@runtime_checkable
+class MemoryStore(Protocol):
+    """Where sessions keep their state. All methods are coroutines.
+
+    Raw message history is append-only: the protocol has no way to rewrite or
+    delete a stored message. Implementations raise
+    :class:`agentcore.errors.StoreError` (or its subclass
+    :class:`agentcore.errors.CorruptDataError` for data that does not parse).
+    """
+
+    async def write(self, batch: StoreWrite) -> None:
+        """Apply ``batch`` in one transaction."""
+        ...
+
+    async def load_state(self, session_id: str) -> SessionState | None:
+        """The saved state of ``session_id``, or None for a new session."""
+        ...
+
+    async def load_slot_configs(self, session_id: str) -> dict[str, Mapping[str, JsonValue]]:
+        """Every slot's saved config (JSON), by slot id."""
+        ...
+
+    async def load_messages(self, session_id: str, slot_id: str, start: int = 0) -> list[Message]:
+        """The raw history of a slot from index ``start`` on, oldest first."""
+        ...
+
+    async def count_messages(self, session_id: str, slot_id: str) -> int:
+        """How many raw messages a slot holds."""
+        ...
+
+    async def get_data(self, session_id: str, key: str) -> JsonValue | None:
+        """The session-data value under ``key``, or None."""
+        ...
+
+    async def data_keys(self, session_id: str) -> list[str]:
+        """The session-data keys of ``session_id``, sorted."""
+        ...
+
+    async def list_sessions(self) -> list[str]:
+        """Every stored session id, sorted."""
+        ...
+
+    async def close(self) -> None:
+        """Release the store's resources."""
+        ...

@@ -1,0 +1,149 @@
+"""A store that keeps sessions in process memory, for tests and short-lived agents."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import TracebackType
+
+from attrs import define, field
+
+from agentcore.errors import StoreError
+from agentcore.messages import Message
+from agentcore.stores._codec import (
+    check_start,
+    decode_config,
+    decode_data,
+    decode_message,
+    decode_state,
+    encode_batch,
+)
+from agentcore.stores.base import JsonValue, SessionState, StoreWrite
+
+
+@define
+class _Session:
+    state: str | None = None
+    slot_configs: dict[str, str] = field(factory=dict)
+    messages: dict[str, list[str]] = field(factory=dict)
+    data: dict[str, str] = field(factory=dict)
+
+
+class InMemoryStore:
+    """A :class:`~agentcore.stores.MemoryStore` that keeps everything in a dict.
+
+    Values are kept as the same JSON text :class:`~agentcore.stores.SqliteStore`
+    stores, so both stores accept and return the same things, and a caller
+    that mutates a value after writing it (or after reading it) changes nothing
+    stored. Data is lost when the process ends.
+    """
+
+    def __init__(self) -> None:
+        self._sessions: dict[str, _Session] = {}
+        self._closed = False
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else f"{len(self._sessions)} sessions"
+        return f"<InMemoryStore {state}>"
+
+    async def __aenter__(self) -> InMemoryStore:
+        self._check_open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("store is closed")
+
+    async def write(self, batch: StoreWrite) -> None:
+        """Apply ``batch`` whole, or raise :class:`StoreError` and change nothing.
+
+        An append whose ``start`` is not the slot's message count is refused.
+        """
+        self._check_open()
+        encoded = encode_batch(batch)
+        session = self._sessions.get(encoded.session_id)
+        for slot_id, append in encoded.appends.items():
+            count = len(session.messages.get(slot_id, ())) if session is not None else 0
+            if append.start != count:
+                raise StoreError(
+                    f"append to slot {slot_id!r} in session {encoded.session_id!r} starts at "
+                    f"{append.start} but the slot holds {count} messages; "
+                    "reload the session before writing again"
+                )
+        # Everything is checked: from here on nothing can fail.
+        if session is None:
+            session = self._sessions[encoded.session_id] = _Session()
+        if encoded.state is not None:
+            session.state = encoded.state
+        session.slot_configs.update(encoded.slot_configs)
+        for slot_id, append in encoded.appends.items():
+            session.messages.setdefault(slot_id, []).extend(append.bodies)
+        session.data.update(encoded.data)
+        for key in encoded.deleted_data:
+            session.data.pop(key, None)
+
+    async def load_state(self, session_id: str) -> SessionState | None:
+        """Return the saved state of ``session_id``, or None for a new session."""
+        self._check_open()
+        session = self._sessions.get(session_id)
+        if session is None or session.state is None:
+            return None
+        return decode_state(session.state, session_id)
+
+    async def load_slot_configs(self, session_id: str) -> dict[str, Mapping[str, JsonValue]]:
+        """Return every slot's saved config (JSON), by slot id."""
+        self._check_open()
+        session = self._sessions.get(session_id)
+        if session is None:
+            return {}
+        return {
+            slot_id: decode_config(text, slot_id, session_id)
+            for slot_id, text in sorted(session.slot_configs.items())
+        }
+
+    async def load_messages(self, session_id: str, slot_id: str, start: int = 0) -> list[Message]:
+        """Return the raw history of a slot from index ``start`` on, oldest first."""
+        self._check_open()
+        start = check_start(start)
+        session = self._sessions.get(session_id)
+        bodies = session.messages.get(slot_id, []) if session is not None else []
+        return [
+            decode_message(body, slot_id, index, session_id)
+            for index, body in enumerate(bodies[start:], start)
+        ]
+
+    async def count_messages(self, session_id: str, slot_id: str) -> int:
+        """Return how many raw messages a slot holds."""
+        self._check_open()
+        session = self._sessions.get(session_id)
+        return len(session.messages.get(slot_id, ())) if session is not None else 0
+
+    async def get_data(self, session_id: str, key: str) -> JsonValue | None:
+        """Return the session-data value under ``key`` (a fresh copy), or None."""
+        self._check_open()
+        session = self._sessions.get(session_id)
+        if session is None or key not in session.data:
+            return None
+        return decode_data(session.data[key], key, session_id)
+
+    async def data_keys(self, session_id: str) -> list[str]:
+        """Return the session-data keys of ``session_id``, sorted."""
+        self._check_open()
+        session = self._sessions.get(session_id)
+        return sorted(session.data) if session is not None else []
+
+    async def list_sessions(self) -> list[str]:
+        """Return every session id a write has named, sorted."""
+        self._check_open()
+        return sorted(self._sessions)
+
+    async def close(self) -> None:
+        """Mark the store closed; later calls raise :class:`StoreError`."""
+        self._closed = True

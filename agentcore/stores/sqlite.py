@@ -1,0 +1,393 @@
+"""A store that keeps sessions in an SQLite database file."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Mapping
+from types import TracebackType
+from typing import Any, TypeVar
+
+from agentcore.errors import CorruptDataError, StoreError
+from agentcore.messages import Message
+from agentcore.stores._codec import (
+    EncodedWrite,
+    check_start,
+    decode_config,
+    decode_data,
+    decode_message,
+    decode_state,
+    encode_batch,
+)
+from agentcore.stores.base import JsonValue, SessionState, StoreWrite
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+SCHEMA_VERSION = 1
+"""The layout version of the tables, kept in the database's ``PRAGMA user_version``."""
+
+_MEMORY = ":memory:"
+
+# Message bodies and data values can be large (inline images), so those two
+# tables keep a rowid: a WITHOUT ROWID table stores whole rows in its b-tree.
+_SCHEMA = (
+    """
+    CREATE TABLE IF NOT EXISTS sessions (
+        session_id TEXT NOT NULL PRIMARY KEY,
+        state TEXT
+    ) WITHOUT ROWID
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS slots (
+        session_id TEXT NOT NULL REFERENCES sessions (session_id),
+        slot_id TEXT NOT NULL,
+        config TEXT NOT NULL,
+        PRIMARY KEY (session_id, slot_id)
+    ) WITHOUT ROWID
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS messages (
+        session_id TEXT NOT NULL REFERENCES sessions (session_id),
+        slot_id TEXT NOT NULL,
+        idx INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (session_id, slot_id, idx)
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS session_data (
+        session_id TEXT NOT NULL REFERENCES sessions (session_id),
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (session_id, key)
+    )
+    """,
+)
+
+_SQLITE_NOTADB = 26
+
+# max(idx) over the primary key's (session_id, slot_id) prefix is one index
+# seek, whatever the length of the history.
+_LAST_INDEX = "SELECT max(idx) FROM messages WHERE session_id = ? AND slot_id = ?"
+_ENSURE_SESSION = "INSERT OR IGNORE INTO sessions (session_id) VALUES (?)"
+_UPSERT_STATE = (
+    "INSERT INTO sessions (session_id, state) VALUES (?, ?) "
+    "ON CONFLICT (session_id) DO UPDATE SET state = excluded.state"
+)
+_UPSERT_CONFIG = (
+    "INSERT INTO slots (session_id, slot_id, config) VALUES (?, ?, ?) "
+    "ON CONFLICT (session_id, slot_id) DO UPDATE SET config = excluded.config"
+)
+_INSERT_MESSAGE = "INSERT INTO messages (session_id, slot_id, idx, body) VALUES (?, ?, ?, ?)"
+_UPSERT_DATA = (
+    "INSERT INTO session_data (session_id, key, value) VALUES (?, ?, ?) "
+    "ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value"
+)
+_DELETE_DATA = "DELETE FROM session_data WHERE session_id = ? AND key = ?"
+
+
+def _is_not_a_database(exc: sqlite3.DatabaseError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    return code == _SQLITE_NOTADB or "not a database" in str(exc)
+
+
+class SqliteStore:
+    """A :class:`~agentcore.stores.MemoryStore` backed by one SQLite database.
+
+    ``path`` is a file path, or ``":memory:"`` for a private in-memory
+    database. The file and its tables are created when missing; its directory
+    must exist. Opening happens in the constructor (a short blocking call);
+    every other method runs in a worker thread through :func:`asyncio.to_thread`
+    and goes through one connection guarded by a lock.
+
+    Each :meth:`write` is one transaction whose cost does not depend on how
+    many messages a slot already holds: stored messages are never read or
+    rewritten. Use the store as ``async with SqliteStore(path) as store:`` or
+    call :meth:`close` when done.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self._path = os.fspath(path)
+        self._lock = threading.Lock()
+        self._closed = False
+        # The one connection, used only under self._lock. Tests read this
+        # attribute (e.g. set_trace_callback to count statements); keep its name.
+        self._conn: sqlite3.Connection = self._open()
+
+    @property
+    def path(self) -> str:
+        """The database path the store was opened with."""
+        return self._path
+
+    def __repr__(self) -> str:
+        state = " closed" if self._closed else ""
+        return f"<SqliteStore {self._path!r}{state}>"
+
+    async def __aenter__(self) -> SqliteStore:
+        if self._closed:
+            raise StoreError("store is closed")
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    # -- opening -----------------------------------------------------------
+
+    def _open(self) -> sqlite3.Connection:
+        path = self._path
+        if path != _MEMORY and path:
+            directory = os.path.dirname(os.path.abspath(path))
+            if not os.path.isdir(directory):
+                raise StoreError(
+                    f"cannot open SQLite store {path}: directory {directory} does not exist; "
+                    "create it first"
+                )
+        try:
+            conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open SQLite store {path}: {exc}") from exc
+        try:
+            self._prepare(conn)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _prepare(self, conn: sqlite3.Connection) -> None:
+        path = self._path
+        try:
+            # sqlite3 opens files lazily: this first read is what fails on a
+            # file that is not a database.
+            conn.execute("PRAGMA schema_version").fetchone()
+        except sqlite3.DatabaseError as exc:
+            if _is_not_a_database(exc):
+                raise StoreError(
+                    f"{path} is not an SQLite database; give SqliteStore a new file "
+                    "or one it created"
+                ) from exc
+            raise StoreError(f"cannot read SQLite store {path}: {exc}") from exc
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"SQLite store {path} has schema version {version}, newer than the "
+                    f"{SCHEMA_VERSION} this agentcore reads; upgrade agentcore"
+                )
+            if version == 0:
+                tables = conn.execute(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+                ).fetchone()[0]
+                if tables:
+                    raise StoreError(
+                        f"{path} is an SQLite database that agentcore did not create; "
+                        "give SqliteStore a new file"
+                    )
+            if path != _MEMORY and path:
+                conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            if version == 0:
+                self._create_schema(conn)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot set up SQLite store {path}: {exc}") from exc
+
+    @staticmethod
+    def _create_schema(conn: sqlite3.Connection) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _SCHEMA:
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            _rollback(conn)
+            raise
+        logger.debug("created agentcore store schema version %d", SCHEMA_VERSION)
+
+    # -- running calls -----------------------------------------------------
+
+    def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn`` on the connection under the lock (in the calling thread)."""
+        with self._lock:
+            if self._closed:
+                raise StoreError("store is closed")
+            try:
+                return fn(self._conn)
+            except sqlite3.Error as exc:
+                raise StoreError(f"SQLite store {self._path}: {exc}") from exc
+
+    def _fetchall(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        rows: list[Any] = self._call(lambda conn: conn.execute(sql, params).fetchall())
+        return rows
+
+    # -- the MemoryStore protocol ------------------------------------------
+
+    async def write(self, batch: StoreWrite) -> None:
+        """Apply ``batch`` in one transaction, or raise :class:`StoreError` and change nothing.
+
+        An append whose ``start`` is not the slot's message count is refused.
+        """
+        await asyncio.to_thread(self._write, batch)
+
+    def _write(self, batch: StoreWrite) -> None:
+        encoded = encode_batch(batch)
+        self._call(lambda conn: _apply(conn, encoded))
+
+    async def load_state(self, session_id: str) -> SessionState | None:
+        """Return the saved state of ``session_id``, or None for a new session."""
+
+        def load() -> SessionState | None:
+            rows = self._fetchall("SELECT state FROM sessions WHERE session_id = ?", (session_id,))
+            if not rows or rows[0][0] is None:
+                return None
+            return decode_state(rows[0][0], session_id)
+
+        return await asyncio.to_thread(load)
+
+    async def load_slot_configs(self, session_id: str) -> dict[str, Mapping[str, JsonValue]]:
+        """Return every slot's saved config (JSON), by slot id."""
+
+        def load() -> dict[str, Mapping[str, JsonValue]]:
+            rows = self._fetchall(
+                "SELECT slot_id, config FROM slots WHERE session_id = ? ORDER BY slot_id",
+                (session_id,),
+            )
+            return {slot_id: decode_config(config, slot_id, session_id) for slot_id, config in rows}
+
+        return await asyncio.to_thread(load)
+
+    async def load_messages(self, session_id: str, slot_id: str, start: int = 0) -> list[Message]:
+        """Return the raw history of a slot from index ``start`` on, oldest first."""
+        start = check_start(start)
+
+        def load() -> list[Message]:
+            rows = self._fetchall(
+                "SELECT idx, body FROM messages WHERE session_id = ? AND slot_id = ? "
+                "AND idx >= ? ORDER BY idx",
+                (session_id, slot_id, start),
+            )
+            messages: list[Message] = []
+            for expected, (index, body) in enumerate(rows, start):
+                if index != expected:
+                    raise CorruptDataError(
+                        f"stored message {expected} of slot {slot_id!r} in session "
+                        f"{session_id!r} is missing"
+                    )
+                messages.append(decode_message(body, slot_id, index, session_id))
+            return messages
+
+        return await asyncio.to_thread(load)
+
+    async def count_messages(self, session_id: str, slot_id: str) -> int:
+        """Return how many raw messages a slot holds."""
+
+        def count() -> int:
+            last = self._fetchall(_LAST_INDEX, (session_id, slot_id))[0][0]
+            return 0 if last is None else int(last) + 1
+
+        return await asyncio.to_thread(count)
+
+    async def get_data(self, session_id: str, key: str) -> JsonValue | None:
+        """Return the session-data value under ``key`` (a fresh copy), or None."""
+
+        def load() -> JsonValue | None:
+            rows = self._fetchall(
+                "SELECT value FROM session_data WHERE session_id = ? AND key = ?",
+                (session_id, key),
+            )
+            return decode_data(rows[0][0], key, session_id) if rows else None
+
+        return await asyncio.to_thread(load)
+
+    async def data_keys(self, session_id: str) -> list[str]:
+        """Return the session-data keys of ``session_id``, sorted."""
+        rows = await asyncio.to_thread(
+            self._fetchall,
+            "SELECT key FROM session_data WHERE session_id = ? ORDER BY key",
+            (session_id,),
+        )
+        return [key for (key,) in rows]
+
+    async def list_sessions(self) -> list[str]:
+        """Return every session id a write has named, sorted."""
+        rows = await asyncio.to_thread(
+            self._fetchall, "SELECT session_id FROM sessions ORDER BY session_id"
+        )
+        return [session_id for (session_id,) in rows]
+
+    async def close(self) -> None:
+        """Close the connection; later calls raise :class:`StoreError`. Closing twice is fine."""
+        await asyncio.to_thread(self._close)
+
+    def _close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                self._conn.close()
+            except sqlite3.Error as exc:
+                raise StoreError(f"closing SQLite store {self._path} failed: {exc}") from exc
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    if conn.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+
+
+def _apply(conn: sqlite3.Connection, batch: EncodedWrite) -> None:
+    """Write ``batch`` in one transaction; touch only the rows it names."""
+    session_id = batch.session_id
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for slot_id, append in batch.appends.items():
+            last = conn.execute(_LAST_INDEX, (session_id, slot_id)).fetchone()[0]
+            count = 0 if last is None else int(last) + 1
+            if append.start != count:
+                raise StoreError(
+                    f"append to slot {slot_id!r} in session {session_id!r} starts at "
+                    f"{append.start} but the slot holds {count} messages; "
+                    "reload the session before writing again"
+                )
+        if batch.state is None:
+            conn.execute(_ENSURE_SESSION, (session_id,))
+        else:
+            conn.execute(_UPSERT_STATE, (session_id, batch.state))
+        conn.executemany(
+            _UPSERT_CONFIG,
+            [(session_id, slot_id, config) for slot_id, config in batch.slot_configs.items()],
+        )
+        for slot_id, append in batch.appends.items():
+            conn.executemany(
+                _INSERT_MESSAGE,
+                [
+                    (session_id, slot_id, index, body)
+                    for index, body in enumerate(append.bodies, append.start)
+                ],
+            )
+        conn.executemany(
+            _UPSERT_DATA, [(session_id, key, value) for key, value in batch.data.items()]
+        )
+        conn.executemany(_DELETE_DATA, [(session_id, key) for key in batch.deleted_data])
+        conn.execute("COMMIT")
+    except sqlite3.IntegrityError as exc:
+        _rollback(conn)
+        raise StoreError(
+            f"write to session {session_id!r} conflicts with stored data ({exc}); "
+            "reload the session before writing again"
+        ) from exc
+    except BaseException:
+        _rollback(conn)
+        raise

@@ -1,0 +1,67 @@
+"""Token usage of LLM calls and the running cost of a session."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import attrs
+from attrs import define, field, frozen
+
+_non_negative = [attrs.validators.instance_of(int), attrs.validators.ge(0)]
+
+
+@frozen
+class Usage:
+    """Tokens read and written by one or more LLM calls.
+
+    ``cached_input_tokens`` is the part of ``input_tokens`` the provider
+    reported as served from its prompt cache (0 when unknown).
+    """
+
+    input_tokens: int = field(default=0, validator=_non_negative)
+    output_tokens: int = field(default=0, validator=_non_negative)
+    cached_input_tokens: int = field(default=0, validator=_non_negative)
+
+    @classmethod
+    def from_input_output(cls, input_tokens: int, output_tokens: int) -> Usage:
+        """Usage of ``input_tokens`` read and ``output_tokens`` written."""
+        return cls(input_tokens, output_tokens)
+
+    @property
+    def total_tokens(self) -> int:
+        """Input plus output tokens."""
+        return self.input_tokens + self.output_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        if not isinstance(other, Usage):
+            return NotImplemented
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cached_input_tokens + other.cached_input_tokens,
+        )
+
+
+@define
+class CostTracker:
+    """Accumulates :class:`Usage` per purpose (``"turn"``, ``"summary"``, ...)."""
+
+    _by_purpose: dict[str, Usage] = field(factory=dict, alias="by_purpose")
+
+    def add(self, usage: Usage, purpose: str = "turn") -> None:
+        """Count ``usage`` under ``purpose``."""
+        if not isinstance(usage, Usage):
+            raise TypeError(f"CostTracker.add expects a Usage, got {type(usage).__name__}")
+        if not purpose:
+            raise ValueError("CostTracker.add needs a non-empty purpose")
+        self._by_purpose[purpose] = self._by_purpose.get(purpose, Usage()) + usage
+
+    def total(self, purpose: str | None = None) -> Usage:
+        """Usage over every purpose, or over ``purpose`` alone."""
+        if purpose is not None:
+            return self._by_purpose.get(purpose, Usage())
+        return sum(self._by_purpose.values(), Usage())
+
+    def breakdown(self) -> Mapping[str, Usage]:
+        """A copy of the usage per purpose."""
+        return dict(self._by_purpose)

@@ -1,0 +1,246 @@
+from __future__ import annotations
+
+import inspect
+import sys
+import textwrap
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentcore import (
+    AgentBuilder,
+    AgentConfig,
+    AgentSession,
+    ConfigError,
+    PluginSetting,
+    TurnContext,
+    hookimpl,
+    hookspecs,
+)
+from agentcore.plugins import create_plugin_manager, list_plugins
+from agentcore.testing import MockProvider
+
+MakeSession = Callable[..., AgentSession]
+DOCS = Path(__file__).parent.parent / "docs"
+HOOK_NAMES = sorted(
+    name for name, value in vars(hookspecs).items() if hasattr(value, "agentcore_spec")
+)
+
+
+@pytest.fixture
+def installed_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A distribution on sys.path that publishes a plugin in the agentcore group."""
+    (tmp_path / "greeter_plugin.py").write_text(
+        textwrap.dedent(
+            """
+            from agentcore import hookimpl
+
+            seen = []
+
+            @hookimpl
+            def on_turn_end(ctx):
+                seen.append(ctx.turn_index)
+            """
+        )
+    )
+    dist = tmp_path / "agentcore_greeter-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: agentcore-greeter\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[agentcore]\ngreeter = greeter_plugin\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv("AGENTCORE_DISABLE_PLUGIN_AUTOLOAD", raising=False)
+    yield "greeter"
+    sys.modules.pop("greeter_plugin", None)
+
+
+def test_every_hook_is_documented_with_its_exact_signature() -> None:
+    text = (DOCS / "plugins.md").read_text()
+    for name in HOOK_NAMES:
+        signature = inspect.signature(getattr(hookspecs, name))
+        params = ", ".join(signature.parameters)
+        assert f"{name}({params})" in text, f"docs/plugins.md does not document {name}({params})"
+
+
+def test_every_hook_has_a_test() -> None:
+    tests = "".join(path.read_text() for path in Path(__file__).parent.glob("test_*.py"))
+    missing = [name for name in HOOK_NAMES if f"def test_hook_{name}" not in tests]
+    assert not missing, f"hooks without a test_hook_<name> test: {missing}"
+
+
+def test_entry_point_plugins_are_discovered(installed_plugin: str) -> None:
+    pm = create_plugin_manager()
+    infos = {info.name: info for info in list_plugins(pm)}
+    assert infos[installed_plugin].hooks == ("on_turn_end",)
+    assert infos[installed_plugin].distribution == "agentcore-greeter"
+    assert infos[installed_plugin].as_dict()["version"] == "1.0"
+
+
+def test_autoload_can_be_turned_off(installed_plugin: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert create_plugin_manager(load_entrypoints=False).get_plugin(installed_plugin) is None
+    monkeypatch.setenv("AGENTCORE_DISABLE_PLUGIN_AUTOLOAD", "1")
+    assert create_plugin_manager().get_plugin(installed_plugin) is None
+    built = AgentBuilder().provider(MockProvider()).build()
+    assert built.plugin_manager.get_plugin(installed_plugin) is None
+
+
+def test_plugins_can_be_blocked_by_name(
+    installed_plugin: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTCORE_DISABLED_PLUGINS", f"other, {installed_plugin}")
+    assert create_plugin_manager().get_plugin(installed_plugin) is None
+
+
+async def test_installed_plugin_runs_with_no_registration_code(
+    installed_plugin: str, agent: Any
+) -> None:
+    bundle = AgentBuilder().provider(MockProvider(["hi", "again"])).build()
+    session = AgentSession(agent, "s", bundle)
+    await session.submit_turn("one")
+    await session.submit_turn("two")
+    assert sys.modules["greeter_plugin"].seen == [0, 1]
+
+
+def test_every_bundle_has_its_own_plugin_manager() -> None:
+    class Plugin:
+        @hookimpl
+        def on_turn_end(self, ctx: TurnContext) -> None: ...
+
+    with_plugin = (
+        AgentBuilder().provider(MockProvider()).plugin(Plugin()).load_plugins(False).build()
+    )
+    without = AgentBuilder().provider(MockProvider()).load_plugins(False).build()
+    assert with_plugin.plugin_manager is not without.plugin_manager
+    assert len(with_plugin.plugin_manager.hook.on_turn_end.get_hookimpls()) == 1
+    assert without.plugin_manager.hook.on_turn_end.get_hookimpls() == []
+
+
+def test_summary_config_without_the_plugin_names_the_install_command() -> None:
+    builder = AgentBuilder().provider(MockProvider()).load_plugins(False)
+    builder.summary_config({"max_context_tokens": 1000})
+    with pytest.raises(ConfigError, match=r'pip install "agentcore\[autosummary\]"'):
+        builder.build()
+
+
+def test_unknown_setting_fails_the_build() -> None:
+    builder = AgentBuilder().provider(MockProvider()).load_plugins(False).setting("colour", "red")
+    with pytest.raises(ConfigError, match="no installed plugin provides the setting 'colour'"):
+        builder.build()
+
+
+class _Temperature:
+    """A plugin that owns a setting and validates it."""
+
+    @hookimpl
+    def register_settings(self) -> Sequence[PluginSetting]:
+        def convert(value: Any) -> float:
+            if not isinstance(value, (int, float)) or not 0 <= value <= 2:
+                raise ValueError(f"temperature must be between 0 and 2, got {value!r}")
+            return float(value)
+
+        return [PluginSetting("temperature", convert)]
+
+
+def test_hook_register_settings() -> None:
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider())
+        .load_plugins(False)
+        .plugin(_Temperature())
+        .setting("temperature", 1)
+        .build()
+    )
+    assert bundle.config.get("temperature") == 1.0
+    bad = AgentBuilder().provider(MockProvider()).load_plugins(False).plugin(_Temperature())
+    with pytest.raises(ConfigError, match=r"'temperature'.*between 0 and 2"):
+        bad.setting("temperature", 5).build()
+
+
+async def test_hook_summary_memory_key(agent: Any) -> None:
+    class Keeper:
+        @hookimpl
+        def summary_memory_key(self, config: AgentConfig) -> str | None:
+            return "my_summary"
+
+    bundle = AgentBuilder().provider(MockProvider()).load_plugins(False).plugin(Keeper()).build()
+    session = AgentSession(agent, "s", bundle)
+    assert await session.get_conversation_summary() is None
+    await session.set_session_data("my_summary", "they said hello")
+    assert await session.get_conversation_summary() == "they said hello"
+
+
+async def test_hook_on_turn_start(make_session: MakeSession) -> None:
+    seen: list[tuple[int, list[str], object]] = []
+
+    class Plugin:
+        @hookimpl
+        async def on_turn_start(self, ctx: TurnContext) -> None:
+            seen.append((ctx.turn_index, [m.text for m in ctx.messages], ctx.response))
+
+    session = make_session(plugins=(Plugin(),))
+    await session.submit_turn("first")
+    await session.submit_turn_stream("second").finalize()
+    assert seen == [(0, ["first"], None), (1, ["second"], None)]
+
+
+async def test_hook_on_turn_end(make_session: MakeSession) -> None:
+    seen: list[TurnContext] = []
+
+    class Plugin:
+        @hookimpl
+        def on_turn_end(self, ctx: TurnContext) -> None:
+            seen.append(ctx)
+
+    provider = MockProvider(["reply"])
+    session = make_session(provider, plugins=(Plugin(),))
+    await session.submit_turn("hello")
+    (ctx,) = seen
+    assert [m.text for m in ctx.messages] == ["hello", "reply"]
+    assert ctx.session is session and ctx.session_id == "s1" and ctx.turn_index == 0
+    assert ctx.usage is not None and ctx.usage.total_tokens > 0
+    assert ctx.response is not None and ctx.response.text == "reply"
+    assert ctx.cost.total() == ctx.usage
+    assert ctx.provider is provider and ctx.slot.id == "default"
+    assert ctx.store is session.bundle.store and ctx.memory is session.memory
+    assert ctx.config is session.bundle.config and ctx.is_stream is False
+    # The turn is already stored when the hook fires.
+    assert len(ctx.slot.messages) == 2
+
+
+async def test_hook_post_turn_end(make_session: MakeSession) -> None:
+    order: list[str] = []
+
+    class Plugin:
+        @hookimpl
+        def on_turn_end(self, ctx: TurnContext) -> None:
+            order.append("end")
+
+        @hookimpl
+        async def post_turn_end(self, ctx: TurnContext) -> None:
+            order.append(f"post turn={ctx.turn_index} index={ctx.session.turn_index}")
+            await ctx.memory.set("last_turn", ctx.turn_index)
+
+    session = make_session(plugins=(Plugin(),))
+    await session.submit_turn("hello")
+    assert order == ["end", "post turn=0 index=0"]
+    assert await session.get_session_data("last_turn") == 0
+
+
+def test_hook_register_providers() -> None:
+    from agentcore.llm import LlmProvider
+
+    class Plugin:
+        @hookimpl
+        def register_providers(
+            self, register: Callable[[str, Callable[[str], LlmProvider]], None]
+        ) -> None:
+            register("mock", lambda model: MockProvider(model=model))
+
+    pm = create_plugin_manager(load_entrypoints=False, plugins=[Plugin()])
+    registered: dict[str, Callable[[str], LlmProvider]] = {}
+    pm.hook.register_providers(
+        register=lambda prefix, factory: registered.setdefault(prefix, factory)
+    )
+    provider = registered["mock"]("tiny")
+    assert isinstance(provider, MockProvider) and provider.model == "tiny"

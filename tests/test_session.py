@@ -1,0 +1,354 @@
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentcore import (
+    Agent,
+    AgentBuilder,
+    AgentSession,
+    ConfigError,
+    CorruptDataError,
+    FocusedConfig,
+    InMemoryStore,
+    LlmError,
+    Message,
+    ReadonlySessionError,
+    SqliteStore,
+    StoreError,
+    TextDelta,
+    ToolRegistry,
+    ToolUseBlock,
+    TurnContext,
+    UnknownSlotError,
+    Usage,
+    hookimpl,
+)
+from agentcore.llm import LlmResponse
+from agentcore.testing import MockProvider
+
+MakeSession = Callable[..., AgentSession]
+
+
+async def test_submit_turn_returns_the_reply_and_sends_the_system_prompt(
+    make_session: MakeSession,
+) -> None:
+    provider = MockProvider(["Hello, Ada."])
+    session = make_session(provider)
+    reply = await session.submit_turn("Hi, I am Ada.")
+    assert reply.text == "Hello, Ada."
+    (request,) = provider.calls
+    assert [m.role for m in request.messages] == ["system", "user"]
+    assert request.messages[0].text == "You are helpful."
+    assert request.purpose == "turn"
+    assert session.turn_index == 1
+    assert [m.text for m in await session.history()] == ["Hi, I am Ada.", "Hello, Ada."]
+
+
+async def test_seed_scenario_2_fifty_turns_make_fifty_calls(
+    make_session: MakeSession, tmp_path: Path
+) -> None:
+    provider = MockProvider(responder=lambda r: f"echo {r.messages[-1].text}")
+    store = SqliteStore(tmp_path / "s.db")
+    session = make_session(provider, store=store)
+    for i in range(50):
+        await session.submit_turn(f"msg {i}")
+    assert len(provider.calls) == 50
+    assert all(call.purpose == "turn" for call in provider.calls)
+    history = await store.load_messages("s1", "default")
+    assert [m.text for m in history[::2]] == [f"msg {i}" for i in range(50)]
+    assert [m.text for m in history[1::2]] == [f"echo msg {i}" for i in range(50)]
+    assert await session.get_conversation_summary() is None
+    assert await session.get_session_data("conversation_summary") is None
+    await store.close()
+
+
+async def test_a_new_session_with_the_same_id_resumes(agent: Agent, tmp_path: Path) -> None:
+    path = tmp_path / "resume.db"
+    store = SqliteStore(path)
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(usage=Usage(7, 3), responder=lambda r: "ok"))
+        .store(store)
+        .load_plugins(False)
+        .build()
+    )
+    first = AgentSession(agent, "abc", bundle, FocusedConfig(max_recent_messages=4))
+    await first.submit_turn("one")
+    await first.create_slot("side", switch=True)
+    await first.submit_turn("two")
+    await first.set_session_data("k", {"v": [1, 2]})
+    await store.close()
+
+    store = SqliteStore(path)
+    bundle = (
+        AgentBuilder().provider(MockProvider(["three"])).store(store).load_plugins(False).build()
+    )
+    resumed = AgentSession(agent, "abc", bundle)  # stored modes win over the default
+    assert await resumed.slot_ids() == ["default", "side"]
+    assert resumed.current_slot_id == "side"
+    assert resumed.turn_index == 2
+    assert resumed.cost.total() == Usage(14, 6)
+    assert (await resumed.get_slot("default")).config.focused == FocusedConfig(
+        max_recent_messages=4
+    )
+    assert [m.text for m in await resumed.history("default")] == ["one", "ok"]
+    assert await resumed.get_session_data("k") == {"v": [1, 2]}
+    await resumed.submit_turn("after resume")
+    assert [m.text for m in await resumed.history()] == ["two", "ok", "after resume", "three"]
+    await store.close()
+
+
+async def test_provider_failure_stores_nothing_and_the_session_goes_on(
+    make_session: MakeSession,
+) -> None:
+    provider = MockProvider([LlmError("boom"), "fine"])
+    session = make_session(provider)
+    with pytest.raises(LlmError, match="boom"):
+        await session.submit_turn("first try")
+    assert session.turn_index == 0
+    assert await session.history() == []
+    assert (await session.submit_turn("second try")).text == "fine"
+    assert [m.text for m in await session.history()] == ["second try", "fine"]
+
+
+class _FailingStore(InMemoryStore):
+    fail = False
+
+    async def write(self, batch: Any) -> None:
+        if self.fail:
+            raise StoreError("disk full")
+        await super().write(batch)
+
+
+async def test_a_failed_store_write_leaves_memory_equal_to_the_store(
+    make_session: MakeSession,
+) -> None:
+    store = _FailingStore()
+    session = make_session(store=store)
+    await session.submit_turn("kept")
+    store.fail = True
+    with pytest.raises(StoreError, match="disk full"):
+        await session.submit_turn("lost")
+    assert session.turn_index == 1
+    assert [m.text for m in await session.history()] == ["kept", "ok"]
+    assert len(await store.load_messages("s1", "default")) == 2
+
+
+async def test_readonly_session_refuses_turns_and_writes(make_session: MakeSession) -> None:
+    session = make_session(readonly=True)
+    with pytest.raises(ReadonlySessionError, match="read-only"):
+        await session.submit_turn("hi")
+    with pytest.raises(ReadonlySessionError):
+        session.submit_turn_stream("hi")
+    with pytest.raises(ReadonlySessionError):
+        await session.set_session_data("k", 1)
+    assert await session.get_session_data("k") is None
+
+
+async def test_bad_input_gets_clear_errors(make_session: MakeSession, agent: Agent) -> None:
+    bundle = AgentBuilder().provider(MockProvider()).load_plugins(False).build()
+    with pytest.raises(ConfigError, match="session_id"):
+        AgentSession(agent, "", bundle)
+    with pytest.raises(ConfigError, match="mode"):
+        AgentSession(agent, "x", bundle, mode="focused")  # type: ignore[arg-type]
+    session = make_session()
+    with pytest.raises(UnknownSlotError, match="no slot 'nope'"):
+        await session.switch_slot("nope")
+    with pytest.raises(ConfigError, match="non-empty"):
+        await session.submit_turn("   ")
+    with pytest.raises(ConfigError, match="JSON"):
+        await session.set_session_data("k", object())
+    with pytest.raises(ConfigError, match="provider"):
+        AgentBuilder().build()
+
+
+async def test_stored_json_that_does_not_parse_names_the_key(
+    make_session: MakeSession, tmp_path: Path
+) -> None:
+    import sqlite3
+
+    path = tmp_path / "bad.db"
+    store = SqliteStore(path)
+    session = make_session(store=store)
+    await session.set_session_data("profile", {"a": 1})
+    await store.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE session_data SET value = '{not json' WHERE key = 'profile'")
+    store = SqliteStore(path)
+    session = make_session(store=store)
+    with pytest.raises(CorruptDataError, match="profile"):
+        await session.get_session_data("profile")
+    await store.close()
+
+
+def test_a_store_file_that_is_not_sqlite_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("these are my notes, not a database\n" * 100)
+    with pytest.raises(StoreError, match=r"notes\.txt"):
+        SqliteStore(path)
+    assert path.read_text().startswith("these are my notes")
+
+
+async def test_slots_are_separate_conversations(make_session: MakeSession) -> None:
+    provider = MockProvider(responder=lambda r: f"seen {len(r.messages)}")
+    session = make_session(provider)
+    await session.submit_turn("main 1")
+    await session.create_slot("research", switch=True)
+    assert (await session.submit_turn("research 1")).text == "seen 2"
+    await session.switch_slot("default")
+    assert (await session.submit_turn("main 2")).text == "seen 4"
+    assert [m.text for m in await session.history("research")] == ["research 1", "seen 2"]
+
+
+async def test_focused_mode_request_carries_what_load_messages_says(
+    make_session: MakeSession,
+) -> None:
+    provider = MockProvider(responder=lambda r: "r")
+    session = make_session(provider, mode=FocusedConfig(max_recent_messages=2))
+    for text in ("a", "b", "c"):
+        expected = await session.load_messages()
+        await session.submit_turn(text)
+        assert list(provider.calls[-1].messages) == [*expected, Message.user(text)]
+    assert [m.text for m in await session.load_messages()] == ["You are helpful.", "c", "r"]
+    assert len(await session.history()) == 6
+
+
+async def test_streamed_turn_yields_text_and_finalizes_on_exhaustion(
+    make_session: MakeSession,
+) -> None:
+    seen: list[tuple[str, int, bool]] = []
+
+    class Recorder:
+        @hookimpl
+        def on_turn_end(self, ctx: TurnContext) -> None:
+            seen.append(("end", ctx.turn_index, ctx.is_stream))
+
+        @hookimpl
+        async def post_turn_end(self, ctx: TurnContext) -> None:
+            seen.append(("post", ctx.turn_index, ctx.is_stream))
+
+    provider = MockProvider(["a streamed reply", "plain"], chunk_size=4)
+    session = make_session(provider, plugins=(Recorder(),))
+    stream = session.submit_turn_stream("stream please")
+    chunks = [event.text async for event in stream]
+    assert "".join(chunks) == "a streamed reply"
+    assert sum(isinstance(e, TextDelta) for e in []) == 0
+    assert stream.message is not None and stream.message.text == "a streamed reply"
+    assert session.turn_index == 1
+    await session.submit_turn("again")
+    assert seen == [("end", 0, True), ("post", 0, True), ("end", 1, False), ("post", 1, False)]
+    assert [m.text for m in await session.history()] == [
+        "stream please",
+        "a streamed reply",
+        "again",
+        "plain",
+    ]
+
+
+async def test_abandoned_stream_stores_nothing(make_session: MakeSession) -> None:
+    provider = MockProvider(["long reply text here", "next"], chunk_size=2)
+    session = make_session(provider)
+    stream = session.submit_turn_stream("start")
+    async for _ in stream:
+        break
+    await stream.aclose()
+    assert session.turn_index == 0
+    assert await session.history() == []
+    assert (await session.submit_turn("again")).text == "next"
+
+
+async def test_stream_finalize_returns_the_message(make_session: MakeSession) -> None:
+    session = make_session(MockProvider(["whole"]))
+    message = await session.submit_turn_stream("go").finalize()
+    assert message.text == "whole"
+
+
+async def test_tool_loop_runs_through_the_session(make_session: MakeSession, agent: Agent) -> None:
+    registry = ToolRegistry()
+
+    @registry.tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    provider = MockProvider(
+        [
+            LlmResponse(
+                Message.assistant("", [ToolUseBlock("c1", "add", {"a": 2, "b": 3})]),
+                stop_reason="tool_use",
+            ),
+            "2 + 3 = 5",
+        ]
+    )
+    bundle = AgentBuilder().provider(provider).tool_registry(registry).load_plugins(False).build()
+    session = AgentSession(agent, "tools", bundle)
+    reply = await session.submit_turn("what is 2 + 3?")
+    assert reply.text == "2 + 3 = 5"
+    history = await session.history()
+    assert [m.role for m in history] == ["user", "assistant", "tool", "assistant"]
+    assert history[2].text == "5" and history[2].tool_call_id == "c1"
+    assert provider.calls[0].tools[0].name == "add"
+
+
+async def test_post_turn_end_failure_is_logged_and_never_breaks_the_turn(
+    make_session: MakeSession, caplog: pytest.LogCaptureFixture
+) -> None:
+    ran: list[str] = []
+
+    class Broken:
+        @hookimpl
+        def post_turn_end(self, ctx: TurnContext) -> None:
+            raise RuntimeError("plugin bug")
+
+    class Healthy:
+        @hookimpl
+        async def post_turn_end(self, ctx: TurnContext) -> None:
+            ran.append(ctx.session_id)
+
+    session = make_session(plugins=(Broken(), Healthy()))
+    with caplog.at_level(logging.ERROR, logger="agentcore"):
+        reply = await session.submit_turn("hi")
+    assert reply.text == "ok"
+    assert ran == ["s1"]
+    (record,) = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert "post_turn_end" in record.getMessage()
+    assert "session=s1" in record.getMessage() and "turn=0" in record.getMessage()
+    assert session.turn_index == 1
+
+
+async def test_on_turn_start_can_refuse_a_turn_before_anything_is_stored(
+    make_session: MakeSession,
+) -> None:
+    class Gate:
+        @hookimpl
+        def on_turn_start(self, ctx: TurnContext) -> None:
+            if "forbidden" in ctx.messages[0].text:
+                raise PermissionError("not allowed")
+
+    provider = MockProvider(["fine"])
+    session = make_session(provider, plugins=(Gate(),))
+    with pytest.raises(PermissionError):
+        await session.submit_turn("forbidden words")
+    assert provider.calls == [] and await session.history() == []
+    assert (await session.submit_turn("allowed")).text == "fine"
+
+
+async def test_background_work_is_awaited_by_aclose(make_session: MakeSession) -> None:
+    import asyncio
+
+    done: list[int] = []
+
+    async def later() -> None:
+        await asyncio.sleep(0.01)
+        done.append(1)
+
+    session = make_session()
+    session.run_in_background(later())
+    assert done == []
+    await session.aclose()
+    assert done == [1]

@@ -1,0 +1,623 @@
+from __future__ import annotations
+
+import asyncio
+import base64
+import itertools
+import sqlite3
+from collections.abc import AsyncIterator, Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentcore.errors import CorruptDataError, StoreError
+from agentcore.messages import (
+    AudioBlock,
+    ContentBlock,
+    FileBlock,
+    ImageBlock,
+    Message,
+    TextBlock,
+    ToolUseBlock,
+)
+from agentcore.stores import (
+    InMemoryStore,
+    MemoryStore,
+    MessageAppend,
+    SessionState,
+    SqliteStore,
+    StoreWrite,
+)
+from agentcore.stores.sqlite import SCHEMA_VERSION
+from agentcore.usage import Usage
+
+EVERY_KIND = [
+    Message.system("Be brief."),
+    Message.user("hello ✓ — ünïcødé"),
+    Message.assistant(
+        "Let me look.",
+        [ToolUseBlock("call-1", "search", {"q": "x", "opts": {"n": [1, 2.5, None, True]}})],
+    ),
+    Message.tool_result("call-1", "found it"),
+    Message.tool_result("call-2", "boom", is_error=True),
+    Message.user_image(url="https://example.com/cat.png", text="What is this?"),
+    Message.user_image(data="aGVsbG8=", media_type="image/jpeg"),
+    Message.user(
+        [
+            AudioBlock("UklGRg=="),
+            FileBlock("notes.txt", media_type="text/plain", data="aGk="),
+            FileBlock("report.pdf", url="https://example.com/report.pdf"),
+            TextBlock(""),
+        ]
+    ),
+    Message.assistant(""),
+]
+
+STATE = SessionState(
+    turn_index=7,
+    current_slot="research",
+    cost={"turn": Usage(120, 30, 100), "summary": Usage(40, 8)},
+)
+
+
+def msgs(n: int, prefix: str = "m") -> list[Message]:
+    return [Message.user(f"{prefix}{i}") for i in range(n)]
+
+
+def append(start: int, messages: list[Message]) -> MessageAppend:
+    return MessageAppend(start=start, messages=messages)
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[MemoryStore]:
+    s: MemoryStore = (
+        InMemoryStore() if request.param == "memory" else SqliteStore(tmp_path / "store.db")
+    )
+    try:
+        yield s
+    finally:
+        await s.close()
+
+
+async def snapshot(store: MemoryStore, session_id: str) -> dict[str, Any]:
+    """Everything the store holds for one session, for before/after comparisons."""
+    configs = await store.load_slot_configs(session_id)
+    slots = set(configs) | {"default", "main", "other"}
+    return {
+        "sessions": await store.list_sessions(),
+        "state": await store.load_state(session_id),
+        "configs": configs,
+        "messages": {slot: await store.load_messages(session_id, slot) for slot in sorted(slots)},
+        "data": {
+            key: await store.get_data(session_id, key) for key in await store.data_keys(session_id)
+        },
+    }
+
+
+# -- behaviour common to both stores -----------------------------------------
+
+
+def test_both_stores_satisfy_the_protocol(tmp_path: Path) -> None:
+    assert isinstance(InMemoryStore(), MemoryStore)
+    sqlite_store = SqliteStore(tmp_path / "p.db")
+    try:
+        assert isinstance(sqlite_store, MemoryStore)
+    finally:
+        asyncio.run(sqlite_store.close())
+
+
+async def test_new_session_is_empty(store: MemoryStore) -> None:
+    assert await store.load_state("s") is None
+    assert await store.load_slot_configs("s") == {}
+    assert await store.load_messages("s", "main") == []
+    assert await store.count_messages("s", "main") == 0
+    assert await store.get_data("s", "k") is None
+    assert await store.data_keys("s") == []
+    assert await store.list_sessions() == []
+
+
+async def test_round_trip(store: MemoryStore) -> None:
+    configs: dict[str, Mapping[str, Any]] = {
+        "main": {"kind": "window", "max_tokens": 4000, "tags": ["a", "b"], "ratio": 0.5},
+        "research": {"kind": "summary", "nested": {"on": True, "none": None}},
+    }
+    data = {"notes": {"todo": ["x", "y"]}, "count": 3, "flag": False, "text": "ünï", "nil": None}
+    await store.write(
+        StoreWrite(
+            session_id="s1",
+            state=STATE,
+            slot_configs=configs,
+            appends={"main": append(0, EVERY_KIND), "research": append(0, EVERY_KIND[:2])},
+            data=data,
+        )
+    )
+    assert await store.load_state("s1") == STATE
+    assert await store.load_slot_configs("s1") == configs
+    assert await store.load_messages("s1", "main") == EVERY_KIND
+    assert await store.load_messages("s1", "research") == EVERY_KIND[:2]
+    assert await store.count_messages("s1", "main") == len(EVERY_KIND)
+    for key, value in data.items():
+        assert await store.get_data("s1", key) == value
+    assert await store.data_keys("s1") == sorted(data)
+    assert await store.list_sessions() == ["s1"]
+
+
+async def test_later_writes_append_and_overwrite(store: MemoryStore) -> None:
+    await store.write(
+        StoreWrite(
+            "s",
+            state=SessionState(1),
+            slot_configs={"main": {"v": 1}},
+            appends={"main": append(0, msgs(3))},
+            data={"k": 1},
+        )
+    )
+    await store.write(
+        StoreWrite(
+            "s",
+            state=SessionState(2),
+            slot_configs={"other": {"v": 9}},
+            appends={"main": append(3, msgs(2, "n"))},
+            data={"k": 2},
+        )
+    )
+    # A write without state keeps the stored one.
+    await store.write(StoreWrite("s", appends={"main": append(5, [])}))
+    assert await store.load_state("s") == SessionState(2)
+    assert await store.load_slot_configs("s") == {"main": {"v": 1}, "other": {"v": 9}}
+    assert await store.load_messages("s", "main") == msgs(3) + msgs(2, "n")
+    assert await store.get_data("s", "k") == 2
+
+
+async def test_load_messages_from_start(store: MemoryStore) -> None:
+    history = msgs(6)
+    await store.write(StoreWrite("s", appends={"main": append(0, history)}))
+    for k in range(8):
+        assert await store.load_messages("s", "main", start=k) == history[k:]
+    with pytest.raises(StoreError, match="start"):
+        await store.load_messages("s", "main", start=-1)
+
+
+async def test_count_messages_per_slot_and_session(store: MemoryStore) -> None:
+    await store.write(
+        StoreWrite("a", appends={"main": append(0, msgs(3)), "other": append(0, msgs(1))})
+    )
+    await store.write(StoreWrite("a", appends={"main": append(3, msgs(4))}))
+    await store.write(StoreWrite("b", appends={"main": append(0, msgs(2))}))
+    assert await store.count_messages("a", "main") == 7
+    assert await store.count_messages("a", "other") == 1
+    assert await store.count_messages("b", "main") == 2
+    assert await store.count_messages("b", "other") == 0
+    assert await store.count_messages("c", "main") == 0
+
+
+async def test_list_sessions_is_sorted_and_counts_every_write(store: MemoryStore) -> None:
+    await store.write(StoreWrite("zeta", state=SessionState()))
+    await store.write(StoreWrite("alpha", data={"k": 1}))
+    await store.write(StoreWrite("mid", appends={"main": append(0, msgs(1))}))
+    await store.write(StoreWrite("beta"))
+    assert await store.list_sessions() == ["alpha", "beta", "mid", "zeta"]
+    assert await store.load_state("alpha") is None
+
+
+async def test_data_keys_and_delete(store: MemoryStore) -> None:
+    await store.write(StoreWrite("s", data={"zebra": 1, "apple": [2], "mango": {"x": 3}}))
+    await store.write(StoreWrite("other", data={"only-here": 0}))
+    assert await store.data_keys("s") == ["apple", "mango", "zebra"]
+    await store.write(StoreWrite("s", data={"kiwi": "new"}, deleted_data={"mango", "absent"}))
+    assert await store.data_keys("s") == ["apple", "kiwi", "zebra"]
+    assert await store.get_data("s", "mango") is None
+    assert await store.get_data("s", "only-here") is None
+    assert await store.data_keys("other") == ["only-here"]
+
+
+async def test_setting_and_deleting_one_key_in_a_batch_is_refused(store: MemoryStore) -> None:
+    with pytest.raises(StoreError, match=r"'k'.*both set and deleted"):
+        await store.write(StoreWrite("s", data={"k": 1}, deleted_data={"k"}))
+    assert await store.list_sessions() == []
+
+
+async def test_stored_values_are_copies(store: MemoryStore) -> None:
+    config: dict[str, Any] = {"items": [1, 2]}
+    value: dict[str, Any] = {"items": [1, 2]}
+    arguments: dict[str, Any] = {"q": "x"}
+    call = Message.assistant(tool_calls=[ToolUseBlock("c1", "f", arguments)])
+    await store.write(
+        StoreWrite(
+            "s",
+            slot_configs={"main": config},
+            appends={"main": append(0, [call])},
+            data={"k": value},
+        )
+    )
+    config["items"].append(3)
+    value["items"].append(3)
+    arguments["q"] = "changed"
+    read = await store.get_data("s", "k")
+    assert read is not None
+    read["items"].append(4)
+    assert await store.get_data("s", "k") == {"items": [1, 2]}
+    assert await store.load_slot_configs("s") == {"main": {"items": [1, 2]}}
+    [stored_call] = await store.load_messages("s", "main")
+    assert stored_call.tool_calls[0].arguments == {"q": "x"}
+
+
+async def test_refused_append_writes_nothing(store: MemoryStore) -> None:
+    await store.write(
+        StoreWrite(
+            "s",
+            state=SessionState(1),
+            slot_configs={"main": {"v": 1}},
+            appends={"main": append(0, msgs(2))},
+            data={"k": "old", "gone": 1},
+        )
+    )
+    before = await snapshot(store, "s")
+    for wrong_start in (0, 1, 3):
+        with pytest.raises(StoreError, match=f"starts at {wrong_start}.*holds 2 messages"):
+            await store.write(
+                StoreWrite(
+                    "s",
+                    state=SessionState(2),
+                    slot_configs={"main": {"v": 2}, "other": {"v": 2}},
+                    # "other" is fine on its own; the batch still fails whole.
+                    appends={"other": append(0, msgs(1)), "main": append(wrong_start, msgs(1))},
+                    data={"k": "new", "extra": 1},
+                    deleted_data={"gone"},
+                )
+            )
+        assert await snapshot(store, "s") == before
+
+
+async def test_unserializable_data_refuses_the_whole_batch(store: MemoryStore) -> None:
+    await store.write(StoreWrite("s", data={"k": "old"}))
+    before = await snapshot(store, "s")
+    with pytest.raises(StoreError, match="'bad'"):
+        await store.write(
+            StoreWrite(
+                "s",
+                state=STATE,
+                slot_configs={"main": {"v": 1}},
+                appends={"main": append(0, msgs(2))},
+                data={"k": "new", "bad": {"when": object()}},
+            )
+        )
+    assert await snapshot(store, "s") == before
+    with pytest.raises(StoreError, match="'bad'"):
+        await store.write(StoreWrite("fresh", state=STATE, data={"bad": {1, 2}}))
+    assert await store.list_sessions() == ["s"]
+
+
+@pytest.mark.parametrize(
+    ("batch", "names"),
+    [
+        (StoreWrite("s", slot_configs={"main": {"x": object()}}), "slot 'main'"),
+        (StoreWrite("s", slot_configs={"main": ["not", "a", "mapping"]}), "slot 'main'"),  # type: ignore[dict-item]
+        (
+            StoreWrite(
+                "s",
+                appends={
+                    "main": append(
+                        0, [Message.assistant(tool_calls=[ToolUseBlock("c", "f", {"x": object()})])]
+                    )
+                },
+            ),
+            "message 0 of slot 'main'",
+        ),
+        (StoreWrite("s", appends={"main": append(0, ["not a message"])}), "message 0"),  # type: ignore[list-item]
+        (StoreWrite("s", appends={"main": append(-1, [])}), "start index"),
+        (StoreWrite("", data={"k": 1}), "session id"),
+        (StoreWrite("s", data={"\ud800": 1}), "data key"),
+        (StoreWrite("s", state="not a state"), "SessionState"),  # type: ignore[arg-type]
+    ],
+)
+async def test_invalid_batches_are_refused(
+    store: MemoryStore, batch: StoreWrite, names: str
+) -> None:
+    with pytest.raises(StoreError) as info:
+        await store.write(batch)
+    assert names in str(info.value)
+    assert await store.list_sessions() == []
+
+
+async def test_closed_store_raises(store: MemoryStore) -> None:
+    await store.write(StoreWrite("s", data={"k": 1}))
+    await store.close()
+    calls: list[Callable[[], Any]] = [
+        lambda: store.write(StoreWrite("s")),
+        lambda: store.load_state("s"),
+        lambda: store.load_slot_configs("s"),
+        lambda: store.load_messages("s", "main"),
+        lambda: store.count_messages("s", "main"),
+        lambda: store.get_data("s", "k"),
+        lambda: store.data_keys("s"),
+        lambda: store.list_sessions(),
+    ]
+    for call in calls:
+        with pytest.raises(StoreError, match="store is closed"):
+            await call()
+    await store.close()  # closing twice is fine
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+async def test_async_with_closes(kind: str, tmp_path: Path) -> None:
+    made: MemoryStore = InMemoryStore() if kind == "memory" else SqliteStore(tmp_path / "w.db")
+    async with made as opened:  # type: ignore[attr-defined]
+        assert opened is made
+        await opened.write(StoreWrite("s"))
+    with pytest.raises(StoreError, match="store is closed"):
+        await made.list_sessions()
+
+
+# -- SqliteStore ---------------------------------------------------------------
+
+
+async def test_sqlite_persists_across_reopen(tmp_path: Path) -> None:
+    path = tmp_path / "persist.db"
+    async with SqliteStore(path) as first:
+        await first.write(
+            StoreWrite(
+                "s",
+                state=STATE,
+                slot_configs={"main": {"v": 1}},
+                appends={"main": append(0, EVERY_KIND)},
+                data={"k": [1, "two"]},
+            )
+        )
+        await first.write(StoreWrite("s", appends={"main": append(len(EVERY_KIND), msgs(2))}))
+    async with SqliteStore(str(path)) as second:
+        assert await second.list_sessions() == ["s"]
+        assert await second.load_state("s") == STATE
+        assert await second.load_slot_configs("s") == {"main": {"v": 1}}
+        assert await second.load_messages("s", "main") == EVERY_KIND + msgs(2)
+        assert await second.get_data("s", "k") == [1, "two"]
+        await second.write(StoreWrite("s", appends={"main": append(len(EVERY_KIND) + 2, msgs(1))}))
+        assert await second.count_messages("s", "main") == len(EVERY_KIND) + 3
+
+
+async def test_sqlite_database_settings(tmp_path: Path) -> None:
+    path = tmp_path / "settings.db"
+    async with SqliteStore(path) as store:
+        conn = store._conn
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+        assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        tables = {
+            row[0] for row in raw.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+    raw.close()
+    assert tables == {"sessions", "slots", "messages", "session_data"}
+
+
+async def test_sqlite_in_memory_database() -> None:
+    async with SqliteStore(":memory:") as store:
+        await store.write(StoreWrite("s", appends={"main": append(0, msgs(2))}))
+        assert await store.load_messages("s", "main") == msgs(2)
+
+
+async def test_two_connections_cannot_interleave_appends(tmp_path: Path) -> None:
+    path = tmp_path / "shared.db"
+    async with SqliteStore(path) as one, SqliteStore(path) as two:
+        assert await one.count_messages("s", "main") == await two.count_messages("s", "main") == 0
+        await one.write(StoreWrite("s", appends={"main": append(0, msgs(1, "one"))}))
+        with pytest.raises(StoreError, match="starts at 0"):
+            await two.write(StoreWrite("s", appends={"main": append(0, msgs(1, "two"))}))
+        assert await two.load_messages("s", "main") == msgs(1, "one")
+
+
+def test_sqlite_refuses_a_file_that_is_not_a_database(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_bytes(b"these are my notes, not a database\n" * 200)
+    with pytest.raises(StoreError) as info:
+        SqliteStore(path)
+    assert str(path) in str(info.value)
+    assert "not an SQLite database" in str(info.value)
+    assert path.read_bytes().startswith(b"these are my notes")
+
+
+def test_sqlite_refuses_a_database_it_did_not_create(tmp_path: Path) -> None:
+    path = tmp_path / "other-app.db"
+    with sqlite3.connect(path) as raw:
+        raw.execute("CREATE TABLE accounts (id INTEGER PRIMARY KEY)")
+    raw.close()
+    with pytest.raises(StoreError, match="did not create"):
+        SqliteStore(path)
+
+
+def test_sqlite_refuses_a_newer_schema(tmp_path: Path) -> None:
+    path = tmp_path / "future.db"
+    asyncio.run(SqliteStore(path).close())
+    with sqlite3.connect(path) as raw:
+        raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    raw.close()
+    with pytest.raises(StoreError, match="newer"):
+        SqliteStore(path)
+
+
+def test_sqlite_path_in_missing_directory(tmp_path: Path) -> None:
+    path = tmp_path / "no" / "such" / "dir" / "store.db"
+    with pytest.raises(StoreError) as info:
+        SqliteStore(path)
+    assert str(path) in str(info.value)
+    assert "does not exist" in str(info.value)
+
+
+async def corrupt(path: Path, sql: str, *params: Any) -> None:
+    with sqlite3.connect(path) as raw:
+        assert raw.execute(sql, params).rowcount == 1
+    raw.close()
+
+
+@pytest.fixture
+async def filled_path(tmp_path: Path) -> Path:
+    path = tmp_path / "filled.db"
+    async with SqliteStore(path) as store:
+        await store.write(
+            StoreWrite(
+                "sess",
+                state=STATE,
+                slot_configs={"main": {"v": 1}, "aux": {"v": 2}},
+                appends={"main": append(0, msgs(6))},
+                data={"notes": [1], "plan": "x"},
+            )
+        )
+    return path
+
+
+async def test_corrupt_data_names_the_key(filled_path: Path) -> None:
+    await corrupt(filled_path, "UPDATE session_data SET value = '{oops' WHERE key = 'notes'")
+    async with SqliteStore(filled_path) as store:
+        with pytest.raises(CorruptDataError) as info:
+            await store.get_data("sess", "notes")
+        assert "'notes'" in str(info.value)
+        assert "'sess'" in str(info.value)
+        assert await store.get_data("sess", "plan") == "x"
+        assert await store.data_keys("sess") == ["notes", "plan"]
+
+
+@pytest.mark.parametrize("body", ["{not json", '{"role": "robot"}', "[1, 2]", "42"])
+async def test_corrupt_message_names_slot_and_index(filled_path: Path, body: str) -> None:
+    await corrupt(
+        filled_path, "UPDATE messages SET body = ? WHERE slot_id = 'main' AND idx = 3", body
+    )
+    async with SqliteStore(filled_path) as store:
+        with pytest.raises(CorruptDataError) as info:
+            await store.load_messages("sess", "main")
+        assert "message 3 of slot 'main'" in str(info.value)
+        assert await store.load_messages("sess", "main", start=4) == msgs(6)[4:]
+        assert await store.count_messages("sess", "main") == 6
+
+
+async def test_missing_message_row_is_reported(filled_path: Path) -> None:
+    await corrupt(filled_path, "DELETE FROM messages WHERE slot_id = 'main' AND idx = 2")
+    async with SqliteStore(filled_path) as store:
+        with pytest.raises(CorruptDataError, match=r"message 2 of slot 'main'.*missing"):
+            await store.load_messages("sess", "main")
+
+
+@pytest.mark.parametrize("config", ["{oops", "[1]"])
+async def test_corrupt_config_names_the_slot(filled_path: Path, config: str) -> None:
+    await corrupt(filled_path, "UPDATE slots SET config = ? WHERE slot_id = 'aux'", config)
+    async with SqliteStore(filled_path) as store:
+        with pytest.raises(CorruptDataError, match="slot 'aux'"):
+            await store.load_slot_configs("sess")
+
+
+@pytest.mark.parametrize("state", ["{oops", '{"turn_index": "seven"}', "[]"])
+async def test_corrupt_state_names_the_session(filled_path: Path, state: str) -> None:
+    await corrupt(filled_path, "UPDATE sessions SET state = ? WHERE session_id = 'sess'", state)
+    async with SqliteStore(filled_path) as store:
+        with pytest.raises(CorruptDataError, match="session 'sess'"):
+            await store.load_state("sess")
+
+
+async def test_write_cost_does_not_depend_on_history_length(tmp_path: Path) -> None:
+    """Appending to a long history runs the same statements and touches the same rows."""
+    async with SqliteStore(tmp_path / "cost.db") as store:
+        conn = store._conn
+        # Give two sessions histories of 10 and 10,000 messages.
+        for session_id, size in (("short", 10), ("long", 10_000)):
+            await store.write(StoreWrite(session_id, appends={"main": append(0, msgs(size))}))
+
+        async def measure(session_id: str, start: int) -> tuple[list[str], int, int]:
+            statements: list[str] = []
+            vm_steps = 0
+
+            def step() -> int:
+                nonlocal vm_steps
+                vm_steps += 1
+                return 0
+
+            batch = StoreWrite(
+                session_id,
+                state=SessionState(turn_index=start),
+                slot_configs={"main": {"kind": "window", "limit": 100}},
+                appends={"main": append(start, msgs(2, "new"))},
+            )
+            changes_before = conn.total_changes
+            conn.set_trace_callback(statements.append)
+            conn.set_progress_handler(step, 1)
+            try:
+                await store.write(batch)
+            finally:
+                conn.set_trace_callback(None)
+                conn.set_progress_handler(None, 1)
+            return statements, conn.total_changes - changes_before, vm_steps
+
+        short_statements, short_rows, short_steps = await measure("short", 10)
+        long_statements, long_rows, long_steps = await measure("long", 10_000)
+
+    assert len(long_statements) == len(short_statements)
+    assert long_rows == short_rows == 4  # state, slot config, two messages
+    # SQLite virtual-machine steps: a scan of the history would add thousands.
+    assert long_steps == short_steps
+    assert not any("count(" in s.lower() for s in long_statements)
+
+
+# -- property: any split of appends reads back the same history ----------------
+
+b64 = st.binary(max_size=12).map(lambda b: base64.b64encode(b).decode())
+short_text = st.text(max_size=12)
+ids = st.text(min_size=1, max_size=8)
+urls = st.text(min_size=1, max_size=12).map(lambda s: "https://example.com/" + s)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | short_text,
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(short_text, children, max_size=3)
+    ),
+    max_leaves=6,
+)
+tool_calls = st.builds(
+    ToolUseBlock, id=ids, name=ids, arguments=st.dictionaries(short_text, json_values, max_size=3)
+)
+blocks: st.SearchStrategy[ContentBlock] = st.one_of(
+    st.builds(TextBlock, short_text),
+    tool_calls,
+    st.builds(ImageBlock, media_type=st.sampled_from(["image/png", "image/webp"]), data=b64),
+    st.builds(ImageBlock, url=urls),
+    st.builds(AudioBlock, b64),
+    st.builds(FileBlock, name=ids, data=st.none() | b64, url=st.none() | urls),
+)
+messages = st.one_of(
+    st.builds(Message.system, short_text),
+    st.builds(Message.user, short_text | st.lists(blocks, max_size=3)),
+    st.builds(Message.assistant, short_text, st.lists(tool_calls, max_size=2)),
+    st.builds(Message.tool_result, ids, short_text, is_error=st.booleans()),
+    st.builds(Message.user_image, data=b64, text=short_text),
+    st.builds(Message.user_image, url=urls, media_type=st.just("image/gif"), text=short_text),
+)
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(history=st.lists(messages, max_size=12), data=st.data())
+def test_appends_in_any_split_read_back_identical(
+    kind: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    history: list[Message],
+    data: st.DataObject,
+) -> None:
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(history)), max_size=4), label="cuts"))
+    bounds = [0, *cuts, len(history)]
+
+    async def check() -> None:
+        made: MemoryStore = (
+            InMemoryStore()
+            if kind == "memory"
+            else SqliteStore(tmp_path_factory.mktemp("prop") / "p.db")
+        )
+        try:
+            for lo, hi in itertools.pairwise(bounds):
+                await made.write(StoreWrite("s", appends={"main": append(lo, history[lo:hi])}))
+            assert await made.load_messages("s", "main") == history
+            assert await made.count_messages("s", "main") == len(history)
+            k = data.draw(st.integers(0, len(history)), label="start")
+            assert await made.load_messages("s", "main", start=k) == history[k:]
+        finally:
+            await made.close()
+
+    asyncio.run(check())
