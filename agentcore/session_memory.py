@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from agentcore.errors import ConfigError
 from agentcore.stores.base import JsonValue, MemoryStore, StoreWrite
@@ -45,6 +46,13 @@ class SessionMemory:
         check_key(key)
         check_json(key, value)
         await self._store.write(StoreWrite(self._session_id, data={key: value}))
+
+    async def update(self, values: Mapping[str, JsonValue]) -> None:
+        """Store several values in one write: all of them or none."""
+        for key, value in values.items():
+            check_key(key)
+            check_json(key, value)
+        await self._store.write(StoreWrite(self._session_id, data=dict(values)))
 
     async def delete(self, key: str) -> None:
         """Remove ``key`` (no error when it is absent)."""

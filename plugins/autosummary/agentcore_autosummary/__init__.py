@@ -1,0 +1,22 @@
+"""agentcore-autosummary: automatic conversation summaries for agentcore.
+
+Enable it with ``AgentBuilder().summary_config(SummaryConfig(...))``.
+"""
+
+from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.formatting import format_message, format_messages_as_text
+from agentcore_autosummary.prompt import DEFAULT_SUMMARY_PROMPT
+from agentcore_autosummary.state import SummaryState
+from agentcore_autosummary.summarizer import SummaryFailedError
+
+__version__ = "0.3.0"
+
+__all__ = [
+    "DEFAULT_SUMMARY_PROMPT",
+    "SummaryConfig",
+    "SummaryFailedError",
+    "SummaryState",
+    "__version__",
+    "format_message",
+    "format_messages_as_text",
+]

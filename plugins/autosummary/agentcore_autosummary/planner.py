@@ -1,0 +1,58 @@
+"""What a summary covers: which raw messages are summarized and which stay verbatim."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agentcore import Message
+from agentcore.tokens import TokenCounter
+from agentcore_autosummary.formatting import format_message
+
+
+def recent_tail_start(
+    messages: Sequence[Message], start: int, budget: int, counter: TokenCounter
+) -> int:
+    """Index where the recent tail kept verbatim begins.
+
+    The tail is the longest run of newest messages, from ``start`` on, whose
+    tokens fit in ``budget`` and that begins at a message other than a tool
+    result: an assistant message with tool calls and all of its results
+    stay on the same side. The walk stops once the budget is spent, so its
+    cost depends on the budget, not on the length of the history.
+    """
+    best = len(messages)
+    total = 0
+    for index in range(len(messages) - 1, start - 1, -1):
+        total += counter.count_message(messages[index])
+        if total > budget:
+            break
+        if messages[index].role != "tool":
+            best = index
+    return best
+
+
+def chunk_end(
+    messages: Sequence[Message],
+    start: int,
+    stop: int,
+    budget: int,
+    counter: TokenCounter,
+    max_tool_result_chars: int,
+) -> int:
+    """End of the next span from ``start`` whose summary input fits in ``budget`` tokens.
+
+    Spans end before a message other than a tool result, so a tool call and
+    its results are summarized together. The span holds at least one group
+    even when that group alone is over the budget (its text is then cut when
+    formatted).
+    """
+    total = 0
+    end = start
+    for index in range(start, stop):
+        total += counter.count_text(format_message(messages[index], max_tool_result_chars)) + 2
+        at_boundary = index + 1 == stop or messages[index + 1].role != "tool"
+        if total > budget and end > start:
+            return end
+        if at_boundary:
+            end = index + 1
+    return end if end > start else stop

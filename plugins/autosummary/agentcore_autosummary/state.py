@@ -1,0 +1,61 @@
+"""What the plugin remembers about each slot between turns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cattrs
+from attrs import frozen
+
+from agentcore import CorruptDataError
+
+
+@frozen
+class SummaryState:
+    """The plugin's bookkeeping for one slot, kept in the session data.
+
+    :param last_summary_turn: Turn of the last summary applied, None before the first.
+    :param last_attempt_turn: Turn of the last attempt, successful or not.
+    :param covered: Index of the first raw message the summary does not cover.
+    :param generation: How many summaries have been applied to the slot.
+    :param summary: The latest summary of the slot.
+    """
+
+    last_summary_turn: int | None = None
+    last_attempt_turn: int | None = None
+    covered: int = 0
+    generation: int = 0
+    summary: str | None = None
+
+    def turns_since_attempt(self, turn_index: int) -> int | None:
+        """Turns from the last attempt to ``turn_index``, None if there was none."""
+        last = self.last_attempt_turn
+        if last is None:
+            last = self.last_summary_turn
+        return None if last is None else turn_index - last
+
+
+def state_key(slot_id: str) -> str:
+    """The session-data key holding the :class:`SummaryState` of ``slot_id``."""
+    return f"autosummary/{slot_id}"
+
+
+_converter = cattrs.Converter(forbid_extra_keys=True)
+
+
+def state_to_json(state: SummaryState) -> dict[str, Any]:
+    """``state`` as JSON-ready data."""
+    data: dict[str, Any] = _converter.unstructure(state)
+    return data
+
+
+def state_from_json(data: Any, *, slot_id: str) -> SummaryState:
+    """The state stored as ``data`` (None: a fresh state)."""
+    if data is None:
+        return SummaryState()
+    try:
+        return _converter.structure(data, SummaryState)
+    except (cattrs.BaseValidationError, TypeError, ValueError) as exc:
+        raise CorruptDataError(
+            f"stored session data {state_key(slot_id)!r} is not a valid summary state: {exc}"
+        ) from exc

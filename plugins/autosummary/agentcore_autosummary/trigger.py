@@ -1,0 +1,32 @@
+"""When a summary is due."""
+
+from __future__ import annotations
+
+from agentcore import TurnContext
+from agentcore.tokens import count_tokens
+from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.state import SummaryState
+
+
+def measure(ctx: TurnContext, config: SummaryConfig) -> int:
+    """The tokens the trigger compares with the watermark.
+
+    ``"context"``: the context the conversation occupies now, that is the
+    last provider call's reported input + output tokens, or, without usage,
+    the counted size of the slot's next context. ``"cumulative"``: every
+    token the session's turns have used (summary calls not included).
+    """
+    if config.trigger == "cumulative":
+        return ctx.cost.total("turn").total_tokens
+    usage = ctx.response.usage if ctx.response is not None else None
+    if usage is not None:
+        return usage.input_tokens + usage.output_tokens
+    return count_tokens(ctx.slot.load_messages(), ctx.session.agent.model)
+
+
+def is_due(config: SummaryConfig, state: SummaryState, turn_index: int, tokens: int) -> bool:
+    """True when ``tokens`` reached the watermark and the debounce window has passed."""
+    if tokens < config.trigger_tokens:
+        return False
+    since = state.turns_since_attempt(turn_index)
+    return since is None or since >= config.debounce_turns

@@ -1,0 +1,131 @@
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from agentcore import (
+    Agent,
+    AgentBuilder,
+    AgentSession,
+    FocusedConfig,
+    InMemoryStore,
+    LlmRequest,
+    Usage,
+)
+from agentcore.testing import MockProvider
+from agentcore_autosummary import SummaryConfig
+
+MakeSession = Callable[..., AgentSession]
+
+
+class GatedSummaries:
+    """Summary calls block until released; turn calls answer at once."""
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+        self.started = asyncio.Event()
+        self.count = 0
+
+    async def __call__(self, request: LlmRequest) -> str:
+        if request.purpose == "summary":
+            self.count += 1
+            self.started.set()
+            await self.release.wait()
+            return f"background summary #{self.count}"
+        return "reply"
+
+
+BACKGROUND = SummaryConfig(max_context_tokens=20, trigger_token_ratio=0.5, mode="background")
+
+
+async def test_background_summary_adds_no_latency_to_the_turn(make_session: MakeSession) -> None:
+    gate = GatedSummaries()
+    session = make_session(MockProvider(responder=gate), summary=BACKGROUND, mode=FocusedConfig())
+    reply = await asyncio.wait_for(session.submit_turn("a message long enough to trigger"), 5)
+    assert reply.text == "reply"
+    await asyncio.wait_for(gate.started.wait(), 5)
+    assert await session.get_conversation_summary() is None  # still being written
+    gate.release.set()
+    await session.aclose()
+    assert await session.get_conversation_summary() == "background summary #1"
+    context = await session.load_messages()
+    assert context[1].text == "[上下文摘要] background summary #1"
+
+
+async def test_next_turn_waits_for_the_summary_rather_than_overflow(
+    make_session: MakeSession,
+) -> None:
+    gate = GatedSummaries()
+    # Every turn reports a context of 19 of 20 tokens: the next request would overflow.
+    provider = MockProvider(responder=gate, usage=Usage(15, 4))
+    session = make_session(provider, summary=BACKGROUND, mode=FocusedConfig())
+    await session.submit_turn("first message")
+    await asyncio.wait_for(gate.started.wait(), 5)
+    second = asyncio.ensure_future(session.submit_turn("second message"))
+    await asyncio.sleep(0.05)
+    assert not second.done()
+    assert len(provider.calls_for("turn")) == 1  # the second request has not been sent
+    gate.release.set()
+    await asyncio.wait_for(second, 5)
+    request = provider.calls_for("turn")[1]
+    assert request.messages[1].text == "[上下文摘要] background summary #1"
+    await session.aclose()
+
+
+async def test_turn_does_not_wait_when_the_context_has_room(make_session: MakeSession) -> None:
+    gate = GatedSummaries()
+    config = SummaryConfig(
+        max_context_tokens=1000, trigger_token_ratio=0.5, mode="background", keep_recent_tokens=0
+    )
+    provider = MockProvider(responder=gate, usage=Usage(500, 10))
+    session = make_session(provider, summary=config, mode=FocusedConfig())
+    await session.submit_turn("first message")
+    await asyncio.wait_for(gate.started.wait(), 5)
+    await asyncio.wait_for(session.submit_turn("second message"), 5)
+    assert gate.count == 1  # no second summary while one is pending
+    gate.release.set()
+    await session.aclose()
+    assert await session.get_conversation_summary() == "background summary #1"
+
+
+async def test_stale_background_summary_is_not_applied(agent: Agent) -> None:
+    gate = GatedSummaries()
+    store = InMemoryStore()
+
+    def open_session(provider: MockProvider, config: SummaryConfig) -> AgentSession:
+        bundle = AgentBuilder().provider(provider).store(store).summary_config(config).build()
+        return AgentSession(agent, "shared", bundle, FocusedConfig())
+
+    slow = open_session(MockProvider(responder=gate), BACKGROUND)
+    await slow.submit_turn("a message long enough to trigger")
+    await asyncio.wait_for(gate.started.wait(), 5)
+
+    def quick_responder(request: LlmRequest) -> str:
+        return "inline summary" if request.purpose == "summary" else "reply"
+
+    quick = open_session(
+        MockProvider(responder=quick_responder),
+        SummaryConfig(max_context_tokens=20, trigger_token_ratio=0.5),
+    )
+    await quick.submit_turn("another message, written through a second session object")
+    assert await quick.get_conversation_summary() == "inline summary"
+
+    gate.release.set()
+    await slow.aclose()
+    # The older background summary lost the race: the newer one stays.
+    assert await slow.get_conversation_summary() == "inline summary"
+    state = await slow.get_session_data("autosummary/default")
+    assert state["generation"] == 1
+
+
+async def test_aclose_waits_for_pending_summaries(make_session: MakeSession) -> None:
+    async def slow(request: LlmRequest) -> str:
+        if request.purpose == "summary":
+            await asyncio.sleep(0.05)
+            return "done in the background"
+        return "reply"
+
+    session = make_session(MockProvider(responder=slow), summary=BACKGROUND, mode=FocusedConfig())
+    async with session:
+        await session.submit_turn("a message long enough to trigger")
+    assert await session.get_conversation_summary() == "done in the background"

@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import asyncio
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentcore import (
+    Agent,
+    AgentBuilder,
+    AgentSession,
+    FocusedConfig,
+    InMemoryStore,
+    LlmRequest,
+    LlmResponse,
+    Message,
+    ToolRegistry,
+    ToolUseBlock,
+)
+from agentcore.testing import MockProvider
+from agentcore_autosummary import SummaryConfig
+
+# A turn is (words in the user message, parallel tool calls, characters per tool result).
+turns = st.lists(
+    st.tuples(st.integers(1, 40), st.integers(0, 3), st.integers(0, 400)),
+    min_size=1,
+    max_size=25,
+)
+
+
+def _responder(request: LlmRequest) -> str | LlmResponse:
+    if request.purpose == "summary":
+        return "the story so far"
+    last = request.messages[-1]
+    if last.role == "user" and last.text.startswith("calls="):
+        calls, size = (int(part.split("=")[1]) for part in last.text.split()[:2])
+        if calls:
+            uses = [
+                ToolUseBlock(f"c{len(request.messages)}-{i}", "fetch", {"size": size})
+                for i in range(calls)
+            ]
+            return LlmResponse(Message.assistant("", uses), stop_reason="tool_use")
+    return "answer " * 5
+
+
+def _registry() -> ToolRegistry:
+    registry = ToolRegistry()
+
+    @registry.tool
+    def fetch(size: int) -> str:
+        """Fetch a document of ``size`` characters."""
+        return "x" * size
+
+    return registry
+
+
+async def _run(conversation: list[tuple[int, int, int]]) -> None:
+    store = InMemoryStore()
+    config = SummaryConfig(max_context_tokens=300, trigger_token_ratio=0.6, debounce_turns=1)
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=_responder))
+        .tool_registry(_registry())
+        .store(store)
+        .summary_config(config)
+        .build()
+    )
+    session = AgentSession(Agent("a", system_prompt="sys"), "p", bundle, FocusedConfig())
+    previous_covers = 0
+    for words, calls, size in conversation:
+        await session.submit_turn(f"calls={calls} size={size} " + "word " * words)
+        slot = await session.get_slot()
+        raw = list(slot.messages)
+        # Raw history is never deleted: memory and store both hold every message.
+        assert await store.load_messages("p", slot.id) == raw
+        focused = slot.config.focused
+        assert focused is not None
+        covers = focused.summary_covers
+        assert previous_covers <= covers <= len(raw)
+        previous_covers = covers
+        context = await session.load_messages()
+        # Every raw message is either covered by the summary or sent verbatim, in order.
+        if focused.summary_override is None:
+            assert covers == 0 and context[1:] == raw
+        else:
+            assert context[1] == Message.system(f"[上下文摘要] {focused.summary_override}")
+            assert context[2:] == raw[covers:]
+            # A tool call and its results are never separated by the covered index.
+            assert covers == len(raw) or raw[covers].role != "tool"
+        answered = {m.tool_call_id for m in context if m.role == "tool"}
+        called = {c.id for m in context for c in m.tool_calls}
+        assert answered == called
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(turns)
+def test_every_raw_message_is_covered_or_sent_verbatim(
+    conversation: list[tuple[int, int, int]],
+) -> None:
+    asyncio.run(_run(conversation))
