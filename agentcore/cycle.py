@@ -167,11 +167,7 @@ class LlmCycle:
 
     def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> LlmRequest:
         """Return the request this cycle sends for ``messages`` and ``tools``."""
-        # LlmRequest's ``converter=tuple`` fields read as ``Iterable[_T_co]`` to
-        # mypy's attrs plugin, which rejects any concrete argument; pass Any.
-        given_messages: Any = tuple(messages)
-        given_tools: Any = tuple(tools)
-        return LlmRequest(given_messages, given_tools, self.model, self.max_tokens, self.purpose)
+        return LlmRequest(messages, tools, self.model, self.max_tokens, self.purpose)
 
     async def submit_messages(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import attrs
@@ -26,6 +26,14 @@ def _positive_or_none(instance: object, attribute: attrs.Attribute[Any], value: 
         raise ValueError(f"{attribute.name} must be a positive int or None, got {value!r}")
 
 
+def _message_tuple(messages: Iterable[Message]) -> tuple[Message, ...]:
+    return tuple(messages)
+
+
+def _tool_tuple(tools: Iterable[ToolSpec]) -> tuple[ToolSpec, ...]:
+    return tuple(tools)
+
+
 @frozen
 class LlmRequest:
     """One call to a model.
@@ -34,8 +42,8 @@ class LlmRequest:
     such as ``"summary"``; ``model`` overrides the provider's default model.
     """
 
-    messages: Sequence[Message] = field(converter=tuple)
-    tools: Sequence[ToolSpec] = field(default=(), converter=tuple)
+    messages: Sequence[Message] = field(converter=_message_tuple)
+    tools: Sequence[ToolSpec] = field(default=(), converter=_tool_tuple)
     model: str | None = None
     max_tokens: int | None = field(default=None, validator=_positive_or_none)
     purpose: str = "turn"

@@ -62,7 +62,7 @@ class MockProvider:
             raise ValueError("MockProvider takes a script or a responder, not both")
         if chunk_size <= 0:
             raise ValueError("chunk_size must be positive")
-        self._script = list(script) if script is not None else None
+        self._script = list(script or ()) if responder is None else None
         self._responder = responder
         self._usage = usage
         self._delay = delay
