@@ -87,6 +87,7 @@ class AgentSession:
         self._loaded = False
         self._load_lock = asyncio.Lock()
         self._turn_lock = asyncio.Lock()
+        self._open_stream = False
         self._background: set[asyncio.Task[Any]] = set()
 
     # -- properties -------------------------------------------------------------
@@ -274,6 +275,7 @@ class AgentSession:
         """
         user_message = self._user_message(user_input)
         self._check_writable("submit a turn")
+        self._check_no_open_stream()
         async with self._turn_lock:
             await self.load()
             slot = self._slots[self._current]
@@ -303,30 +305,35 @@ class AgentSession:
         """
         user_message = self._user_message(user_input)
         self._check_writable("submit a turn")
+        self._check_no_open_stream()
         return TurnStream(self._stream_turn(user_message))
 
     async def _stream_turn(
         self, user_message: Message
     ) -> AsyncGenerator[CycleEvent | Message, None]:
         async with self._turn_lock:
-            await self.load()
-            slot = self._slots[self._current]
-            index = self._turn_index
-            ctx = self._context(slot, index, user_message, is_stream=True)
-            await call_each(self._pm, "on_turn_start", isolate=False, ctx=ctx)
-            request = [*slot.load_messages(), user_message]
-            self._turn_index = index + 1
+            self._open_stream = True
             try:
-                stream = self._cycle().stream_with_tools(request, self._bundle.tools)
-                async for event in stream:
-                    yield event
-                result = stream.result
-                await self._record_turn(slot, user_message, result, completed_turns=index + 1)
-            except BaseException:
-                self._turn_index = index
-                raise
-            ctx.turn_index = self._turn_index - 1
-            await self._end_turn(ctx, user_message, result)
+                await self.load()
+                slot = self._slots[self._current]
+                index = self._turn_index
+                ctx = self._context(slot, index, user_message, is_stream=True)
+                await call_each(self._pm, "on_turn_start", isolate=False, ctx=ctx)
+                request = [*slot.load_messages(), user_message]
+                self._turn_index = index + 1
+                try:
+                    stream = self._cycle().stream_with_tools(request, self._bundle.tools)
+                    async for event in stream:
+                        yield event
+                    result = stream.result
+                    await self._record_turn(slot, user_message, result, completed_turns=index + 1)
+                except BaseException:
+                    self._turn_index = index
+                    raise
+                ctx.turn_index = self._turn_index - 1
+                await self._end_turn(ctx, user_message, result)
+            finally:
+                self._open_stream = False
             yield result.final_message
 
     # -- background work ---------------------------------------------------------
@@ -368,6 +375,13 @@ class AgentSession:
     @property
     def _pm(self) -> Any:
         return self._bundle.plugin_manager
+
+    def _check_no_open_stream(self) -> None:
+        if self._open_stream:
+            raise SessionError(
+                f"session {self._session_id!r} has a streamed turn in progress: "
+                "exhaust it, await stream.finalize() or await stream.aclose() first"
+            )
 
     def _check_writable(self, action: str) -> None:
         if self._readonly:

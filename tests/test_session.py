@@ -18,6 +18,7 @@ from agentcore import (
     LlmError,
     Message,
     ReadonlySessionError,
+    SessionError,
     SqliteStore,
     StoreError,
     TextDelta,
@@ -352,3 +353,27 @@ async def test_background_work_is_awaited_by_aclose(make_session: MakeSession) -
     assert done == []
     await session.aclose()
     assert done == [1]
+
+
+async def test_an_abandoned_open_stream_is_reported_instead_of_deadlocking(
+    make_session: MakeSession,
+) -> None:
+    session = make_session(MockProvider(["streamed reply text", "next"], chunk_size=3))
+    stream = session.submit_turn_stream("start")
+    async for _ in stream:
+        break
+    with pytest.raises(SessionError, match="streamed turn in progress"):
+        await session.submit_turn("too early")
+    await stream.aclose()
+    assert (await session.submit_turn("now")).text == "next"
+
+
+async def test_set_mode_switches_a_slot_and_keeps_its_history(make_session: MakeSession) -> None:
+    session = make_session(MockProvider(responder=lambda r: "r"))
+    for text in ("a", "b", "c"):
+        await session.submit_turn(text)
+    await session.set_mode(FocusedConfig(max_recent_messages=2))
+    assert [m.text for m in await session.load_messages()] == ["You are helpful.", "c", "r"]
+    assert len(await session.history()) == 6
+    await session.set_mode("full")
+    assert len(await session.load_messages()) == 7
