@@ -29,8 +29,9 @@ hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 """Marks a plugin function as an implementation of an agentcore hook."""
 
-ProviderFactory = Callable[[str], "LlmProvider"]
-"""Builds a provider for a model name (the part after ``"prefix:"``)."""
+ProviderFactory = Callable[..., "LlmProvider"]
+"""Builds a provider: called with the model name (the part after ``"prefix:"``)
+and the keyword options given to :func:`agentcore.providers.get_provider`."""
 
 
 @hookspec
@@ -99,8 +100,9 @@ def register_settings() -> Sequence[PluginSetting]:
 def register_providers(register: Callable[[str, ProviderFactory], None]) -> None:
     """Register providers selectable by name with :func:`agentcore.providers.get_provider`.
 
-    :param register: Call ``register(prefix, factory)``; ``get_provider("prefix:model")``
-        then returns ``factory("model")``.
+    :param register: Call ``register(prefix, factory)``;
+        ``get_provider("prefix:model", **options)`` then returns
+        ``factory("model", **options)``.
     """
 
 

@@ -24,7 +24,7 @@ DISABLED_PLUGINS_ENV = "AGENTCORE_DISABLED_PLUGINS"
 TRACE_ENV = "AGENTCORE_TRACE_PLUGINS"
 """Set to ``1`` to log every hook call and result at DEBUG on ``agentcore.plugins``."""
 
-BUILTIN_PLUGIN_MODULES: tuple[str, ...] = ()
+BUILTIN_PLUGIN_MODULES: tuple[str, ...] = ("agentcore.providers.builtin",)
 """Modules of agentcore itself registered as plugins in every manager."""
 
 logger = logging.getLogger(__name__)

@@ -1,0 +1,414 @@
+"""agentcore messages to and from the JSON of Anthropic's Messages API.
+
+Requests: system messages, wherever they stand in the list, become the
+top-level ``system`` field in their order (a string for one, a list of text
+blocks for several, so no text is changed); tool results become
+``tool_result`` blocks of a user message (``is_error`` kept); consecutive
+messages of one role are merged, as the API wants user and assistant to
+alternate; empty text blocks are left out, as the API rejects them. Images
+become ``image`` blocks, files ``document`` blocks (``text/*`` data as a
+plain-text source). Audio is refused: the API takes none.
+
+Replies: ``text`` and ``tool_use`` blocks (others, such as ``thinking``, are
+skipped), ``stop_reason`` and ``usage``. Anthropic counts cached prompt
+tokens apart from ``input_tokens``, so :class:`~agentcore.usage.Usage` gets
+``input_tokens + cache_creation_input_tokens + cache_read_input_tokens`` as
+its input and ``cache_read_input_tokens`` as its cached part.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from attrs import define, field
+
+from agentcore.errors import BadRequestError, LlmError, MalformedResponseError
+from agentcore.llm import (
+    LlmRequest,
+    LlmResponse,
+    ResponseComplete,
+    StopReason,
+    StreamEvent,
+    TextDelta,
+    ToolCallDelta,
+    ToolSpec,
+)
+from agentcore.messages import (
+    AudioBlock,
+    ContentBlock,
+    FileBlock,
+    ImageBlock,
+    Message,
+    TextBlock,
+    ToolUseBlock,
+)
+from agentcore.providers._http import ApiClient
+from agentcore.providers._sse import SseEvent
+from agentcore.providers._wire import (
+    expect_dict,
+    expect_list,
+    expect_str,
+    optional_str,
+    token_count,
+    tool_arguments,
+)
+from agentcore.usage import Usage
+
+_STOP_REASONS: Mapping[str, StopReason] = {
+    "end_turn": "end_turn",
+    "stop_sequence": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+}
+
+
+def encode_request(
+    request: LlmRequest, *, model: str, stream: bool, default_max_tokens: int
+) -> dict[str, Any]:
+    """The Messages API body for ``request``."""
+    systems: list[str] = []
+    turns: list[dict[str, Any]] = []
+    for message in request.messages:
+        if message.role == "system":
+            text = _system_text(message)
+            if text:
+                systems.append(text)
+            continue
+        role = "assistant" if message.role == "assistant" else "user"
+        blocks = _encode_blocks(message)
+        if not blocks:
+            continue
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"].extend(blocks)
+        else:
+            turns.append({"role": role, "content": blocks})
+    body: dict[str, Any] = {
+        "model": model,
+        "max_tokens": request.max_tokens or default_max_tokens,
+        "messages": turns,
+    }
+    if len(systems) == 1:
+        body["system"] = systems[0]
+    elif systems:
+        body["system"] = [{"type": "text", "text": text} for text in systems]
+    if request.tools:
+        body["tools"] = [encode_tool(tool) for tool in request.tools]
+    if stream:
+        body["stream"] = True
+    return body
+
+
+def encode_tool(tool: ToolSpec) -> dict[str, Any]:
+    """A tool definition (``name``, ``description``, ``input_schema``)."""
+    schema = dict(tool.parameters) or {"type": "object", "properties": {}}
+    return {"name": tool.name, "description": tool.description, "input_schema": schema}
+
+
+def _system_text(message: Message) -> str:
+    for block in message.content:
+        if not isinstance(block, TextBlock):
+            raise BadRequestError(
+                f"the Anthropic Messages API takes only text in a system message, "
+                f"not a {block.kind} block"
+            )
+    return message.text
+
+
+def _encode_blocks(message: Message) -> list[dict[str, Any]]:
+    if message.role == "tool":
+        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
+        if all(isinstance(block, TextBlock) for block in message.content):
+            if message.text:
+                result["content"] = message.text
+        else:
+            result["content"] = [
+                _encode_block(block, "a tool result")
+                for block in message.content
+                if not (isinstance(block, TextBlock) and not block.text)
+            ]
+        if message.is_error:
+            result["is_error"] = True
+        return [result]
+    where = f"a {message.role} message"
+    return [
+        _encode_block(block, where, tool_calls=message.role == "assistant")
+        for block in message.content
+        if not (isinstance(block, TextBlock) and not block.text)
+    ]
+
+
+def _encode_block(block: ContentBlock, where: str, *, tool_calls: bool = False) -> dict[str, Any]:
+    if isinstance(block, TextBlock):
+        return {"type": "text", "text": block.text}
+    if isinstance(block, ToolUseBlock):
+        if not tool_calls:
+            raise BadRequestError(
+                f"a tool call can only be part of an assistant message, not {where}"
+            )
+        return {
+            "type": "tool_use",
+            "id": block.id,
+            "name": block.name,
+            "input": dict(block.arguments),
+        }
+    if isinstance(block, ImageBlock):
+        if block.url is not None:
+            return {"type": "image", "source": {"type": "url", "url": block.url}}
+        return {
+            "type": "image",
+            "source": {"type": "base64", "media_type": block.media_type, "data": block.data},
+        }
+    if isinstance(block, FileBlock):
+        return {"type": "document", "title": block.name, "source": _document_source(block)}
+    if isinstance(block, AudioBlock):
+        raise BadRequestError(
+            f"the Anthropic Messages API takes no audio ({block.media_type} in {where})"
+        )
+    raise BadRequestError(f"cannot send a {type(block).__name__} to the Anthropic Messages API")
+
+
+def _document_source(block: FileBlock) -> dict[str, Any]:
+    if block.url is not None:
+        return {"type": "url", "url": block.url}
+    if block.data is None:
+        raise BadRequestError(f"file {block.name!r} has neither data= nor url=")
+    if block.media_type.startswith("text/"):
+        try:
+            text = base64.b64decode(block.data, validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError) as exc:
+            raise BadRequestError(
+                f"file {block.name!r} is {block.media_type} but its data is not "
+                f"base64 of UTF-8 text ({exc})"
+            ) from None
+        return {"type": "text", "media_type": "text/plain", "data": text}
+    return {"type": "base64", "media_type": block.media_type, "data": block.data}
+
+
+def decode_response(data: Any, *, requested_model: str) -> LlmResponse:
+    """The reply in a ``message`` object."""
+    body = expect_dict(data, "the response")
+    blocks: list[ContentBlock] = []
+    for position, raw in enumerate(expect_list(body.get("content"), "the response's content")):
+        block = expect_dict(raw, f"content[{position}]")
+        kind = block.get("type")
+        if kind == "text":
+            text = expect_str(block.get("text"), f"content[{position}].text")
+            if text:
+                blocks.append(TextBlock(text))
+        elif kind == "tool_use":
+            blocks.append(
+                ToolUseBlock(
+                    id=expect_str(block.get("id"), f"content[{position}].id"),
+                    name=expect_str(block.get("name"), f"content[{position}].name"),
+                    arguments=expect_dict(block.get("input", {}), f"content[{position}].input"),
+                )
+            )
+    stop = optional_str(body.get("stop_reason"), "stop_reason")
+    model = body.get("model")
+    return LlmResponse(
+        message=Message("assistant", blocks),
+        usage=decode_usage(body.get("usage")),
+        stop_reason=_STOP_REASONS.get(stop or "end_turn", "other"),
+        model=model if isinstance(model, str) and model else requested_model,
+    )
+
+
+def decode_usage(raw: Any) -> Usage | None:
+    """``usage`` with cache reads and writes counted as input, or None when absent."""
+    if raw is None:
+        return None
+    return _usage_from(_usage_fields(raw))
+
+
+def _usage_fields(raw: Any) -> dict[str, int]:
+    usage = expect_dict(raw, "usage")
+    fields = (
+        "input_tokens",
+        "output_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+    )
+    return {name: token_count(usage[name], f"usage.{name}") for name in fields if name in usage}
+
+
+def _usage_from(fields: Mapping[str, int]) -> Usage:
+    cache_read = fields.get("cache_read_input_tokens", 0)
+    return Usage(
+        input_tokens=fields.get("input_tokens", 0)
+        + fields.get("cache_creation_input_tokens", 0)
+        + cache_read,
+        output_tokens=fields.get("output_tokens", 0),
+        cached_input_tokens=cache_read,
+    )
+
+
+@define
+class _Block:
+    kind: str
+    texts: list[str] = field(factory=list)
+    call_id: str = ""
+    name: str = ""
+    start_input: dict[str, Any] = field(factory=dict)
+    call: ToolUseBlock | None = None
+
+
+class AnthropicStreamDecoder:
+    """Assembles Messages API stream events into stream events.
+
+    Text is yielded with each ``text_delta``; a tool call is yielded whole at
+    the ``content_block_stop`` that ends its ``input_json_delta`` fragments;
+    the reply is complete at ``message_stop``. ``ping`` and unknown events
+    are skipped; an ``error`` event raises.
+    """
+
+    def __init__(self, api: ApiClient, requested_model: str) -> None:
+        self._api = api
+        self._model = requested_model
+        self._blocks: dict[int, _Block] = {}
+        self._usage: dict[str, int] = {}
+        self._has_usage = False
+        self._stop: str | None = None
+        self._done = False
+
+    @property
+    def done(self) -> bool:
+        """Whether ``message_stop`` has arrived."""
+        return self._done
+
+    def feed(self, event: SseEvent) -> list[StreamEvent]:
+        """Take one event; return the stream events it completes."""
+        try:
+            data = json.loads(event.data)
+        except ValueError as exc:
+            raise MalformedResponseError(
+                f"a streamed event from the {self._api.label} is not valid JSON ({exc}): "
+                f"{self._api.redact(event.data)[:200]!r}"
+            ) from None
+        payload = expect_dict(data, f"the data of a {event.event} event")
+        kind = payload.get("type", event.event)
+        if kind == "message_start":
+            self._message_start(expect_dict(payload.get("message"), "message_start.message"))
+        elif kind == "content_block_start":
+            return self._block_start(payload)
+        elif kind == "content_block_delta":
+            return self._block_delta(payload)
+        elif kind == "content_block_stop":
+            return self._block_stop(self._index(payload))
+        elif kind == "message_delta":
+            delta = expect_dict(payload.get("delta") or {}, "message_delta.delta")
+            stop = optional_str(delta.get("stop_reason"), "message_delta.delta.stop_reason")
+            if stop:
+                self._stop = stop
+            if payload.get("usage") is not None:
+                self._add_usage(payload["usage"])
+        elif kind == "message_stop":
+            return self._message_stop()
+        elif kind == "error":
+            raise self._error(payload.get("error"))
+        return []
+
+    def end_of_stream(self) -> None:
+        """The body ended before ``message_stop``: raise."""
+        raise self._api.stream_cut("message_stop")
+
+    def _message_start(self, message: dict[str, Any]) -> None:
+        model = message.get("model")
+        if isinstance(model, str) and model:
+            self._model = model
+        if message.get("usage") is not None:
+            self._add_usage(message["usage"])
+
+    def _add_usage(self, raw: Any) -> None:
+        self._usage.update(_usage_fields(raw))
+        self._has_usage = True
+
+    def _index(self, payload: dict[str, Any]) -> int:
+        index = payload.get("index")
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise MalformedResponseError(f"a {payload.get('type')} event has index {index!r}")
+        return index
+
+    def _block(self, payload: dict[str, Any]) -> _Block:
+        index = self._index(payload)
+        if index not in self._blocks:
+            raise MalformedResponseError(
+                f"a {payload.get('type')} event names block {index}, which was never started"
+            )
+        return self._blocks[index]
+
+    def _block_start(self, payload: dict[str, Any]) -> list[StreamEvent]:
+        index = self._index(payload)
+        start = expect_dict(payload.get("content_block"), "content_block_start.content_block")
+        kind = str(start.get("type"))
+        block = _Block(kind)
+        self._blocks[index] = block
+        if kind == "text":
+            text = optional_str(start.get("text"), "content_block.text") or ""
+            if text:
+                block.texts.append(text)
+                return [TextDelta(text)]
+        elif kind == "tool_use":
+            block.call_id = expect_str(start.get("id"), "content_block.id")
+            block.name = expect_str(start.get("name"), "content_block.name")
+            block.start_input = expect_dict(start.get("input") or {}, "content_block.input")
+        return []
+
+    def _block_delta(self, payload: dict[str, Any]) -> list[StreamEvent]:
+        block = self._block(payload)
+        delta = expect_dict(payload.get("delta"), "content_block_delta.delta")
+        kind = delta.get("type")
+        if kind == "text_delta" and block.kind == "text":
+            text = expect_str(delta.get("text"), "text_delta.text")
+            if text:
+                block.texts.append(text)
+                return [TextDelta(text)]
+        elif kind == "input_json_delta" and block.kind == "tool_use":
+            block.texts.append(
+                expect_str(delta.get("partial_json"), "input_json_delta.partial_json")
+            )
+        return []
+
+    def _block_stop(self, index: int) -> list[StreamEvent]:
+        block = self._blocks.get(index)
+        if block is None:
+            raise MalformedResponseError(f"content_block_stop names block {index}, never started")
+        if block.kind != "tool_use" or block.call is not None:
+            return []
+        raw = "".join(block.texts)
+        arguments = tool_arguments(raw, block.name) if raw.strip() else block.start_input
+        block.call = ToolUseBlock(id=block.call_id, name=block.name, arguments=arguments)
+        return [ToolCallDelta(block.call)]
+
+    def _message_stop(self) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        for index in sorted(self._blocks):
+            events.extend(self._block_stop(index))
+        content: list[ContentBlock] = []
+        for index in sorted(self._blocks):
+            block = self._blocks[index]
+            if block.kind == "text" and "".join(block.texts):
+                content.append(TextBlock("".join(block.texts)))
+            elif block.call is not None:
+                content.append(block.call)
+        self._done = True
+        events.append(
+            ResponseComplete(
+                LlmResponse(
+                    message=Message("assistant", content),
+                    usage=_usage_from(self._usage) if self._has_usage else None,
+                    stop_reason=_STOP_REASONS.get(self._stop or "end_turn", "other"),
+                    model=self._model,
+                )
+            )
+        )
+        return events
+
+    def _error(self, raw: Any) -> LlmError:
+        if isinstance(raw, dict):
+            error_type = raw.get("type") if isinstance(raw.get("type"), str) else None
+            return self._api.stream_error(error_type, None, str(raw.get("message") or raw))
+        return self._api.stream_error(None, None, str(raw))

@@ -1,0 +1,72 @@
+"""Checked reads of decoded JSON: a missing or mistyped field is a MalformedResponseError."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agentcore.errors import MalformedResponseError
+
+
+def expect_dict(value: Any, what: str) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else MalformedResponseError naming ``what``."""
+    if not isinstance(value, dict):
+        raise MalformedResponseError(f"{what} should be a JSON object, got {_kind(value)}")
+    return value
+
+
+def expect_list(value: Any, what: str) -> list[Any]:
+    """``value`` if it is a JSON array, else MalformedResponseError naming ``what``."""
+    if not isinstance(value, list):
+        raise MalformedResponseError(f"{what} should be a JSON array, got {_kind(value)}")
+    return value
+
+
+def expect_str(value: Any, what: str) -> str:
+    """``value`` if it is a string, else MalformedResponseError naming ``what``."""
+    if not isinstance(value, str):
+        raise MalformedResponseError(f"{what} should be a string, got {_kind(value)}")
+    return value
+
+
+def optional_str(value: Any, what: str) -> str | None:
+    """``value`` if it is a string or null, else MalformedResponseError naming ``what``."""
+    return None if value is None else expect_str(value, what)
+
+
+def token_count(value: Any, what: str) -> int:
+    """A token count: a non-negative integer, with null read as 0."""
+    if value is None:
+        return 0
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise MalformedResponseError(f"{what} should be a count >= 0, got {value!r}")
+    return value
+
+
+def tool_arguments(raw: str, tool_name: str) -> dict[str, Any]:
+    """The arguments of a tool call from their JSON text (an empty text means none)."""
+    if not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        raise MalformedResponseError(
+            f"the arguments of the call to tool {tool_name!r} are not valid JSON ({exc}): "
+            f"{raw[:200]!r}"
+        ) from None
+    if not isinstance(value, dict):
+        raise MalformedResponseError(
+            f"the arguments of the call to tool {tool_name!r} should be a JSON object, "
+            f"got {_kind(value)}"
+        )
+    return value
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(
+        type(value), type(value).__name__
+    )

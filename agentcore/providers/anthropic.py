@@ -1,0 +1,115 @@
+"""AnthropicProvider: Anthropic's Messages API."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from agentcore.errors import ConfigError
+from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
+from agentcore.providers import _anthropic_codec as codec
+from agentcore.providers._base import HttpProvider
+from agentcore.providers._http import Secret, StreamDecoder
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+"""Anthropic's endpoint, used when neither ``base_url`` nor ``ANTHROPIC_BASE_URL`` is set."""
+
+DEFAULT_API_VERSION = "2023-06-01"
+"""The ``anthropic-version`` header sent by default."""
+
+DEFAULT_MAX_TOKENS = 4096
+"""The ``max_tokens`` sent when a request gives none (the API requires the field)."""
+
+
+class AnthropicProvider(HttpProvider):
+    """A model behind ``POST {base_url}/v1/messages``.
+
+    :param model: The model used when a request names none (``request.model``
+        overrides it per call).
+    :param base_url: The API root, ``ANTHROPIC_BASE_URL`` when None, else
+        :data:`DEFAULT_BASE_URL`.
+    :param api_key: Sent as ``x-api-key``; ``ANTHROPIC_API_KEY`` when None.
+        Required.
+    :param timeout: Seconds, or an ``httpx.Timeout``; by default 10 s to
+        connect and 600 s between bytes.
+    :param max_retries: Retries after a 429, 408, 5xx or connection error.
+    :param backoff_base: The first backoff delay in seconds, doubled per retry.
+    :param backoff_max: The longest backoff delay in seconds.
+    :param http_client: An ``httpx.AsyncClient`` to use instead of a new one
+        (it is left open by :meth:`aclose`).
+    :param headers: Extra headers sent with every request (``anthropic-beta``...).
+    :param extra_body: Fields added to every request body, such as
+        ``{"temperature": 0}``.
+    :param api_version: The ``anthropic-version`` header.
+    :param default_max_tokens: ``max_tokens`` for requests that give none.
+    """
+
+    display_name = "Anthropic"
+    default_base_url = DEFAULT_BASE_URL
+    base_url_env = "ANTHROPIC_BASE_URL"
+    api_key_env = "ANTHROPIC_API_KEY"
+    api_key_required = True
+    path = "/v1/messages"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int = 2,
+        backoff_base: float = 0.5,
+        backoff_max: float = 8.0,
+        http_client: httpx.AsyncClient | None = None,
+        headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        api_version: str = DEFAULT_API_VERSION,
+        default_max_tokens: int = DEFAULT_MAX_TOKENS,
+    ) -> None:
+        if not isinstance(api_version, str) or not api_version:
+            raise ConfigError(
+                f"AnthropicProvider: api_version must be a date string, got {api_version!r}"
+            )
+        if (
+            isinstance(default_max_tokens, bool)
+            or not isinstance(default_max_tokens, int)
+            or default_max_tokens <= 0
+        ):
+            raise ConfigError(
+                "AnthropicProvider: default_max_tokens must be a positive int, "
+                f"got {default_max_tokens!r}"
+            )
+        self._api_version = api_version
+        self._default_max_tokens = default_max_tokens
+        super().__init__(
+            model,
+            base_url=base_url,
+            api_key=api_key,
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff_base=backoff_base,
+            backoff_max=backoff_max,
+            http_client=http_client,
+            headers=headers,
+            extra_body=extra_body,
+        )
+
+    def _auth_headers(self, secret: Secret | None) -> dict[str, str]:
+        headers = {"anthropic-version": self._api_version}
+        if secret is not None:
+            headers["x-api-key"] = secret.reveal()
+        return headers
+
+    def _encode_request(self, request: LlmRequest, *, model: str, stream: bool) -> dict[str, Any]:
+        return codec.encode_request(
+            request, model=model, stream=stream, default_max_tokens=self._default_max_tokens
+        )
+
+    def _decode_response(self, data: Any, *, requested_model: str) -> LlmResponse:
+        return codec.decode_response(data, requested_model=requested_model)
+
+    def _new_decoder(self, requested_model: str) -> StreamDecoder[StreamEvent]:
+        return codec.AnthropicStreamDecoder(self._api, requested_model)

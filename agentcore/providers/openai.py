@@ -1,0 +1,102 @@
+"""OpenAIProvider: OpenAI's Chat Completions API and the servers that copy it.
+
+Ollama, vLLM, LM Studio, llama.cpp's server and many hosted services speak
+the same protocol: point ``base_url`` (or ``OPENAI_BASE_URL``) at them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from agentcore.errors import ConfigError
+from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
+from agentcore.providers import _openai_codec as codec
+from agentcore.providers._base import HttpProvider
+from agentcore.providers._http import Secret, StreamDecoder
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+"""The public OpenAI endpoint, used when neither ``base_url`` nor ``OPENAI_BASE_URL`` is set."""
+
+
+class OpenAIProvider(HttpProvider):
+    """A model behind ``POST {base_url}/chat/completions``.
+
+    :param model: The model used when a request names none (``request.model``
+        overrides it per call).
+    :param base_url: The API root, ``OPENAI_BASE_URL`` when None, else
+        :data:`DEFAULT_BASE_URL`. For Ollama: ``http://localhost:11434/v1``.
+    :param api_key: Sent as ``Authorization: Bearer``; ``OPENAI_API_KEY``
+        when None. Optional: local servers need none.
+    :param timeout: Seconds, or an ``httpx.Timeout``; by default 10 s to
+        connect and 600 s between bytes.
+    :param max_retries: Retries after a 429, 408, 5xx or connection error.
+    :param backoff_base: The first backoff delay in seconds, doubled per retry.
+    :param backoff_max: The longest backoff delay in seconds.
+    :param http_client: An ``httpx.AsyncClient`` to use instead of a new one
+        (it is left open by :meth:`aclose`).
+    :param headers: Extra headers sent with every request.
+    :param extra_body: Fields added to every request body, such as
+        ``{"temperature": 0}``.
+    :param max_tokens_field: The body field that carries
+        ``request.max_tokens``: ``"max_tokens"`` (understood by every
+        compatible server) or ``"max_completion_tokens"`` (required by
+        OpenAI's reasoning models).
+    """
+
+    display_name = "OpenAI"
+    default_base_url = DEFAULT_BASE_URL
+    base_url_env = "OPENAI_BASE_URL"
+    api_key_env = "OPENAI_API_KEY"
+    api_key_required = False
+    path = "/chat/completions"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int = 2,
+        backoff_base: float = 0.5,
+        backoff_max: float = 8.0,
+        http_client: httpx.AsyncClient | None = None,
+        headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        max_tokens_field: str = "max_tokens",
+    ) -> None:
+        if max_tokens_field not in ("max_tokens", "max_completion_tokens"):
+            raise ConfigError(
+                "OpenAIProvider: max_tokens_field must be 'max_tokens' or "
+                f"'max_completion_tokens', got {max_tokens_field!r}"
+            )
+        self._max_tokens_field = max_tokens_field
+        super().__init__(
+            model,
+            base_url=base_url,
+            api_key=api_key,
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff_base=backoff_base,
+            backoff_max=backoff_max,
+            http_client=http_client,
+            headers=headers,
+            extra_body=extra_body,
+        )
+
+    def _auth_headers(self, secret: Secret | None) -> dict[str, str]:
+        return {} if secret is None else {"authorization": f"Bearer {secret.reveal()}"}
+
+    def _encode_request(self, request: LlmRequest, *, model: str, stream: bool) -> dict[str, Any]:
+        return codec.encode_request(
+            request, model=model, stream=stream, max_tokens_field=self._max_tokens_field
+        )
+
+    def _decode_response(self, data: Any, *, requested_model: str) -> LlmResponse:
+        return codec.decode_response(data, requested_model=requested_model)
+
+    def _new_decoder(self, requested_model: str) -> StreamDecoder[StreamEvent]:
+        return codec.OpenAIStreamDecoder(self._api, requested_model)

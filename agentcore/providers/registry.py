@@ -1,0 +1,139 @@
+"""Providers selectable by name (``"openai:gpt-4o-mini"``), registered by plugins."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from agentcore.errors import ConfigError
+from agentcore.llm import LlmProvider
+
+if TYPE_CHECKING:
+    import pluggy
+
+    from agentcore.hookspecs import ProviderFactory
+
+_NAME_FORMAT = (
+    "a provider name is 'prefix:model', for example 'openai:gpt-4o-mini' "
+    "or 'anthropic:claude-sonnet-4-5'"
+)
+
+
+def available_providers(
+    plugin_manager: pluggy.PluginManager | None = None,
+) -> Mapping[str, ProviderFactory]:
+    """Every registered provider factory by prefix.
+
+    Every plugin's ``register_providers`` hook is asked; ``plugin_manager``
+    defaults to a new one from :func:`agentcore.plugins.create_plugin_manager`.
+    Raises :class:`~agentcore.errors.ConfigError` when two plugins register
+    the same prefix.
+    """
+    registered = _collect(plugin_manager)
+    return {prefix: _single(prefix, entries) for prefix, entries in sorted(registered.items())}
+
+
+def get_provider(
+    name: str, *, plugin_manager: pluggy.PluginManager | None = None, **options: Any
+) -> LlmProvider:
+    """The provider for ``name``, such as ``"openai:gpt-4o-mini"``.
+
+    The part before the first ``:`` selects the factory a plugin registered
+    through the ``register_providers`` hook; the rest is the model name
+    (which may itself hold colons, as Ollama's ``llama3.1:8b`` does).
+    ``options`` go to the factory; the built-in ones pass them to the
+    provider's constructor (``base_url=``, ``api_key=``, ``timeout=``...).
+
+    :raises ConfigError: the name is not ``prefix:model``, no plugin registers
+        the prefix, two plugins register it, or the factory rejects the options.
+    """
+    if not isinstance(name, str) or ":" not in name:
+        raise ConfigError(f"{_NAME_FORMAT}; got {name!r}")
+    prefix, _, model = name.partition(":")
+    prefix, model = prefix.strip().lower(), model.strip()
+    if not prefix or not model:
+        raise ConfigError(
+            f"{_NAME_FORMAT}; {name!r} lacks the {'prefix' if not prefix else 'model'}"
+        )
+    registered = _collect(plugin_manager)
+    if prefix not in registered:
+        known = ", ".join(sorted(registered)) or "none"
+        raise ConfigError(
+            f"no provider is registered for the prefix {prefix!r} (in {name!r}); "
+            f"known prefixes: {known}. Install the plugin that provides it, or check the spelling"
+        )
+    factory = _single(prefix, registered[prefix])
+    _check_options(prefix, factory, model, options)
+    provider = factory(model, **options) if options else factory(model)
+    if not isinstance(provider, LlmProvider):
+        raise ConfigError(
+            f"the factory registered for {prefix!r} returned {type(provider).__name__}, "
+            "which does not implement LlmProvider (complete and stream)"
+        )
+    return provider
+
+
+def _collect(
+    plugin_manager: pluggy.PluginManager | None,
+) -> dict[str, list[tuple[str, ProviderFactory]]]:
+    if plugin_manager is None:
+        from agentcore.plugins import create_plugin_manager
+
+        plugin_manager = create_plugin_manager()
+    registered: dict[str, list[tuple[str, ProviderFactory]]] = {}
+    caller = plugin_manager.hook.register_providers
+    # pluggy's own call order (last registered first), with each call's plugin known.
+    for impl in reversed(caller.get_hookimpls()):
+        if impl.hookwrapper or impl.wrapper:
+            continue
+        plugin = impl.plugin_name
+
+        def register(prefix: str, factory: ProviderFactory, _plugin: str = plugin) -> None:
+            _check_registration(_plugin, prefix, factory)
+            entries = registered.setdefault(prefix.strip().lower(), [])
+            if all(existing is not factory for _, existing in entries):
+                entries.append((_plugin, factory))
+
+        impl.function(**({"register": register} if "register" in impl.argnames else {}))
+    return registered
+
+
+def _check_registration(plugin: str, prefix: Any, factory: Any) -> None:
+    if not isinstance(prefix, str) or not prefix.strip() or ":" in prefix:
+        raise ConfigError(
+            f"plugin {plugin!r} registered the provider prefix {prefix!r}; "
+            "a prefix is a non-empty string without ':'"
+        )
+    if not callable(factory):
+        raise ConfigError(
+            f"plugin {plugin!r} registered {factory!r} for {prefix!r}; "
+            "a factory is a callable taking the model name"
+        )
+
+
+def _single(prefix: str, entries: list[tuple[str, ProviderFactory]]) -> ProviderFactory:
+    if len(entries) > 1:
+        plugins = " and ".join(repr(plugin) for plugin, _ in entries)
+        raise ConfigError(
+            f"the provider prefix {prefix!r} is registered by {plugins}; block one of them "
+            "(AGENTCORE_DISABLED_PLUGINS) or uninstall it"
+        )
+    return entries[0][1]
+
+
+def _check_options(
+    prefix: str, factory: ProviderFactory, model: str, options: Mapping[str, Any]
+) -> None:
+    if not options:
+        return
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(model, **options)
+    except TypeError as exc:
+        raise ConfigError(
+            f"the provider {prefix!r} does not take the options {sorted(options)}: {exc}"
+        ) from None
