@@ -90,15 +90,16 @@ class SummaryConfig:
     :param trigger: ``"context"``: the tokens the conversation occupies (the last call's
         reported input + output, else the counted context); ``"cumulative"``: every token
         the session's turns have used so far (the original rule).
-    :param strategy: ``"incremental"``: summarize the previous summary plus the messages
-        it does not cover, keep a recent tail verbatim and advance the covered index;
-        ``"full"``: summarize the whole history, front-truncated at 30,000 characters.
+    :param strategy: What the summarizer reads. ``"incremental"``: the previous summary
+        plus the messages it does not cover yet; ``"full"``: the whole history,
+        front-truncated at 30,000 characters (the original rule). Either way the
+        summary then covers everything before the recent tail, which stays verbatim.
     :param mode: ``"inline"``: summarize before the turn returns; ``"background"``:
         summarize after it, without adding latency.
     :param max_summary_tokens: Cap on the summary's length (the call's ``max_tokens``).
     :param memory_key: Session-data key of the summary snapshot.
-    :param keep_recent_tokens: Tokens of recent messages the incremental strategy keeps
-        verbatim (None: a quarter of ``max_context_tokens``).
+    :param keep_recent_tokens: Tokens of recent messages kept verbatim after a summary
+        (None: a quarter of ``max_context_tokens``).
     :param timeout: Seconds a summary call may take before it counts as failed.
     """
 
@@ -130,7 +131,7 @@ class SummaryConfig:
 
     @property
     def recent_budget(self) -> int:
-        """Tokens of recent messages kept verbatim by the incremental strategy."""
+        """Tokens of recent messages kept verbatim after a summary."""
         if self.keep_recent_tokens is not None:
             return self.keep_recent_tokens
         return self.max_context_tokens // 4

@@ -39,7 +39,11 @@ _INPUT_MARGIN_TOKENS = 64
 
 @frozen
 class _Plan:
-    """One summary to make: raw messages ``start:end`` of a slot, on top of ``previous``."""
+    """One summary to make.
+
+    The summarizer reads ``previous`` and raw messages ``start:end`` of the
+    slot; once applied, the summary covers every raw message before ``covers``.
+    """
 
     slot: ContextSlot
     turn_index: int
@@ -47,6 +51,7 @@ class _Plan:
     previous: str | None
     start: int
     end: int
+    covers: int
     messages: tuple[Message, ...]
     model: str | None
 
@@ -164,14 +169,14 @@ def _covered_and_previous(slot: ContextSlot, state: SummaryState) -> tuple[int, 
 
 def _plan(ctx: TurnContext, config: SummaryConfig, state: SummaryState) -> _Plan | None:
     slot = ctx.slot
-    model = config.summary_model or ctx.session.agent.model
-    count = slot.message_count()
+    covered, previous = _covered_and_previous(slot, state)
+    counter = get_token_counter(ctx.session.agent.model)
+    tail = recent_tail_start(slot.messages, covered, config.recent_budget, counter)
     if config.strategy == "full":
-        start, end, previous = 0, count, None
+        # The original rule: the whole history, front-truncated when formatted.
+        start, end, previous = 0, slot.message_count(), None
     else:
-        start, previous = _covered_and_previous(slot, state)
-        counter = get_token_counter(ctx.session.agent.model)
-        end = recent_tail_start(slot.messages, start, config.recent_budget, counter)
+        start, end = covered, tail
     if end <= start:
         return None
     return _Plan(
@@ -181,8 +186,9 @@ def _plan(ctx: TurnContext, config: SummaryConfig, state: SummaryState) -> _Plan
         previous=previous,
         start=start,
         end=end,
+        covers=max(covered, tail),
         messages=tuple(slot.raw_messages(start, end)),
-        model=model,
+        model=config.summary_model or ctx.session.agent.model,
     )
 
 
@@ -274,16 +280,15 @@ async def _apply(
         state = SummaryState(
             last_summary_turn=plan.turn_index,
             last_attempt_turn=plan.turn_index,
-            covered=plan.end,
+            covered=plan.covers,
             generation=stored.generation + 1,
             summary=summary,
         )
         data = {config.memory_key: summary, state_key(slot.id): state_to_json(state)}
         focused = slot.config.focused
         if focused is not None:
-            covers = plan.end if config.strategy == "incremental" else focused.summary_covers
             new_focused: FocusedConfig = attrs.evolve(
-                focused, summary_override=summary, summary_covers=covers
+                focused, summary_override=summary, summary_covers=plan.covers
             )
             await slot.save(
                 ctx.store, config=attrs.evolve(slot.config, mode=new_focused), data=data
@@ -292,12 +297,11 @@ async def _apply(
             await ctx.memory.update(data)
         runtime.states[slot.id] = state
         logger.info(
-            "summary written (session=%s, slot=%s, turn=%d): covers messages %d..%d",
+            "summary written (session=%s, slot=%s, turn=%d): covers messages 0..%d",
             ctx.session_id,
             slot.id,
             plan.turn_index,
-            plan.start,
-            plan.end - 1,
+            plan.covers - 1,
         )
 
 

@@ -294,3 +294,18 @@ async def test_without_summary_config_the_plugin_does_nothing(make_session: Make
     assert len(provider.calls) == 50
     assert await session.get_conversation_summary() is None
     assert await session.get_session_data("autosummary/default") is None
+
+
+async def test_full_strategy_reads_the_whole_history_and_still_shrinks_the_context(
+    make_session: MakeSession,
+) -> None:
+    provider = MockProvider(responder=Replies("An ordinary answer of a few words."))
+    config = SummaryConfig(max_context_tokens=1000, strategy="full", debounce_turns=1)
+    session = make_session(provider, summary=config, mode=FocusedConfig())
+    while len(provider.calls_for("summary")) < 2:
+        await session.submit_turn("An ordinary question that takes a handful of tokens, please.")
+    first, second = (call.messages[0].text for call in provider.calls_for("summary"))
+    # The original rule: every raw message, from the first, and no previous summary.
+    assert second.count("User: An ordinary question") > first.count("User: An ordinary question")
+    assert "[上下文摘要]" not in second
+    assert count_tokens(await session.load_messages()) < 0.5 * config.trigger_tokens

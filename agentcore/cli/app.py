@@ -1,0 +1,117 @@
+"""The ``agentcore`` command line: the parser, and running a command with clean errors."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Iterator, Sequence
+
+from agentcore import __version__
+from agentcore.cli import chat_command, demo_command, plugins_command, sessions_command
+from agentcore.cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, CliError
+from agentcore.errors import AgentCoreError
+
+PROG = "agentcore"
+"""The command's name in usage lines, however it was started."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of the ``agentcore`` command and all its subcommands."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Run and inspect agentcore sessions: an offline demo of automatic "
+        "summaries, a chat with a model, the installed plugins, and the stored sessions.",
+        epilog=f"'{PROG} COMMAND --help' describes each command.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="log more on stderr: -v for warnings and progress, -vv for debugging "
+        "(default: errors only)",
+    )
+    commands = parser.add_subparsers(
+        title="commands", dest="command", required=True, metavar="COMMAND"
+    )
+    demo_command.register(commands)
+    chat_command.register(commands)
+    plugins_command.register(commands)
+    sessions_command.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``) and return the exit code.
+
+    0 on success, 1 when the command failed (its message is one line on
+    stderr), 2 for bad arguments (usage and message on stderr), 130 on Ctrl-C.
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command_parser: argparse.ArgumentParser = args.parser
+    try:
+        with _logging(args.verbose):
+            code: int = args.handler(args)
+    except CliError as exc:
+        if exc.exit_code == EXIT_USAGE:
+            command_parser.print_usage(sys.stderr)
+        _error(command_parser.prog, exc.message)
+        return exc.exit_code
+    except AgentCoreError as exc:
+        _error(command_parser.prog, str(exc))
+        return EXIT_FAILURE
+    except ImportError as exc:
+        # Most likely a plugin's entry point names a module that is gone.
+        _error(
+            command_parser.prog,
+            f"cannot import a module ({exc}); if a plugin is broken, reinstall it or "
+            "skip it with AGENTCORE_DISABLED_PLUGINS=NAME ('agentcore plugins' lists the names)",
+        )
+        return EXIT_FAILURE
+    except KeyboardInterrupt:
+        sys.stdout.flush()
+        print(file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (``agentcore sessions export ID | head``): stop quietly.
+        _silence_stdout()
+        return EXIT_FAILURE
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_FAILURE
+    return code
+
+
+@contextlib.contextmanager
+def _logging(verbosity: int) -> Iterator[None]:
+    """Log to stderr while a command runs: errors only, or more with ``-v``/``-vv``."""
+    levels = {0: logging.ERROR, 1: logging.INFO}
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(name)s: %(levelname)s: %(message)s"))
+    root = logging.getLogger()
+    previous = root.level
+    root.addHandler(handler)
+    root.setLevel(levels.get(verbosity, logging.DEBUG))
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(previous)
+
+
+def _error(prog: str, message: str) -> None:
+    sys.stdout.flush()
+    print(f"{prog}: error: {' '.join(message.split())}", file=sys.stderr, flush=True)
+
+
+def _silence_stdout() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)

@@ -1,0 +1,216 @@
+"""``agentcore chat``: an interactive chat with a model chosen by name."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from typing import Any
+
+from agentcore.agent import Agent
+from agentcore.builder import AgentBuilder
+from agentcore.cli.chat_loop import QUIT_COMMAND, ChatLoop
+from agentcore.cli.console import note, stdin_is_interactive
+from agentcore.cli.database import add_db_argument, db_path, open_or_create
+from agentcore.cli.errors import EXIT_USAGE, CliError
+from agentcore.cli.summary_options import (
+    INSTALL_HINT,
+    SUMMARY_SETTING,
+    add_summary_arguments,
+    positive_float,
+    summary_plugin_available,
+    summary_settings,
+)
+from agentcore.errors import (
+    AuthenticationError,
+    ConfigError,
+    LlmError,
+    LlmTimeoutError,
+    RateLimitError,
+    ServiceUnavailableError,
+)
+from agentcore.llm import LlmProvider
+from agentcore.session import AgentSession
+from agentcore.slots import FocusedConfig
+
+DEFAULT_MODEL = "openai:gpt-4o-mini"
+"""The model ``chat`` talks to without ``--model``."""
+
+DEFAULT_SESSION = "chat"
+"""The session ``chat`` uses without ``--session``."""
+
+DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
+"""The system prompt of a new chat session without ``--system``."""
+
+DEFAULT_MAX_CONTEXT_TOKENS = 32_000
+"""The window the meter and the summaries aim at without ``--max-context-tokens``."""
+
+API_KEY_ENVS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+"""The variable that holds the key of each built-in provider."""
+
+
+def model_name(text: str) -> str:
+    """An argparse type: a provider name of the form ``prefix:model``."""
+    prefix, _, model = text.partition(":")
+    if not prefix.strip() or not model.strip():
+        raise argparse.ArgumentTypeError(
+            f"expected PROVIDER:MODEL such as {DEFAULT_MODEL}, got {text!r}"
+        )
+    return text
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: an int >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
+    return value
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``chat`` subcommand to ``commands``."""
+    parser = commands.add_parser(
+        "chat",
+        help="chat with a model, keeping the session in SQLite",
+        description="Chat with a model. Each line of stdin is one turn; the reply streams to "
+        "stdout, and the context meter and summary notices go to stderr. "
+        f"'{QUIT_COMMAND}' or end of input (Ctrl-D) ends the chat. The session is stored "
+        "and resumes when you chat again with the same --session and --db.",
+    )
+    parser.add_argument(
+        "-m",
+        "--model",
+        type=model_name,
+        default=DEFAULT_MODEL,
+        metavar="PROVIDER:MODEL",
+        help="the model, as PROVIDER:MODEL (default: %(default)s; e.g. "
+        "anthropic:claude-3-5-haiku-latest, or openai:llama3.1 with --base-url for Ollama)",
+    )
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="the API root of an OpenAI-compatible server, e.g. http://localhost:11434/v1 "
+        "for Ollama or http://localhost:8000/v1 for vLLM",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=positive_float,
+        metavar="SECONDS",
+        help="how long to wait for the server (default: the provider's)",
+    )
+    parser.add_argument(
+        "--max-retries",
+        type=non_negative_int,
+        metavar="N",
+        help="retries after a rate limit, a server error or a connection error "
+        "(default: the provider's)",
+    )
+    parser.add_argument(
+        "-s",
+        "--session",
+        default=DEFAULT_SESSION,
+        metavar="ID",
+        help="the session id; an existing session resumes (default: %(default)s)",
+    )
+    add_db_argument(parser)
+    parser.add_argument(
+        "--system",
+        default=DEFAULT_SYSTEM_PROMPT,
+        metavar="PROMPT",
+        help="the system prompt (default: %(default)r)",
+    )
+    add_summary_arguments(parser, max_context_tokens=DEFAULT_MAX_CONTEXT_TOKENS)
+    parser.set_defaults(handler=run, parser=parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Chat until ``/quit`` or end of input; provider errors end it with exit code 1."""
+    settings = summary_settings(args)
+    if settings is not None and not summary_plugin_available():
+        note(
+            "note: the autosummary plugin is not installed, so nothing will be summarized; "
+            f"install it with: {INSTALL_HINT}"
+        )
+        settings = None
+    provider = _provider(args)
+    asyncio.run(_chat(args, provider, settings))
+    return 0
+
+
+async def _chat(
+    args: argparse.Namespace, provider: LlmProvider, settings: dict[str, Any] | None
+) -> None:
+    prefix, _, model = args.model.partition(":")
+    path = db_path(args)
+    try:
+        store = open_or_create(path)
+        try:
+            builder = AgentBuilder().provider(provider).store(store)
+            if settings is not None:
+                builder.setting(SUMMARY_SETTING, settings)
+            try:
+                bundle = builder.build()
+            except ConfigError as exc:
+                raise CliError(str(exc), EXIT_USAGE) from None
+            agent = Agent("chat", system_prompt=args.system)
+            session = AgentSession(agent, args.session, bundle, FocusedConfig())
+            if stdin_is_interactive():
+                note(
+                    f"chatting with {args.model}, session {args.session!r} in {path}; "
+                    f"type {QUIT_COMMAND} or press Ctrl-D to end"
+                )
+            chat = ChatLoop(session, max_context_tokens=args.max_context_tokens, model=model)
+            await chat.run()
+        finally:
+            await store.close()
+    except LlmError as exc:
+        raise CliError(_explain(exc, prefix)) from None
+    finally:
+        aclose = getattr(provider, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+def _provider(args: argparse.Namespace) -> LlmProvider:
+    from agentcore.providers import available_providers, get_provider
+
+    prefix = args.model.partition(":")[0].strip().lower()
+    known = available_providers()
+    if prefix not in known:
+        names = ", ".join(sorted(known)) or "none"
+        raise CliError(
+            f"argument --model: no provider is registered for {prefix!r} (known: {names})",
+            EXIT_USAGE,
+        )
+    options: dict[str, Any] = {}
+    if args.base_url is not None:
+        options["base_url"] = args.base_url
+    if args.timeout is not None:
+        options["timeout"] = args.timeout
+    if args.max_retries is not None:
+        options["max_retries"] = args.max_retries
+    try:
+        return get_provider(args.model, **options)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _explain(exc: LlmError, prefix: str) -> str:
+    """One line saying what went wrong with the provider and what to try."""
+    message = str(exc)
+    if isinstance(exc, AuthenticationError):
+        env = API_KEY_ENVS.get(prefix)
+        where = f"set {env}" if env else "check the provider's API key"
+        return f"{message}; {where}, or pass --base-url for a local server that needs no key"
+    if isinstance(exc, ServiceUnavailableError):
+        return (
+            f"{message}; is the server running and is --base-url right? "
+            "(Ollama: --base-url http://localhost:11434/v1)"
+        )
+    if isinstance(exc, LlmTimeoutError):
+        return f"{message}; try a larger --timeout"
+    if isinstance(exc, RateLimitError):
+        return f"{message}; wait a moment and try again"
+    return message

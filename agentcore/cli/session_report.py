@@ -1,0 +1,118 @@
+"""What the ``sessions`` commands read from a store, as JSON-ready data."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from agentcore.cli.errors import CliError
+from agentcore.serialization import message_to_dict
+from agentcore.slots import config_from_json
+from agentcore.stores.base import MemoryStore
+from agentcore.usage import Usage
+
+
+def usage_dict(usage: Usage) -> dict[str, int]:
+    """``usage`` as ``{input_tokens, output_tokens, cached_input_tokens, total_tokens}``."""
+    return {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cached_input_tokens": usage.cached_input_tokens,
+        "total_tokens": usage.total_tokens,
+    }
+
+
+async def require_session(store: MemoryStore, session_id: str, where: str) -> None:
+    """Raise :class:`CliError` unless ``store`` holds ``session_id``.
+
+    :param where: The database, named in the message.
+    """
+    if session_id not in await store.list_sessions():
+        raise CliError(
+            f"no session {session_id!r} in {where}; 'agentcore sessions list' shows the stored ones"
+        )
+
+
+async def slot_reports(store: MemoryStore, session_id: str) -> list[dict[str, Any]]:
+    """Every slot of ``session_id``, sorted by id: mode, message count, summary."""
+    configs = await store.load_slot_configs(session_id)
+    slots = []
+    for slot_id in sorted(configs):
+        config = config_from_json(
+            configs[slot_id], where=f"slot {slot_id!r} of session {session_id!r}"
+        )
+        focused = config.focused
+        slots.append(
+            {
+                "id": slot_id,
+                "mode": "full" if focused is None else "focused",
+                "messages": await store.count_messages(session_id, slot_id),
+                "summary": None if focused is None else focused.summary_override,
+                "summary_covers": None if focused is None else focused.summary_covers,
+                "max_recent_messages": None if focused is None else focused.max_recent_messages,
+                "state": dict(config.state),
+            }
+        )
+    return slots
+
+
+async def session_report(store: MemoryStore, session_id: str) -> dict[str, Any]:
+    """Everything ``sessions show`` prints about ``session_id``."""
+    state = await store.load_state(session_id)
+    cost = dict(state.cost) if state is not None else {}
+    total = sum(cost.values(), Usage())
+    slots = await slot_reports(store, session_id)
+    current = state.current_slot if state is not None else None
+    for slot in slots:
+        slot["current"] = slot["id"] == current
+    data = {key: await store.get_data(session_id, key) for key in await store.data_keys(session_id)}
+    return {
+        "session": session_id,
+        "turn_index": state.turn_index if state is not None else 0,
+        "current_slot": current,
+        "cost": {
+            **{purpose: usage_dict(usage) for purpose, usage in sorted(cost.items())},
+            "total": usage_dict(total),
+        },
+        "slots": slots,
+        "data": data,
+    }
+
+
+async def session_rows(store: MemoryStore) -> list[dict[str, Any]]:
+    """One summary row per stored session: turns, slots, messages, summary coverage."""
+    rows = []
+    for session_id in await store.list_sessions():
+        state = await store.load_state(session_id)
+        slots = await slot_reports(store, session_id)
+        covers = [slot["summary_covers"] for slot in slots if slot["summary"] is not None]
+        rows.append(
+            {
+                "session": session_id,
+                "turns": state.turn_index if state is not None else 0,
+                "slots": len(slots),
+                "messages": sum(slot["messages"] for slot in slots),
+                "summarized": max(covers) if covers else 0,
+            }
+        )
+    return rows
+
+
+async def export_records(
+    store: MemoryStore, session_id: str, slot_id: str | None = None
+) -> AsyncIterator[dict[str, Any]]:
+    """The raw history of ``session_id``: one record per message, with ``slot`` and ``index``.
+
+    Slots come in id order, messages oldest first; ``slot_id`` picks one slot.
+
+    :raises CliError: ``slot_id`` names no slot of the session.
+    """
+    slot_ids = sorted(await store.load_slot_configs(session_id))
+    if slot_id is not None:
+        if slot_id not in slot_ids:
+            known = ", ".join(slot_ids) or "none"
+            raise CliError(f"session {session_id!r} has no slot {slot_id!r} (slots: {known})")
+        slot_ids = [slot_id]
+    for slot in slot_ids:
+        for index, message in enumerate(await store.load_messages(session_id, slot)):
+            yield {"slot": slot, "index": index, **message_to_dict(message)}

@@ -1,0 +1,197 @@
+"""``agentcore sessions list | show ID | export ID``: what a database holds."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import textwrap
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from agentcore.cli.database import add_db_argument, db_path, open_existing
+from agentcore.cli.meter import format_tokens
+from agentcore.cli.session_report import (
+    export_records,
+    require_session,
+    session_report,
+    session_rows,
+)
+from agentcore.stores import SqliteStore
+
+_VALUE_PREVIEW = 60
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``sessions`` and its subcommands to ``commands``."""
+    sessions = commands.add_parser(
+        "sessions",
+        help="list, show and export stored sessions",
+        description="Read the sessions stored in an SQLite database. These commands never "
+        "create or change the database.",
+    )
+    sub = sessions.add_subparsers(
+        title="commands", dest="sessions_command", required=True, metavar="COMMAND"
+    )
+
+    list_parser = sub.add_parser(
+        "list",
+        help="one line per stored session",
+        description="List the stored sessions: turns, slots, raw messages, and how many "
+        "messages a summary covers.",
+    )
+    add_db_argument(list_parser)
+    list_parser.add_argument("--json", action="store_true", help="print a JSON list instead")
+    list_parser.set_defaults(handler=_run(_list), parser=list_parser)
+
+    show = sub.add_parser(
+        "show",
+        help="a session's slots, summaries and cost",
+        description="Show one session: turn index, cost by purpose, session-data keys, and "
+        "per slot its mode, message count, summary and the index the summary covers up to.",
+    )
+    show.add_argument("session_id", metavar="ID", help="the session id")
+    add_db_argument(show)
+    show.add_argument("--json", action="store_true", help="print a JSON object instead")
+    show.set_defaults(handler=_run(_show), parser=show)
+
+    export = sub.add_parser(
+        "export",
+        help="a session's raw history as JSONL",
+        description="Write a session's raw message history to stdout as JSON Lines: one "
+        "message per line, with its 'slot' and its 'index' in that slot.",
+    )
+    export.add_argument("session_id", metavar="ID", help="the session id")
+    add_db_argument(export)
+    export.add_argument("--slot", metavar="SLOT", help="export only this slot")
+    export.set_defaults(handler=_run(_export), parser=export)
+
+
+Command = Callable[[SqliteStore, Path, argparse.Namespace], Awaitable[None]]
+
+
+def _run(command: Command) -> Callable[[argparse.Namespace], int]:
+    """A handler that opens the existing database, runs ``command`` and closes it."""
+
+    def handler(args: argparse.Namespace) -> int:
+        path = db_path(args)
+
+        async def main() -> None:
+            store = open_existing(path)
+            try:
+                await command(store, path, args)
+            finally:
+                await store.close()
+
+        asyncio.run(main())
+        return 0
+
+    return handler
+
+
+async def _list(store: SqliteStore, path: Path, args: argparse.Namespace) -> None:
+    rows = await session_rows(store)
+    if args.json:
+        _print_json(rows)
+        return
+    if not rows:
+        print(f"no sessions in {path}", file=sys.stderr)
+        return
+    table = [("SESSION", "TURNS", "SLOTS", "MESSAGES", "SUMMARIZED")]
+    table += [
+        (
+            row["session"],
+            str(row["turns"]),
+            str(row["slots"]),
+            str(row["messages"]),
+            f"0..{row['summarized'] - 1}" if row["summarized"] else "-",
+        )
+        for row in rows
+    ]
+    widths = [max(len(line[column]) for line in table) for column in range(5)]
+    for line in table:
+        cells = [line[0].ljust(widths[0])]
+        cells += [cell.rjust(width) for cell, width in zip(line[1:], widths[1:], strict=True)]
+        print("  ".join(cells).rstrip())
+
+
+async def _show(store: SqliteStore, path: Path, args: argparse.Namespace) -> None:
+    await require_session(store, args.session_id, str(path))
+    report = await session_report(store, args.session_id)
+    if args.json:
+        _print_json({**report, "database": str(path)})
+        return
+    print(_render_report(report, path))
+
+
+def _render_report(report: dict[str, Any], path: Path) -> str:
+    lines = [
+        f"session       {report['session']}",
+        f"database      {path}",
+        f"turns         {report['turn_index']}",
+        f"current slot  {report['current_slot'] or '-'}",
+    ]
+    cost_lines = [
+        f"{purpose}: {format_tokens(usage['input_tokens'])} in + "
+        f"{format_tokens(usage['output_tokens'])} out = "
+        f"{format_tokens(usage['total_tokens'])} tokens"
+        for purpose, usage in report["cost"].items()
+    ]
+    lines.append("cost          " + "\n              ".join(cost_lines))
+    for slot in report["slots"]:
+        lines.append("")
+        lines.append(f"slot {slot['id']}" + (" (current)" if slot["current"] else ""))
+        lines.append(f"  mode            {slot['mode']}")
+        lines.append(f"  messages        {slot['messages']}")
+        if slot["mode"] == "focused":
+            if slot["max_recent_messages"] is not None:
+                lines.append(f"  recent limit    {slot['max_recent_messages']} messages")
+            lines.append(f"  summary covers  {_covers(slot['summary_covers'], slot['summary'])}")
+            summary = slot["summary"]
+            if summary is not None:
+                lines.append("  summary")
+                lines.extend(_wrapped(summary, indent="    "))
+    lines.append("")
+    lines.append("data" if report["data"] else "data          (none)")
+    for key, value in report["data"].items():
+        lines.append(f"  {key}  {_preview(value)}")
+    return "\n".join(lines)
+
+
+def _covers(covers: int, summary: str | None) -> str:
+    if summary is None:
+        return "- (no summary yet)"
+    if covers <= 0:
+        return "no message yet"
+    return f"messages 0..{covers - 1} (raw messages from index {covers} on are sent verbatim)"
+
+
+def _wrapped(text: str, *, indent: str) -> list[str]:
+    lines: list[str] = []
+    for paragraph in text.splitlines() or [""]:
+        hanging = indent + "  " if paragraph.startswith(("- ", "* ")) else indent
+        lines.extend(
+            textwrap.wrap(paragraph, width=88, initial_indent=indent, subsequent_indent=hanging)
+            or [indent.rstrip()]
+        )
+    return lines
+
+
+def _preview(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    if len(text) <= _VALUE_PREVIEW:
+        return text
+    return f"{text[: _VALUE_PREVIEW - 3]}... ({len(text):,} characters of JSON)"
+
+
+async def _export(store: SqliteStore, path: Path, args: argparse.Namespace) -> None:
+    await require_session(store, args.session_id, str(path))
+    async for record in export_records(store, args.session_id, args.slot):
+        sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def _print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")

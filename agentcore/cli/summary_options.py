@@ -1,0 +1,129 @@
+"""The summary flags shared by ``demo`` and ``chat``, and what they turn into."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from agentcore.plugins import create_plugin_manager
+
+SUMMARY_SETTING = "summary_config"
+"""The builder setting the autosummary plugin owns."""
+
+INSTALL_HINT = 'pip install "agentcore[autosummary]"'
+"""How to install the autosummary plugin."""
+
+TRIGGERS = ("context", "cumulative")
+STRATEGIES = ("incremental", "full")
+MODES = ("inline", "background")
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an int >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite float > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text}")
+    return value
+
+
+def ratio(text: str) -> float:
+    """An argparse type: a float in (0, 1]."""
+    value = positive_float(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"expected a ratio in (0, 1], got {text}")
+    return value
+
+
+def add_summary_arguments(parser: argparse.ArgumentParser, *, max_context_tokens: int) -> None:
+    """Add the summary flags to ``parser``.
+
+    :param parser: A subcommand's parser.
+    :param max_context_tokens: The default of ``--max-context-tokens``.
+    """
+    group = parser.add_argument_group(
+        "summaries", f"settings of the autosummary plugin ({INSTALL_HINT})"
+    )
+    group.add_argument(
+        "--no-summary",
+        action="store_true",
+        help="do not summarize, even when the autosummary plugin is installed",
+    )
+    group.add_argument(
+        "--max-context-tokens",
+        type=positive_int,
+        default=max_context_tokens,
+        metavar="N",
+        help="the context window the meter and the summaries aim at (default: %(default)s)",
+    )
+    group.add_argument(
+        "--trigger-ratio",
+        type=ratio,
+        metavar="R",
+        help="summarize when the context passes this share of the window (plugin default: 0.75)",
+    )
+    group.add_argument(
+        "--trigger",
+        choices=TRIGGERS,
+        help="what is measured against the window: the context sent, or the tokens "
+        "added since the last summary (plugin default: context)",
+    )
+    group.add_argument(
+        "--strategy",
+        choices=STRATEGIES,
+        help="extend the previous summary, or summarize everything again "
+        "(plugin default: incremental)",
+    )
+    group.add_argument(
+        "--summary-mode",
+        choices=MODES,
+        help="summarize before the turn returns, or in the background (plugin default: inline)",
+    )
+    group.add_argument(
+        "--summary-model",
+        metavar="MODEL",
+        help="the model that writes summaries (plugin default: the chat model)",
+    )
+
+
+def summary_settings(args: argparse.Namespace, **defaults: Any) -> dict[str, Any] | None:
+    """The ``summary_config`` dict the flags in ``args`` ask for, None with ``--no-summary``.
+
+    :param args: Parsed arguments of a parser given :func:`add_summary_arguments`.
+    :param defaults: Fields that the command sets unless a flag overrides them.
+    """
+    if args.no_summary:
+        return None
+    settings: dict[str, Any] = {**defaults, "max_context_tokens": args.max_context_tokens}
+    flags = {
+        "trigger_token_ratio": args.trigger_ratio,
+        "trigger": args.trigger,
+        "strategy": args.strategy,
+        "mode": args.summary_mode,
+        "summary_model": args.summary_model,
+    }
+    settings.update({name: value for name, value in flags.items() if value is not None})
+    return settings
+
+
+def summary_plugin_available() -> bool:
+    """Whether an installed, enabled plugin owns the ``summary_config`` setting."""
+    pm = create_plugin_manager()
+    return any(
+        setting.name == SUMMARY_SETTING
+        for group in pm.hook.register_settings()
+        for setting in group
+    )

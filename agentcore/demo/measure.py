@@ -1,0 +1,69 @@
+"""Measures what a session's next request carries and notices new summaries."""
+
+from __future__ import annotations
+
+from attrs import frozen
+
+from agentcore.session import AgentSession
+from agentcore.slots import ContextSlot, SlotConfig, render_context
+from agentcore.tokens import count_text_tokens, count_tokens
+
+SummaryState = tuple[str | None, int]
+"""A slot's summary text (None before the first) and the index it covers up to."""
+
+
+@frozen
+class SummaryWritten:
+    """A summary that replaced the start of the history.
+
+    :param covers: The index of the first raw message the summary does not
+        cover: messages ``0 .. covers - 1`` are summarized.
+    :param text: The summary.
+    :param tokens: The summary's size in tokens.
+    :param context_tokens: The size of the context once the summary is in place.
+    """
+
+    covers: int
+    text: str
+    tokens: int
+    context_tokens: int
+
+
+def summary_state(slot: ContextSlot) -> SummaryState:
+    """The summary a Focused ``slot`` holds and how far it covers (``(None, 0)`` if none)."""
+    focused = slot.config.focused
+    if focused is None:
+        return (None, 0)
+    return (focused.summary_override, focused.summary_covers)
+
+
+async def context_tokens(
+    session: AgentSession, *, as_config: SlotConfig | None = None, model: str | None = None
+) -> int:
+    """The tokens the next request of the current slot carries (before the new user message).
+
+    :param session: The session to measure.
+    :param as_config: Measure as if the slot had this config (for instance the
+        config it had before a summary was written) instead of its own.
+    :param model: The model whose tokenizer counts (None: ``cl100k_base``).
+    """
+    if as_config is None:
+        return count_tokens(await session.load_messages(), model)
+    slot = await session.get_slot()
+    rendered = render_context(slot.system_prompt, await session.history(), as_config)
+    return count_tokens(rendered, model)
+
+
+async def new_summary(
+    session: AgentSession, known: SummaryState, *, model: str | None = None
+) -> SummaryWritten | None:
+    """The current slot's summary if it differs from ``known``, else None."""
+    text, covers = summary_state(await session.get_slot())
+    if text is None or (text, covers) == known:
+        return None
+    return SummaryWritten(
+        covers=covers,
+        text=text,
+        tokens=count_text_tokens(text, model),
+        context_tokens=await context_tokens(session, model=model),
+    )

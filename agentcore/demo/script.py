@@ -1,0 +1,68 @@
+"""The demo conversation shipped with the package, loaded with importlib.resources."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from importlib import resources
+from typing import Any
+
+import attrs
+from attrs import field, frozen
+
+from agentcore.errors import ConfigError
+
+SCRIPT_RESOURCE = "conversation.json"
+"""The file of :mod:`agentcore.demo` that holds the conversation."""
+
+
+def _non_empty_text(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{attribute.name} must be a non-empty str, got {value!r}")
+
+
+@frozen
+class DemoTurn:
+    """One scripted exchange: what the user says and the canned reply."""
+
+    user: str = field(validator=_non_empty_text)
+    assistant: str = field(validator=_non_empty_text)
+
+
+def _turns(turns: Iterable[DemoTurn]) -> tuple[DemoTurn, ...]:
+    return tuple(turns)
+
+
+@frozen
+class DemoScript:
+    """A scripted conversation: its title, the agent's system prompt and the turns."""
+
+    title: str = field(validator=_non_empty_text)
+    system_prompt: str = field(validator=_non_empty_text)
+    turns: tuple[DemoTurn, ...] = field(converter=_turns)
+
+    def reply_for(self, user_text: str) -> str | None:
+        """The canned reply to ``user_text``, or None when the script has none."""
+        wanted = user_text.strip()
+        for turn in self.turns:
+            if turn.user == wanted:
+                return turn.assistant
+        return None
+
+
+def parse_script(data: Any) -> DemoScript:
+    """The :class:`DemoScript` held by ``data``, decoded JSON of the shipped format.
+
+    :raises ConfigError: ``data`` does not have the format.
+    """
+    try:
+        turns = [DemoTurn(turn["user"], turn["assistant"]) for turn in data["turns"]]
+        return DemoScript(data["title"], data["system_prompt"], turns)
+    except (KeyError, TypeError) as exc:
+        raise ConfigError(f"the demo conversation is malformed: {exc!r}") from exc
+
+
+def load_script() -> DemoScript:
+    """The conversation shipped in :data:`SCRIPT_RESOURCE`."""
+    text = resources.files("agentcore.demo").joinpath(SCRIPT_RESOURCE).read_text("utf-8")
+    return parse_script(json.loads(text))

@@ -1,0 +1,155 @@
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from agentcore.cli.chat_command import _explain
+from agentcore.errors import AuthenticationError, LlmTimeoutError, ServiceUnavailableError
+
+METER = re.compile(r"^context +[\d,]+ / [\d,]+ tokens  \[[#-]{12}\]!?$")
+
+
+def test_unreachable_server_is_one_clear_line(
+    run_cli, closed_port: int, require_openai_provider: None, tmp_path: Path
+) -> None:
+    result = run_cli(
+        "chat",
+        "--base-url",
+        f"http://127.0.0.1:{closed_port}/v1",
+        "--max-retries",
+        "0",
+        "--no-summary",
+        "--db",
+        str(tmp_path / "chat.db"),
+        input="hello\n",
+    )
+    assert result.returncode == 1
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("agentcore chat: error: ")
+    assert "--base-url" in lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_unreachable_server_with_default_retries(
+    run_cli, closed_port: int, require_openai_provider: None
+) -> None:
+    result = run_cli("chat", "--base-url", f"http://127.0.0.1:{closed_port}/v1", input="hi\n")
+    assert result.returncode == 1
+    assert "agentcore chat: error: " in result.stderr
+    assert "Traceback" not in result.stderr
+    assert "retrying" not in result.stderr  # retries are logged only with -v
+
+
+def test_unknown_provider_prefix_is_a_usage_error(run_cli) -> None:
+    result = run_cli("chat", "--model", "nosuch:model", input="hi\n")
+    assert result.returncode == 2
+    assert result.stderr.startswith("usage: agentcore chat")
+    assert "no provider is registered for 'nosuch'" in result.stderr
+
+
+def test_missing_anthropic_key(run_cli, require_openai_provider: None) -> None:
+    result = run_cli("chat", "--model", "anthropic:claude-3-5-haiku-latest", input="hi\n")
+    assert result.returncode == 1
+    assert "ANTHROPIC_API_KEY" in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_chat_streams_replies_and_shows_the_meter(
+    run_cli, openai_server, require_openai_provider: None, tmp_path: Path
+) -> None:
+    db = tmp_path / "chat.db"
+    args = ["chat", "--base-url", openai_server.base_url, "--db", str(db), "--no-summary"]
+    result = run_cli(*args, "--session", "t1", input="hello\n\nsecond line\n/quit\nignored\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0].startswith("You said: hello.")
+    assert result.stdout.splitlines()[1].startswith("You said: second line.")
+    meters = [line for line in result.stderr.splitlines() if METER.match(line)]
+    assert len(meters) == 2
+    assert all("/ 32,000 tokens" in line for line in meters)
+    assert [r.get("stream") for r in openai_server.requests] == [True, True]
+
+    resumed = run_cli(*args, "--session", "t1", input="third\n")
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(openai_server.requests[-1]["messages"]) == 1 + 4 + 1  # system, history, new
+
+    exported = run_cli("sessions", "export", "t1", "--db", str(db))
+    texts = [json.loads(line)["content"][0]["text"] for line in exported.stdout.splitlines()]
+    assert texts[0::2] == ["hello", "second line", "third"]
+
+
+def test_chat_writes_a_summary(
+    run_cli, openai_server, require_openai_provider: None, tmp_path: Path
+) -> None:
+    pytest.importorskip("agentcore_autosummary")
+    db = tmp_path / "chat.db"
+    lines = "".join(f"question number {n}, please answer at some length\n" for n in range(8))
+    result = run_cli(
+        "chat",
+        "--base-url",
+        openai_server.base_url,
+        "--db",
+        str(db),
+        "--max-context-tokens",
+        "600",
+        input=lines,
+    )
+    assert result.returncode == 0, result.stderr
+    summary_lines = [line for line in result.stderr.splitlines() if "summary written" in line]
+    assert summary_lines, result.stderr
+    assert summary_lines[0].startswith("  -> summary written: covers messages 0..")
+    assert any(not r.get("stream") for r in openai_server.requests)  # the summary call
+
+    shown = json.loads(run_cli("sessions", "show", "chat", "--db", str(db), "--json").stdout)
+    assert shown["slots"][0]["summary"]
+    assert shown["slots"][0]["summary_covers"] > 0
+
+
+def test_empty_input_ends_cleanly(run_cli, openai_server, require_openai_provider: None) -> None:
+    result = run_cli("chat", "--base-url", openai_server.base_url, input="")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ""
+    assert openai_server.requests == []
+
+
+def test_explanations_carry_hints() -> None:
+    auth = _explain(AuthenticationError("HTTP 401: bad key"), "openai")
+    assert "OPENAI_API_KEY" in auth
+    assert "ANTHROPIC_API_KEY" in _explain(AuthenticationError("401"), "anthropic")
+    assert "--base-url" in _explain(ServiceUnavailableError("connection refused"), "openai")
+    assert "--timeout" in _explain(LlmTimeoutError("slow"), "openai")
+
+
+def test_chat_without_the_plugin_says_how_to_install_it(
+    run_cli, openai_server, require_openai_provider: None
+) -> None:
+    result = run_cli(
+        "chat",
+        "--base-url",
+        openai_server.base_url,
+        input="hello\n",
+        env={"AGENTCORE_DISABLED_PLUGINS": "autosummary"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert 'pip install "agentcore[autosummary]"' in result.stderr
+    assert result.stdout.startswith("You said: hello.")
+
+
+def test_verbose_logs_retries(run_cli, closed_port: int, require_openai_provider: None) -> None:
+    result = run_cli(
+        "-v",
+        "chat",
+        "--base-url",
+        f"http://127.0.0.1:{closed_port}/v1",
+        "--max-retries",
+        "1",
+        "--no-summary",
+        input="hi\n",
+    )
+    assert result.returncode == 1
+    assert "retrying" in result.stderr
+    assert result.stderr.splitlines()[-1].startswith("agentcore chat: error: ")

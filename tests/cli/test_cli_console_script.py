@@ -1,0 +1,50 @@
+"""The installed ``agentcore`` console script runs the same command line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+SCRIPT = shutil.which("agentcore")
+
+pytestmark = pytest.mark.skipif(SCRIPT is None, reason="the agentcore script is not on PATH")
+
+
+def _run(cli_env: dict[str, str], tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    assert SCRIPT is not None
+    return subprocess.run(
+        [SCRIPT, *args],
+        input="",
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=cli_env,
+        cwd=tmp_path,
+        timeout=60,
+    )
+
+
+def test_console_script(cli_env: dict[str, str], tmp_path: Path) -> None:
+    version = _run(cli_env, tmp_path, "--version")
+    assert version.returncode == 0
+    assert version.stdout.startswith("agentcore ")
+
+    plugins = _run(cli_env, tmp_path, "plugins")
+    assert plugins.returncode == 0, plugins.stderr
+    assert isinstance(json.loads(plugins.stdout), list)
+
+    demo = _run(cli_env, tmp_path, "demo", "--turns", "2", "--no-summary")
+    assert demo.returncode == 0, demo.stderr
+    assert "MockProvider" in demo.stdout
+
+    missing = _run(cli_env, tmp_path, "sessions", "list", "--db", str(tmp_path / "none.db"))
+    assert missing.returncode == 1
+    assert "no database at" in missing.stderr
+
+    usage = _run(cli_env, tmp_path, "sessions", "show")
+    assert usage.returncode == 2
+    assert usage.stderr.startswith("usage: agentcore sessions show")

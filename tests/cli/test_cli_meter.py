@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+import pytest
+
+from agentcore.cli.meter import bar, format_tokens, meter, summary_line
+
+
+def test_meter_line() -> None:
+    assert meter(1134, 1500) == "context  1,134 / 1,500 tokens  [#########---]"
+    assert meter(42, 1500) == "context     42 / 1,500 tokens  [#-----------]"
+
+
+def test_bar_bounds() -> None:
+    assert bar(0, 100) == "[------------]"
+    assert bar(100, 100) == "[############]"
+    assert bar(250, 100) == "[############]!"
+    with pytest.raises(ValueError):
+        bar(1, 0)
+
+
+def test_summary_line() -> None:
+    assert summary_line(24, 412) == "summary written: covers messages 0..23 (412 tokens)"
+    assert summary_line(24, 412, 1200).endswith("; context now 1,200 tokens")
+    assert summary_line(0, 10) == "summary written (10 tokens)"
+
+
+def test_format_tokens() -> None:
+    assert format_tokens(32000) == "32,000"

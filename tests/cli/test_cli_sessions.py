@@ -1,0 +1,159 @@
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from agentcore import Agent, AgentBuilder, AgentSession, FocusedConfig, SqliteStore
+from agentcore.serialization import message_from_dict
+from agentcore.testing import MockProvider
+
+SUMMARY = "Ada asked about backups.\nThe assistant suggested nightly copies."
+
+
+async def _fill(path: Path) -> None:
+    store = SqliteStore(path)
+    provider = MockProvider(responder=lambda request: f"reply to {request.messages[-1].text}")
+    bundle = AgentBuilder().provider(provider).store(store).load_plugins(False).build()
+    session = AgentSession(
+        Agent("helper", system_prompt="Be brief."), "s1", bundle, FocusedConfig()
+    )
+    for text in ("hello", "backups?", "how often?"):
+        await session.submit_turn(text)
+    await session.set_mode(FocusedConfig(summary_override=SUMMARY, summary_covers=4))
+    await session.create_slot("notes", switch=True)
+    await session.submit_turn("a note with ünïcödé")
+    await session.set_session_data("conversation_summary", SUMMARY)
+    other = AgentSession(Agent("helper"), "s2", bundle)
+    await other.submit_turn("second session")
+    await store.close()
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "sessions.db"
+    asyncio.run(_fill(path))
+    return path
+
+
+def test_list(run_cli, db: Path) -> None:
+    result = run_cli("sessions", "list", "--db", str(db))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["SESSION", "TURNS", "SLOTS", "MESSAGES", "SUMMARIZED"]
+    assert lines[1].split() == ["s1", "4", "2", "8", "0..3"]
+    assert lines[2].split() == ["s2", "1", "1", "2", "-"]
+
+
+def test_list_json(run_cli, db: Path) -> None:
+    result = run_cli("sessions", "list", "--db", str(db), "--json")
+    rows = json.loads(result.stdout)
+    assert rows[0] == {"session": "s1", "turns": 4, "slots": 2, "messages": 8, "summarized": 4}
+
+
+def test_show(run_cli, db: Path) -> None:
+    result = run_cli("sessions", "show", "s1", "--db", str(db))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "turns         4" in out
+    assert "current slot  notes" in out
+    assert "slot default\n  mode            focused\n  messages        6" in out
+    assert "summary covers  messages 0..3" in out
+    assert "Ada asked about backups." in out and "nightly copies." in out
+    assert "slot notes (current)\n  mode            full\n  messages        2" in out
+    assert "turn: " in out and "total: " in out
+    assert "conversation_summary" in out
+
+
+def test_show_json(run_cli, db: Path) -> None:
+    result = run_cli("sessions", "show", "s1", "--db", str(db), "--json")
+    report = json.loads(result.stdout)
+    assert report["session"] == "s1"
+    assert report["turn_index"] == 4
+    assert report["current_slot"] == "notes"
+    default, notes = report["slots"]
+    assert default["id"] == "default" and default["summary_covers"] == 4
+    assert default["summary"] == SUMMARY and default["current"] is False
+    assert notes["mode"] == "full" and notes["summary"] is None and notes["current"] is True
+    assert report["cost"]["total"]["total_tokens"] > 0
+    assert report["data"] == {"conversation_summary": SUMMARY}
+
+
+def test_export_jsonl(run_cli, db: Path) -> None:
+    result = run_cli("sessions", "export", "s1", "--db", str(db))
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(r["slot"], r["index"]) for r in records] == [("default", i) for i in range(6)] + [
+        ("notes", 0),
+        ("notes", 1),
+    ]
+    first = {key: value for key, value in records[0].items() if key not in ("slot", "index")}
+    assert message_from_dict(first).text == "hello"
+    assert records[6]["content"][0]["text"] == "a note with ünïcödé"
+
+
+def test_export_one_slot(run_cli, db: Path) -> None:
+    result = run_cli("sessions", "export", "s1", "--slot", "notes", "--db", str(db))
+    assert [json.loads(line)["slot"] for line in result.stdout.splitlines()] == ["notes"] * 2
+
+
+def test_export_unknown_slot(run_cli, db: Path) -> None:
+    result = run_cli("sessions", "export", "s1", "--slot", "nope", "--db", str(db))
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        "agentcore sessions export: error: session 's1' has no slot 'nope' (slots: default, notes)"
+    )
+
+
+@pytest.mark.parametrize("command", ["show", "export"])
+def test_unknown_session_exits_1(run_cli, db: Path, command: str) -> None:
+    result = run_cli("sessions", command, "nope", "--db", str(db))
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1
+    assert "no session 'nope'" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["list"], ["show", "s1"], ["export", "s1"]])
+def test_missing_database_exits_1_and_is_not_created(
+    run_cli, tmp_path: Path, command: list[str]
+) -> None:
+    missing = tmp_path / "missing.db"
+    result = run_cli("sessions", *command, "--db", str(missing))
+    assert result.returncode == 1
+    assert f"no database at {missing}" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not missing.exists()
+
+
+def test_default_database_comes_from_agentcore_home(run_cli, db: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    db.rename(home / "agentcore.db")
+    result = run_cli("sessions", "list", "--json")
+    assert result.returncode == 0, result.stderr
+    assert [row["session"] for row in json.loads(result.stdout)] == ["s1", "s2"]
+
+
+def test_not_a_database(run_cli, tmp_path: Path) -> None:
+    bogus = tmp_path / "notes.txt"
+    bogus.write_text("not sqlite at all " * 100)
+    result = run_cli("sessions", "list", "--db", str(bogus))
+    assert result.returncode == 1
+    assert "is not an SQLite database" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_empty_database(run_cli, tmp_path: Path) -> None:
+    path = tmp_path / "empty.db"
+
+    async def create() -> None:
+        await SqliteStore(path).close()
+
+    asyncio.run(create())
+    result = run_cli("sessions", "list", "--db", str(path))
+    assert result.returncode == 0
+    assert result.stdout == ""
+    assert "no sessions in" in result.stderr
