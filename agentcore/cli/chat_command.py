@@ -127,6 +127,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def run(args: argparse.Namespace) -> int:
     """Chat until ``/quit`` or end of input; provider errors end it with exit code 1."""
+    provider = _provider(args)
     settings = summary_settings(args)
     if settings is not None and not summary_plugin_available():
         note(
@@ -134,7 +135,6 @@ def run(args: argparse.Namespace) -> int:
             f"install it with: {INSTALL_HINT}"
         )
         settings = None
-    provider = _provider(args)
     asyncio.run(_chat(args, provider, settings))
     return 0
 
