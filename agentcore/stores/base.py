@@ -39,7 +39,9 @@ class MessageAppend:
 class StoreWrite:
     """Everything one store transaction writes for one session.
 
-    A store applies all of it or none of it.
+    A store applies all of it or none of it. Values go through JSON: what
+    comes back is what ``json.loads(json.dumps(value))`` gives (tuples come
+    back as lists). A key both in ``data`` and in ``deleted_data`` is refused.
     """
 
     session_id: str
