@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import attrs
 from attrs import define, field, frozen
@@ -139,8 +139,8 @@ class ContextSlot:
 
     @property
     def messages(self) -> Sequence[Message]:
-        """The raw history, oldest first (read-only view)."""
-        return tuple(self._messages)
+        """The raw history, oldest first: a read-only view, not a copy."""
+        return _ReadOnlyMessages(self._messages)
 
     def __len__(self) -> int:
         return len(self._messages)
@@ -184,6 +184,35 @@ class ContextSlot:
 
     def _extend(self, messages: Sequence[Message]) -> None:
         self._messages.extend(messages)
+
+
+class _ReadOnlyMessages(Sequence[Message]):
+    """A read-only view of a slot's message list (no copy is made)."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: list[Message]) -> None:
+        self._items = items
+
+    @overload
+    def __getitem__(self, index: int) -> Message: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Message]: ...
+
+    def __getitem__(self, index: int | slice) -> Message | list[Message]:
+        return self._items[index]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return list(self._items) == list(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"<{len(self._items)} messages>"
 
 
 def config_to_json(config: SlotConfig) -> dict[str, JsonValue]:
