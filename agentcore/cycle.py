@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 import attrs
@@ -132,6 +132,13 @@ class _Progress:
         self.history.append(message)
         self.new_messages.append(message)
 
+    async def refresh(self, prepare: PrepareCall | None) -> list[Message]:
+        """The messages of the next request, asking ``prepare`` for the base first."""
+        if prepare is not None:
+            base = await prepare(tuple(self.new_messages))
+            self.history = [*base, *self.new_messages]
+        return self.history
+
     def result(self, response: LlmResponse, *, round_limit_reached: bool = False) -> CycleResult:
         return CycleResult(
             tuple(self.new_messages),
@@ -140,6 +147,11 @@ class _Progress:
             self.calls,
             round_limit_reached,
         )
+
+
+PrepareCall = Callable[[Sequence[Message]], Awaitable[Sequence[Message]]]
+"""Called before each provider call with the messages the cycle has added so far;
+returns the messages that go before them in the request."""
 
 
 def _refuse(calls: Sequence[ToolUseBlock], limit: int) -> list[Message]:
@@ -155,7 +167,10 @@ class LlmCycle:
     each reply, ``purpose`` labels every request (``"turn"`` for a user's
     turn). ``max_tool_rounds`` bounds :meth:`submit_with_tools`: after that
     many rounds of tool execution, tool calls are answered with error
-    results instead of being run. Invalid settings raise
+    results instead of being run. ``prepare``, when given, is awaited before
+    every provider call of the tool loop with the messages the cycle has
+    added so far, and returns the messages that go before them: it lets the
+    caller shrink the context between rounds. Invalid settings raise
     :class:`~agentcore.errors.ConfigError`.
     """
 
@@ -164,6 +179,7 @@ class LlmCycle:
     max_tokens: int | None = field(default=None, kw_only=True, validator=_check_max_tokens)
     purpose: str = field(default="turn", kw_only=True, validator=_check_purpose)
     max_tool_rounds: int = field(default=8, kw_only=True, validator=_check_rounds)
+    prepare: PrepareCall | None = field(default=None, kw_only=True)
 
     def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> LlmRequest:
         """Return the request this cycle sends for ``messages`` and ``tools``."""
@@ -177,8 +193,9 @@ class LlmCycle:
         ``tools`` are offered to the model; tool calls in the reply are left
         for the caller to answer. Provider errors propagate.
         """
-        response = await self.provider.complete(self.request(messages, tools))
         progress = _Progress(list(messages))
+        history = await progress.refresh(self.prepare)
+        response = await self.provider.complete(self.request(history, tools))
         progress.add_response(response)
         return progress.result(response)
 
@@ -200,7 +217,8 @@ class LlmCycle:
         progress = _Progress(list(messages))
         specs = registry.specs()
         while True:
-            response = await self.provider.complete(self.request(progress.history, specs))
+            history = await progress.refresh(self.prepare)
+            response = await self.provider.complete(self.request(history, specs))
             progress.add_response(response)
             calls = response.message.tool_calls
             if not calls:
@@ -317,9 +335,8 @@ class CycleStream:
         specs = registry.specs() if registry is not None else []
         while True:
             complete: ResponseComplete | None = None
-            async with contextlib.aclosing(_provider_events(cycle, progress.history, specs)) as (
-                events
-            ):
+            history = await progress.refresh(cycle.prepare)
+            async with contextlib.aclosing(_provider_events(cycle, history, specs)) as events:
                 async for event in events:
                     if isinstance(event, ResponseComplete):
                         complete = event

@@ -50,6 +50,25 @@ def on_turn_start(ctx: TurnContext) -> Awaitable[None] | None:
 
 
 @hookspec
+def before_model_call(ctx: TurnContext) -> Awaitable[None] | None:
+    """A turn is about to send a request to the model.
+
+    Fires before every model call of a turn: the first one, and the one after
+    each round of tool calls. ``ctx.messages`` holds the messages the turn has
+    added so far (the user's, then the assistant's and the tool results of
+    earlier rounds); the request will carry ``ctx.slot.load_messages()``
+    followed by them, read again after the hooks ran. So an implementation
+    that shrinks the slot's context (a new summary saved with
+    :meth:`~agentcore.ContextSlot.save`) shrinks this very request.
+
+    An exception raised here is logged on the ``agentcore`` logger and does
+    not break the turn.
+
+    :param ctx: The turn's mutable context.
+    """
+
+
+@hookspec
 def on_turn_end(ctx: TurnContext) -> Awaitable[None] | None:
     """A turn has been stored. A pure notification.
 

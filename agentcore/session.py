@@ -282,12 +282,11 @@ class AgentSession:
             index = self._turn_index
             ctx = self._context(slot, index, user_message, is_stream=False)
             await call_each(self._pm, "on_turn_start", isolate=False, ctx=ctx)
-            request = [*slot.load_messages(), user_message]
-            cycle = self._cycle()
+            cycle = self._cycle(ctx, user_message)
             if self._bundle.tools is not None and len(self._bundle.tools):
-                result = await cycle.submit_with_tools(request, self._bundle.tools)
+                result = await cycle.submit_with_tools([], self._bundle.tools)
             else:
-                result = await cycle.submit_messages(request)
+                result = await cycle.submit_messages([])
             await self._record_turn(slot, user_message, result, completed_turns=index + 1)
             await self._end_turn(ctx, user_message, result)
             self._turn_index = index + 1
@@ -319,10 +318,10 @@ class AgentSession:
                 index = self._turn_index
                 ctx = self._context(slot, index, user_message, is_stream=True)
                 await call_each(self._pm, "on_turn_start", isolate=False, ctx=ctx)
-                request = [*slot.load_messages(), user_message]
                 self._turn_index = index + 1
                 try:
-                    stream = self._cycle().stream_with_tools(request, self._bundle.tools)
+                    cycle = self._cycle(ctx, user_message)
+                    stream = cycle.stream_with_tools([], self._bundle.tools)
                     async for event in stream:
                         yield event
                     result = stream.result
@@ -401,12 +400,18 @@ class AgentSession:
             raise ConfigError("a turn needs a non-empty user message")
         return Message.user(user_input)
 
-    def _cycle(self) -> LlmCycle:
+    def _cycle(self, ctx: TurnContext, user_message: Message) -> LlmCycle:
+        async def prepare(added: Sequence[Message]) -> list[Message]:
+            ctx.messages = [user_message, *added]
+            await call_each(self._pm, "before_model_call", isolate=True, ctx=ctx)
+            return [*ctx.slot.load_messages(), user_message]
+
         return LlmCycle(
             self._bundle.provider,
             model=self._agent.model,
             purpose="turn",
             max_tool_rounds=self._bundle.config.max_tool_rounds,
+            prepare=prepare,
         )
 
     def _state(

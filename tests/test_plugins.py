@@ -244,3 +244,52 @@ def test_hook_register_providers() -> None:
     )
     provider = registered["mock"]("tiny")
     assert isinstance(provider, MockProvider) and provider.model == "tiny"
+
+
+async def test_hook_before_model_call(make_session: MakeSession) -> None:
+    from agentcore import Agent, FocusedConfig, LlmResponse, Message, ToolRegistry, ToolUseBlock
+
+    seen: list[list[str]] = []
+
+    class Compactor:
+        """Shrinks the context before the second call of a turn."""
+
+        @hookimpl
+        async def before_model_call(self, ctx: TurnContext) -> None:
+            seen.append([m.role for m in ctx.messages])
+            if len(ctx.messages) > 1 and ctx.slot.config.focused is not None:
+                focused = FocusedConfig(summary_override="earlier: greetings", summary_covers=2)
+                await ctx.slot.save(ctx.store, config=type(ctx.slot.config)(focused))
+
+    registry = ToolRegistry()
+
+    @registry.tool
+    def ping() -> str:
+        """Answer pong."""
+        return "pong"
+
+    provider = MockProvider(
+        [
+            "hello",
+            LlmResponse(
+                Message.assistant("", [ToolUseBlock("c1", "ping")]), stop_reason="tool_use"
+            ),
+            "pong received",
+        ]
+    )
+    bundle = (
+        AgentBuilder()
+        .provider(provider)
+        .tool_registry(registry)
+        .plugin(Compactor())
+        .load_plugins(False)
+        .build()
+    )
+    session = AgentSession(Agent("a", system_prompt="sys"), "s", bundle, FocusedConfig())
+    await session.submit_turn("hi")
+    await session.submit_turn("ping it")
+    assert seen == [["user"], ["user"], ["user", "assistant", "tool"]]
+    last = provider.calls[-1].messages
+    # The third request was rebuilt after the hook: summary, uncovered history, this turn.
+    assert [m.text for m in last[:2]] == ["sys", "[上下文摘要] earlier: greetings"]
+    assert [m.role for m in last[2:]] == ["user", "assistant", "tool"]

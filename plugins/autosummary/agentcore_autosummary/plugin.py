@@ -36,6 +36,8 @@ SETTING = "summary_config"
 
 _INPUT_MARGIN_TOKENS = 64
 
+_WARNED_KEY = "autosummary.overflow_warned"
+
 
 @frozen
 class _Plan:
@@ -102,24 +104,57 @@ def summary_memory_key(config: AgentConfig) -> str | None:
 
 
 @hookimpl
-async def on_turn_start(ctx: TurnContext) -> None:
-    """Wait for a pending background summary if the next request would overflow without it."""
+async def before_model_call(ctx: TurnContext) -> None:
+    """Keep the request about to be sent inside ``max_context_tokens``.
+
+    When the request would not fit, wait for a pending background summary;
+    if it still would not fit and a summary is allowed (the debounce window
+    has passed, and this turn has not tried yet), summarize now, before the
+    call. Only Focused slots can shrink, so Full slots are left alone.
+    """
     config = _config(ctx.config)
-    if config is None:
+    if config is None or ctx.slot.config.focused is None:
+        return
+    tokens = _request_tokens(ctx)
+    if tokens < config.max_context_tokens:
         return
     runtime = _runtime(ctx.session)
-    task = runtime.pending.get(ctx.slot.id)
-    if task is None or task.done():
-        return
-    incoming = count_tokens(ctx.messages, ctx.session.agent.model)
-    if runtime.last_context.get(ctx.slot.id, 0) + incoming >= config.max_context_tokens:
+    pending = runtime.pending.get(ctx.slot.id)
+    if pending is not None and not pending.done():
         logger.info(
             "session %s turn %d waits for the pending summary to stay within %d tokens",
             ctx.session_id,
             ctx.turn_index,
             config.max_context_tokens,
         )
-        await asyncio.shield(task)
+        await asyncio.shield(pending)
+        tokens = _request_tokens(ctx)
+        if tokens < config.max_context_tokens:
+            return
+    state = await _load_state(ctx, runtime)
+    if state.last_attempt_turn == ctx.turn_index or not is_due(
+        config, state, ctx.turn_index, tokens
+    ):
+        return
+    plan = _plan(ctx, config, state)
+    if plan is None:
+        if ctx.extra.get(_WARNED_KEY):
+            return
+        ctx.extra[_WARNED_KEY] = True
+        logger.warning(
+            "session %s turn %d: the request exceeds %d tokens and nothing is left to summarize",
+            ctx.session_id,
+            ctx.turn_index,
+            config.max_context_tokens,
+        )
+        return
+    runtime.states[ctx.slot.id] = attrs.evolve(state, last_attempt_turn=ctx.turn_index)
+    await _summarize(ctx, config, runtime, plan)
+
+
+def _request_tokens(ctx: TurnContext) -> int:
+    """The counted size of the request a turn is about to send."""
+    return count_tokens([*ctx.slot.load_messages(), *ctx.messages], ctx.session.agent.model)
 
 
 @hookimpl
@@ -253,7 +288,8 @@ def _label(slot: ContextSlot) -> str:
 
 def _input_budget(config: SummaryConfig, head: list[Message], model: str | None) -> int:
     """Tokens of conversation one summary request may carry."""
-    fixed = count_text_tokens(config.summary_prompt, model) + config.max_summary_tokens
+    reply = min(config.max_summary_tokens, config.max_context_tokens // 4)
+    fixed = count_text_tokens(config.summary_prompt, model) + reply
     fixed += sum(count_text_tokens(message.text, model) for message in head)
     return max(config.max_context_tokens - fixed - _INPUT_MARGIN_TOKENS, 256)
 

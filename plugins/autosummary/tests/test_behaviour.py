@@ -309,3 +309,43 @@ async def test_full_strategy_reads_the_whole_history_and_still_shrinks_the_conte
     assert second.count("User: An ordinary question") > first.count("User: An ordinary question")
     assert "[上下文摘要]" not in second
     assert count_tokens(await session.load_messages()) < 0.5 * config.trigger_tokens
+
+
+async def test_a_tool_round_that_would_overflow_is_summarized_before_the_call(
+    agent: Agent,
+) -> None:
+    from agentcore import ToolRegistry, ToolUseBlock
+
+    registry = ToolRegistry()
+
+    @registry.tool
+    def fetch_log() -> str:
+        """Return a long log."""
+        return "ERROR disk quota exceeded on volume seven " * 75
+
+    def responder(request: LlmRequest) -> Any:
+        if request.purpose == "summary":
+            return "They discussed the deployment."
+        last = request.messages[-1]
+        if last.role == "user" and "logs" in last.text:
+            return LlmResponse(
+                Message.assistant("", [ToolUseBlock("c1", "fetch_log")]), stop_reason="tool_use"
+            )
+        return "A reply of moderate length that explains a few things about the setup."
+
+    provider = MockProvider(responder=responder)
+    config = SummaryConfig(max_context_tokens=1000, debounce_turns=1)
+    bundle = (
+        AgentBuilder().provider(provider).tool_registry(registry).summary_config(config).build()
+    )
+    session = AgentSession(agent, "tools", bundle, FocusedConfig())
+    while count_tokens(await session.load_messages()) < 600:
+        await session.submit_turn("Tell me more about the deployment and the servers we use.")
+    assert provider.calls_for("summary") == []
+    await session.submit_turn("Please check the logs.")
+    first = next(i for i, c in enumerate(provider.calls) if "logs" in c.messages[-1].text)
+    purposes = [call.purpose for call in provider.calls[first : first + 3]]
+    assert purposes == ["turn", "summary", "turn"]  # summarized between the two calls
+    assert max(count_tokens(c.messages) for c in provider.calls_for("turn")) <= 1200
+    history = await session.history()
+    assert [m.role for m in history[-4:]] == ["user", "assistant", "tool", "assistant"]
