@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, overload
 
@@ -105,18 +106,24 @@ def focused_window(messages: Sequence[Message], config: FocusedConfig) -> int:
     return _starts_kept_window(messages, start)
 
 
+@functools.lru_cache(maxsize=256)
+def _system_message(text: str) -> Message:
+    """One shared message per system text, so per-message caches (token counts) hit."""
+    return Message.system(text)
+
+
 def render_context(
     system_prompt: str | None, messages: Sequence[Message], config: SlotConfig
 ) -> list[Message]:
     """What a request carries for a slot with ``config`` and raw ``messages``."""
-    head = [Message.system(system_prompt)] if system_prompt else []
+    head = [_system_message(system_prompt)] if system_prompt else []
     focused = config.focused
     if focused is None:
         return [*head, *messages]
     kept = list(messages[focused_window(messages, focused) :])
     if focused.summary_override is None:
         return [*head, *kept]
-    summary = Message.system(f"{focused.summary_label} {focused.summary_override}")
+    summary = _system_message(f"{focused.summary_label} {focused.summary_override}")
     if focused.summary_position == "end":
         return [*head, *kept, summary]
     return [*head, summary, *kept]
