@@ -1,0 +1,5 @@
+"""``python -m bench``: run every benchmark and write ``bench/results/``."""
+
+from bench.run import main
+
+raise SystemExit(main())

