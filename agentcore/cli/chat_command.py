@@ -16,6 +16,7 @@ from agentcore.cli.summary_options import (
     INSTALL_HINT,
     SUMMARY_SETTING,
     add_summary_arguments,
+    non_negative_int,
     positive_float,
     summary_plugin_available,
     summary_settings,
@@ -56,17 +57,6 @@ def model_name(text: str) -> str:
             f"expected PROVIDER:MODEL such as {DEFAULT_MODEL}, got {text!r}"
         )
     return text
-
-
-def non_negative_int(text: str) -> int:
-    """An argparse type: an int >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
-    return value
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
