@@ -54,9 +54,17 @@ def _registry() -> ToolRegistry:
     return registry
 
 
-async def _run(conversation: list[tuple[int, int, int]]) -> None:
+async def _run(conversation: list[tuple[int, int, int]], strategy: str, mode: str) -> None:
     store = InMemoryStore()
-    config = SummaryConfig(max_context_tokens=300, trigger_token_ratio=0.6, debounce_turns=1)
+    config = SummaryConfig.coerce(
+        {
+            "max_context_tokens": 300,
+            "trigger_token_ratio": 0.6,
+            "debounce_turns": 1,
+            "strategy": strategy,
+            "mode": mode,
+        }
+    )
     bundle = (
         AgentBuilder()
         .provider(MockProvider(responder=_responder))
@@ -69,6 +77,7 @@ async def _run(conversation: list[tuple[int, int, int]]) -> None:
     previous_covers = 0
     for words, calls, size in conversation:
         await session.submit_turn(f"calls={calls} size={size} " + "word " * words)
+        await session.aclose()  # a background summary lands before the checks
         slot = await session.get_slot()
         raw = list(slot.messages)
         # Raw history is never deleted: memory and store both hold every message.
@@ -92,9 +101,13 @@ async def _run(conversation: list[tuple[int, int, int]]) -> None:
         assert answered == called
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(turns)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    turns,
+    st.sampled_from(["incremental", "full"]),
+    st.sampled_from(["inline", "background"]),
+)
 def test_every_raw_message_is_covered_or_sent_verbatim(
-    conversation: list[tuple[int, int, int]],
+    conversation: list[tuple[int, int, int]], strategy: str, mode: str
 ) -> None:
-    asyncio.run(_run(conversation))
+    asyncio.run(_run(conversation, strategy, mode))
