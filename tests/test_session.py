@@ -377,3 +377,24 @@ async def test_set_mode_switches_a_slot_and_keeps_its_history(make_session: Make
     assert len(await session.history()) == 6
     await session.set_mode("full")
     assert len(await session.load_messages()) == 7
+
+
+async def test_session_data_can_be_listed_and_deleted(make_session: MakeSession) -> None:
+    session = make_session()
+    await session.set_session_data("b", [1])
+    await session.set_session_data("a", {"x": None})
+    assert await session.memory.keys() == ["a", "b"]
+    await session.delete_session_data("a")
+    await session.delete_session_data("never-set")
+    assert await session.memory.keys() == ["b"]
+    assert await session.get_session_data("a") is None
+
+
+async def test_a_slot_id_cannot_be_created_twice(make_session: MakeSession) -> None:
+    session = make_session()
+    await session.create_slot("notes")
+    with pytest.raises(SessionError, match="already has a slot 'notes'"):
+        await session.create_slot("notes")
+    with pytest.raises(ConfigError, match="slot_id"):
+        await session.create_slot("")
+    assert await session.slot_ids() == ["default", "notes"]

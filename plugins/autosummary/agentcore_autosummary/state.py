@@ -27,13 +27,6 @@ class SummaryState:
     generation: int = 0
     summary: str | None = None
 
-    def turns_since_attempt(self, turn_index: int) -> int | None:
-        """Turns from the last attempt to ``turn_index``, None if there was none."""
-        last = self.last_attempt_turn
-        if last is None:
-            last = self.last_summary_turn
-        return None if last is None else turn_index - last
-
 
 def state_key(slot_id: str) -> str:
     """The session-data key holding the :class:`SummaryState` of ``slot_id``."""

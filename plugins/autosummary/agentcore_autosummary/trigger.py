@@ -28,5 +28,5 @@ def is_due(config: SummaryConfig, state: SummaryState, turn_index: int, tokens: 
     """True when ``tokens`` reached the watermark and the debounce window has passed."""
     if tokens < config.trigger_tokens:
         return False
-    since = state.turns_since_attempt(turn_index)
-    return since is None or since >= config.debounce_turns
+    last = state.last_attempt_turn
+    return last is None or turn_index - last >= config.debounce_turns
