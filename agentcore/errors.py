@@ -30,6 +30,14 @@ class StoreError(AgentCoreError):
     """A store could not read or write, or found stored data it cannot use."""
 
 
+class ConflictError(StoreError):
+    """Another writer changed the session since this one last read it.
+
+    The write was refused and nothing of it was stored; the message says
+    what to do (usually: resume the session and submit again).
+    """
+
+
 class CorruptDataError(StoreError):
     """Stored data does not parse; the message names the key or record."""
 
@@ -39,7 +47,28 @@ class ToolError(AgentCoreError):
 
 
 class LlmError(AgentCoreError):
-    """An LLM provider call failed."""
+    """An LLM provider call failed.
+
+    ``status_code`` is the HTTP status, ``code`` the provider's error code
+    (``"context_length_exceeded"``, ``"model_not_found"``...), ``body`` the
+    error body as the server sent it (never holding the API key) and
+    ``request_id`` the server's id of the request, each when known.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int | None = None,
+        code: str | None = None,
+        body: str | None = None,
+        request_id: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.code = code
+        self.body = body
+        self.request_id = request_id
 
 
 class AuthenticationError(LlmError):
@@ -52,13 +81,55 @@ class RateLimitError(LlmError):
     ``retry_after`` is the delay in seconds the server asked for, if any.
     """
 
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
-        super().__init__(message)
+    def __init__(
+        self,
+        message: str,
+        retry_after: float | None = None,
+        *,
+        status_code: int | None = None,
+        code: str | None = None,
+        body: str | None = None,
+        request_id: str | None = None,
+    ) -> None:
+        super().__init__(
+            message, status_code=status_code, code=code, body=body, request_id=request_id
+        )
         self.retry_after = retry_after
 
 
 class BadRequestError(LlmError):
     """The provider rejected the request (HTTP 400); the message is the server's."""
+
+
+class ContextWindowExceededError(BadRequestError):
+    """A request does not fit the model's context window.
+
+    Raised by a server that says so (OpenAI's ``context_length_exceeded``,
+    Anthropic's "prompt is too long", vLLM, llama.cpp, Ollama), or before
+    any call when a request can never fit (a single user message larger
+    than the window). ``prompt_tokens`` is what the request held and
+    ``limit_tokens`` the window, in the server's tokens, when known;
+    ``requested_tokens`` adds the output the request reserved.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        prompt_tokens: int | None = None,
+        limit_tokens: int | None = None,
+        requested_tokens: int | None = None,
+        status_code: int | None = None,
+        code: str | None = None,
+        body: str | None = None,
+        request_id: str | None = None,
+    ) -> None:
+        super().__init__(
+            message, status_code=status_code, code=code, body=body, request_id=request_id
+        )
+        self.prompt_tokens = prompt_tokens
+        self.limit_tokens = limit_tokens
+        self.requested_tokens = requested_tokens
 
 
 class ServiceUnavailableError(LlmError):
