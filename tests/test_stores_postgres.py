@@ -329,23 +329,31 @@ async def test_corrupt_rows_are_named(store: PostgresStore, raw: Any) -> None:
 
 
 class _TracingCursor(psycopg.AsyncCursor):  # type: ignore[misc]
-    """Records each statement the store runs and how many rows it touched."""
+    """Records each statement the store runs."""
 
-    trace: list[tuple[str, int]] | None = None
+    trace: list[str] | None = None
 
     async def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
-        result = await super().execute(query, params, **kwargs)
         if self.trace is not None:
-            self.trace.append((str(query), self.rowcount))
-        return result
+            self.trace.append(str(query))
+        return await super().execute(query, params, **kwargs)
 
     async def executemany(self, query: Any, params_seq: Any, **kwargs: Any) -> None:
-        await super().executemany(query, params_seq, **kwargs)
         if self.trace is not None:
-            self.trace.append((str(query), self.rowcount))
+            self.trace.append(str(query))
+        await super().executemany(query, params_seq, **kwargs)
 
 
-async def test_write_cost_does_not_depend_on_history_length(postgres_dsn: str) -> None:
+_ROWS_OF_LAST_WRITE = """
+    SELECT (SELECT count(*) FROM agentcore_sessions WHERE xmin = w.x)
+         + (SELECT count(*) FROM agentcore_slots WHERE xmin = w.x)
+         + (SELECT count(*) FROM agentcore_messages WHERE xmin = w.x)
+         + (SELECT count(*) FROM agentcore_session_data WHERE xmin = w.x)
+    FROM (SELECT xmin AS x FROM agentcore_sessions WHERE session_id = %s) AS w
+"""
+
+
+async def test_write_cost_does_not_depend_on_history_length(postgres_dsn: str, raw: Any) -> None:
     """Appending to a long history runs the same statements and touches the same rows."""
 
     async def configure(conn: Any) -> None:
@@ -361,8 +369,8 @@ async def test_write_cost_does_not_depend_on_history_length(postgres_dsn: str) -
                     StoreWrite(session_id, appends={"main": MessageAppend(0, msgs(size))})
                 )
 
-            async def measure(session_id: str, start: int) -> list[tuple[str, int]]:
-                trace: list[tuple[str, int]] = []
+            async def measure(session_id: str, start: int) -> tuple[list[str], int]:
+                trace: list[str] = []
                 _TracingCursor.trace = trace
                 try:
                     await store.write(
@@ -375,15 +383,16 @@ async def test_write_cost_does_not_depend_on_history_length(postgres_dsn: str) -
                     )
                 finally:
                     _TracingCursor.trace = None
-                return trace
+                # Rows the write's transaction inserted or updated carry its id as xmin.
+                rows = raw.execute(_ROWS_OF_LAST_WRITE, (session_id,)).fetchone()[0]
+                return trace, rows
 
-            short = await measure("short", 10)
-            long = await measure("long", 10_000)
+            short_statements, short_rows = await measure("short", 10)
+            long_statements, long_rows = await measure("long", 10_000)
             assert await store.count_messages("long", "main") == 10_002
     finally:
         await pool.close()
-    assert long == short
-    # session row, slot count read, slot count, slot config, two messages
-    writes = sum(rows for statement, rows in long if not statement.startswith("SELECT"))
-    assert writes == 5
-    assert not any("count(" in statement.lower() for statement, _ in long)
+    assert long_statements == short_statements
+    # The session row, the slot row (count and config), two messages.
+    assert long_rows == short_rows == 4
+    assert not any("count(" in statement.lower() for statement in long_statements)
