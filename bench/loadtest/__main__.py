@@ -34,10 +34,11 @@ def parse(argv: list[str] | None) -> Options:
     )
     parser.add_argument(
         "--kill-every",
-        type=float,
-        default=3.0,
-        metavar="SECONDS",
-        help="mean time between two kill -9 of a random worker; 0: never (default: 3)",
+        type=int,
+        default=200,
+        metavar="TURNS",
+        help="kill -9 a random busy worker once every TURNS stored turns on average; "
+        "0: never (default: 200)",
     )
     parser.add_argument(
         "--time-limit",

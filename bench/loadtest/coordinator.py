@@ -31,7 +31,7 @@ class Options:
     sessions: int
     turns: int
     concurrency: int
-    kill_every: float
+    kill_every: int
     time_limit: float
     model_delay: float
     reuse_sessions: bool
@@ -78,6 +78,7 @@ class Coordinator:
         self.redo: set[int] = set()
         self.ready: collections.deque[int] = collections.deque(range(options.sessions))
         self.outcome = Outcome()
+        self.kills_due = 0
 
     # -- workers -------------------------------------------------------------------------
 
@@ -170,6 +171,9 @@ class Coordinator:
             self.next_turn[session] = turn + 1
             if turn + 1 < self.options.turns:
                 self.ready.append(session)
+            # On average one kill -9 every kill_every stored turns, whatever the speed.
+            if self.options.kill_every > 0 and self.random.random() < 1 / self.options.kill_every:
+                self.kills_due += 1
         elif kind == "failed":
             _, session, turn, error = message
             source.jobs.pop(session, None)
@@ -187,7 +191,6 @@ class Coordinator:
             self._start_worker()
         started = time.monotonic()
         deadline = started + options.time_limit
-        next_kill = self._next_kill(started)
         try:
             while True:
                 now = time.monotonic()
@@ -196,11 +199,11 @@ class Coordinator:
                     break
                 if not self.in_flight and not any(t < options.turns for t in self.next_turn):
                     break
-                if now >= next_kill:
+                while self.kills_due:
+                    self.kills_due -= 1
                     self._kill_one()
-                    next_kill = self._next_kill(now)
                 self._dispatch()
-                timeout = max(0.0, min(deadline, next_kill) - time.monotonic())
+                timeout = max(0.0, deadline - time.monotonic())
                 by_conn = {w.conn: n for n, w in self.workers.items()}
                 for conn in wait(list(by_conn), timeout=timeout):
                     number = by_conn[conn]  # type: ignore[index]
@@ -215,11 +218,6 @@ class Coordinator:
         finally:
             self._stop_all()
         return self.outcome
-
-    def _next_kill(self, now: float) -> float:
-        if self.options.kill_every <= 0:
-            return float("inf")
-        return now + self.random.expovariate(1 / self.options.kill_every)
 
     def _stop_all(self) -> None:
         """Let every worker finish its jobs and summaries, collecting the last reports."""
