@@ -1,6 +1,6 @@
 """Stores that keep sessions: in memory or in SQLite."""
 
-from agentcore.stores.base import MemoryStore, MessageAppend, SessionState, StoreWrite
+from agentcore.stores.base import MemoryStore, MessageAppend, SessionState, SlotHead, StoreWrite
 from agentcore.stores.memory import InMemoryStore
 from agentcore.stores.sqlite import SqliteStore
 
@@ -9,6 +9,7 @@ __all__ = [
     "MemoryStore",
     "MessageAppend",
     "SessionState",
+    "SlotHead",
     "SqliteStore",
     "StoreWrite",
 ]
