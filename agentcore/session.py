@@ -184,16 +184,17 @@ class AgentSession:
             if self._loaded:
                 return
             store = self._bundle.store
-            # Heads first: a write that lands while loading leaves the object
-            # behind, never ahead, so the next check reloads it.
+            # Heads first and the state last: a write that lands while loading
+            # leaves the versions and counts behind the state, never ahead, so
+            # the next check (or a guarded write) reloads.
             heads = await store.slot_heads(self._session_id)
-            state = await store.load_state(self._session_id)
             configs = await store.load_slot_configs(self._session_id)
             for slot_id, data in configs.items():
                 config = config_from_json(data, where=self._where(slot_id))
                 messages = await store.load_messages(self._session_id, slot_id)
                 version = heads.get(slot_id, SlotHead()).version
                 self._slots[slot_id] = self._new_slot(slot_id, config, messages, version)
+            state = await store.load_state(self._session_id)
             if state is not None:
                 self._apply_state(state)
             if self._current not in self._slots:
@@ -249,7 +250,6 @@ class AgentSession:
         object holds on, since stored history is append-only.
         """
         store, session_id = self._bundle.store, self._session_id
-        state = await store.load_state(session_id)
         configs: Mapping[str, Mapping[str, JsonValue]] | None = None
         for slot_id, head in heads.items():
             slot = self._slots.get(slot_id)
@@ -266,6 +266,9 @@ class AgentSession:
                 continue
             slot._set_stored(config, head.version)
             slot._extend(await store.load_messages(session_id, slot_id, len(slot)))
+        # Read last, so the state is never older than the messages read above:
+        # a guarded write built from this view then cannot store a stale state.
+        state = await store.load_state(session_id)
         if state is not None:
             self._apply_state(state)
         if self._current not in self._slots:
