@@ -5,7 +5,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import warnings
-from collections.abc import AsyncGenerator, AsyncIterator, Coroutine, Mapping, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Callable,
+    Coroutine,
+    Mapping,
+    Sequence,
+)
 from typing import Any, TypeVar
 
 import attrs
@@ -47,7 +54,7 @@ T = TypeVar("T")
 DEFAULT_SLOT = "default"
 """The id of the slot a new session starts in."""
 
-WRITE_ATTEMPTS = 3
+WRITE_ATTEMPTS = 5
 """How often a session tries a write that another writer's changes made conflict."""
 
 
@@ -311,6 +318,10 @@ class AgentSession:
             slot = self._new_slot(slot_id, SlotConfig(mode), [])
 
             def write() -> StoreWrite:
+                if slot_id in self._slots:  # another writer created it meanwhile
+                    raise SessionError(
+                        f"session {self._session_id!r} already has a slot {slot_id!r}"
+                    )
                 batch = self._guarded_write()
                 batch.slot_configs[slot_id] = config_to_json(slot.config)
                 batch.expected_versions[slot_id] = 0
@@ -324,7 +335,7 @@ class AgentSession:
                 if switch:
                     self._current = slot_id
 
-            await complete_despite_cancel(self._commit(write, stored, retry=False))
+            await complete_despite_cancel(self._commit(write, stored))
             return slot
 
     async def switch_slot(self, slot_id: str) -> ContextSlot:
@@ -713,7 +724,11 @@ class AgentSession:
         )
 
     async def _commit(
-        self, build: Any, stored: Any, *, retry: bool = True, attempts: int = WRITE_ATTEMPTS
+        self,
+        build: Callable[[], StoreWrite],
+        stored: Callable[[], None],
+        *,
+        attempts: int = WRITE_ATTEMPTS,
     ) -> None:
         """Write ``build()`` and run ``stored()`` right after it committed, as one unit.
 
@@ -730,7 +745,7 @@ class AgentSession:
                 except ConflictError:
                     heads = await self._bundle.store.slot_heads(self._session_id)
                     await self._refresh(heads)
-                    if not retry or attempt == attempts:
+                    if attempt == attempts:
                         raise
                     continue
                 stored()
