@@ -14,6 +14,7 @@ from agentcore.errors import (
     ReadonlySessionError,
     SessionError,
     StoreError,
+    TurnTimeoutError,
     UnknownSlotError,
 )
 from agentcore.hookspecs import hookimpl
@@ -91,6 +92,7 @@ __all__ = [
     "ToolUseBlock",
     "TurnContext",
     "TurnStream",
+    "TurnTimeoutError",
     "UnknownSlotError",
     "Usage",
     "__version__",

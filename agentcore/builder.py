@@ -8,6 +8,7 @@ from typing import Any
 import pluggy
 from attrs import field, frozen
 
+from agentcore._cancel import check_timeout
 from agentcore.errors import ConfigError
 from agentcore.llm import LlmProvider
 from agentcore.plugins import create_plugin_manager
@@ -17,16 +18,22 @@ from agentcore.stores.memory import InMemoryStore
 from agentcore.tools import ToolRegistry
 
 
+def _turn_timeout(value: Any) -> float | None:
+    return check_timeout("turn_timeout", value)
+
+
 @frozen
 class AgentConfig:
     """Settings shared by every session of a bundle.
 
     ``settings`` holds the plugin settings by name, already validated by the
-    plugin that owns each of them.
+    plugin that owns each of them. ``turn_timeout`` is the deadline of a
+    turn in seconds (None: no deadline).
     """
 
     settings: Mapping[str, Any] = field(factory=dict)
     max_tool_rounds: int = 8
+    turn_timeout: float | None = field(default=None, converter=_turn_timeout)
 
     def get(self, name: str, default: Any = None) -> Any:
         """The plugin setting ``name``, or ``default``."""
@@ -63,6 +70,7 @@ class AgentBuilder:
         self._settings: dict[str, Any] = {}
         self._load_plugins: bool | None = None
         self._max_tool_rounds = 8
+        self._turn_timeout: float | None = None
 
     def provider(self, provider: LlmProvider) -> AgentBuilder:
         """Use ``provider`` for every model call."""
@@ -104,6 +112,16 @@ class AgentBuilder:
         self._max_tool_rounds = rounds
         return self
 
+    def turn_timeout(self, seconds: float | None) -> AgentBuilder:
+        """Give every turn a deadline of ``seconds`` (None: none, the default).
+
+        It covers every hook, model call and tool of a turn, streamed or not.
+        A turn that misses it raises :class:`~agentcore.errors.TurnTimeoutError`
+        and stores nothing. ``seconds`` must be a positive finite number.
+        """
+        self._turn_timeout = check_timeout("turn_timeout", seconds)
+        return self
+
     def setting(self, name: str, value: Any) -> AgentBuilder:
         """Give the plugin setting ``name``; the owning plugin validates it at build."""
         if not isinstance(name, str) or not name:
@@ -137,7 +155,11 @@ class AgentBuilder:
             provider=self._provider,
             store=self._store if self._store is not None else InMemoryStore(),
             plugin_manager=pm,
-            config=AgentConfig(settings=settings, max_tool_rounds=self._max_tool_rounds),
+            config=AgentConfig(
+                settings=settings,
+                max_tool_rounds=self._max_tool_rounds,
+                turn_timeout=self._turn_timeout,
+            ),
             tools=self._tools,
         )
 

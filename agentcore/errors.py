@@ -26,6 +26,15 @@ class UnknownSlotError(SessionError, KeyError):
         return str(self.args[0]) if self.args else "unknown slot"
 
 
+class TurnTimeoutError(SessionError, TimeoutError):
+    """A turn did not finish within the bundle's ``turn_timeout``.
+
+    The deadline covers every hook, model call and tool of the turn. Nothing
+    of the turn was stored, and the session can take the next turn. It is a
+    :class:`TimeoutError`, so ``except TimeoutError`` catches it too.
+    """
+
+
 class StoreError(AgentCoreError):
     """A store could not read or write, or found stored data it cannot use."""
 

@@ -87,11 +87,11 @@ def on_turn_end(ctx: TurnContext) -> Awaitable[None] | None:
 
 @hookspec
 def post_turn_end(ctx: TurnContext) -> Awaitable[None] | None:
-    """Work that follows a stored turn, before the turn index advances.
+    """Work that follows a stored turn (the session's turn index has advanced already).
 
     The place for maintenance such as summarizing the conversation: the
     implementation may call ``ctx.provider``, update ``ctx.slot`` with
-    :meth:`~agentcore.ContextSlot.save`, and write ``ctx.memory``. It may hand
+    :meth:`~agentcore.AgentSession.write_slot_config`, and write ``ctx.memory``. It may hand
     longer work to ``ctx.session.run_in_background``.
 
     An exception raised here is logged at ERROR on the ``agentcore`` logger

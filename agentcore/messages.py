@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import attrs
@@ -184,3 +184,96 @@ class Message:
     def tool_calls(self) -> tuple[ToolUseBlock, ...]:
         """The tool calls this (assistant) message asks for, in order."""
         return tuple(block for block in self.content if isinstance(block, ToolUseBlock))
+
+
+# -- text validity ------------------------------------------------------------
+
+
+def valid_text(text: str) -> str:
+    r"""``text`` as valid Unicode: surrogate pairs joined, lone surrogates made U+FFFD.
+
+    A provider may hand over an emoji as two surrogates (a pair split across
+    stream chunks, or JSON ``\ud83d\ude00`` escapes decoded one by one);
+    they are joined into the one character they encode. A surrogate without
+    its partner becomes the replacement character. Valid text comes back
+    unchanged (the same object).
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+def _valid_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return valid_text(value)
+    if isinstance(value, Mapping):
+        return {_valid_value(key): _valid_value(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_valid_value(item) for item in value)
+    return value
+
+
+def _invalid_text(value: Any, where: str) -> str | None:
+    """Where in ``value`` text that cannot be encoded as UTF-8 sits, or None."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return (
+                f"{where} holds the surrogate code point {value[exc.start]!r} at index "
+                f"{exc.start}, which UTF-8 cannot encode"
+            )
+        return None
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            problem = _invalid_text(key, f"a key of {where}") or _invalid_text(
+                item, f"{where}[{key!r}]"
+            )
+            if problem:
+                return problem
+    elif isinstance(value, Sequence) and not isinstance(value, str):
+        for index, item in enumerate(value):
+            problem = _invalid_text(item, f"{where}[{index}]")
+            if problem:
+                return problem
+    return None
+
+
+def invalid_text(message: Message) -> str | None:
+    """Describe the first text of ``message`` that is not valid Unicode, or None when all is."""
+    problem = _invalid_text(message.tool_call_id, "tool_call_id")
+    for index, block in enumerate(message.content):
+        if problem:
+            break
+        for attribute in attrs.fields(type(block)):
+            where = f"content[{index}].{attribute.name}"
+            problem = _invalid_text(getattr(block, attribute.name), where)
+            if problem:
+                break
+    return problem
+
+
+def make_valid(message: Message) -> Message:
+    """``message`` with every text made valid by :func:`valid_text`.
+
+    Text blocks, tool call ids, names and arguments (keys and values) and
+    every other string field are covered. A valid message comes back
+    unchanged (the same object).
+    """
+    if invalid_text(message) is None:
+        return message
+    blocks = [
+        attrs.evolve(
+            block,
+            **{
+                attribute.name: _valid_value(getattr(block, attribute.name))
+                for attribute in attrs.fields(type(block))
+            },
+        )
+        for block in message.content
+    ]
+    return attrs.evolve(
+        message, content=tuple(blocks), tool_call_id=_valid_value(message.tool_call_id)
+    )

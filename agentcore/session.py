@@ -4,19 +4,37 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Coroutine, Sequence
+import warnings
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Callable,
+    Coroutine,
+    Mapping,
+    Sequence,
+)
 from typing import Any, TypeVar
 
 import attrs
+from attrs import frozen
 
+from agentcore._cancel import Deadline, complete_despite_cancel, consume_cancel
 from agentcore.agent import Agent
 from agentcore.builder import AgentBundle
 from agentcore.context import TurnContext
 from agentcore.cycle import CycleEvent, CycleResult, LlmCycle
-from agentcore.errors import ConfigError, ReadonlySessionError, SessionError, UnknownSlotError
-from agentcore.messages import Message
+from agentcore.errors import (
+    ConfigError,
+    ConflictError,
+    ReadonlySessionError,
+    SessionError,
+    TurnTimeoutError,
+    UnknownSlotError,
+)
+from agentcore.llm import ResponseComplete
+from agentcore.messages import Message, invalid_text, make_valid
 from agentcore.plugins import call_each
-from agentcore.session_memory import SessionMemory
+from agentcore.session_memory import SessionMemory, check_json, check_key
 from agentcore.slots import (
     FULL,
     ContextSlot,
@@ -26,8 +44,8 @@ from agentcore.slots import (
     config_from_json,
     config_to_json,
 )
-from agentcore.stores.base import JsonValue, MessageAppend, SessionState, StoreWrite
-from agentcore.usage import CostTracker
+from agentcore.stores.base import JsonValue, MessageAppend, SessionState, SlotHead, StoreWrite
+from agentcore.usage import CostTracker, Usage
 
 logger = logging.getLogger("agentcore")
 
@@ -35,6 +53,9 @@ T = TypeVar("T")
 
 DEFAULT_SLOT = "default"
 """The id of the slot a new session starts in."""
+
+WRITE_ATTEMPTS = 5
+"""How often a session tries a write that another writer's changes made conflict."""
 
 
 def _check_id(what: str, value: Any) -> str:
@@ -49,6 +70,14 @@ def _check_mode(mode: Any) -> SlotMode:
     raise ConfigError(f"mode must be 'full' or a FocusedConfig, got {mode!r}")
 
 
+@frozen
+class _FinalEvent:
+    """The last event of a streamed turn, handed over once the turn is stored."""
+
+    event: ResponseComplete
+    message: Message
+
+
 class AgentSession:
     """A conversation with an agent, persisted in the bundle's store.
 
@@ -57,6 +86,13 @@ class AgentSession:
     new session starts with one slot, ``"default"``, in ``mode`` (``"full"``
     or a :class:`FocusedConfig`); a resumed one keeps its stored modes.
     A ``readonly`` session refuses turns and data writes.
+
+    A turn is atomic as seen from the object: once its store write has
+    committed, the object holds it (turn index, messages, cost), even if the
+    caller was cancelled meanwhile; before that, nothing of it remains.
+    Before each model call the session checks whether another writer moved
+    the stored session on (one cheap :meth:`~agentcore.stores.MemoryStore.slot_heads`
+    call) and reloads what changed. See docs/failure-semantics.md.
     """
 
     def __init__(
@@ -68,6 +104,7 @@ class AgentSession:
         *,
         readonly: bool = False,
     ) -> None:
+        self._background: set[asyncio.Task[Any]] = set()
         if not isinstance(agent, Agent):
             raise ConfigError(f"agent must be an Agent, got {agent!r}")
         if not isinstance(bundle, AgentBundle):
@@ -87,8 +124,20 @@ class AgentSession:
         self._loaded = False
         self._load_lock = asyncio.Lock()
         self._turn_lock = asyncio.Lock()
+        self._write_lock = asyncio.Lock()
         self._open_stream = False
-        self._background: set[asyncio.Task[Any]] = set()
+
+    def __del__(self) -> None:
+        pending = [task for task in getattr(self, "_background", ()) if not task.done()]
+        if pending:
+            warnings.warn(
+                f"AgentSession {self._session_id!r} was dropped with {len(pending)} pending "
+                "background task(s), such as a summary being made; their work is lost. "
+                "Call `await session.aclose()` (or use `async with session`) before dropping it",
+                ResourceWarning,
+                source=self,
+                stacklevel=2,
+            )
 
     # -- properties -------------------------------------------------------------
 
@@ -114,7 +163,7 @@ class AgentSession:
 
     @property
     def turn_index(self) -> int:
-        """How many turns the session has completed (a streamed turn counts once started)."""
+        """How many turns the session has stored (a streamed turn counts once stored)."""
         return self._turn_index
 
     @property
@@ -142,25 +191,35 @@ class AgentSession:
             if self._loaded:
                 return
             store = self._bundle.store
-            state = await store.load_state(self._session_id)
+            # Heads first and the state last: a write that lands while loading
+            # leaves the versions and counts behind the state, never ahead, so
+            # the next check (or a guarded write) reloads.
+            heads = await store.slot_heads(self._session_id)
             configs = await store.load_slot_configs(self._session_id)
             for slot_id, data in configs.items():
-                where = f"slot {slot_id!r} of session {self._session_id!r}"
-                config = config_from_json(data, where=where)
+                config = config_from_json(data, where=self._where(slot_id))
                 messages = await store.load_messages(self._session_id, slot_id)
-                self._slots[slot_id] = self._new_slot(slot_id, config, messages)
+                version = heads.get(slot_id, SlotHead()).version
+                self._slots[slot_id] = self._new_slot(slot_id, config, messages, version)
+            state = await store.load_state(self._session_id)
             if state is not None:
-                self._turn_index = state.turn_index
-                self._current = state.current_slot
-                self._cost = CostTracker(by_purpose=dict(state.cost))
+                self._apply_state(state)
             if self._current not in self._slots:
                 self._slots[self._current] = self._new_slot(
                     self._current, SlotConfig(self._initial_mode), []
                 )
             self._loaded = True
 
+    def _where(self, slot_id: str) -> str:
+        return f"slot {slot_id!r} of session {self._session_id!r}"
+
+    def _apply_state(self, state: SessionState) -> None:
+        self._turn_index = state.turn_index
+        self._current = state.current_slot
+        self._cost.restore(state.cost)
+
     def _new_slot(
-        self, slot_id: str, config: SlotConfig, messages: Sequence[Message]
+        self, slot_id: str, config: SlotConfig, messages: Sequence[Message], version: int = 0
     ) -> ContextSlot:
         return ContextSlot(
             self._session_id,
@@ -168,7 +227,62 @@ class AgentSession:
             config,
             system_prompt=self._agent.system_prompt or None,
             messages=list(messages),
+            version=version,
         )
+
+    async def _catch_up(self) -> bool:
+        """Reload what another writer changed; True when something had changed.
+
+        One :meth:`~agentcore.stores.MemoryStore.slot_heads` call, whose cost
+        does not depend on the length of the history.
+        """
+        async with self._write_lock:
+            heads = await self._bundle.store.slot_heads(self._session_id)
+            if self._matches(heads):
+                return False
+            await self._refresh(heads)
+            return True
+
+    def _matches(self, heads: Mapping[str, SlotHead]) -> bool:
+        for slot_id, head in heads.items():
+            slot = self._slots.get(slot_id)
+            if slot is None or slot.version != head.version or len(slot) != head.count:
+                return False
+        return True
+
+    async def _refresh(self, heads: Mapping[str, SlotHead]) -> None:
+        """Bring the object up to the store: new messages, newer configs, the state.
+
+        Called with the write lock held. Messages are read from the count the
+        object holds on, since stored history is append-only.
+        """
+        store, session_id = self._bundle.store, self._session_id
+        configs: Mapping[str, Mapping[str, JsonValue]] | None = None
+        for slot_id, head in heads.items():
+            slot = self._slots.get(slot_id)
+            if slot is not None and slot.version == head.version and len(slot) == head.count:
+                continue
+            if configs is None:
+                configs = await store.load_slot_configs(session_id)
+            if slot_id not in configs:
+                continue
+            config = config_from_json(configs[slot_id], where=self._where(slot_id))
+            if slot is None:
+                messages = await store.load_messages(session_id, slot_id)
+                self._slots[slot_id] = self._new_slot(slot_id, config, messages, head.version)
+                continue
+            slot._set_stored(config, head.version)
+            slot._extend(await store.load_messages(session_id, slot_id, len(slot)))
+        # Read last, so the state is never older than the messages read above:
+        # a guarded write built from this view then cannot store a stale state.
+        state = await store.load_state(session_id)
+        if state is not None:
+            self._apply_state(state)
+        if self._current not in self._slots:
+            self._slots[self._current] = self._new_slot(
+                self._current, SlotConfig(self._initial_mode), []
+            )
+        logger.info("session %r reloaded changes another writer stored", session_id)
 
     # -- slots ------------------------------------------------------------------
 
@@ -198,18 +312,30 @@ class AgentSession:
         mode = _check_mode(mode)
         await self.load()
         async with self._turn_lock:
+            await self._catch_up()
             if slot_id in self._slots:
                 raise SessionError(f"session {self._session_id!r} already has a slot {slot_id!r}")
             slot = self._new_slot(slot_id, SlotConfig(mode), [])
-            write = StoreWrite(
-                self._session_id, slot_configs={slot_id: config_to_json(slot.config)}
-            )
-            if switch:
-                write.state = self._state(current_slot=slot_id)
-            await self._bundle.store.write(write)
-            self._slots[slot_id] = slot
-            if switch:
-                self._current = slot_id
+
+            def write() -> StoreWrite:
+                if slot_id in self._slots:  # another writer created it meanwhile
+                    raise SessionError(
+                        f"session {self._session_id!r} already has a slot {slot_id!r}"
+                    )
+                batch = self._guarded_write()
+                batch.slot_configs[slot_id] = config_to_json(slot.config)
+                batch.expected_versions[slot_id] = 0
+                if switch:
+                    batch.state = self._state(current_slot=slot_id)
+                return batch
+
+            def stored() -> None:
+                slot._set_stored(slot.config, 1)
+                self._slots[slot_id] = slot
+                if switch:
+                    self._current = slot_id
+
+            await complete_despite_cancel(self._commit(write, stored))
             return slot
 
     async def switch_slot(self, slot_id: str) -> ContextSlot:
@@ -217,10 +343,16 @@ class AgentSession:
         self._check_writable("switch slots")
         slot = await self.get_slot(slot_id)
         async with self._turn_lock:
-            await self._bundle.store.write(
-                StoreWrite(self._session_id, state=self._state(current_slot=slot_id))
-            )
-            self._current = slot_id
+
+            def write() -> StoreWrite:
+                batch = self._guarded_write()
+                batch.state = self._state(current_slot=slot_id)
+                return batch
+
+            def stored() -> None:
+                self._current = slot_id
+
+            await complete_despite_cancel(self._commit(write, stored))
         return slot
 
     async def set_mode(self, mode: SlotMode, slot_id: str | None = None) -> None:
@@ -228,7 +360,72 @@ class AgentSession:
         self._check_writable("change a slot mode")
         mode = _check_mode(mode)
         slot = await self.get_slot(slot_id)
-        await slot.save(self._bundle.store, config=attrs.evolve(slot.config, mode=mode))
+        await self.write_slot_config(
+            slot.id, attrs.evolve(slot.config, mode=mode), usage=None, retry_on_conflict=True
+        )
+
+    async def write_slot_config(
+        self,
+        slot_id: str,
+        config: SlotConfig,
+        *,
+        expected_version: int | None = None,
+        data: Mapping[str, JsonValue] | None = None,
+        usage: Usage | None = None,
+        purpose: str = "summary",
+        retry_on_conflict: bool = False,
+    ) -> None:
+        """Replace a slot's config, store session data and count ``usage``, in one store write.
+
+        This is how plugins apply a change computed from a slot, such as a
+        summary: the write also stores the session state with ``usage``
+        added to the cost under ``purpose``, so that cost survives a resume.
+        It is conditional on the slot's config version: ``expected_version``
+        (default: the :attr:`ContextSlot.version` this object holds) must
+        still be the stored one. When another write replaced the config since
+        (a newer summary, a mode change), the write is refused with
+        :class:`~agentcore.errors.ConflictError`, nothing is stored, and the
+        session has reloaded the slot, so the caller can compute the change
+        again; with ``retry_on_conflict`` the new config is written over the
+        newer one instead. Messages another writer appended meanwhile never
+        make it fail. Once the write has committed, the object holds it,
+        even if the caller was cancelled.
+        """
+        self._check_writable("write a slot config")
+        if not isinstance(config, SlotConfig):
+            raise ConfigError(f"config must be a SlotConfig, got {config!r}")
+        if usage is not None and not isinstance(usage, Usage):
+            raise ConfigError(f"usage must be a Usage or None, got {usage!r}")
+        values = dict(data or {})
+        for key, value in values.items():
+            check_key(key)
+            check_json(key, value)
+        slot = await self.get_slot(slot_id)
+        expected = slot.version if expected_version is None else expected_version
+        holder = {"expected": expected}
+
+        def write() -> StoreWrite:
+            if retry_on_conflict:
+                holder["expected"] = slot.version
+            if slot.version != holder["expected"]:
+                raise ConflictError(
+                    f"slot {slot.id!r} of session {self._session_id!r} is at config version "
+                    f"{slot.version}, not the expected {holder['expected']}: another write "
+                    "replaced its config; compute the change again from the reloaded slot"
+                )
+            batch = self._guarded_write()
+            batch.state = self._state(usage=usage, purpose=purpose)
+            batch.slot_configs[slot.id] = config_to_json(config)
+            batch.expected_versions[slot.id] = holder["expected"]
+            batch.data.update(values)
+            return batch
+
+        def stored() -> None:
+            slot._set_stored(config, holder["expected"] + 1)
+            if usage is not None:
+                self._cost.add(usage, purpose)
+
+        await complete_despite_cancel(self._commit(write, stored))
 
     async def load_messages(self, slot_id: str | None = None) -> list[Message]:
         """Exactly what the next request of a slot will carry, before the new user message."""
@@ -267,40 +464,54 @@ class AgentSession:
     async def submit_turn(self, user_input: str | Message) -> Message:
         """Run one turn and return the assistant's final message.
 
-        Follows these steps: read-only check, ``on_turn_start``, load the
-        context, run the model (and tools), count the cost, append the turn's
-        messages and save the slot in one store write, ``on_turn_end``,
-        ``post_turn_end``, advance the turn index. A provider error propagates
-        and stores nothing.
+        Follows these steps: check the input (text that is not valid Unicode
+        raises :class:`ConfigError` before any hook or model call), read-only
+        check, catch up with other writers, ``on_turn_start``, load the
+        context, run the model (and tools), append the turn's messages (made
+        valid Unicode) and store them with the state and cost in one store
+        write, advance the turn index, ``on_turn_end``, ``post_turn_end``.
+        A provider error stores nothing. A ``turn_timeout`` reached before the
+        store write raises :class:`~agentcore.errors.TurnTimeoutError`, and
+        nothing is stored. A cancelled caller gets ``CancelledError`` only
+        when nothing was stored; once the write has begun it completes and
+        the message is returned.
         """
         user_message = self._user_message(user_input)
         self._check_writable("submit a turn")
         self._check_no_open_stream()
         async with self._turn_lock:
-            await self.load()
-            slot = self._slots[self._current]
-            index = self._turn_index
-            ctx = self._context(slot, index, user_message, is_stream=False)
-            await call_each(self._pm, "on_turn_start", isolate=False, ctx=ctx)
-            cycle = self._cycle(ctx, user_message)
-            if self._bundle.tools is not None and len(self._bundle.tools):
-                result = await cycle.submit_with_tools([], self._bundle.tools)
-            else:
-                result = await cycle.submit_messages([])
-            await self._record_turn(slot, user_message, result, completed_turns=index + 1)
-            await self._end_turn(ctx, user_message, result)
-            self._turn_index = index + 1
-            return result.final_message
+            deadline = self._deadline()
+            with deadline.guard():
+                return await self._run_turn(user_message)
+
+    async def _run_turn(self, user_message: Message) -> Message:
+        await self.load()
+        await self._catch_up()
+        slot = self._slots[self._current]
+        ctx = self._context(slot, self._turn_index, user_message, is_stream=False)
+        await call_each(self._pm, "on_turn_start", isolate=False, ctx=ctx)
+        cycle = self._cycle(ctx, user_message)
+        if self._bundle.tools is not None and len(self._bundle.tools):
+            result = await cycle.submit_with_tools([], self._bundle.tools)
+        else:
+            result = await cycle.submit_messages([])
+        added = [make_valid(message) for message in result.new_messages]
+        await complete_despite_cancel(self._commit_turn(slot, [user_message, *added], result))
+        await self._end_turn(ctx, user_message, added, result)
+        return _final(added, result)
 
     def submit_turn_stream(self, user_input: str | Message) -> TurnStream:
         """Run one turn, streaming the reply.
 
-        Iterate the returned :class:`TurnStream` for events; its exhaustion
-        finalizes the turn (store, ``on_turn_end``, ``post_turn_end``) exactly
-        like :meth:`submit_turn`. As on that path, the turn index advances
-        when the stream starts, and the hooks see the index of the streamed
-        turn. A stream abandoned before its end stores nothing and takes the
-        turn index back.
+        Iterate the returned :class:`TurnStream` for events. The turn is
+        stored, and ``on_turn_end`` and ``post_turn_end`` have run, before
+        the final :class:`~agentcore.llm.ResponseComplete` event is handed
+        over: a consumer that stops reading after it (or closes the stream)
+        keeps the turn. A stream abandoned before that event stores nothing.
+        The hooks see the index of the streamed turn; :attr:`turn_index`
+        advances when the turn is stored. ``turn_timeout`` covers the turn
+        from its first event on (time the consumer spends between events
+        counts too).
         """
         user_message = self._user_message(user_input)
         self._check_writable("submit a turn")
@@ -309,31 +520,54 @@ class AgentSession:
 
     async def _stream_turn(
         self, user_message: Message
-    ) -> AsyncGenerator[CycleEvent | Message, None]:
-        async with self._turn_lock:
-            self._open_stream = True
-            try:
-                await self.load()
-                slot = self._slots[self._current]
-                index = self._turn_index
-                ctx = self._context(slot, index, user_message, is_stream=True)
-                await call_each(self._pm, "on_turn_start", isolate=False, ctx=ctx)
-                self._turn_index = index + 1
-                try:
-                    cycle = self._cycle(ctx, user_message)
-                    stream = cycle.stream_with_tools([], self._bundle.tools)
-                    async for event in stream:
-                        yield event
-                    result = stream.result
-                    await self._record_turn(slot, user_message, result, completed_turns=index + 1)
-                except BaseException:
-                    self._turn_index = index
-                    raise
-                ctx.turn_index = self._turn_index - 1
-                await self._end_turn(ctx, user_message, result)
-            finally:
+    ) -> AsyncGenerator[CycleEvent | _FinalEvent, None]:
+        await self._turn_lock.acquire()
+        self._open_stream = True
+        held = True
+
+        def release() -> None:
+            nonlocal held
+            if held:
+                held = False
                 self._open_stream = False
-            yield result.final_message
+                self._turn_lock.release()
+
+        try:
+            deadline = self._deadline()
+            with deadline.guard():
+                await self.load()
+                await self._catch_up()
+                slot = self._slots[self._current]
+                ctx = self._context(slot, self._turn_index, user_message, is_stream=True)
+                await call_each(self._pm, "on_turn_start", isolate=False, ctx=ctx)
+            cycle = self._cycle(ctx, user_message)
+            stream = cycle.stream_with_tools([], self._bundle.tools)
+            try:
+                while True:
+                    with deadline.guard():
+                        try:
+                            event = await stream.__anext__()
+                        except StopAsyncIteration:
+                            break
+                    if not isinstance(event, ResponseComplete):
+                        yield event
+                        continue
+                    # The final event: store the turn before handing it over.
+                    with deadline.guard():
+                        result = stream.result
+                        added = [make_valid(message) for message in result.new_messages]
+                        await complete_despite_cancel(
+                            self._commit_turn(slot, [user_message, *added], result)
+                        )
+                    with deadline.guard():
+                        await self._end_turn(ctx, user_message, added, result)
+                    release()
+                    yield _FinalEvent(event, _final(added, result))
+                    return
+            finally:
+                await stream.aclose()
+        finally:
+            release()
 
     # -- background work ---------------------------------------------------------
 
@@ -341,7 +575,8 @@ class AgentSession:
         """Run ``work`` as a task the session tracks; :meth:`aclose` waits for it.
 
         An exception the task raises is logged at ERROR on the ``agentcore``
-        logger.
+        logger. A session garbage-collected while such a task is pending
+        warns with :class:`ResourceWarning`.
         """
         task = asyncio.ensure_future(work)
         self._background.add(task)
@@ -357,10 +592,19 @@ class AgentSession:
                 exc_info=task.exception(),
             )
 
-    async def aclose(self) -> None:
-        """Wait until the background work of the session has finished."""
+    async def aclose(self, *, cancel_pending: bool = False) -> None:
+        """Wait until the background work of the session has finished.
+
+        With ``cancel_pending``, cancel that work first (a summary being
+        made is dropped whole: nothing of it is stored) and wait for the
+        cancellation to finish.
+        """
         while self._background:
-            await asyncio.gather(*list(self._background), return_exceptions=True)
+            pending = list(self._background)
+            if cancel_pending:
+                for task in pending:
+                    task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
 
     async def __aenter__(self) -> AgentSession:
         await self.load()
@@ -374,6 +618,17 @@ class AgentSession:
     @property
     def _pm(self) -> Any:
         return self._bundle.plugin_manager
+
+    def _deadline(self) -> Deadline:
+        seconds = self._bundle.config.turn_timeout
+
+        def error() -> BaseException:
+            return TurnTimeoutError(
+                f"turn of session {self._session_id!r} did not finish within the "
+                f"turn_timeout of {seconds} s; nothing of it was stored"
+            )
+
+        return Deadline(seconds, error)
 
     def _check_no_open_stream(self) -> None:
         if self._open_stream:
@@ -393,12 +648,20 @@ class AgentSession:
         if isinstance(user_input, Message):
             if user_input.role != "user":
                 raise ConfigError(f"a turn takes a user message, got a {user_input.role} message")
-            return user_input
-        if not isinstance(user_input, str):
+            message = user_input
+        elif not isinstance(user_input, str):
             raise ConfigError(f"a turn takes a str or a user Message, got {user_input!r}")
-        if not user_input.strip():
+        elif not user_input.strip():
             raise ConfigError("a turn needs a non-empty user message")
-        return Message.user(user_input)
+        else:
+            message = Message.user(user_input)
+        problem = invalid_text(message)
+        if problem is not None:
+            raise ConfigError(
+                f"the user message is not valid Unicode: {problem}; "
+                "decode its bytes as UTF-8 (or repair them) before submitting"
+            )
+        return message
 
     def _cycle(self, ctx: TurnContext, user_message: Message) -> LlmCycle:
         async def prepare(added: Sequence[Message]) -> list[Message]:
@@ -415,12 +678,32 @@ class AgentSession:
         )
 
     def _state(
-        self, *, turn_index: int | None = None, current_slot: str | None = None
+        self,
+        *,
+        turn_index: int | None = None,
+        current_slot: str | None = None,
+        usage: Usage | None = None,
+        purpose: str = "turn",
     ) -> SessionState:
+        cost = dict(self._cost.breakdown())
+        if usage is not None:
+            cost[purpose] = cost.get(purpose, Usage()) + usage
         return SessionState(
             turn_index=self._turn_index if turn_index is None else turn_index,
             current_slot=self._current if current_slot is None else current_slot,
-            cost=self._cost.breakdown(),
+            cost=cost,
+        )
+
+    def _guarded_write(self) -> StoreWrite:
+        """A write that the store refuses if any slot holds other messages than this object.
+
+        Every write that stores the session state carries these guards (empty
+        appends), so a state computed from an old view never overwrites a
+        newer one.
+        """
+        return StoreWrite(
+            self._session_id,
+            appends={slot.id: MessageAppend(len(slot), ()) for slot in self._slots.values()},
         )
 
     def _context(
@@ -440,54 +723,130 @@ class AgentSession:
             is_stream=is_stream,
         )
 
-    async def _record_turn(
-        self, slot: ContextSlot, user_message: Message, result: CycleResult, *, completed_turns: int
+    async def _commit(
+        self,
+        build: Callable[[], StoreWrite],
+        stored: Callable[[], None],
+        *,
+        attempts: int = WRITE_ATTEMPTS,
     ) -> None:
-        """Count the turn's cost, then append its messages and save slot and state at once."""
-        new_messages = [user_message, *result.new_messages]
-        self._cost.add(result.usage, "turn")
-        async with slot.lock:
-            write = StoreWrite(
-                self._session_id,
-                state=self._state(turn_index=completed_turns),
-                slot_configs={slot.id: config_to_json(slot.config)},
-                appends={slot.id: MessageAppend(slot.message_count(), new_messages)},
-            )
-            await self._bundle.store.write(write)
-            slot._extend(new_messages)
+        """Write ``build()`` and run ``stored()`` right after it committed, as one unit.
 
-    async def _end_turn(self, ctx: TurnContext, user_message: Message, result: CycleResult) -> None:
-        ctx.messages = [user_message, *result.new_messages]
+        Runs under the write lock (and, through :func:`complete_despite_cancel`,
+        out of reach of the caller's cancellation). A write that conflicts
+        with another writer's reloads what changed and is built again, up to
+        ``attempts`` times.
+        """
+        async with self._write_lock:
+            for attempt in range(1, attempts + 1):
+                batch = build()
+                try:
+                    await self._bundle.store.write(batch)
+                except ConflictError:
+                    heads = await self._bundle.store.slot_heads(self._session_id)
+                    await self._refresh(heads)
+                    if attempt == attempts:
+                        raise
+                    continue
+                stored()
+                return
+
+    async def _commit_turn(
+        self, slot: ContextSlot, messages: list[Message], result: CycleResult
+    ) -> None:
+        """Store the turn's messages with the state and cost; then the object holds them."""
+        writes_config = False
+
+        def build() -> StoreWrite:
+            nonlocal writes_config
+            batch = self._guarded_write()
+            batch.appends[slot.id] = MessageAppend(len(slot), messages)
+            batch.state = self._state(turn_index=self._turn_index + 1, usage=result.usage)
+            writes_config = slot.version == 0
+            if writes_config:
+                # The slot's first write; later turns leave its config alone.
+                batch.slot_configs[slot.id] = config_to_json(slot.config)
+                batch.expected_versions[slot.id] = 0
+            return batch
+
+        def stored() -> None:
+            slot._extend(messages)
+            if writes_config:
+                slot._set_stored(slot.config, 1)
+            self._turn_index += 1
+            self._cost.add(result.usage, "turn")
+
+        try:
+            await self._commit(build, stored)
+        except ConflictError as exc:
+            raise ConflictError(
+                f"session {self._session_id!r}: other writers kept changing the session while "
+                f"this turn was stored ({WRITE_ATTEMPTS} attempts), so the reply was not "
+                "stored; the session has reloaded what they stored: submit the turn again"
+            ) from exc
+
+    async def _end_turn(
+        self, ctx: TurnContext, user_message: Message, added: list[Message], result: CycleResult
+    ) -> None:
+        """Run the end hooks of a stored turn; a cancellation stops them, never the turn."""
+        ctx.messages = [user_message, *added]
         ctx.usage = result.usage
         ctx.response = result.response
-        await call_each(self._pm, "on_turn_end", isolate=True, ctx=ctx)
-        await call_each(self._pm, "post_turn_end", isolate=True, ctx=ctx)
+        try:
+            await call_each(self._pm, "on_turn_end", isolate=True, ctx=ctx)
+            await call_each(self._pm, "post_turn_end", isolate=True, ctx=ctx)
+        except asyncio.CancelledError:
+            # The turn is stored: the caller gets it, the remaining hooks are skipped.
+            consume_cancel()
+            logger.warning(
+                "session %r turn %d was cancelled in its end hooks, after it was stored",
+                self._session_id,
+                ctx.turn_index,
+            )
+
+
+def _final(added: Sequence[Message], result: CycleResult) -> Message:
+    """The turn's final assistant message, as stored."""
+    for message in reversed(added):
+        if message.role == "assistant":
+            return message
+    return result.final_message
 
 
 class TurnStream:
-    """The events of a streamed turn; exhausting it finalizes the turn.
+    """The events of a streamed turn.
 
     Iterate with ``async for`` to get :class:`~agentcore.llm.TextDelta`,
     :class:`~agentcore.llm.ToolCallDelta`, tool-result and
     :class:`~agentcore.llm.ResponseComplete` events, each with a ``.text``
-    delta. Or ``await stream.finalize()`` to consume the rest and get the
-    final assistant message. :attr:`message` is set once the turn is stored.
+    delta. The turn is stored before the final ``ResponseComplete`` is
+    handed over, so breaking out of the loop after it loses nothing. Or
+    ``await stream.finalize()`` to consume the rest and get the final
+    assistant message. :attr:`message` is set once the turn is stored.
     """
 
-    def __init__(self, events: AsyncGenerator[CycleEvent | Message, None]) -> None:
+    def __init__(self, events: AsyncGenerator[CycleEvent | _FinalEvent, None]) -> None:
         self._events = events
+        self._done = False
         self.message: Message | None = None
-        """The assistant's final message, once the turn has been finalized."""
+        """The assistant's final message, once the turn has been stored."""
 
     def __aiter__(self) -> AsyncIterator[CycleEvent]:
         return self
 
     async def __anext__(self) -> CycleEvent:
-        item = await self._events.__anext__()
-        if isinstance(item, Message):
-            self.message = item
+        if self._done:
             await self._events.aclose()
             raise StopAsyncIteration
+        try:
+            item = await self._events.__anext__()
+        except BaseException:
+            self._done = True
+            raise
+        if isinstance(item, _FinalEvent):
+            self.message = item.message
+            self._done = True
+            return item.event
         return item
 
     async def finalize(self) -> Message:

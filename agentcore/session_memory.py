@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
+from agentcore._cancel import complete_despite_cancel
 from agentcore.errors import ConfigError
 from agentcore.stores.base import JsonValue, MemoryStore, StoreWrite
 
@@ -24,7 +25,12 @@ def check_json(key: str, value: JsonValue) -> None:
 
 
 class SessionMemory:
-    """JSON values kept per session in the store, under string keys."""
+    """JSON values kept per session in the store, under string keys.
+
+    Each write is one store transaction. A caller cancelled while it runs
+    gets ``CancelledError`` only if nothing was stored; once the store has
+    committed, the call returns normally.
+    """
 
     def __init__(self, store: MemoryStore, session_id: str) -> None:
         self._store = store
@@ -45,19 +51,22 @@ class SessionMemory:
         """Store ``value`` (anything JSON can hold) under ``key``."""
         check_key(key)
         check_json(key, value)
-        await self._store.write(StoreWrite(self._session_id, data={key: value}))
+        await self._write(StoreWrite(self._session_id, data={key: value}))
 
     async def update(self, values: Mapping[str, JsonValue]) -> None:
         """Store several values in one write: all of them or none."""
         for key, value in values.items():
             check_key(key)
             check_json(key, value)
-        await self._store.write(StoreWrite(self._session_id, data=dict(values)))
+        await self._write(StoreWrite(self._session_id, data=dict(values)))
 
     async def delete(self, key: str) -> None:
         """Remove ``key`` (no error when it is absent)."""
         check_key(key)
-        await self._store.write(StoreWrite(self._session_id, deleted_data={key}))
+        await self._write(StoreWrite(self._session_id, deleted_data={key}))
+
+    async def _write(self, batch: StoreWrite) -> None:
+        await complete_despite_cancel(self._store.write(batch))
 
     async def keys(self) -> list[str]:
         """Every key of the session, sorted."""

@@ -135,6 +135,8 @@ class ContextSlot:
 
     The raw history is append-only. :meth:`load_messages` returns exactly what
     the next request will carry (before the user's new message).
+    ``version`` is the store's config version of the slot this object holds
+    (0 before its config was first stored); see :class:`~agentcore.stores.SlotHead`.
     """
 
     session_id: str
@@ -142,7 +144,13 @@ class ContextSlot:
     config: SlotConfig = field(factory=SlotConfig)
     system_prompt: str | None = None
     _messages: list[Message] = field(factory=list, alias="messages")
+    _version: int = field(default=0, alias="version", validator=_non_negative_int)
     _lock: asyncio.Lock = field(factory=asyncio.Lock, init=False, repr=False)
+
+    @property
+    def version(self) -> int:
+        """The stored config version this object holds (0: config not stored yet)."""
+        return self._version
 
     @property
     def messages(self) -> Sequence[Message]:
@@ -179,15 +187,27 @@ class ContextSlot:
         """Persist the slot config, replaced by ``config`` when given.
 
         ``data`` (session-data keys and values) is written in the same
-        transaction. The in-memory config changes only once the write
-        succeeded.
+        transaction. The write is conditional on :attr:`version`: if another
+        writer replaced the stored config since this object read it, the
+        store refuses it with :class:`~agentcore.errors.ConflictError` and
+        nothing is stored. The in-memory config changes only once the write
+        succeeded. Sessions write through
+        :meth:`~agentcore.AgentSession.write_slot_config`, which also keeps
+        the session state and handles conflicts.
         """
         async with self._lock:
             new_config = self.config if config is None else config
-            write = StoreWrite(self.session_id, data=dict(data or {}))
+            write = StoreWrite(
+                self.session_id, data=dict(data or {}), expected_versions={self.id: self._version}
+            )
             write.slot_configs[self.id] = config_to_json(new_config)
             await store.write(write)
             self.config = new_config
+            self._version += 1
+
+    def _set_stored(self, config: SlotConfig, version: int) -> None:
+        self.config = config
+        self._version = version
 
     def _extend(self, messages: Sequence[Message]) -> None:
         self._messages.extend(messages)

@@ -56,6 +56,13 @@ class CostTracker:
             raise ValueError("CostTracker.add needs a non-empty purpose")
         self._by_purpose[purpose] = self._by_purpose.get(purpose, Usage()) + usage
 
+    def restore(self, by_purpose: Mapping[str, Usage]) -> None:
+        """Replace every count with ``by_purpose`` (a session does so when it reloads)."""
+        for purpose, usage in by_purpose.items():
+            if not isinstance(usage, Usage):
+                raise TypeError(f"cost of {purpose!r} must be a Usage, got {type(usage).__name__}")
+        self._by_purpose = dict(by_purpose)
+
     def total(self, purpose: str | None = None) -> Usage:
         """Usage over every purpose, or over ``purpose`` alone."""
         if purpose is not None:

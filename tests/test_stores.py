@@ -3,7 +3,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import itertools
+import os
 import sqlite3
+import stat
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentcore.errors import CorruptDataError, StoreError
+from agentcore.errors import ConflictError, CorruptDataError, StoreError
 from agentcore.messages import (
     AudioBlock,
     ContentBlock,
@@ -26,6 +28,7 @@ from agentcore.stores import (
     MemoryStore,
     MessageAppend,
     SessionState,
+    SlotHead,
     SqliteStore,
     StoreWrite,
 )
@@ -472,7 +475,10 @@ async def test_sqlite_database_settings(tmp_path: Path) -> None:
             row[0] for row in raw.execute("SELECT name FROM sqlite_master WHERE type='table'")
         }
     raw.close()
-    assert tables == {"sessions", "slots", "messages", "session_data"}
+    assert tables == {"sessions", "slots", "messages", "session_data", "schema_version"}
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
+    raw.close()
 
 
 async def test_sqlite_in_memory_database() -> None:
@@ -630,6 +636,42 @@ async def test_write_cost_does_not_depend_on_history_length(tmp_path: Path) -> N
     assert not any("count(" in s.lower() for s in long_statements)
 
 
+async def test_slot_heads_cost_does_not_depend_on_history_length(tmp_path: Path) -> None:
+    """The version check a session makes before every model call stays one seek per slot."""
+    async with SqliteStore(tmp_path / "heads.db") as store:
+        conn = store._conn
+        for session_id, size in (("short", 10), ("long", 10_000)):
+            await store.write(
+                StoreWrite(
+                    session_id,
+                    slot_configs={"main": {"v": 1}},
+                    appends={"main": append(0, msgs(size))},
+                )
+            )
+
+        async def measure(session_id: str) -> tuple[dict[str, SlotHead], int]:
+            vm_steps = 0
+
+            def step() -> int:
+                nonlocal vm_steps
+                vm_steps += 1
+                return 0
+
+            conn.set_progress_handler(step, 1)
+            try:
+                heads = await store.slot_heads(session_id)
+            finally:
+                conn.set_progress_handler(None, 1)
+            return heads, vm_steps
+
+        short_heads, short_steps = await measure("short")
+        long_heads, long_steps = await measure("long")
+    assert short_heads == {"main": SlotHead(1, 10)}
+    assert long_heads == {"main": SlotHead(1, 10_000)}
+    # A deeper b-tree may cost a step; a scan of the history would add thousands.
+    assert long_steps <= short_steps + 4
+
+
 # -- property: any split of appends reads back the same history ----------------
 
 _example_ids = itertools.count()
@@ -695,3 +737,137 @@ def test_appends_in_any_split_read_back_identical(
             await made.close()
 
     asyncio.run(check())
+
+
+# -- the concurrency rule: slot versions and conditional writes ---------------
+
+
+async def test_slot_heads_report_config_versions_and_counts(store: MemoryStore) -> None:
+    assert await store.slot_heads("s") == {}
+    await store.write(StoreWrite("s", slot_configs={"main": {"v": 1}}))
+    assert await store.slot_heads("s") == {"main": SlotHead(version=1, count=0)}
+    await store.write(StoreWrite("s", appends={"main": append(0, msgs(3))}))
+    assert await store.slot_heads("s") == {"main": SlotHead(version=1, count=3)}
+    await store.write(
+        StoreWrite("s", slot_configs={"main": {"v": 2}, "other": {"v": 1}}, data={"k": 1})
+    )
+    assert await store.slot_heads("s") == {
+        "main": SlotHead(version=2, count=3),
+        "other": SlotHead(version=1, count=0),
+    }
+    await store.write(StoreWrite("s", data={"k": 2}, state=STATE))
+    assert (await store.slot_heads("s"))["main"] == SlotHead(version=2, count=3)
+
+
+async def test_expected_version_refuses_a_stale_config_write_whole(store: MemoryStore) -> None:
+    await store.write(StoreWrite("s", slot_configs={"main": {"summary": "first"}}))
+    # Two writers both computed a change from version 1; the first one wins.
+    await store.write(
+        StoreWrite("s", slot_configs={"main": {"summary": "A"}}, expected_versions={"main": 1})
+    )
+    before = await snapshot(store, "s")
+    with pytest.raises(ConflictError, match="version 2, not the expected 1"):
+        await store.write(
+            StoreWrite(
+                "s",
+                state=STATE,
+                slot_configs={"main": {"summary": "B"}},
+                data={"summary": "B"},
+                expected_versions={"main": 1},
+            )
+        )
+    assert await snapshot(store, "s") == before
+    assert (await store.load_slot_configs("s"))["main"] == {"summary": "A"}
+    # A slot without a stored config is at version 0.
+    await store.write(StoreWrite("s", slot_configs={"new": {}}, expected_versions={"new": 0}))
+    with pytest.raises(ConflictError):
+        await store.write(StoreWrite("s", slot_configs={"new": {}}, expected_versions={"new": 0}))
+
+
+async def test_append_conflict_is_a_conflict_error(store: MemoryStore) -> None:
+    await store.write(StoreWrite("s", appends={"main": append(0, msgs(2))}))
+    with pytest.raises(ConflictError, match="starts at 1 but the slot holds 2"):
+        await store.write(StoreWrite("s", appends={"main": append(1, msgs(1))}))
+    # An empty append makes a write conditional on the count and adds nothing.
+    with pytest.raises(ConflictError):
+        await store.write(StoreWrite("s", state=STATE, appends={"main": append(1, [])}))
+    assert await store.load_state("s") is None
+    await store.write(StoreWrite("s", state=STATE, appends={"main": append(2, [])}))
+    assert await store.load_state("s") == STATE
+    assert await store.count_messages("s", "main") == 2
+
+
+@pytest.mark.parametrize("version", [-1, "1", 1.0, True, None])
+async def test_bad_expected_version_is_refused(store: MemoryStore, version: Any) -> None:
+    with pytest.raises(StoreError, match="expected version"):
+        await store.write(StoreWrite("s", expected_versions={"main": version}))
+    assert await store.list_sessions() == []
+
+
+# The layout agentcore 0.3.0 created (schema version 1), kept verbatim to test the migration.
+_SCHEMA_V1 = (
+    "CREATE TABLE sessions (session_id TEXT NOT NULL PRIMARY KEY, state TEXT) WITHOUT ROWID",
+    "CREATE TABLE slots (session_id TEXT NOT NULL REFERENCES sessions (session_id), "
+    "slot_id TEXT NOT NULL, config TEXT NOT NULL, PRIMARY KEY (session_id, slot_id)) "
+    "WITHOUT ROWID",
+    "CREATE TABLE messages (session_id TEXT NOT NULL REFERENCES sessions (session_id), "
+    "slot_id TEXT NOT NULL, idx INTEGER NOT NULL, body TEXT NOT NULL, "
+    "PRIMARY KEY (session_id, slot_id, idx))",
+    "CREATE TABLE session_data (session_id TEXT NOT NULL REFERENCES sessions (session_id), "
+    "key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (session_id, key))",
+    "PRAGMA user_version = 1",
+)
+
+
+async def test_sqlite_migrates_a_version_1_database(tmp_path: Path) -> None:
+    path = tmp_path / "v1.db"
+    with sqlite3.connect(path) as raw:
+        for statement in _SCHEMA_V1:
+            raw.execute(statement)
+        raw.execute(
+            "INSERT INTO sessions VALUES ('s', ?)",
+            ('{"turn_index":2,"current_slot":"main","cost":{}}',),
+        )
+        raw.execute("INSERT INTO slots VALUES ('s', 'main', '{\"mode\":\"full\",\"state\":{}}')")
+        for index in range(4):
+            raw.execute(
+                "INSERT INTO messages VALUES ('s', 'main', ?, ?)",
+                (index, f'{{"role":"user","content":[{{"text":"m{index}","type":"text"}}]}}'),
+            )
+        raw.execute("INSERT INTO session_data VALUES ('s', 'k', '[1,2]')")
+    raw.close()
+    async with SqliteStore(path) as store:
+        assert await store.load_state("s") == SessionState(turn_index=2, current_slot="main")
+        assert await store.load_messages("s", "main") == msgs(4)
+        assert await store.get_data("s", "k") == [1, 2]
+        assert await store.slot_heads("s") == {"main": SlotHead(version=1, count=4)}
+        await store.write(
+            StoreWrite(
+                "s",
+                slot_configs={"main": {"mode": "full", "state": {"x": 1}}},
+                appends={"main": append(4, msgs(1, "new"))},
+                expected_versions={"main": 1},
+            )
+        )
+        assert await store.slot_heads("s") == {"main": SlotHead(version=2, count=5)}
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert raw.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
+    raw.close()
+    # Opening a migrated database again changes nothing.
+    async with SqliteStore(path) as again:
+        assert await again.slot_heads("s") == {"main": SlotHead(version=2, count=5)}
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
+async def test_sqlite_files_are_private_whatever_the_umask(tmp_path: Path) -> None:
+    path = tmp_path / "private.db"
+    old = os.umask(0o002)
+    try:
+        async with SqliteStore(path) as store:
+            await store.write(StoreWrite("s", appends={"main": append(0, msgs(1))}))
+            files = [path, Path(f"{path}-wal"), Path(f"{path}-shm")]
+            modes = {file.name: stat.S_IMODE(file.stat().st_mode) for file in files}
+    finally:
+        os.umask(old)
+    assert modes == {"private.db": 0o600, "private.db-wal": 0o600, "private.db-shm": 0o600}

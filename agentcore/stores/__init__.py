@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agentcore.stores.base import MemoryStore, MessageAppend, SessionState, StoreWrite
+from agentcore.stores.base import MemoryStore, MessageAppend, SessionState, SlotHead, StoreWrite
 from agentcore.stores.memory import InMemoryStore
 from agentcore.stores.sqlite import SqliteStore
 
@@ -21,6 +21,7 @@ __all__ = [
     "MessageAppend",
     "PostgresStore",
     "SessionState",
+    "SlotHead",
     "SqliteStore",
     "StoreWrite",
 ]

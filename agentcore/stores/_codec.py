@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from attrs import frozen
 
-from agentcore.errors import CorruptDataError, StoreError
+from agentcore.errors import ConflictError, CorruptDataError, StoreError
 from agentcore.messages import Message
 from agentcore.serialization import converter, message_to_json, structure_json
 from agentcore.stores.base import JsonValue, MessageAppend, SessionState, StoreWrite
@@ -43,6 +43,7 @@ class EncodedWrite:
     appends: dict[str, EncodedAppend]
     data: dict[str, str]
     deleted_data: tuple[str, ...]
+    expected_versions: dict[str, int]
 
 
 def _dumps(value: Any) -> str:
@@ -142,7 +143,35 @@ def encode_batch(batch: StoreWrite) -> EncodedWrite:
             raise StoreError(f"data {key!r} of {where} is both set and deleted in one write")
     deleted = tuple(sorted(batch.deleted_data))
 
-    return EncodedWrite(session_id, state, slot_configs, appends, data, deleted)
+    expected: dict[str, int] = {}
+    for slot_id, version in batch.expected_versions.items():
+        _check_id(slot_id, f"slot id in {where}")
+        if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+            raise StoreError(
+                f"expected version of slot {slot_id!r} in {where} must be an int >= 0, "
+                f"got {version!r}"
+            )
+        expected[slot_id] = version
+
+    return EncodedWrite(session_id, state, slot_configs, appends, data, deleted, expected)
+
+
+def append_conflict(session_id: str, slot_id: str, start: int, count: int) -> ConflictError:
+    """The error for an append that does not start at the slot's message count."""
+    return ConflictError(
+        f"append to slot {slot_id!r} in session {session_id!r} starts at {start} but the "
+        f"slot holds {count} messages: another writer changed the session; "
+        "reload the session (or resume it in a new AgentSession) before writing again"
+    )
+
+
+def version_conflict(session_id: str, slot_id: str, expected: int, stored: int) -> ConflictError:
+    """The error for a write that expected another config version of a slot."""
+    return ConflictError(
+        f"slot {slot_id!r} in session {session_id!r} is at config version {stored}, not the "
+        f"expected {expected}: another write replaced its config (a newer summary or mode); "
+        "reload the session and recompute the change from what is stored now"
+    )
 
 
 def _decode(text: Any, cls: type[T], where: str) -> T:

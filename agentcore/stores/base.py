@@ -24,11 +24,27 @@ class SessionState:
 
 
 @frozen
+class SlotHead:
+    """Where a stored slot stands: its config ``version`` and its message ``count``.
+
+    A store bumps ``version`` by one on every write that replaces the slot's
+    config (a slot without a stored config is at version 0), and ``count`` is
+    the number of raw messages the slot holds. Two heads that compare equal
+    mean nothing of the slot changed in between.
+    """
+
+    version: int = 0
+    count: int = 0
+
+
+@frozen
 class MessageAppend:
     """Messages appended to a slot's raw history, starting at index ``start``.
 
     ``start`` must equal the number of messages the slot holds: a store
-    refuses the write otherwise, so two writers can never interleave.
+    refuses the write otherwise (with :class:`~agentcore.errors.ConflictError`),
+    so two writers can never interleave. An append of no messages changes
+    nothing but still makes the write conditional on the slot's count.
     """
 
     start: int
@@ -42,6 +58,12 @@ class StoreWrite:
     A store applies all of it or none of it. Values go through JSON: what
     comes back is what ``json.loads(json.dumps(value))`` gives (tuples come
     back as lists). A key both in ``data`` and in ``deleted_data`` is refused.
+
+    The concurrency rule every store follows: each entry of ``slot_configs``
+    bumps that slot's :attr:`SlotHead.version` by one; a write whose
+    ``expected_versions`` names a slot whose stored version differs, or
+    whose append does not start at the slot's count, is refused whole with
+    :class:`~agentcore.errors.ConflictError`.
     """
 
     session_id: str
@@ -50,6 +72,7 @@ class StoreWrite:
     appends: dict[str, MessageAppend] = field(factory=dict)
     data: dict[str, JsonValue] = field(factory=dict)
     deleted_data: set[str] = field(factory=set)
+    expected_versions: dict[str, int] = field(factory=dict)
 
 
 @runtime_checkable
@@ -81,6 +104,13 @@ class MemoryStore(Protocol):
 
     async def count_messages(self, session_id: str, slot_id: str) -> int:
         """How many raw messages a slot holds."""
+        ...
+
+    async def slot_heads(self, session_id: str) -> dict[str, SlotHead]:
+        """Version and message count of every slot with a stored config, by slot id.
+
+        Its cost does not depend on how many messages the slots hold.
+        """
         ...
 
     async def get_data(self, session_id: str, key: str) -> JsonValue | None:

@@ -10,14 +10,16 @@ from attrs import define, field
 from agentcore.errors import StoreError
 from agentcore.messages import Message
 from agentcore.stores._codec import (
+    append_conflict,
     check_start,
     decode_config,
     decode_data,
     decode_message,
     decode_state,
     encode_batch,
+    version_conflict,
 )
-from agentcore.stores.base import JsonValue, SessionState, StoreWrite
+from agentcore.stores.base import JsonValue, SessionState, SlotHead, StoreWrite
 
 
 @define
@@ -26,6 +28,7 @@ class _Session:
     slot_configs: dict[str, str] = field(factory=dict)
     messages: dict[str, list[str]] = field(factory=dict)
     data: dict[str, str] = field(factory=dict)
+    versions: dict[str, int] = field(factory=dict)
 
 
 class InMemoryStore:
@@ -64,25 +67,29 @@ class InMemoryStore:
     async def write(self, batch: StoreWrite) -> None:
         """Apply ``batch`` whole, or raise :class:`StoreError` and change nothing.
 
-        An append whose ``start`` is not the slot's message count is refused.
+        An append whose ``start`` is not the slot's message count, or an
+        expected version that is not the slot's, is refused with
+        :class:`~agentcore.errors.ConflictError`.
         """
         self._check_open()
         encoded = encode_batch(batch)
         session = self._sessions.get(encoded.session_id)
+        for slot_id, expected in encoded.expected_versions.items():
+            stored = session.versions.get(slot_id, 0) if session is not None else 0
+            if stored != expected:
+                raise version_conflict(encoded.session_id, slot_id, expected, stored)
         for slot_id, append in encoded.appends.items():
             count = len(session.messages.get(slot_id, ())) if session is not None else 0
             if append.start != count:
-                raise StoreError(
-                    f"append to slot {slot_id!r} in session {encoded.session_id!r} starts at "
-                    f"{append.start} but the slot holds {count} messages; "
-                    "reload the session before writing again"
-                )
+                raise append_conflict(encoded.session_id, slot_id, append.start, count)
         # Everything is checked: from here on nothing can fail.
         if session is None:
             session = self._sessions[encoded.session_id] = _Session()
         if encoded.state is not None:
             session.state = encoded.state
         session.slot_configs.update(encoded.slot_configs)
+        for slot_id in encoded.slot_configs:
+            session.versions[slot_id] = session.versions.get(slot_id, 0) + 1
         for slot_id, append in encoded.appends.items():
             session.messages.setdefault(slot_id, []).extend(append.bodies)
         session.data.update(encoded.data)
@@ -124,6 +131,19 @@ class InMemoryStore:
         self._check_open()
         session = self._sessions.get(session_id)
         return len(session.messages.get(slot_id, ())) if session is not None else 0
+
+    async def slot_heads(self, session_id: str) -> dict[str, SlotHead]:
+        """Return the version and message count of every slot with a stored config."""
+        self._check_open()
+        session = self._sessions.get(session_id)
+        if session is None:
+            return {}
+        return {
+            slot_id: SlotHead(
+                session.versions.get(slot_id, 0), len(session.messages.get(slot_id, ()))
+            )
+            for slot_id in sorted(session.slot_configs)
+        }
 
     async def get_data(self, session_id: str, key: str) -> JsonValue | None:
         """Return the session-data value under ``key`` (a fresh copy), or None."""

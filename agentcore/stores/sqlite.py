@@ -16,23 +16,34 @@ from agentcore.errors import CorruptDataError, StoreError
 from agentcore.messages import Message
 from agentcore.stores._codec import (
     EncodedWrite,
+    append_conflict,
     check_start,
     decode_config,
     decode_data,
     decode_message,
     decode_state,
     encode_batch,
+    version_conflict,
 )
-from agentcore.stores.base import JsonValue, SessionState, StoreWrite
+from agentcore.stores.base import JsonValue, SessionState, SlotHead, StoreWrite
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 1
-"""The layout version of the tables, kept in the database's ``PRAGMA user_version``."""
+SCHEMA_VERSION = 2
+"""The layout version of the tables, kept in the ``schema_version`` table.
+
+``PRAGMA user_version`` holds the same number, so that a release that
+predates the table still refuses a newer database. Version 1 (no
+``schema_version`` table, no slot ``version`` column) is migrated on open.
+"""
+
+_FILE_MODE = 0o600
 
 _MEMORY = ":memory:"
+
+_CREATE_SCHEMA_VERSION = "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"
 
 # Message bodies and data values can be large (inline images), so those two
 # tables keep a rowid: a WITHOUT ROWID table stores whole rows in its b-tree.
@@ -48,6 +59,7 @@ _SCHEMA = (
         session_id TEXT NOT NULL REFERENCES sessions (session_id),
         slot_id TEXT NOT NULL,
         config TEXT NOT NULL,
+        version INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (session_id, slot_id)
     ) WITHOUT ROWID
     """,
@@ -68,6 +80,15 @@ _SCHEMA = (
         PRIMARY KEY (session_id, key)
     )
     """,
+    _CREATE_SCHEMA_VERSION,
+)
+
+# Version 1 to 2: slots get a config version (each stored config counts as
+# one write) and the schema version moves into its own table.
+_MIGRATE_1_TO_2 = (
+    "ALTER TABLE slots ADD COLUMN version INTEGER NOT NULL DEFAULT 0",
+    "UPDATE slots SET version = 1",
+    _CREATE_SCHEMA_VERSION,
 )
 
 _SQLITE_NOTADB = 26
@@ -81,8 +102,16 @@ _UPSERT_STATE = (
     "ON CONFLICT (session_id) DO UPDATE SET state = excluded.state"
 )
 _UPSERT_CONFIG = (
-    "INSERT INTO slots (session_id, slot_id, config) VALUES (?, ?, ?) "
-    "ON CONFLICT (session_id, slot_id) DO UPDATE SET config = excluded.config"
+    "INSERT INTO slots (session_id, slot_id, config, version) VALUES (?, ?, ?, 1) "
+    "ON CONFLICT (session_id, slot_id) DO UPDATE SET config = excluded.config, "
+    "version = slots.version + 1"
+)
+_SLOT_VERSION = "SELECT version FROM slots WHERE session_id = ? AND slot_id = ?"
+# One primary-key seek per slot for the version, one for the last index.
+_SLOT_HEADS = (
+    "SELECT s.slot_id, s.version, (SELECT max(m.idx) FROM messages AS m "
+    "WHERE m.session_id = s.session_id AND m.slot_id = s.slot_id) "
+    "FROM slots AS s WHERE s.session_id = ? ORDER BY s.slot_id"
 )
 _INSERT_MESSAGE = "INSERT INTO messages (session_id, slot_id, idx, body) VALUES (?, ?, ?, ?)"
 _UPSERT_DATA = (
@@ -153,6 +182,7 @@ class SqliteStore:
                     f"cannot open SQLite store {path}: directory {directory} does not exist; "
                     "create it first"
                 )
+            _create_private(path)
         try:
             conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         except sqlite3.Error as exc:
@@ -197,23 +227,40 @@ class SqliteStore:
                 conn.execute("PRAGMA journal_mode = WAL").fetchone()
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
-            if version == 0:
-                self._create_schema(conn)
+            if version < SCHEMA_VERSION:
+                self._create_or_migrate(conn)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot set up SQLite store {path}: {exc}") from exc
 
-    @staticmethod
-    def _create_schema(conn: sqlite3.Connection) -> None:
+    def _create_or_migrate(self, conn: sqlite3.Connection) -> None:
+        """Create the tables, or migrate an older layout, in one transaction."""
         conn.execute("BEGIN IMMEDIATE")
         try:
-            for statement in _SCHEMA:
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            # Read again under the write lock: another process may have done it.
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0:
+                for statement in _SCHEMA:
+                    conn.execute(statement)
+            elif version == 1:
+                for statement in _MIGRATE_1_TO_2:
+                    conn.execute(statement)
+            if version < SCHEMA_VERSION:
+                conn.execute("DELETE FROM schema_version")
+                conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
         except BaseException:
             _rollback(conn)
             raise
-        logger.debug("created agentcore store schema version %d", SCHEMA_VERSION)
+        if version == 0:
+            logger.debug("created agentcore store schema version %d", SCHEMA_VERSION)
+        elif version < SCHEMA_VERSION:
+            logger.info(
+                "migrated agentcore store %s from schema version %d to %d",
+                self._path,
+                version,
+                SCHEMA_VERSION,
+            )
 
     # -- running calls -----------------------------------------------------
 
@@ -236,7 +283,9 @@ class SqliteStore:
     async def write(self, batch: StoreWrite) -> None:
         """Apply ``batch`` in one transaction, or raise :class:`StoreError` and change nothing.
 
-        An append whose ``start`` is not the slot's message count is refused.
+        An append whose ``start`` is not the slot's message count, or an
+        expected version that is not the slot's, is refused with
+        :class:`~agentcore.errors.ConflictError`.
         """
         await asyncio.to_thread(self._write, batch)
 
@@ -298,6 +347,14 @@ class SqliteStore:
 
         return await asyncio.to_thread(count)
 
+    async def slot_heads(self, session_id: str) -> dict[str, SlotHead]:
+        """Return the version and message count of every slot with a stored config."""
+        rows = await asyncio.to_thread(self._fetchall, _SLOT_HEADS, (session_id,))
+        return {
+            slot_id: SlotHead(int(version), 0 if last is None else int(last) + 1)
+            for slot_id, version, last in rows
+        }
+
     async def get_data(self, session_id: str, key: str) -> JsonValue | None:
         """Return the session-data value under ``key`` (a fresh copy), or None."""
 
@@ -348,6 +405,25 @@ class SqliteStore:
                 raise StoreError(f"closing SQLite store {self._path} failed: {exc}") from exc
 
 
+def _create_private(path: str) -> None:
+    """Create the database file readable and writable by its owner only, whatever the umask.
+
+    SQLite gives the ``-wal`` and ``-shm`` files it creates the mode of the
+    database file. An existing file is left as it is.
+    """
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, _FILE_MODE)
+    except FileExistsError:
+        return
+    except OSError as exc:
+        raise StoreError(f"cannot create SQLite store {path}: {exc}") from exc
+    try:
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, _FILE_MODE)  # the umask may have removed bits, never added
+    finally:
+        os.close(fd)
+
+
 def _rollback(conn: sqlite3.Connection) -> None:
     if conn.in_transaction:
         with contextlib.suppress(sqlite3.Error):
@@ -359,15 +435,16 @@ def _apply(conn: sqlite3.Connection, batch: EncodedWrite) -> None:
     session_id = batch.session_id
     conn.execute("BEGIN IMMEDIATE")
     try:
+        for slot_id, expected in batch.expected_versions.items():
+            row = conn.execute(_SLOT_VERSION, (session_id, slot_id)).fetchone()
+            stored = 0 if row is None else int(row[0])
+            if stored != expected:
+                raise version_conflict(session_id, slot_id, expected, stored)
         for slot_id, append in batch.appends.items():
             last = conn.execute(_LAST_INDEX, (session_id, slot_id)).fetchone()[0]
             count = 0 if last is None else int(last) + 1
             if append.start != count:
-                raise StoreError(
-                    f"append to slot {slot_id!r} in session {session_id!r} starts at "
-                    f"{append.start} but the slot holds {count} messages; "
-                    "reload the session before writing again"
-                )
+                raise append_conflict(session_id, slot_id, append.start, count)
         if batch.state is None:
             conn.execute(_ENSURE_SESSION, (session_id,))
         else:

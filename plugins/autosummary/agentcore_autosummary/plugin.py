@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
+from typing import Any
 
 import attrs
 from attrs import define, field, frozen
@@ -13,11 +14,14 @@ from attrs import define, field, frozen
 from agentcore import (
     AgentConfig,
     AgentSession,
+    ConflictError,
     ContextSlot,
+    CostTracker,
     FocusedConfig,
     Message,
     PluginSetting,
     TurnContext,
+    Usage,
     hookimpl,
 )
 from agentcore.slots import DEFAULT_SUMMARY_LABEL
@@ -26,7 +30,7 @@ from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.formatting import MAX_CONVERSATION_CHARS
 from agentcore_autosummary.planner import chunk_end, recent_tail_start
 from agentcore_autosummary.state import SummaryState, state_from_json, state_key, state_to_json
-from agentcore_autosummary.summarizer import request_summary
+from agentcore_autosummary.summarizer import SummaryFailedError, request_summary
 from agentcore_autosummary.trigger import is_due, measure
 
 logger = logging.getLogger("agentcore.autosummary")
@@ -230,11 +234,25 @@ def _plan(ctx: TurnContext, config: SummaryConfig, state: SummaryState) -> _Plan
 async def _summarize(
     ctx: TurnContext, config: SummaryConfig, runtime: _SessionRuntime, plan: _Plan
 ) -> None:
-    """Make the summary of ``plan`` and apply it; any failure is logged, never raised."""
+    """Make the summary of ``plan`` and apply it; any failure is logged, never raised.
+
+    A ``CancelledError`` raised by the summary call itself (not a
+    cancellation of the task running this) counts as a failed attempt like
+    any other error. A cancellation of the task (the session closed with
+    ``aclose(cancel_pending=True)``, or a turn cancelled while it summarizes
+    inline) propagates, and nothing of the summary is stored. What the
+    summary calls cost is stored with the summary, or with the session's
+    next write when the summary is not applied.
+    """
+    version = plan.slot.version
+    spent = CostTracker()
     try:
-        summary = await _make_summary(ctx, config, plan)
-        await _apply(ctx, config, runtime, plan, summary)
+        summary = await _isolated(_make_summary(attrs.evolve(ctx, cost=spent), config, plan))
+        usage = spent.total("summary") if spent.breakdown() else None
+        await _apply(ctx, config, runtime, plan, summary, version, usage)
     except Exception as exc:  # a summary must never break a session
+        for purpose, usage in spent.breakdown().items():
+            ctx.cost.add(usage, purpose)
         logger.error(
             "summary failed (session=%s, slot=%s, turn=%d): %s: %s",
             ctx.session_id,
@@ -245,6 +263,38 @@ async def _summarize(
             exc_info=logger.isEnabledFor(logging.DEBUG),
         )
         await _record_failure(ctx, runtime, plan)
+    except asyncio.CancelledError:
+        for purpose, usage in spent.breakdown().items():
+            ctx.cost.add(usage, purpose)
+        raise
+
+
+async def _isolated(work: Coroutine[Any, Any, str]) -> str:
+    """Await ``work``; its own ``CancelledError`` becomes :class:`SummaryFailedError`.
+
+    Only a cancellation of the current task propagates as ``CancelledError``:
+    told apart by the task's ``cancelling()`` count (Python 3.11+), or on
+    3.10 by running ``work`` as a shielded child task.
+    """
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    if cancelling is not None:
+        try:
+            return await work
+        except asyncio.CancelledError:
+            if cancelling():
+                raise
+            raise SummaryFailedError("the summary call was cancelled") from None
+    child = asyncio.ensure_future(work)
+    try:
+        return await asyncio.shield(child)
+    except asyncio.CancelledError:
+        if not child.done():  # the current task is being cancelled
+            child.cancel()
+            raise
+        if child.cancelled():
+            raise SummaryFailedError("the summary call was cancelled") from None
+        raise
 
 
 async def _make_summary(ctx: TurnContext, config: SummaryConfig, plan: _Plan) -> str:
@@ -295,42 +345,58 @@ def _input_budget(config: SummaryConfig, head: list[Message], model: str | None)
 
 
 async def _apply(
-    ctx: TurnContext, config: SummaryConfig, runtime: _SessionRuntime, plan: _Plan, summary: str
+    ctx: TurnContext,
+    config: SummaryConfig,
+    runtime: _SessionRuntime,
+    plan: _Plan,
+    summary: str,
+    version: int,
+    usage: Usage | None,
 ) -> None:
-    """Write the summary, its snapshot and the state in one store write.
+    """Write the summary, its snapshot, the session state and the summary's cost at once.
 
-    Writes are serialized per session and skipped when another summary was
-    applied since the plan was made.
+    The write goes through :meth:`AgentSession.write_slot_config`, conditional
+    on ``version``, the slot's config version the plan was made from: when
+    another summary (or a mode change) was applied since, the store refuses
+    it atomically and the summary is dropped.
     """
     slot = plan.slot
     async with runtime.lock:
-        stored = state_from_json(await ctx.memory.get(state_key(slot.id)), slot_id=slot.id)
-        if stored.generation != plan.base_generation:
-            logger.info(
-                "summary of session %s turn %d dropped: a newer summary was applied meanwhile",
-                ctx.session_id,
-                plan.turn_index,
-            )
-            runtime.states[slot.id] = stored
-            return
         state = SummaryState(
             last_summary_turn=plan.turn_index,
             last_attempt_turn=plan.turn_index,
             covered=plan.covers,
-            generation=stored.generation + 1,
+            generation=plan.base_generation + 1,
             summary=summary,
         )
         data = {config.memory_key: summary, state_key(slot.id): state_to_json(state)}
+        new_config = slot.config
         focused = slot.config.focused
         if focused is not None:
             new_focused: FocusedConfig = attrs.evolve(
                 focused, summary_override=summary, summary_covers=plan.covers
             )
-            await slot.save(
-                ctx.store, config=attrs.evolve(slot.config, mode=new_focused), data=data
+            new_config = attrs.evolve(slot.config, mode=new_focused)
+        try:
+            await ctx.session.write_slot_config(
+                slot.id,
+                new_config,
+                expected_version=version,
+                data=data,
+                usage=usage,
+                purpose="summary",
             )
-        else:
-            await ctx.memory.update(data)
+        except ConflictError:
+            logger.info(
+                "summary of session %s turn %d dropped: a newer summary was applied meanwhile",
+                ctx.session_id,
+                plan.turn_index,
+            )
+            stored = await ctx.memory.get(state_key(slot.id))
+            runtime.states[slot.id] = state_from_json(stored, slot_id=slot.id)
+            if usage is not None:
+                ctx.cost.add(usage, "summary")
+            return
         runtime.states[slot.id] = state
         logger.info(
             "summary written (session=%s, slot=%s, turn=%d): covers messages 0..%d",

@@ -253,7 +253,10 @@ async def test_focused_summary_is_one_store_write_with_the_snapshot(
     await session.submit_turn("Hello there, this conversation is getting long.")
     turn_write, summary_write = store.writes
     assert turn_write.appends and not turn_write.data
-    assert summary_write.appends == {}
+    # No message is written; the empty append only guards the state written with the cost.
+    assert all(not append.messages for append in summary_write.appends.values())
+    assert summary_write.expected_versions == {"default": 1}
+    assert summary_write.state is not None and "summary" in summary_write.state.cost
     assert set(summary_write.data) == {"conversation_summary", "autosummary/default"}
     assert summary_write.slot_configs["default"]["focused"]["summary_override"] == "summary #1"
 

@@ -1,0 +1,77 @@
+"""What a turn costs the store: the same statements and steps however long the history."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agentcore import Agent, AgentBuilder, AgentSession, SqliteStore
+from agentcore.stores import StoreWrite
+from agentcore.testing import MockProvider
+
+
+class RecordingStore(SqliteStore):
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.writes: list[StoreWrite] = []
+
+    async def write(self, batch: StoreWrite) -> None:
+        self.writes.append(batch)
+        await super().write(batch)
+
+
+async def test_turns_store_the_slot_config_once(agent: Agent, tmp_path: Path) -> None:
+    store = RecordingStore(tmp_path / "once.db")
+    bundle = AgentBuilder().provider(MockProvider(responder=lambda r: "ok")).store(store)
+    session = AgentSession(agent, "s", bundle.load_plugins(False).build())
+    for turn in range(3):
+        await session.submit_turn(f"turn {turn}")
+    assert [set(write.slot_configs) for write in store.writes] == [{"default"}, set(), set()]
+    assert (await store.slot_heads("s"))["default"].version == 1
+    await store.close()
+
+
+async def test_a_turn_costs_the_same_with_a_long_history(agent: Agent, tmp_path: Path) -> None:
+    """Catch-up check and write of a turn: no statement grows with the history."""
+    store = SqliteStore(tmp_path / "flat.db")
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=lambda r: "ok"))
+        .store(store)
+        .load_plugins(False)
+        .build()
+    )
+    conn = store._conn
+
+    async def measure(session: AgentSession) -> tuple[list[str], int]:
+        statements: list[str] = []
+        steps = 0
+
+        def step() -> int:
+            nonlocal steps
+            steps += 1
+            return 0
+
+        conn.set_trace_callback(statements.append)
+        conn.set_progress_handler(step, 1)
+        try:
+            await session.submit_turn("one more")
+        finally:
+            conn.set_trace_callback(None)
+            conn.set_progress_handler(None, 1)
+        return statements, steps
+
+    results: dict[str, Any] = {}
+    for session_id, turns in (("short", 2), ("long", 600)):
+        session = AgentSession(agent, session_id, bundle)
+        for turn in range(turns):
+            await session.submit_turn(f"turn {turn}")
+        results[session_id] = await measure(session)
+    short_statements, short_steps = results["short"]
+    long_statements, long_steps = results["long"]
+    assert len(long_statements) == len(short_statements)
+    assert not any("count(" in statement.lower() for statement in long_statements)
+    # A deeper b-tree may cost a few steps; a scan of 1,200 messages would cost thousands.
+    print(f"\nSQLite VM steps of one turn: {short_steps} (4 messages), {long_steps} (1,200)")
+    assert long_steps <= short_steps + 20, (short_steps, long_steps)
+    await store.close()

@@ -1,0 +1,507 @@
+"""What a turn leaves behind when it is cancelled, times out, races another writer or gets
+broken text: always a session object that agrees with its store."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import random
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentcore import (
+    Agent,
+    AgentBuilder,
+    AgentBundle,
+    AgentSession,
+    ConfigError,
+    ConflictError,
+    LlmRequest,
+    LlmResponse,
+    Message,
+    ResponseComplete,
+    SqliteStore,
+    TextBlock,
+    ToolRegistry,
+    ToolUseBlock,
+    TurnContext,
+    TurnTimeoutError,
+    hookimpl,
+)
+from agentcore.testing import MockProvider
+
+MakeSession = Callable[..., AgentSession]
+
+
+async def view(session: AgentSession) -> tuple[int, dict[str, list[Message]], dict[str, Any]]:
+    """What a session object holds: turn index, every slot's history, cost by purpose."""
+    slots = {slot_id: await session.history(slot_id) for slot_id in await session.slot_ids()}
+    return session.turn_index, slots, dict(session.cost.breakdown())
+
+
+async def resumed_view(session: AgentSession) -> tuple[int, dict[str, list[Message]], Any]:
+    fresh = AgentSession(session.agent, session.session_id, session.bundle)
+    return await view(fresh)
+
+
+def jittery(rng: random.Random, reply: str = "reply") -> Callable[[LlmRequest], Any]:
+    async def respond(request: LlmRequest) -> str:
+        await asyncio.sleep(rng.uniform(0, 0.004))
+        return f"{reply} to {request.messages[-1].text}"
+
+    return respond
+
+
+class SlowEndHooks:
+    """End hooks that take a little while, so cancellations also land after the write."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    @hookimpl
+    async def on_turn_end(self, ctx: TurnContext) -> None:
+        await asyncio.sleep(self.rng.uniform(0, 0.002))
+
+    @hookimpl
+    async def post_turn_end(self, ctx: TurnContext) -> None:
+        await asyncio.sleep(self.rng.uniform(0, 0.002))
+
+
+async def cancel_at_random(
+    session: AgentSession, rng: random.Random, trials: int
+) -> dict[str, int]:
+    """Cancel turns at random points; count what the callers saw and what broke."""
+    counts = {"returned": 0, "cancelled": 0, "broken": 0, "lost_or_duplicated": 0}
+    for trial in range(trials):
+        before = len(await session.history())
+        delay = rng.uniform(0, 0.007)
+        try:
+            if trial % 2:
+                await asyncio.wait_for(session.submit_turn(f"q{trial}"), delay)
+            else:
+                task = asyncio.ensure_future(session.submit_turn(f"q{trial}"))
+                await asyncio.sleep(delay)
+                task.cancel()
+                await task
+            counts["returned"] += 1
+            expected = before + 2
+        except (asyncio.CancelledError, asyncio.TimeoutError):
+            counts["cancelled"] += 1
+            expected = before
+        live = await view(session)
+        if live != await resumed_view(session):
+            counts["broken"] += 1
+        if len(live[1]["default"]) != expected:
+            counts["lost_or_duplicated"] += 1
+        try:
+            await session.submit_turn(f"check {trial}")
+        except Exception:
+            counts["broken"] += 1
+            session = AgentSession(session.agent, session.session_id, session.bundle)
+    return counts
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+async def test_a_cancelled_turn_never_breaks_the_session(
+    make_session: MakeSession, tmp_path: Path, seed: int
+) -> None:
+    rng = random.Random(seed)
+    store = SqliteStore(tmp_path / "cancel.db")
+    session = make_session(
+        MockProvider(responder=jittery(rng)), store=store, plugins=(SlowEndHooks(rng),)
+    )
+    counts = await cancel_at_random(session, rng, trials=30)
+    print(f"\ncancellation trials (seed {seed}): {counts}")
+    assert counts["broken"] == 0 and counts["lost_or_duplicated"] == 0
+    # The random points reach both sides of the write.
+    assert counts["returned"] > 0 and counts["cancelled"] > 0
+    await store.close()
+
+
+async def test_a_turn_cancelled_during_its_store_write_is_kept(
+    make_session: MakeSession, tmp_path: Path
+) -> None:
+    class SlowStore(SqliteStore):
+        async def write(self, batch: Any) -> None:
+            await asyncio.sleep(0.05)
+            await super().write(batch)
+
+    store = SlowStore(tmp_path / "slow.db")
+    session = make_session(store=store)
+    await session.load()
+    # The caller gives up while the write is on its way: the turn is kept and returned.
+    reply = await asyncio.wait_for(session.submit_turn("kept"), 0.02)
+    assert reply.text == "ok"
+    assert session.turn_index == 1
+    assert await view(session) == await resumed_view(session)
+    await session.submit_turn("next")
+    assert [m.text for m in await session.history()] == ["kept", "ok", "next", "ok"]
+    await store.close()
+
+
+# -- streams ---------------------------------------------------------------------
+
+
+async def test_a_stream_left_at_its_final_event_is_stored(
+    make_session: MakeSession, tmp_path: Path
+) -> None:
+    store = SqliteStore(tmp_path / "stream.db")
+    provider = MockProvider(responder=lambda r: f"streamed answer to {r.messages[-1].text}")
+    session = make_session(provider, store=store)
+    for turn in range(20):
+        stream = session.submit_turn_stream(f"q{turn}")
+        async for event in stream:
+            if isinstance(event, ResponseComplete):
+                break  # the reply is shown in full; the consumer reads no further
+        if turn % 2:
+            await stream.aclose()
+    assert session.turn_index == 20
+    resumed = await resumed_view(session)
+    assert resumed == await view(session)
+    assert len(resumed[1]["default"]) == 40
+    assert (await session.submit_turn("after")).text == "streamed answer to after"
+    await store.close()
+
+
+async def test_a_stream_abandoned_before_its_final_event_stores_nothing(
+    make_session: MakeSession,
+) -> None:
+    session = make_session(MockProvider(["a long streamed reply", "next"], chunk_size=2))
+    stream = session.submit_turn_stream("start")
+    async for event in stream:
+        assert not isinstance(event, ResponseComplete)
+        break
+    await stream.aclose()
+    assert session.turn_index == 0 and await session.history() == []
+    assert (await session.submit_turn("again")).text == "next"
+
+
+# -- concurrent writers -------------------------------------------------------------
+
+
+def two_writers(agent: Agent, bundle: AgentBundle) -> tuple[AgentSession, AgentSession]:
+    return AgentSession(agent, "shared", bundle), AgentSession(agent, "shared", bundle)
+
+
+async def test_two_session_objects_take_turns_without_a_failure_or_a_wasted_call(
+    agent: Agent, tmp_path: Path
+) -> None:
+    provider = MockProvider(responder=lambda r: f"re: {r.messages[-1].text}")
+    store = SqliteStore(tmp_path / "two.db")
+    bundle = AgentBuilder().provider(provider).store(store).load_plugins(False).build()
+    first, second = two_writers(agent, bundle)
+    for turn in range(30):
+        writer = first if turn % 2 == 0 else second
+        reply = await writer.submit_turn(f"turn {turn}")
+        assert reply.text == f"re: turn {turn}"
+        # Each call saw the whole conversation, the other writer's turns included.
+        assert len(provider.calls[-1].messages) == 1 + 2 * turn + 1
+    assert len(provider.calls) == 30  # no call was paid for and then thrown away
+    texts = [m.text for m in await AgentSession(agent, "shared", bundle).history()]
+    assert texts == [t for n in range(30) for t in (f"turn {n}", f"re: turn {n}")]
+    assert first.turn_index == 30 - 1 and second.turn_index == 30
+    await store.close()
+
+
+async def test_a_write_conflict_appends_the_turn_after_the_other_writers(
+    agent: Agent,
+) -> None:
+    gate = asyncio.Event()
+
+    async def respond(request: LlmRequest) -> str:
+        text = request.messages[-1].text
+        if text == "slow":
+            await gate.wait()
+        return f"re: {text}"
+
+    bundle = AgentBuilder().provider(MockProvider(responder=respond)).load_plugins(False).build()
+    first, second = two_writers(agent, bundle)
+    await first.submit_turn("hello")
+    slow = asyncio.ensure_future(first.submit_turn("slow"))
+    await asyncio.sleep(0.01)
+    await second.submit_turn("fast")  # lands while the first writer waits for its model
+    gate.set()
+    assert (await slow).text == "re: slow"
+    texts = [m.text for m in await AgentSession(agent, "shared", bundle).history()]
+    assert texts == ["hello", "re: hello", "fast", "re: fast", "slow", "re: slow"]
+    assert first.turn_index == 3
+    assert await view(first) == await resumed_view(first)
+
+
+async def test_a_stale_slot_config_write_is_refused_with_a_conflict(agent: Agent) -> None:
+    from agentcore import FocusedConfig
+
+    bundle = AgentBuilder().provider(MockProvider(responder=lambda r: "ok")).build()
+    first, second = two_writers(agent, bundle)
+    await first.submit_turn("hi")
+    slot = await second.get_slot()
+    version = slot.version
+    await first.set_mode(FocusedConfig(max_recent_messages=4))
+    with pytest.raises(ConflictError, match="compute the change again"):
+        await second.write_slot_config(
+            "default", slot.config, expected_version=version, data={"summary": "old"}
+        )
+    assert await second.get_session_data("summary") is None
+    # The refused writer has reloaded: it now sees the other writer's mode.
+    assert (await second.get_slot()).config.focused == FocusedConfig(max_recent_messages=4)
+
+
+_WRITER = textwrap.dedent(
+    """
+    import asyncio, random, sys
+    from agentcore import Agent, AgentBuilder, AgentSession, SqliteStore
+    from agentcore.testing import MockProvider
+
+    async def main(path, name, turns):
+        rng = random.Random(name)
+
+        async def respond(request):
+            await asyncio.sleep(rng.uniform(0, 0.01))
+            return f"re: {request.messages[-1].text}"
+
+        store = SqliteStore(path)
+        bundle = (
+            AgentBuilder().provider(MockProvider(responder=respond)).store(store)
+            .load_plugins(False).build()
+        )
+        session = AgentSession(Agent("a"), "shared", bundle)
+        for turn in range(turns):
+            await session.submit_turn(f"{name} {turn}")
+        await store.close()
+
+    asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))
+    """
+)
+
+
+async def test_two_processes_writing_one_sqlite_session(agent: Agent, tmp_path: Path) -> None:
+    path = tmp_path / "procs.db"
+    SqliteStore(path)  # create the schema once, before both start
+    turns = 15
+    env = {**os.environ, "AGENTCORE_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WRITER, str(path), name, str(turns)],
+            env=env,
+            stderr=subprocess.PIPE,
+        )
+        for name in ("A", "B")
+    ]
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err.decode()
+    store = SqliteStore(path)
+    bundle = AgentBuilder().provider(MockProvider()).store(store).load_plugins(False).build()
+    session = AgentSession(agent, "shared", bundle)
+    history = [m.text for m in await session.history()]
+    pairs = list(zip(history[::2], history[1::2], strict=True))
+    # Every turn is its question followed by its own answer: nothing interleaved.
+    assert all(answer == f"re: {question}" for question, answer in pairs)
+    questions = [question for question, _ in pairs]
+    assert sorted(questions) == sorted(f"{n} {t}" for n in "AB" for t in range(turns))
+    for name in "AB":  # each writer's turns in its own order
+        mine = [q for q in questions if q.startswith(name)]
+        assert mine == [f"{name} {t}" for t in range(turns)]
+    assert session.turn_index == 2 * turns
+    await store.close()
+
+
+# -- deadlines --------------------------------------------------------------------
+
+
+async def _forever(*args: Any) -> str:
+    await asyncio.sleep(3600)
+    return "never"
+
+
+def _deadline_session(agent: Agent, provider: Any, **parts: Any) -> AgentSession:
+    builder = AgentBuilder().provider(provider).load_plugins(False).turn_timeout(0.05)
+    if "tools" in parts:
+        builder.tool_registry(parts["tools"])
+    for plugin in parts.get("plugins", ()):
+        builder.plugin(plugin)
+    return AgentSession(agent, "deadline", builder.build())
+
+
+async def test_turn_timeout_covers_a_slow_model(agent: Agent) -> None:
+    calls = 0
+
+    async def respond(request: LlmRequest) -> str:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            await asyncio.sleep(3600)
+        return "fast"
+
+    session = _deadline_session(agent, MockProvider(responder=respond))
+    with pytest.raises(TurnTimeoutError, match=r"turn_timeout of 0\.05 s") as info:
+        await session.submit_turn("hello")
+    assert isinstance(info.value, TimeoutError)
+    assert session.turn_index == 0 and await session.history() == []
+    assert (await session.submit_turn("again")).text == "fast"
+
+
+async def test_turn_timeout_covers_tools_and_hooks(agent: Agent) -> None:
+    registry = ToolRegistry()
+
+    @registry.tool
+    async def wait() -> str:
+        """Wait a long time."""
+        return await _forever()
+
+    provider = MockProvider(
+        [
+            LlmResponse(
+                Message.assistant("", [ToolUseBlock("c1", "wait", {})]), stop_reason="tool_use"
+            )
+        ]
+    )
+    session = _deadline_session(agent, provider, tools=registry)
+    with pytest.raises(TurnTimeoutError):
+        await session.submit_turn("use the tool")
+    assert await session.history() == []
+
+    class Stuck:
+        @hookimpl
+        async def on_turn_start(self, ctx: TurnContext) -> None:
+            await _forever()
+
+    hooked = _deadline_session(agent, MockProvider(["x"]), plugins=(Stuck(),))
+    with pytest.raises(TurnTimeoutError):
+        await hooked.submit_turn("hi")
+    assert await hooked.history() == []
+
+
+async def test_turn_timeout_covers_a_streamed_turn(agent: Agent) -> None:
+    async def drip(request: LlmRequest) -> Any:
+        from agentcore import TextDelta
+
+        for _ in range(1000):
+            yield TextDelta(".")
+            await asyncio.sleep(0.01)
+
+    provider = MockProvider(["unused"])
+    provider.stream = drip  # type: ignore[method-assign,assignment]
+    session = _deadline_session(agent, provider)
+    seen = 0
+    with pytest.raises(TurnTimeoutError):
+        async for _ in session.submit_turn_stream("drip"):
+            seen += 1
+    assert 0 < seen < 100
+    assert await session.history() == []
+
+
+@pytest.mark.parametrize("seconds", [0, -1, float("nan"), float("inf"), True, "5"])
+def test_turn_timeout_is_validated(seconds: Any) -> None:
+    with pytest.raises(ConfigError, match="turn_timeout"):
+        AgentBuilder().turn_timeout(seconds)
+
+
+# -- text ----------------------------------------------------------------------------
+
+
+async def test_invalid_user_text_is_refused_before_anything_is_sent(
+    make_session: MakeSession,
+) -> None:
+    started: list[int] = []
+
+    class Watch:
+        @hookimpl
+        def on_turn_start(self, ctx: TurnContext) -> None:
+            started.append(ctx.turn_index)
+
+    provider = MockProvider(["ok"])
+    session = make_session(provider, plugins=(Watch(),))
+    with pytest.raises(ConfigError, match=r"not valid Unicode: content\[0\].text .*'\\ud800'"):
+        await session.submit_turn("broken \ud800 text")
+    with pytest.raises(ConfigError, match="not valid Unicode"):
+        await session.submit_turn(Message.user([TextBlock("fine"), TextBlock("bad \udfff")]))
+    assert provider.calls == [] and started == []
+    assert (await session.submit_turn("fine")).text == "ok"
+
+
+async def test_broken_text_from_a_model_is_made_valid_and_stored(
+    make_session: MakeSession, tmp_path: Path
+) -> None:
+    store = SqliteStore(tmp_path / "text.db")
+    split_pair = "smile \ud83d\ude00 please"  # an emoji that arrived as two surrogates
+    lone = "half \ud83d"
+    registry_reply = LlmResponse(
+        Message.assistant(lone, [ToolUseBlock("c\udc00", "t", {"k\ud800": "v"})])
+    )
+    provider = MockProvider([split_pair, registry_reply])
+    session = make_session(provider, store=store)
+    reply = await session.submit_turn("first")
+    assert reply.text == "smile \U0001f600 please"
+    session2 = make_session(MockProvider([registry_reply]), store=store, session_id="s2")
+    second = await session2.submit_turn("second")
+    assert second.text == "half \ufffd"
+    assert second.tool_calls[0].id == "c\ufffd"
+    assert second.tool_calls[0].arguments == {"k\ufffd": "v"}
+    assert await view(session2) == await resumed_view(session2)
+    assert (await resumed_view(session))[1]["default"][1].text == "smile \U0001f600 please"
+    await store.close()
+
+
+async def test_streamed_text_split_inside_a_surrogate_pair_is_joined(
+    make_session: MakeSession,
+) -> None:
+    provider = MockProvider(["ab\ud83d\ude00cd"], chunk_size=3)  # splits between the halves
+    session = make_session(provider)
+    message = await session.submit_turn_stream("go").finalize()
+    assert message.text == "ab\U0001f600cd"
+    assert (await session.history())[1].text == "ab\U0001f600cd"
+
+
+# -- background work and closing ---------------------------------------------------
+
+
+async def test_aclose_can_cancel_pending_background_work(make_session: MakeSession) -> None:
+    finished: list[str] = []
+
+    async def long_work() -> None:
+        await asyncio.sleep(3600)
+        finished.append("done")
+
+    session = make_session()
+    task = session.run_in_background(long_work())
+    await asyncio.sleep(0)
+    await session.aclose(cancel_pending=True)
+    assert task.cancelled() and finished == []
+
+
+async def test_dropping_a_session_with_pending_work_warns(make_session: MakeSession) -> None:
+    async def orphan() -> None:
+        # Waits on a future nothing else holds, as work does once its loop is gone.
+        await asyncio.get_running_loop().create_future()
+
+    session = make_session()
+    session.run_in_background(orphan())
+    await asyncio.sleep(0)
+    with pytest.warns(ResourceWarning, match=r"pending background task.*aclose\(\)"):
+        del session
+        gc.collect()
+
+
+async def test_a_session_data_write_cancelled_midway_is_kept_or_absent(
+    make_session: MakeSession, tmp_path: Path
+) -> None:
+    store = SqliteStore(tmp_path / "data.db")
+    session = make_session(store=store)
+    for attempt in range(20):
+        task = asyncio.ensure_future(session.set_session_data(f"k{attempt}", attempt))
+        await asyncio.sleep(random.Random(attempt).uniform(0, 0.002))
+        task.cancel()
+        try:
+            await task
+            assert await session.get_session_data(f"k{attempt}") == attempt
+        except asyncio.CancelledError:
+            assert await session.get_session_data(f"k{attempt}") is None
+    await store.close()
