@@ -118,11 +118,17 @@ def workers() -> Any:
             worker.process.wait()
 
 
+@pytest.mark.parametrize("keep_sessions", [False, True], ids=["resume-each-turn", "keep-objects"])
 async def test_two_processes_take_turns_of_one_session(
-    shared_store_engine: StoreEngine, workers: list[Worker]
+    shared_store_engine: StoreEngine, workers: list[Worker], keep_sessions: bool
 ) -> None:
-    """Each turn runs in the other process, while the previous one may still summarize."""
-    workers += [Worker(shared_store_engine.location) for _ in range(2)]
+    """Each turn runs in the other process, while the previous one may still summarize.
+
+    Kept session objects catch up with the other process's turns and summaries before each
+    model call; a summary computed from a history the other process has moved on from is
+    never applied over a newer one (checked on the stored summary).
+    """
+    workers += [Worker(shared_store_engine.location, keep_sessions) for _ in range(2)]
     for turn in range(14):
         assert workers[turn % 2].turn(turn) == {"done": turn, "ran": True}
     for worker in workers:

@@ -20,18 +20,20 @@ from psycopg import AsyncConnection
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
-from agentcore.errors import ConfigError, ConflictError, CorruptDataError, StoreError
+from agentcore.errors import ConfigError, CorruptDataError, StoreError
 from agentcore.messages import Message
 from agentcore.stores._codec import (
     EncodedWrite,
+    append_conflict,
     check_start,
     decode_config,
     decode_data,
     decode_message,
     decode_state,
     encode_batch,
+    version_conflict,
 )
-from agentcore.stores.base import JsonValue, SessionState, StoreWrite
+from agentcore.stores.base import JsonValue, SessionState, SlotHead, StoreWrite
 
 logger = logging.getLogger(__name__)
 
@@ -112,8 +114,14 @@ _LOCK_SESSION = (
     "INSERT INTO agentcore_sessions AS s (session_id, state) VALUES (%s, %s) "
     "ON CONFLICT (session_id) DO UPDATE SET state = coalesce(excluded.state, s.state)"
 )
-_SLOT_COUNTS = (
-    "SELECT slot_id, message_count FROM agentcore_slots WHERE session_id = %s AND slot_id = ANY(%s)"
+_SLOT_ROWS = (
+    "SELECT slot_id, version, message_count FROM agentcore_slots "
+    "WHERE session_id = %s AND slot_id = ANY(%s)"
+)
+# One row per slot, whatever the length of its history.
+_SLOT_HEADS = (
+    "SELECT slot_id, version, message_count FROM agentcore_slots "
+    'WHERE session_id = %s AND config IS NOT NULL ORDER BY slot_id COLLATE "C"'
 )
 _UPSERT_COUNT = (
     "INSERT INTO agentcore_slots (session_id, slot_id, message_count) VALUES (%s, %s, %s) "
@@ -361,7 +369,8 @@ class PostgresStore:
     async def write(self, batch: StoreWrite) -> None:
         """Apply ``batch`` in one transaction, or raise :class:`StoreError` and change nothing.
 
-        An append whose ``start`` is not the slot's message count is refused.
+        An append whose ``start`` is not the slot's message count, or an expected version
+        that is not the slot's, is refused with :class:`~agentcore.errors.ConflictError`.
         """
         self._check_open()
         encoded = encode_batch(batch)
@@ -414,6 +423,14 @@ class PostgresStore:
             (session_id, slot_id),
         )
         return int(rows[0][0]) if rows else 0
+
+    async def slot_heads(self, session_id: str) -> dict[str, SlotHead]:
+        """Return the version and message count of every slot with a stored config.
+
+        One query that reads one row per slot, whatever the length of the histories.
+        """
+        rows = await self._fetchall(_SLOT_HEADS, (session_id,))
+        return {slot_id: SlotHead(int(version), int(count)) for slot_id, version, count in rows}
 
     async def get_data(self, session_id: str, key: str) -> JsonValue | None:
         """Return the session-data value under ``key`` (a fresh copy), or None."""
@@ -472,17 +489,23 @@ async def _apply(conn: Connection, batch: EncodedWrite) -> None:
     session_id = batch.session_id
     await conn.execute(_LOCK_SESSION, (session_id, batch.state))
     appends = sorted(batch.appends.items())
-    if appends:
-        cursor = await conn.execute(_SLOT_COUNTS, (session_id, [slot_id for slot_id, _ in appends]))
-        counts = {slot_id: int(count) for slot_id, count in await cursor.fetchall()}
+    checked = sorted(set(batch.appends) | set(batch.expected_versions))
+    if checked:
+        # The session row is locked: these heads stay as read until the commit.
+        cursor = await conn.execute(_SLOT_ROWS, (session_id, checked))
+        heads = {
+            slot_id: SlotHead(int(version), int(count))
+            for slot_id, version, count in await cursor.fetchall()
+        }
+        for slot_id, expected in sorted(batch.expected_versions.items()):
+            stored = heads.get(slot_id, SlotHead()).version
+            if stored != expected:
+                raise version_conflict(session_id, slot_id, expected, stored)
         for slot_id, append in appends:
-            count = counts.get(slot_id, 0)
+            count = heads.get(slot_id, SlotHead()).count
             if append.start != count:
-                raise ConflictError(
-                    f"append to slot {slot_id!r} in session {session_id!r} starts at "
-                    f"{append.start} but the slot holds {count} messages: another writer "
-                    "changed the session; reload the session before writing again"
-                )
+                raise append_conflict(session_id, slot_id, append.start, count)
+    if appends:
         grown = [
             (session_id, slot_id, append.start + len(append.bodies))
             for slot_id, append in appends

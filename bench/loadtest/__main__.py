@@ -55,9 +55,10 @@ def parse(argv: list[str] | None) -> Options:
         help="how long the fake model takes per turn call (default: 0.005)",
     )
     parser.add_argument(
-        "--reuse-sessions",
+        "--resume-each-turn",
         action="store_true",
-        help="workers keep AgentSession objects between turns (default: resume per turn)",
+        help="workers resume the session from the store for every turn (default: they keep "
+        "their AgentSession objects, which catch up with other workers before a model call)",
     )
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
@@ -70,7 +71,7 @@ def parse(argv: list[str] | None) -> Options:
         kill_every=args.kill_every,
         time_limit=args.time_limit,
         model_delay=args.model_delay,
-        reuse_sessions=args.reuse_sessions,
+        reuse_sessions=not args.resume_each_turn,
         seed=args.seed,
     )
 
@@ -106,7 +107,8 @@ def report(options: Options, outcome: Outcome, findings: Findings, stored_sessio
         f"machine               {platform.machine()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}",
         f"workers x sessions x turns   {options.workers} x {options.sessions} x "
-        f"{options.turns} ({planned} turns), {options.concurrency} in flight per worker",
+        f"{options.turns} ({planned} turns), {options.concurrency} in flight per worker, "
+        + ("session objects kept" if options.reuse_sessions else "sessions resumed each turn"),
         f"turns stored          {findings.stored_turns} of {planned} in {outcome.seconds:.1f} s"
         + (" (time limit reached)" if outcome.timed_out else ""),
         f"sessions stored       {stored_sessions}",
