@@ -252,7 +252,10 @@ class ApiClient:
         self._headers = dict(headers)
         self._auth_headers = auth_headers
         self._secret = secret
-        self._hidden = sorted({text for text in hidden if text}, key=len, reverse=True)
+        self._hidden = tuple(
+            Secret(text)
+            for text in sorted({text for text in hidden if text}, key=len, reverse=True)
+        )
         self._key_env = key_env
         self._auth = auth
         self._base_url_hint = base_url_hint
@@ -283,10 +286,10 @@ class ApiClient:
 
     def redact(self, text: str) -> str:
         """``text`` with the API key and every hidden text replaced by ``***``."""
-        secrets = list(self._hidden)
+        secrets = [secret.reveal() for secret in self._hidden]
         if self._secret is not None and self._secret.reveal():
-            secrets.insert(0, self._secret.reveal())
-        for secret in secrets:
+            secrets.append(self._secret.reveal())
+        for secret in sorted(secrets, key=len, reverse=True):
             text = text.replace(secret, "***")
         return text
 
