@@ -406,6 +406,8 @@ class ApiClient:
             await self._check_event_stream(response, clock)
             parser = SseParser()
             size = 0
+            head = b""  # The first bytes, to name what a body without events was.
+            seen_event = False
             limit = self.limits.max_reply_bytes
             async with aclosing(response.aiter_bytes()) as body:  # type: ignore[type-var]
                 while True:
@@ -415,16 +417,22 @@ class ApiClient:
                     size += len(chunk)
                     if size > limit:
                         raise self._too_large(response)
+                    if len(head) < ERROR_BODY_BYTES:
+                        head += chunk[: ERROR_BODY_BYTES - len(head)]
                     events = parser.feed(chunk)
+                    seen_event = seen_event or bool(events)
                     if any(event.event not in KEEPALIVE_EVENTS for event in events):
                         clock.progress()
                     for item in self._decode_all(decoder, events, response):
                         yield item
                     if decoder.done:
                         return
-            for item in self._decode_all(decoder, parser.close(), response):
+            closing = parser.close()
+            for item in self._decode_all(decoder, closing, response):
                 yield item
             if not decoder.done:
+                if not seen_event and not closing and _not_sse(head):
+                    raise self._not_an_event_stream(response, head)
                 decoder.end_of_stream()
         finally:
             await response.aclose()
@@ -564,6 +572,31 @@ class ApiClient:
                 base_url_hint=self._base_url_hint,
             )
 
+    def _not_an_event_stream(self, response: httpx.Response, head: bytes) -> LlmError:
+        """The error for a streamed reply whose body held no event at all."""
+        details = read_server_error(
+            head.decode("utf-8", errors="replace"),
+            redact=self.redact,
+            headers=response.headers,
+            content_type=response.headers.get("content-type", ""),
+        )
+        if details.html_title is not None:
+            return error_for_status(
+                self.label,
+                response.status_code,
+                details,
+                key_env=self._key_env,
+                base_url_hint=self._base_url_hint,
+            )
+        return MalformedResponseError(
+            f"the {self.label} answered a streaming request with a body that holds no "
+            f"server-sent event: {details.message!r}",
+            status_code=response.status_code,
+            code=details.code,
+            body=details.body,
+            request_id=details.request_id,
+        )
+
     async def _status_failure(self, response: httpx.Response, clock: _Clock) -> Failure:
         status = response.status_code
         retry_after = parse_retry_after(response.headers)
@@ -642,6 +675,15 @@ class _FailedAttempt(Exception):
     def __init__(self, failure: Failure) -> None:
         super().__init__(failure.reason)
         self.failure = failure
+
+
+_SSE_STARTS = (b"data:", b"event:", b"id:", b"retry:", b":")
+
+
+def _not_sse(head: bytes) -> bool:
+    """Whether the first bytes of a body are something, and not the start of an event stream."""
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    return bool(text) and not text.startswith(_SSE_STARTS)
 
 
 def _retryable(error: LlmError, status: int | None) -> bool:

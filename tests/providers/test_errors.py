@@ -459,3 +459,20 @@ async def test_a_chunk_error_from_openai_keeps_its_code(llm_server: LlmServer) -
             await call(provider, stream=True)
     assert info.value.code == "overloaded"
     assert info.value.status_code is None  # the HTTP status was 200; the event named none
+
+
+async def test_a_stream_answered_by_an_untyped_html_page_says_so(llm_server: LlmServer) -> None:
+    llm_server.reply_raw(PAGE.replace("502 Bad Gateway", "Sign in"), content_type="text/plain")
+    async with make("openai", llm_server, max_retries=0) as provider:
+        with pytest.raises(MalformedResponseError) as info:
+            await call(provider, stream=True)
+    assert "HTML page ('Sign in'), not JSON" in str(info.value)
+    assert "probably dropped" not in str(info.value)
+
+
+async def test_a_stream_answered_with_plain_text_says_what_came(llm_server: LlmServer) -> None:
+    llm_server.reply_raw("upstream connect error", content_type="text/plain")
+    async with make("anthropic", llm_server, max_retries=0) as provider:
+        with pytest.raises(MalformedResponseError, match="holds no server-sent event") as info:
+            await call(provider, stream=True)
+    assert "upstream connect error" in str(info.value)
