@@ -97,11 +97,13 @@ async def test_a_stream_that_drips_a_byte_every_200_ms_times_out(
 async def test_keep_alive_comments_do_not_keep_a_stream_alive(
     kind: str, llm_server: LlmServer
 ) -> None:
-    llm_server.reply_drip(b": keep-alive\n\n" * 500, every=0.1, chunk_size=14)
-    async with make(kind, llm_server, idle_timeout=0.6) as provider:
+    for _ in range(3):
+        llm_server.reply_drip(b": keep-alive\n\n" * 500, every=0.1, chunk_size=14)
+    async with make(kind, llm_server, idle_timeout=0.6, max_retries=2) as provider:
         error, elapsed = await expect_error(consume(provider), LlmTimeoutError)
     assert "keep-alive" in str(error)
     assert elapsed < 3.0  # the comments would go on for 50 s
+    assert len(llm_server.requests) == 1  # an idle timeout is not retried (the model may run)
 
 
 async def test_anthropic_pings_alone_do_not_keep_a_stream_alive(llm_server: LlmServer) -> None:
