@@ -163,20 +163,18 @@ def error_for_status(
     key_env: str,
     retry_after: float | None = None,
     base_url_hint: str = "",
-    status_code: int | None = -1,
 ) -> LlmError:
     """The LlmError for an HTTP ``status`` from the API ``label``.
 
     ``details`` is what the server said (a plain message is accepted too);
-    the error carries its code, body and request id. ``status_code`` is the
-    status recorded on the error (by default ``status``; None for an error
-    event inside a stream, whose HTTP status was 200).
+    the error carries ``status`` and the server's code, body and request id.
+    ``base_url_hint`` ends the advice given when the URL looks wrong.
     """
     if isinstance(details, str):
         details = ServerError(message=details)
     message = details.message
     fields: dict[str, Any] = {
-        "status_code": status if status_code == -1 else status_code,
+        "status_code": status,
         "code": details.code,
         "body": details.body,
         "request_id": details.request_id,
@@ -268,4 +266,6 @@ def error_in_stream(
         request_id=details.request_id,
         error=details.error,
     )
-    return error_for_status(label, effective, details, key_env=key_env, status_code=status)
+    error = error_for_status(label, effective, details, key_env=key_env)
+    error.status_code = status  # The HTTP status was 200: only what the payload names.
+    return error
