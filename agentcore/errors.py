@@ -151,3 +151,33 @@ class LlmTimeoutError(LlmError):
 
 class MalformedResponseError(LlmError):
     """The provider answered with something that is not a valid response."""
+
+
+class ModelNotFoundError(BadRequestError):
+    """The provider does not know the model the request named (HTTP 404).
+
+    Check the model name; for a local server, use a name it lists (Ollama:
+    ``ollama pull MODEL`` first).
+    """
+
+
+class ResponseTooLargeError(MalformedResponseError):
+    """A reply was larger than the provider's ``max_reply_bytes``; the rest was not read.
+
+    ``limit_bytes`` is the cap that was passed.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        limit_bytes: int | None = None,
+        status_code: int | None = None,
+        code: str | None = None,
+        body: str | None = None,
+        request_id: str | None = None,
+    ) -> None:
+        super().__init__(
+            message, status_code=status_code, code=code, body=body, request_id=request_id
+        )
+        self.limit_bytes = limit_bytes

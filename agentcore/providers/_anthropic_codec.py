@@ -48,6 +48,7 @@ from agentcore.messages import (
 )
 from agentcore.providers._http import ApiClient
 from agentcore.providers._sse import SseEvent
+from agentcore.providers._text import TextJoiner, valid_json, valid_text
 from agentcore.providers._wire import (
     expect_dict,
     expect_list,
@@ -253,6 +254,7 @@ class _Block:
     call_id: str = ""
     name: str = ""
     start_input: dict[str, Any] = field(factory=dict)
+    joiner: TextJoiner = field(factory=TextJoiner)
     call: ToolUseBlock | None = None
 
 
@@ -308,7 +310,7 @@ class AnthropicStreamDecoder:
         elif kind == "message_stop":
             return self._message_stop()
         elif kind == "error":
-            raise self._error(payload.get("error"))
+            raise self._error(payload.get("error"), event.data)
         return []
 
     def end_of_stream(self) -> None:
@@ -318,7 +320,7 @@ class AnthropicStreamDecoder:
     def _message_start(self, message: dict[str, Any]) -> None:
         model = message.get("model")
         if isinstance(model, str) and model:
-            self._model = model
+            self._model = valid_text(model)
         if message.get("usage") is not None:
             self._add_usage(message["usage"])
 
@@ -347,14 +349,16 @@ class AnthropicStreamDecoder:
         block = _Block(kind)
         self._blocks[index] = block
         if kind == "text":
-            text = optional_str(start.get("text"), "content_block.text") or ""
+            text = block.joiner.feed(optional_str(start.get("text"), "content_block.text") or "")
             if text:
                 block.texts.append(text)
                 return [TextDelta(text)]
         elif kind == "tool_use":
-            block.call_id = expect_str(start.get("id"), "content_block.id")
-            block.name = expect_str(start.get("name"), "content_block.name")
-            block.start_input = expect_dict(start.get("input") or {}, "content_block.input")
+            block.call_id = valid_text(expect_str(start.get("id"), "content_block.id"))
+            block.name = valid_text(expect_str(start.get("name"), "content_block.name"))
+            block.start_input = valid_json(
+                expect_dict(start.get("input") or {}, "content_block.input")
+            )
         return []
 
     def _block_delta(self, payload: dict[str, Any]) -> list[StreamEvent]:
@@ -362,7 +366,7 @@ class AnthropicStreamDecoder:
         delta = expect_dict(payload.get("delta"), "content_block_delta.delta")
         kind = delta.get("type")
         if kind == "text_delta" and block.kind == "text":
-            text = expect_str(delta.get("text"), "text_delta.text")
+            text = block.joiner.feed(expect_str(delta.get("text"), "text_delta.text"))
             if text:
                 block.texts.append(text)
                 return [TextDelta(text)]
@@ -376,6 +380,12 @@ class AnthropicStreamDecoder:
         block = self._blocks.get(index)
         if block is None:
             raise MalformedResponseError(f"content_block_stop names block {index}, never started")
+        if block.kind == "text":
+            rest = block.joiner.flush()
+            if rest:
+                block.texts.append(rest)
+                return [TextDelta(rest)]
+            return []
         if block.kind != "tool_use" or block.call is not None:
             return []
         raw = "".join(block.texts)
@@ -407,8 +417,10 @@ class AnthropicStreamDecoder:
         )
         return events
 
-    def _error(self, raw: Any) -> LlmError:
+    def _error(self, raw: Any, data: str) -> LlmError:
         if isinstance(raw, dict):
             error_type = raw.get("type") if isinstance(raw.get("type"), str) else None
-            return self._api.stream_error(error_type, None, str(raw.get("message") or raw))
-        return self._api.stream_error(None, None, str(raw))
+            return self._api.stream_error(
+                error_type, None, str(raw.get("message") or raw), body=data, error=raw
+            )
+        return self._api.stream_error(None, None, str(raw), body=data)

@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+import base64
 import math
 import os
 from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing
 from types import TracebackType
 from typing import Any, ClassVar, TypeVar
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import httpx
+from attrs import frozen
 
-from agentcore.errors import ConfigError, MalformedResponseError
+from agentcore.errors import ConfigError, LlmError, MalformedResponseError
 from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
-from agentcore.providers._http import ApiClient, Secret, StreamDecoder
+from agentcore.providers._http import (
+    DEFAULT_MAX_REPLY_BYTES,
+    ApiClient,
+    Limits,
+    Secret,
+    StreamDecoder,
+    detach,
+)
 from agentcore.providers._retry import RetryPolicy
 
 _P = TypeVar("_P", bound="HttpProvider")
@@ -49,12 +59,16 @@ class HttpProvider:
         http_client: httpx.AsyncClient | None = None,
         headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, Any] | None = None,
+        idle_timeout: float | None = None,
+        call_timeout: float | None = None,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
         cls = type(self).__name__
         if not isinstance(model, str) or not model.strip():
             raise ConfigError(f"{cls} needs a model name (a non-empty string), got {model!r}")
         self._model = model
-        self._base_url = _base_url(cls, base_url, self.base_url_env, self.default_base_url)
+        url = _split_user_info(cls, self._resolve_base_url(cls, base_url))
+        self._base_url = url.display
         secret = _api_key(cls, api_key, self.api_key_env, required=self.api_key_required)
         self._has_api_key = secret is not None
         try:
@@ -69,21 +83,26 @@ class HttpProvider:
         extra_headers = {
             str(key): str(value) for key, value in _mapping(cls, "headers", headers).items()
         }
-        label_kind = (
-            self.display_name
-            if self._base_url == self.default_base_url
-            else f"{self.display_name}-compatible"
+        read_timeout = _timeout(cls, timeout)
+        limits = Limits(
+            idle_timeout=_seconds(cls, "idle_timeout", idle_timeout, _read_seconds(read_timeout)),
+            call_timeout=_seconds(cls, "call_timeout", call_timeout, None),
+            max_reply_bytes=_byte_count(cls, max_reply_bytes),
         )
         self._api = ApiClient(
-            label=f"{label_kind} API at {self._base_url}",
-            base_url=self._base_url,
+            label=f"{self._label_kind()} API at {self._base_url}",
+            base_url=url.request,
             headers=extra_headers,
             auth_headers=lambda: self._auth_headers(secret),
             secret=secret,
             key_env=self.api_key_env,
             retry=retry,
-            timeout=_timeout(cls, timeout),
+            timeout=read_timeout,
             http_client=http_client,
+            limits=limits,
+            auth=url.auth,
+            hidden=url.hidden,
+            base_url_hint=f" It should be the API root, such as {self.default_base_url}.",
         )
 
     @property
@@ -93,8 +112,13 @@ class HttpProvider:
 
     @property
     def base_url(self) -> str:
-        """The URL the endpoint paths are appended to."""
+        """The URL the endpoint paths are appended to (any user-info in it shown as ``***``)."""
         return self._base_url
+
+    @property
+    def limits(self) -> Limits:
+        """The idle timeout, the per-call deadline and the reply cap of every call."""
+        return self._api.limits
 
     @property
     def max_retries(self) -> int:
@@ -125,23 +149,43 @@ class HttpProvider:
 
     async def complete(self, request: LlmRequest) -> LlmResponse:
         """Send ``request`` and return the whole reply."""
-        body = self._body(request, stream=False)
-        data = await self._api.post_json(self.path, body)
         try:
-            return self._decode_response(data, requested_model=body["model"])
-        except ValueError as exc:  # A field the core's classes reject, such as an empty id.
-            raise MalformedResponseError(
-                f"the {self._api.label} sent an invalid reply: {exc}"
-            ) from None
+            body = self._body(request, stream=False)
+            data = await self._api.post_json(self.path, body)
+            return self._decode_reply(data, body["model"])
+        except LlmError as exc:
+            detach(exc)
+            raise
 
     async def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
         """Send ``request`` and yield the reply as it arrives, ending with ResponseComplete."""
-        body = self._body(request, stream=True)
-        model = body["model"]
-        events = self._api.stream(self.path, body, lambda: self._new_decoder(model))
-        async with aclosing(events) as stream:
-            async for event in stream:
-                yield event
+        try:
+            body = self._body(request, stream=True)
+            model = body["model"]
+            events = self._api.stream(self.path, body, lambda: self._new_decoder(model))
+            async with aclosing(events) as stream:
+                async for event in stream:
+                    yield event
+        except LlmError as exc:
+            detach(exc)
+            raise
+
+    def _decode_reply(self, data: Any, model: str) -> LlmResponse:
+        try:
+            return self._decode_response(data, requested_model=model)
+        except ValueError as exc:  # A field the core's classes reject, such as an empty id.
+            problem = self._api.redact(str(exc))
+        raise MalformedResponseError(f"the {self._api.label} sent an invalid reply: {problem}")
+
+    def _label_kind(self) -> str:
+        """How messages name the API: the display name, or "...-compatible" elsewhere."""
+        if self._base_url == self.default_base_url:
+            return self.display_name
+        return f"{self.display_name}-compatible"
+
+    def _resolve_base_url(self, cls: str, given: str | None) -> str:
+        """The base URL: ``given``, else the environment variable, else the default."""
+        return _base_url(cls, given, self.base_url_env, self.default_base_url)
 
     def _body(self, request: LlmRequest, *, stream: bool) -> dict[str, Any]:
         if not isinstance(request, LlmRequest):
@@ -175,6 +219,72 @@ def _base_url(cls: str, given: str | None, env: str, default: str) -> str:
         source = "base_url" if given else env
         raise ConfigError(f"{cls}: {source} must be an http:// or https:// URL, got {url!r}")
     return url.rstrip("/")
+
+
+@frozen
+class _Url:
+    """A base URL split for use: ``request`` has no user-info, ``display`` masks it."""
+
+    request: str
+    display: str
+    auth: httpx.BasicAuth | None
+    hidden: tuple[str, ...]
+
+
+def _split_user_info(cls: str, url: str) -> _Url:
+    """Take the ``user:password@`` part out of ``url``: it becomes HTTP Basic credentials.
+
+    httpx does the same with user-info left in a URL; taking it out keeps it
+    out of httpx's own log lines and of every message that names the URL.
+    """
+    try:
+        parts = urlsplit(url)
+        username, password = parts.username, parts.password
+        host = parts.hostname
+    except ValueError as exc:
+        raise ConfigError(f"{cls}: base_url is not a valid URL: {exc}") from None
+    if username is None and password is None:
+        return _Url(request=url, display=url, auth=None, hidden=())
+    netloc = parts.netloc.rpartition("@")[2]
+    if not host:
+        raise ConfigError(f"{cls}: base_url has no host after its user-info")
+    user, secret = unquote(username or ""), unquote(password or "")
+    basic = base64.b64encode(f"{user}:{secret}".encode()).decode("ascii")
+    hidden = {basic, password or "", secret}
+    if not password:
+        hidden |= {username or "", user}  # A token given as the user name.
+    return _Url(
+        request=urlunsplit(parts._replace(netloc=netloc)),
+        display=urlunsplit(parts._replace(netloc="***@" + netloc)),
+        auth=httpx.BasicAuth(user, secret),
+        hidden=tuple(text for text in hidden if text),
+    )
+
+
+def _read_seconds(timeout: httpx.Timeout | None) -> float | None:
+    """The read timeout in force: the given one, else the default client's (600 s)."""
+    from agentcore.providers._http import DEFAULT_TIMEOUT
+
+    return (timeout if timeout is not None else DEFAULT_TIMEOUT).read
+
+
+def _seconds(cls: str, name: str, value: float | None, default: float | None) -> float | None:
+    if value is None:
+        return default
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value <= 0
+    ):
+        raise ConfigError(f"{cls}: {name} must be a number of seconds > 0 or None, got {value!r}")
+    return float(value)
+
+
+def _byte_count(cls: str, value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ConfigError(f"{cls}: max_reply_bytes must be an int > 0, got {value!r}")
+    return value
 
 
 def _api_key(cls: str, given: str | None, env: str, *, required: bool) -> Secret | None:

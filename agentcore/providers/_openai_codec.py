@@ -43,6 +43,7 @@ from agentcore.messages import (
 )
 from agentcore.providers._http import ApiClient
 from agentcore.providers._sse import SseEvent
+from agentcore.providers._text import TextJoiner, valid_text
 from agentcore.providers._wire import (
     expect_dict,
     expect_list,
@@ -297,6 +298,7 @@ class OpenAIStreamDecoder:
         self._api = api
         self._model = requested_model
         self._texts: list[str] = []
+        self._joiners = {"content": TextJoiner(), "refusal": TextJoiner()}
         self._calls: dict[int, _PartialCall] = {}
         self._assembled: list[ToolUseBlock] | None = None
         self._finish: str | None = None
@@ -312,7 +314,13 @@ class OpenAIStreamDecoder:
         """Take one event; return the stream events it completes."""
         if event.data.strip() == "[DONE]":
             self._done = True
-            events: list[StreamEvent] = list(self._emit_calls())
+            events: list[StreamEvent] = []
+            for joiner in self._joiners.values():
+                rest = joiner.flush()
+                if rest:
+                    self._texts.append(rest)
+                    events.append(TextDelta(rest))
+            events.extend(self._emit_calls())
             events.append(ResponseComplete(self._response()))
             return events
         try:
@@ -324,10 +332,10 @@ class OpenAIStreamDecoder:
             ) from None
         chunk = expect_dict(chunk, "a streamed chunk")
         if chunk.get("error") is not None:
-            raise self._error(chunk["error"])
+            raise self._error(chunk["error"], event.data)
         model = chunk.get("model")
         if isinstance(model, str) and model:
-            self._model = model
+            self._model = valid_text(model)
         if chunk.get("usage") is not None:
             self._usage = decode_usage(chunk["usage"])
         out: list[StreamEvent] = []
@@ -337,7 +345,7 @@ class OpenAIStreamDecoder:
                 continue
             delta = expect_dict(choice.get("delta") or {}, "a choice's delta")
             for key in ("content", "refusal"):
-                piece = optional_str(delta.get(key), f"delta.{key}")
+                piece = self._joiners[key].feed(optional_str(delta.get(key), f"delta.{key}") or "")
                 if piece:
                     self._texts.append(piece)
                     out.append(TextDelta(piece))
@@ -362,11 +370,11 @@ class OpenAIStreamDecoder:
         call = self._calls.setdefault(index, _PartialCall())
         call_id = optional_str(fragment.get("id"), "delta.tool_calls[].id")
         if call_id:
-            call.id = call_id
+            call.id = valid_text(call_id)
         function = expect_dict(fragment.get("function") or {}, "delta.tool_calls[].function")
         name = optional_str(function.get("name"), "delta.tool_calls[].function.name")
         if name and not call.name:
-            call.name = name
+            call.name = valid_text(name)
         arguments = function.get("arguments")
         if isinstance(arguments, dict):
             call.arguments = [json.dumps(arguments)]
@@ -398,7 +406,7 @@ class OpenAIStreamDecoder:
             model=self._model,
         )
 
-    def _error(self, raw: Any) -> LlmError:
+    def _error(self, raw: Any, data: str) -> LlmError:
         if isinstance(raw, dict):
             message = str(raw.get("message") or raw)
             error_type = raw.get("type") if isinstance(raw.get("type"), str) else None
@@ -406,5 +414,12 @@ class OpenAIStreamDecoder:
             status = code if isinstance(code, int) and not isinstance(code, bool) else None
             if error_type is None and isinstance(code, str):
                 error_type = code
-            return self._api.stream_error(error_type, status, message)
-        return self._api.stream_error(None, None, str(raw))
+            return self._api.stream_error(
+                error_type,
+                status,
+                message,
+                code=code if isinstance(code, str) and code else error_type,
+                body=data,
+                error=raw,
+            )
+        return self._api.stream_error(None, None, str(raw), body=data)

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from agentcore.errors import MalformedResponseError
+from agentcore.providers._text import valid_json, valid_text
 
 
 def expect_dict(value: Any, what: str) -> dict[str, Any]:
@@ -46,22 +47,29 @@ def token_count(value: Any, what: str) -> int:
 
 
 def tool_arguments(raw: str, tool_name: str) -> dict[str, Any]:
-    """The arguments of a tool call from their JSON text (an empty text means none)."""
+    """The arguments of a tool call from their JSON text (an empty text means none).
+
+    Surrogate pairs split between fragments are joined and lone surrogates
+    replaced, in the text and in the strings it decodes to.
+    """
+    raw = valid_text(raw)
     if not raw.strip():
         return {}
     try:
-        value = json.loads(raw)
+        value = valid_json(json.loads(raw))
     except ValueError as exc:
-        raise MalformedResponseError(
-            f"the arguments of the call to tool {tool_name!r} are not valid JSON ({exc}): "
-            f"{raw[:200]!r}"
-        ) from None
-    if not isinstance(value, dict):
+        problem = str(exc)
+    else:
+        if isinstance(value, dict):
+            return value
         raise MalformedResponseError(
             f"the arguments of the call to tool {tool_name!r} should be a JSON object, "
             f"got {_kind(value)}"
         )
-    return value
+    raise MalformedResponseError(
+        f"the arguments of the call to tool {tool_name!r} are not valid JSON ({problem}): "
+        f"{raw[:200]!r}"
+    )
 
 
 def _kind(value: Any) -> str:

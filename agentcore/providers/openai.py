@@ -15,7 +15,7 @@ from agentcore.errors import ConfigError
 from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
 from agentcore.providers import _openai_codec as codec
 from agentcore.providers._base import HttpProvider
-from agentcore.providers._http import Secret, StreamDecoder
+from agentcore.providers._http import DEFAULT_MAX_REPLY_BYTES, Secret, StreamDecoder
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 """The public OpenAI endpoint, used when neither ``base_url`` nor ``OPENAI_BASE_URL`` is set."""
@@ -32,6 +32,14 @@ class OpenAIProvider(HttpProvider):
         when None. Optional: local servers need none.
     :param timeout: Seconds, or an ``httpx.Timeout``; by default 10 s to
         connect and 600 s between bytes.
+    :param idle_timeout: Seconds a call may go without progress: a complete
+        server-sent event (keep-alive comments, pings and partial data do
+        not count) or, without streaming, the whole reply. By default the
+        read timeout of ``timeout`` (600 s).
+    :param call_timeout: Seconds one call may take in all, retries and
+        backoff included; by default no bound.
+    :param max_reply_bytes: The most bytes read for one reply (8 MiB by
+        default); a larger reply raises ``ResponseTooLargeError``.
     :param max_retries: Retries after a 429, 408, 5xx or connection error.
     :param backoff_base: The first backoff delay in seconds, doubled per retry.
     :param backoff_max: The longest backoff delay in seconds.
@@ -66,6 +74,9 @@ class OpenAIProvider(HttpProvider):
         http_client: httpx.AsyncClient | None = None,
         headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, Any] | None = None,
+        idle_timeout: float | None = None,
+        call_timeout: float | None = None,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
         max_tokens_field: str = "max_tokens",
     ) -> None:
         if max_tokens_field not in ("max_tokens", "max_completion_tokens"):
@@ -85,6 +96,9 @@ class OpenAIProvider(HttpProvider):
             http_client=http_client,
             headers=headers,
             extra_body=extra_body,
+            idle_timeout=idle_timeout,
+            call_timeout=call_timeout,
+            max_reply_bytes=max_reply_bytes,
         )
 
     def _auth_headers(self, secret: Secret | None) -> dict[str, str]:

@@ -17,6 +17,8 @@ ENV_VARS = (
     "OPENAI_BASE_URL",
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_BASE_URL",
+    "OLLAMA_HOST",
+    "OLLAMA_API_KEY",
 )
 
 OPENAI_KEY = "sk-test-openai-0123456789abcdef"

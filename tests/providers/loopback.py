@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 import socket
+import struct
 import threading
-import time
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -64,7 +64,8 @@ class Reply:
     chunk at a time with ``chunk_delay`` seconds between them; with
     ``drop_after`` set, the connection is closed after that many chunks
     without finishing the body. ``delay`` seconds pass before anything is
-    sent.
+    sent. With ``reset`` the connection is reset (TCP RST) instead of
+    answered.
     """
 
     status: int = 200
@@ -75,6 +76,7 @@ class Reply:
     chunk_delay: float = 0.0
     drop_after: int | None = None
     delay: float = 0.0
+    reset: bool = False
 
 
 class LlmServer:
@@ -181,6 +183,22 @@ class LlmServer:
             )
         )
 
+    def reply_drip(
+        self,
+        body: bytes,
+        *,
+        every: float,
+        content_type: str = "text/event-stream",
+        chunk_size: int = 1,
+    ) -> None:
+        """Queue a reply whose body comes ``chunk_size`` bytes at a time, ``every`` seconds."""
+        chunks = [body[i : i + chunk_size] for i in range(0, len(body), chunk_size)]
+        self.reply(Reply(200, content_type=content_type, chunks=chunks, chunk_delay=every))
+
+    def reply_reset(self) -> None:
+        """Queue a connection reset: the request is read, then the socket is reset."""
+        self.reply(Reply(reset=True))
+
     def _next_reply(self, request: RecordedRequest) -> Reply:
         with self._lock:
             self.requests.append(request)
@@ -233,6 +251,11 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.delay and stopping.wait(reply.delay):
             self.close_connection = True
             return
+        if reply.reset:
+            self.close_connection = True
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+            return
         self.send_response(reply.status)
         for key, value in reply.headers.items():
             self.send_header(key, value)
@@ -252,8 +275,9 @@ class _Handler(BaseHTTPRequestHandler):
                 break
             self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
             self.wfile.flush()
-            if reply.chunk_delay:
-                time.sleep(reply.chunk_delay)
+            if reply.chunk_delay and stopping.wait(reply.chunk_delay):
+                self.close_connection = True
+                return
         if reply.drop_after is not None:
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)

@@ -671,7 +671,7 @@ async def test_slow_stream_is_a_timeout(llm_server: LlmServer) -> None:
 
 
 async def test_malformed_json(llm_server: LlmServer, anthropic_provider: AnthropicProvider) -> None:
-    llm_server.reply_raw("<html>Bad Gateway</html>", content_type="text/html")
+    llm_server.reply_raw('{"type": "message", "content": [')
     with pytest.raises(MalformedResponseError, match="invalid JSON"):
         await anthropic_provider.complete(hello())
 
