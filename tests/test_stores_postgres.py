@@ -141,6 +141,21 @@ async def test_schema_is_created_on_first_use_with_its_version(
     assert version == [(postgres_module.SCHEMA_VERSION,)]
 
 
+async def test_a_store_that_may_not_create_refuses_a_database_without_tables(
+    postgres_dsn: str, raw: Any
+) -> None:
+    async with PostgresStore(postgres_dsn, create=False) as reader:
+        with pytest.raises(StoreError, match="holds no agentcore tables"):
+            await reader.list_sessions()
+    assert raw.execute(
+        "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
+    ).fetchone() == (0,)
+    async with PostgresStore(postgres_dsn) as writer:
+        await writer.write(StoreWrite("s", data={"k": 1}))
+    async with PostgresStore(postgres_dsn, create=False) as reader:
+        assert await reader.get_data("s", "k") == 1
+
+
 async def test_many_stores_starting_at_once_create_the_schema_once(postgres_dsn: str) -> None:
     stores = [PostgresStore(postgres_dsn) for _ in range(6)]
     try:

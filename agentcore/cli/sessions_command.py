@@ -8,10 +8,9 @@ import json
 import sys
 import textwrap
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
-from agentcore.cli.database import add_db_argument, db_path, open_existing
+from agentcore.cli.database import Database, add_db_argument, db_path, open_existing
 from agentcore.cli.meter import format_tokens
 from agentcore.cli.session_report import (
     export_records,
@@ -19,7 +18,7 @@ from agentcore.cli.session_report import (
     session_report,
     session_rows,
 )
-from agentcore.stores import SqliteStore
+from agentcore.stores import MemoryStore
 
 _VALUE_PREVIEW = 60
 
@@ -69,7 +68,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     export.set_defaults(handler=_run(_export), parser=export)
 
 
-Command = Callable[[SqliteStore, Path, argparse.Namespace], Awaitable[None]]
+Command = Callable[[MemoryStore, Database, argparse.Namespace], Awaitable[None]]
 
 
 def _run(command: Command) -> Callable[[argparse.Namespace], int]:
@@ -91,7 +90,7 @@ def _run(command: Command) -> Callable[[argparse.Namespace], int]:
     return handler
 
 
-async def _list(store: SqliteStore, path: Path, args: argparse.Namespace) -> None:
+async def _list(store: MemoryStore, path: Database, args: argparse.Namespace) -> None:
     rows = await session_rows(store)
     if args.json:
         _print_json(rows)
@@ -117,7 +116,7 @@ async def _list(store: SqliteStore, path: Path, args: argparse.Namespace) -> Non
         print("  ".join(cells).rstrip())
 
 
-async def _show(store: SqliteStore, path: Path, args: argparse.Namespace) -> None:
+async def _show(store: MemoryStore, path: Database, args: argparse.Namespace) -> None:
     await require_session(store, args.session_id, str(path))
     report = await session_report(store, args.session_id)
     if args.json:
@@ -126,7 +125,7 @@ async def _show(store: SqliteStore, path: Path, args: argparse.Namespace) -> Non
     print(_render_report(report, path))
 
 
-def _render_report(report: dict[str, Any], path: Path) -> str:
+def _render_report(report: dict[str, Any], path: Database) -> str:
     lines = [
         f"session       {report['session']}",
         f"database      {path}",
@@ -186,7 +185,7 @@ def _preview(value: Any) -> str:
     return f"{text[: _VALUE_PREVIEW - 3]}... ({len(text):,} characters of JSON)"
 
 
-async def _export(store: SqliteStore, path: Path, args: argparse.Namespace) -> None:
+async def _export(store: MemoryStore, path: Database, args: argparse.Namespace) -> None:
     await require_session(store, args.session_id, str(path))
     async for record in export_records(store, args.session_id, args.slot):
         sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")

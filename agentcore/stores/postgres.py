@@ -185,7 +185,9 @@ class PostgresStore:
     Given a DSN, the store makes its own pool of up to ``max_size`` connections and closes it
     in :meth:`close`; given a pool, it uses it and leaves closing it to the caller. ``timeout``
     is how long a call waits for a connection (and for the first one to open) before it raises
-    :class:`~agentcore.errors.StoreError`.
+    :class:`~agentcore.errors.StoreError`. With ``create=False`` the store never creates its
+    tables: on a database without them, the first call raises ``StoreError`` (for tools that
+    only read).
 
     The tables (all named ``agentcore_*``) are created on first use in the first schema of the
     connection's ``search_path``, and carry a schema version that later releases migrate.
@@ -200,7 +202,12 @@ class PostgresStore:
     """
 
     def __init__(
-        self, dsn_or_pool: str | Pool, *, max_size: int = 10, timeout: float = 30.0
+        self,
+        dsn_or_pool: str | Pool,
+        *,
+        max_size: int = 10,
+        timeout: float = 30.0,
+        create: bool = True,
     ) -> None:
         if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1:
             raise ConfigError(f"PostgresStore max_size must be an int >= 1, got {max_size!r}")
@@ -212,6 +219,7 @@ class PostgresStore:
         ):
             raise ConfigError(f"PostgresStore timeout must be a finite number > 0, got {timeout!r}")
         self._timeout = float(timeout)
+        self._create = bool(create)
         self._owns_pool = isinstance(dsn_or_pool, str)
         if isinstance(dsn_or_pool, str):
             self._dsn: str | None = _parse_dsn(dsn_or_pool)
@@ -330,6 +338,11 @@ class PostgresStore:
                     await conn.execute("SELECT to_regclass('agentcore_schema_version')")
                 ).fetchone()
                 if found is None or found[0] is None:
+                    if not self._create:
+                        raise StoreError(
+                            f"{self._where} holds no agentcore tables (in the schemas of its "
+                            "search_path); give the database the sessions were stored in"
+                        )
                     version = 0
                     await conn.execute(_VERSION_TABLE)
                     await conn.execute("INSERT INTO agentcore_schema_version (version) VALUES (0)")
