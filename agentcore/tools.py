@@ -12,6 +12,7 @@ import asyncio
 import inspect
 import json
 import logging
+import math
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar, overload
@@ -37,6 +38,9 @@ from agentcore.tool_schema import (
 logger = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+DEFAULT_TOOL_TIMEOUT = 60.0
+"""Seconds a tool call may take when a :class:`ToolRegistry` is made without ``timeout``."""
 
 
 @frozen
@@ -156,19 +160,27 @@ class ToolRegistry:
     raises for a tool problem: unknown tools, bad arguments, failures and
     timeouts become error results the model can read.
 
-    ``timeout`` bounds each call in seconds (None: no limit). A timed-out
-    synchronous tool keeps running in its worker thread; its result is
-    dropped. ``concurrent`` lets :meth:`call_all` run the calls of one
-    assistant message at the same time; set it to False for tools that must
-    run one after the other.
+    ``timeout`` bounds each call in seconds: :data:`DEFAULT_TOOL_TIMEOUT`
+    (60 s) unless given; pass None explicitly for no limit. A timed-out call
+    is answered with an error result that says so. A timed-out synchronous
+    tool keeps running in its worker thread; its result is dropped.
+    ``concurrent`` lets :meth:`call_all` run the calls of one assistant
+    message at the same time; set it to False for tools that must run one
+    after the other.
     """
 
-    def __init__(self, *, timeout: float | None = None, concurrent: bool = True) -> None:
+    def __init__(
+        self, *, timeout: float | None = DEFAULT_TOOL_TIMEOUT, concurrent: bool = True
+    ) -> None:
         if timeout is not None and (
-            isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0
+            isinstance(timeout, bool)
+            or not isinstance(timeout, (int, float))
+            or not math.isfinite(timeout)
+            or timeout <= 0
         ):
             raise ConfigError(
-                f"timeout must be a positive number of seconds or None, got {timeout!r}"
+                "timeout must be a positive, finite number of seconds or None (no limit), "
+                f"got {timeout!r}"
             )
         self.timeout = timeout
         """Seconds each call may take, or None."""
