@@ -3,8 +3,17 @@
 Implement a hook with :data:`agentcore.hookimpl` on a module or object and
 register it (``AgentBuilder().plugin(obj)``) or publish it in the
 ``agentcore`` entry-point group. Hooks are called with keyword arguments; an
-implementation may accept only the arguments it needs. The turn hooks may be
-``async def``: the session awaits what they return.
+implementation may accept only the arguments it needs. The turn hooks and the
+call hooks may be ``async def``: agentcore awaits what they return.
+
+Every hook keeps pluggy's calling rules: ``tryfirst``/``trylast`` order the
+implementations, ``@hookimpl(wrapper=True)`` (and the older
+``hookwrapper=True``) wrappers run around the others, async ones included,
+and see their results or their exception, and a ``firstresult`` hook returns
+the first non-None answer. A wrapper must be a plain generator function; an
+``async`` wrapper, or an ``async`` implementation of a hook in
+:data:`SYNC_HOOKS`, is refused by :meth:`~agentcore.AgentBuilder.build` with a
+:class:`~agentcore.errors.ConfigError`.
 """
 
 from __future__ import annotations
@@ -28,6 +37,13 @@ hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 """Marks a plugin function as an implementation of an agentcore hook."""
+
+SYNC_HOOKS = frozenset({"register_settings", "register_providers", "summary_memory_key"})
+"""Hooks pluggy calls synchronously: their implementations must be plain ``def``.
+
+Every other hook is called by agentcore, which awaits what an implementation
+returns; an ``async`` implementation of a hook listed here is refused when
+the plugin is registered."""
 
 ProviderFactory = Callable[..., "LlmProvider"]
 """Builds a provider: called with the model name (the part after ``"prefix:"``)
