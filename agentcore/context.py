@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from attrs import define, field
@@ -28,6 +29,8 @@ class TurnContext:
     the tool results too. ``usage`` sums every provider call of the turn;
     ``response`` is the last reply (its usage measures the context of the
     final call). ``extra`` is scratch space plugins may share within a turn.
+    ``started_at`` is when the turn started, in seconds since the epoch
+    (:func:`time.time`): the start of a tracer's turn span.
     """
 
     session: AgentSession
@@ -44,3 +47,4 @@ class TurnContext:
     usage: Usage | None = None
     response: LlmResponse | None = None
     extra: dict[str, object] = field(factory=dict)
+    started_at: float = field(factory=time.time)

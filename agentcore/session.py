@@ -11,6 +11,7 @@ import attrs
 
 from agentcore.agent import Agent
 from agentcore.builder import AgentBundle
+from agentcore.call_hooks import HookedProvider, tool_call_hooks
 from agentcore.context import TurnContext
 from agentcore.cycle import CycleEvent, CycleResult, LlmCycle
 from agentcore.errors import ConfigError, ReadonlySessionError, SessionError, UnknownSlotError
@@ -281,13 +282,17 @@ class AgentSession:
             slot = self._slots[self._current]
             index = self._turn_index
             ctx = self._context(slot, index, user_message, is_stream=False)
-            await call_each(self._pm, "on_turn_start", isolate=False, ctx=ctx)
-            cycle = self._cycle(ctx, user_message)
-            if self._bundle.tools is not None and len(self._bundle.tools):
-                result = await cycle.submit_with_tools([], self._bundle.tools)
-            else:
-                result = await cycle.submit_messages([])
-            await self._record_turn(slot, user_message, result, completed_turns=index + 1)
+            try:
+                await call_each(self._pm, "on_turn_start", isolate=False, ctx=ctx)
+                cycle = self._cycle(ctx, user_message)
+                if self._bundle.tools is not None and len(self._bundle.tools):
+                    result = await cycle.submit_with_tools([], self._bundle.tools)
+                else:
+                    result = await cycle.submit_messages([])
+                await self._record_turn(slot, user_message, result, completed_turns=index + 1)
+            except BaseException as exc:
+                await call_each(self._pm, "on_turn_error", isolate=True, ctx=ctx, error=exc)
+                raise
             await self._end_turn(ctx, user_message, result)
             self._turn_index = index + 1
             return result.final_message
@@ -317,17 +322,18 @@ class AgentSession:
                 slot = self._slots[self._current]
                 index = self._turn_index
                 ctx = self._context(slot, index, user_message, is_stream=True)
-                await call_each(self._pm, "on_turn_start", isolate=False, ctx=ctx)
-                self._turn_index = index + 1
                 try:
+                    await call_each(self._pm, "on_turn_start", isolate=False, ctx=ctx)
+                    self._turn_index = index + 1
                     cycle = self._cycle(ctx, user_message)
                     stream = cycle.stream_with_tools([], self._bundle.tools)
                     async for event in stream:
                         yield event
                     result = stream.result
                     await self._record_turn(slot, user_message, result, completed_turns=index + 1)
-                except BaseException:
+                except BaseException as exc:
                     self._turn_index = index
+                    await call_each(self._pm, "on_turn_error", isolate=True, ctx=ctx, error=exc)
                     raise
                 ctx.turn_index = self._turn_index - 1
                 await self._end_turn(ctx, user_message, result)
@@ -407,11 +413,12 @@ class AgentSession:
             return [*ctx.slot.load_messages(), user_message]
 
         return LlmCycle(
-            self._bundle.provider,
+            ctx.provider,
             model=self._agent.model,
             purpose="turn",
             max_tool_rounds=self._bundle.config.max_tool_rounds,
             prepare=prepare,
+            tool_hooks=tool_call_hooks(self._pm, ctx),
         )
 
     def _state(
@@ -426,7 +433,7 @@ class AgentSession:
     def _context(
         self, slot: ContextSlot, index: int, user_message: Message, *, is_stream: bool
     ) -> TurnContext:
-        return TurnContext(
+        ctx = TurnContext(
             session=self,
             session_id=self._session_id,
             turn_index=index,
@@ -439,6 +446,8 @@ class AgentSession:
             config=self._bundle.config,
             is_stream=is_stream,
         )
+        ctx.provider = HookedProvider(self._bundle.provider, self._pm, ctx)
+        return ctx
 
     async def _record_turn(
         self, slot: ContextSlot, user_message: Message, result: CycleResult, *, completed_turns: int
