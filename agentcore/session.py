@@ -327,8 +327,9 @@ class AgentSession:
                     self._turn_index = index + 1
                     cycle = self._cycle(ctx, user_message)
                     stream = cycle.stream_with_tools([], self._bundle.tools)
-                    async for event in stream:
-                        yield event
+                    async with stream:  # an abandoned turn closes the provider's stream now
+                        async for event in stream:
+                            yield event
                     result = stream.result
                     await self._record_turn(slot, user_message, result, completed_turns=index + 1)
                 except BaseException as exc:
