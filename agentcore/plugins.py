@@ -80,6 +80,8 @@ class _PluginManager(pluggy.PluginManager):
         wrapper, which pluggy would never await, and for an ``async``
         implementation of a hook called synchronously.
         """
+        if self.is_blocked(name or self.get_canonical_name(plugin)):
+            return super().register(plugin, name)
         plugin_name = name or _label(plugin)
         for attr in dir(plugin):
             opts = self.parse_hookimpl_opts(plugin, attr)
@@ -163,11 +165,13 @@ async def call_each(
     try:
         for impl in reversed(impls):
             args = [kwargs[name] for name in impl.argnames]
+            # Parameters with defaults get the hook's value, as pluggy >= 1.6 passes them.
+            extra = {name: kwargs[name] for name in _kwargnames(impl) if name in kwargs}
             try:
                 if impl.wrapper or impl.hookwrapper:
-                    teardowns.append((impl, _start_wrapper(impl, args)))
+                    teardowns.append((impl, _start_wrapper(impl, args, extra)))
                     continue
-                value = await await_me_maybe(impl.function(*args))
+                value = await await_me_maybe(impl.function(*args, **extra))
             except Exception:
                 if not isolate:
                     raise
@@ -198,9 +202,15 @@ async def call_each(
     return result
 
 
-def _start_wrapper(impl: HookImpl, args: list[Any]) -> Generator[Any, Any, Any]:
+def _kwargnames(impl: HookImpl) -> tuple[str, ...]:
+    return tuple(getattr(impl, "kwargnames", ()))
+
+
+def _start_wrapper(
+    impl: HookImpl, args: list[Any], extra: dict[str, Any]
+) -> Generator[Any, Any, Any]:
     """Run a wrapper up to its ``yield``."""
-    teardown = cast("Generator[Any, Any, Any]", impl.function(*args))
+    teardown = cast("Generator[Any, Any, Any]", impl.function(*args, **extra))
     try:
         next(teardown)
     except StopIteration:

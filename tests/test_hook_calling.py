@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
+import textwrap
 from collections.abc import Callable, Generator
+from pathlib import Path
 from typing import Any
 
 import pluggy
@@ -344,3 +347,61 @@ async def test_a_wrapper_that_never_yields_is_an_error_on_a_hook_that_propagates
     session = make_session(plugins=(NoYield(),))
     with pytest.raises(RuntimeError, match="did not yield"):
         await session.submit_turn("hello")
+
+
+async def test_an_installed_plugin_with_an_async_wrapper_is_refused_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "async_wrapper_plugin.py").write_text(
+        textwrap.dedent(
+            """
+            from agentcore import hookimpl
+
+            @hookimpl(wrapper=True)
+            async def on_turn_end(ctx):
+                yield
+            """
+        )
+    )
+    dist = tmp_path / "agentcore_asyncwrap-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: agentcore-asyncwrap\nVersion: 1.0\n"
+    )
+    (dist / "entry_points.txt").write_text("[agentcore]\nasyncwrap = async_wrapper_plugin\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv("AGENTCORE_DISABLE_PLUGIN_AUTOLOAD", raising=False)
+    try:
+        with pytest.raises(ConfigError, match=r"plugin 'asyncwrap'.*'on_turn_end' is async"):
+            AgentBuilder().provider(MockProvider()).build()
+    finally:
+        sys.modules.pop("async_wrapper_plugin", None)
+
+
+async def test_an_argument_with_a_default_gets_the_hook_value(make_session: MakeSession) -> None:
+    seen: list[object] = []
+
+    class Plugin:
+        @hookimpl
+        def on_turn_error(self, ctx: TurnContext, error: BaseException | None = None) -> None:
+            seen.append(error)
+
+    session = make_session(MockProvider([ValueError("provider broke")]), plugins=(Plugin(),))
+    with pytest.raises(ValueError):
+        await session.submit_turn("hello")
+    assert [str(error) for error in seen] == ["provider broke"]
+
+
+async def test_trace_env_logs_the_awaited_hooks(
+    make_session: MakeSession, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Plugin:
+        @hookimpl
+        async def on_turn_end(self, ctx: TurnContext) -> str:
+            return "seen"
+
+    monkeypatch.setenv("AGENTCORE_TRACE_PLUGINS", "1")
+    session = make_session(plugins=(Plugin(),))
+    with caplog.at_level(logging.DEBUG, logger="agentcore.plugins"):
+        await session.submit_turn("hello")
+    assert "hook on_turn_end returned ['seen']" in caplog.text

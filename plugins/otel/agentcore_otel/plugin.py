@@ -13,8 +13,7 @@
   ``post_turn_end`` implementation (an inline summary included) has run;
   ``on_turn_error`` closes it with the error instead.
 
-Without an OpenTelemetry SDK the API's tracer records nothing, at almost no
-cost.
+Without an OpenTelemetry SDK the API's tracer is a no-op: nothing is recorded.
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -54,6 +55,18 @@ def test_the_plugin_is_found_through_its_entry_point() -> None:
     assert otel.distribution == "agentcore-otel" and otel.version == "0.3.0"
     assert {"after_model_call", "before_tool_call", "after_tool_call"} <= set(otel.hooks)
     assert {"on_turn_start", "on_turn_error", "post_turn_end"} <= set(otel.hooks)
+
+
+def test_agentcore_plugins_lists_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentcore.cli import main
+
+    monkeypatch.delenv("AGENTCORE_DISABLE_PLUGIN_AUTOLOAD", raising=False)
+    assert main(["plugins"]) == 0
+    listed = {entry["name"]: entry for entry in json.loads(capsys.readouterr().out)}
+    assert listed["otel"]["distribution"] == "agentcore-otel"
+    assert "after_model_call" in listed["otel"]["hooks"]
 
 
 async def test_a_turn_is_a_span_with_its_model_call_as_a_child(
