@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from attrs import define, field
@@ -31,6 +32,8 @@ class TurnContext:
     A plugin that changes the slot's config (a summary) does it with
     ``await ctx.session.write_slot_config(...)``: one store write, conditional
     on the slot's config version, that also stores the session data and cost.
+    ``started_at`` is when the turn started, in seconds since the epoch
+    (:func:`time.time`): the start of a tracer's turn span.
     """
 
     session: AgentSession
@@ -47,3 +50,4 @@ class TurnContext:
     usage: Usage | None = None
     response: LlmResponse | None = None
     extra: dict[str, object] = field(factory=dict)
+    started_at: float = field(factory=time.time)

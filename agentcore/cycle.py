@@ -27,7 +27,7 @@ from agentcore.llm import (
     ToolSpec,
 )
 from agentcore.messages import Message, ToolUseBlock
-from agentcore.tools import ToolRegistry
+from agentcore.tools import ToolCallHooks, ToolRegistry
 from agentcore.usage import Usage
 
 
@@ -170,8 +170,9 @@ class LlmCycle:
     results instead of being run. ``prepare``, when given, is awaited before
     every provider call of the tool loop with the messages the cycle has
     added so far, and returns the messages that go before them: it lets the
-    caller shrink the context between rounds. Invalid settings raise
-    :class:`~agentcore.errors.ConfigError`.
+    caller shrink the context between rounds. ``tool_hooks``, when given,
+    are awaited around every tool call (see :meth:`ToolRegistry.call`).
+    Invalid settings raise :class:`~agentcore.errors.ConfigError`.
     """
 
     provider: LlmProvider = field(validator=_check_provider)
@@ -180,6 +181,7 @@ class LlmCycle:
     purpose: str = field(default="turn", kw_only=True, validator=_check_purpose)
     max_tool_rounds: int = field(default=8, kw_only=True, validator=_check_rounds)
     prepare: PrepareCall | None = field(default=None, kw_only=True)
+    tool_hooks: ToolCallHooks | None = field(default=None, kw_only=True)
 
     def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> LlmRequest:
         """Return the request this cycle sends for ``messages`` and ``tools``."""
@@ -228,7 +230,7 @@ class LlmCycle:
                     progress.add(message)
                 return progress.result(response, round_limit_reached=True)
             progress.rounds += 1
-            for message in await registry.call_all(calls):
+            for message in await registry.call_all(calls, hooks=self.tool_hooks):
                 progress.add(message)
 
     def stream_with_tools(
@@ -244,14 +246,14 @@ class LlmCycle:
 
 
 async def _answer(
-    registry: ToolRegistry, calls: Sequence[ToolUseBlock]
+    registry: ToolRegistry, calls: Sequence[ToolUseBlock], hooks: ToolCallHooks | None
 ) -> AsyncGenerator[tuple[int, Message], None]:
     """Yield ``(index, result)`` for each call as it finishes."""
     if not registry.concurrent or len(calls) == 1:
         for index, call in enumerate(calls):
-            yield index, await registry.call(call)
+            yield index, await registry.call(call, hooks=hooks)
         return
-    tasks = [asyncio.ensure_future(registry.call(call)) for call in calls]
+    tasks = [asyncio.ensure_future(registry.call(call, hooks=hooks)) for call in calls]
     try:
         pending: set[asyncio.Future[Message]] = set(tasks)
         while pending:
@@ -362,7 +364,7 @@ class CycleStream:
                 return
             progress.rounds += 1
             results: list[Message | None] = [None] * len(calls)
-            async with contextlib.aclosing(_answer(registry, calls)) as answers:
+            async with contextlib.aclosing(_answer(registry, calls, cycle.tool_hooks)) as answers:
                 async for index, message in answers:
                     results[index] = message
                     yield ToolResultEvent(message, calls[index])

@@ -3,8 +3,17 @@
 Implement a hook with :data:`agentcore.hookimpl` on a module or object and
 register it (``AgentBuilder().plugin(obj)``) or publish it in the
 ``agentcore`` entry-point group. Hooks are called with keyword arguments; an
-implementation may accept only the arguments it needs. The turn hooks may be
-``async def``: the session awaits what they return.
+implementation may accept only the arguments it needs. The turn hooks and the
+call hooks may be ``async def``: agentcore awaits what they return.
+
+Every hook keeps pluggy's calling rules: ``tryfirst``/``trylast`` order the
+implementations, ``@hookimpl(wrapper=True)`` (and the older
+``hookwrapper=True``) wrappers run around the others, async ones included,
+and see their results or their exception, and a ``firstresult`` hook returns
+the first non-None answer. A wrapper must be a plain generator function; an
+``async`` wrapper, or an ``async`` implementation of a hook in
+:data:`SYNC_HOOKS`, is refused by :meth:`~agentcore.AgentBuilder.build` with a
+:class:`~agentcore.errors.ConfigError`.
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ import pluggy
 
 if TYPE_CHECKING:
     from agentcore.builder import AgentConfig
+    from agentcore.calls import ModelCallInfo, ToolCallInfo
     from agentcore.context import TurnContext
     from agentcore.llm import LlmProvider
     from agentcore.settings import PluginSetting
@@ -28,6 +38,13 @@ hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 """Marks a plugin function as an implementation of an agentcore hook."""
+
+SYNC_HOOKS = frozenset({"register_settings", "register_providers", "summary_memory_key"})
+"""Hooks pluggy calls synchronously: their implementations must be plain ``def``.
+
+Every other hook is called by agentcore, which awaits what an implementation
+returns; an ``async`` implementation of a hook listed here is refused when
+the plugin is registered."""
 
 ProviderFactory = Callable[..., "LlmProvider"]
 """Builds a provider: called with the model name (the part after ``"prefix:"``)
@@ -99,6 +116,83 @@ def post_turn_end(ctx: TurnContext) -> Awaitable[None] | None:
     and the other implementations still run.
 
     :param ctx: The turn's mutable context.
+    """
+
+
+@hookspec
+def on_turn_error(ctx: TurnContext, error: BaseException) -> Awaitable[None] | None:
+    """A turn stopped with an exception after :func:`on_turn_start` was called.
+
+    The partner of :func:`on_turn_end` for a turn that does not complete: an
+    exception from ``on_turn_start`` itself, a provider error, a failed store
+    write, cancellation of the caller, or a streamed turn abandoned before
+    its end. So every turn that calls ``on_turn_start`` fires exactly one of
+    ``on_turn_end`` and ``on_turn_error``; an implementation must expect
+    that its own ``on_turn_start`` may not have run. A pure notification:
+    the error still reaches the caller. ``ctx.messages`` holds what the turn
+    had added when it failed.
+
+    An exception raised here is logged on the ``agentcore`` logger.
+
+    :param ctx: The turn's mutable context.
+    :param error: The exception that stopped the turn (``CancelledError`` for
+        a cancelled turn, ``GeneratorExit`` for an abandoned stream).
+    """
+
+
+@hookspec
+def after_model_call(ctx: TurnContext, call: ModelCallInfo) -> Awaitable[None] | None:
+    """A call to the model is over: it returned, raised or was cancelled.
+
+    Fires for every call made through ``ctx.provider``: the turn's own calls
+    (``call.purpose == "turn"``) and those plugins make, such as
+    autosummary's summaries (``"summary"``), including summaries that run in
+    the background after the turn. ``call`` holds the request, the response
+    or the error, the usage, the start time and the duration: what a plugin
+    needs to time, meter or trace each call. On a streamed call it fires when
+    the final event arrives, before that event reaches the consumer.
+
+    An exception raised here is logged on the ``agentcore`` logger and
+    does not change the call.
+
+    :param ctx: The context of the turn the call belongs to.
+    :param call: The finished call.
+    """
+
+
+@hookspec
+def before_tool_call(ctx: TurnContext, call: ToolCallInfo) -> Awaitable[None] | None:
+    """A tool call of the model is about to run.
+
+    Fires for every tool call of a turn, in the task that runs the tool, so
+    a context variable set here (such as a tracer's current span) is seen
+    by the tool. ``call.result``, ``call.error`` and ``call.duration`` are
+    None; ``call.call_id`` pairs it with :func:`after_tool_call`.
+
+    An exception raised here is logged on the ``agentcore`` logger and
+    does not stop the tool.
+
+    :param ctx: The turn's mutable context.
+    :param call: The tool call: name, arguments, id and start time.
+    """
+
+
+@hookspec
+def after_tool_call(ctx: TurnContext, call: ToolCallInfo) -> Awaitable[None] | None:
+    """A tool call has been answered, or cancelled with its turn.
+
+    Fires once for each :func:`before_tool_call`. ``call.result`` is the
+    tool result message the model gets (``is_error`` set for a failure);
+    ``call.error`` is the exception behind a failure (what the tool raised,
+    ``TimeoutError`` when it ran out of time, ``CancelledError`` with
+    ``call.result`` None when the turn was cancelled); ``call.duration``
+    is the time the call took.
+
+    An exception raised here is logged on the ``agentcore`` logger and
+    does not change the result.
+
+    :param ctx: The turn's mutable context.
+    :param call: The finished tool call.
     """
 
 

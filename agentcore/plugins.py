@@ -5,13 +5,16 @@ from __future__ import annotations
 import inspect
 import logging
 import os
-from collections.abc import Awaitable, Iterable
-from typing import Any, TypeVar
+import types
+from collections.abc import Awaitable, Generator, Iterable
+from typing import Any, NoReturn, TypeVar, cast
 
 import pluggy
 from attrs import frozen
+from pluggy import HookImpl
 
 from agentcore import hookspecs
+from agentcore.errors import ConfigError
 
 T = TypeVar("T")
 
@@ -46,7 +49,7 @@ def create_plugin_manager(
     """
     import importlib
 
-    pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+    pm = _PluginManager(hookspecs.PROJECT_NAME)
     pm.add_hookspecs(hookspecs)
     for name in os.environ.get(DISABLED_PLUGINS_ENV, "").split(","):
         if name.strip():
@@ -67,6 +70,55 @@ def create_plugin_manager(
     return pm
 
 
+class _PluginManager(pluggy.PluginManager):
+    """pluggy's manager, refusing at registration what agentcore cannot run as declared."""
+
+    def register(self, plugin: object, name: str | None = None) -> str | None:
+        """Register ``plugin`` after checking how its hooks will be called.
+
+        Raises :class:`~agentcore.errors.ConfigError` for an ``async``
+        wrapper, which pluggy would never await, and for an ``async``
+        implementation of a hook called synchronously.
+        """
+        if self.is_blocked(name or self.get_canonical_name(plugin)):
+            return super().register(plugin, name)
+        plugin_name = name or _label(plugin)
+        for attr in dir(plugin):
+            opts = self.parse_hookimpl_opts(plugin, attr)
+            if opts is not None:
+                hook = opts.get("specname") or attr
+                _check_impl(plugin_name, hook, getattr(plugin, attr), opts)
+        return super().register(plugin, name)
+
+
+def _label(plugin: object) -> str:
+    """How errors name a plugin registered without a name."""
+    if isinstance(plugin, types.ModuleType):
+        return plugin.__name__
+    kind = plugin if isinstance(plugin, type) else type(plugin)
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def _check_impl(plugin_name: str, hook: str, function: Any, opts: Any) -> None:
+    is_async = inspect.iscoroutinefunction(function) or inspect.isasyncgenfunction(function)
+    if not is_async:
+        return
+    if opts.get("wrapper") or opts.get("hookwrapper"):
+        option = "wrapper=True" if opts.get("wrapper") else "hookwrapper=True"
+        raise ConfigError(
+            f"plugin {plugin_name!r}: the {option} implementation of {hook!r} is async; "
+            "pluggy runs a wrapper as a plain generator and would never await it. "
+            f"Write it as `def {hook}(...)` with one `yield` (agentcore awaits the async "
+            "implementations inside it), or make it an ordinary `async def` implementation "
+            "without wrapper=True."
+        )
+    if hook in hookspecs.SYNC_HOOKS:
+        raise ConfigError(
+            f"plugin {plugin_name!r}: {hook!r} is called synchronously, so an async "
+            "implementation would never be awaited; write it as a plain `def`."
+        )
+
+
 def _trace_before(hook_name: str, hook_impls: Any, kwargs: Any) -> None:
     logger.debug("hook %s -> %s", hook_name, [impl.plugin_name for impl in hook_impls])
 
@@ -84,29 +136,132 @@ async def await_me_maybe(value: T | Awaitable[T]) -> T:
 
 async def call_each(
     pm: pluggy.PluginManager, hook_name: str, *, isolate: bool, **kwargs: Any
-) -> None:
-    """Call every implementation of ``hook_name`` in pluggy's order, awaiting each.
+) -> Any:
+    """Call the hook ``hook_name`` as pluggy would, awaiting async implementations.
 
-    With ``isolate``, an implementation that raises is logged at ERROR with
-    its plugin name and the remaining implementations still run; without it,
-    the first exception propagates.
+    pluggy's own call loop (``_multicall``) with one difference: what an
+    implementation returns is awaited when it is awaitable. So the order is
+    pluggy's (``tryfirst``/``trylast``, wrappers outermost), new-style
+    wrappers (``wrapper=True``) and old-style ones (``hookwrapper=True``)
+    run around the implementations and see their awaited results or their
+    exception, and a ``firstresult`` hook stops at the first non-None
+    result and returns it. Without ``firstresult`` the result is the list of
+    non-None results.
+
+    With ``isolate``, an implementation or wrapper that raises an
+    ``Exception`` is logged at ERROR with its plugin name and the session
+    and turn of ``kwargs["ctx"]``, and the others still run; without it,
+    the exception propagates through the wrappers as in pluggy.
+    ``BaseException`` such as cancellation always propagates.
     """
     caller = getattr(pm.hook, hook_name)
-    for impl in reversed(caller.get_hookimpls()):
-        args = {name: kwargs[name] for name in impl.argnames}
+    impls = caller.get_hookimpls()
+    firstresult = bool(caller.spec is not None and caller.spec.opts.get("firstresult"))
+    if _env_flag(TRACE_ENV):
+        _trace_before(hook_name, impls, kwargs)
+    results: list[Any] = []
+    exception: BaseException | None = None
+    teardowns: list[tuple[HookImpl, Generator[Any, Any, Any]]] = []
+    try:
+        for impl in reversed(impls):
+            args = [kwargs[name] for name in impl.argnames]
+            # Parameters with defaults get the hook's value, as pluggy >= 1.6 passes them.
+            extra = {name: kwargs[name] for name in _kwargnames(impl) if name in kwargs}
+            try:
+                if impl.wrapper or impl.hookwrapper:
+                    teardowns.append((impl, _start_wrapper(impl, args, extra)))
+                    continue
+                value = await await_me_maybe(impl.function(*args, **extra))
+            except Exception:
+                if not isolate:
+                    raise
+                _log_failure(impl, hook_name, kwargs)
+                continue
+            if value is not None:
+                results.append(value)
+                if firstresult:
+                    break
+    except BaseException as exc:
+        exception = exc
+    result: Any = (results[0] if results else None) if firstresult else results
+    for impl, teardown in reversed(teardowns):
         try:
-            await await_me_maybe(impl.function(**args))
-        except Exception:
-            if not isolate:
-                raise
-            ctx = kwargs.get("ctx")
-            logger.exception(
-                "plugin %r failed in %s (session=%s, turn=%s)",
-                impl.plugin_name,
-                hook_name,
-                getattr(ctx, "session_id", None),
-                getattr(ctx, "turn_index", None),
-            )
+            result = _finish_wrapper(impl, teardown, result, exception)
+            exception = None
+        except Exception as exc:
+            if not isolate or exc is exception:
+                exception = exc
+            else:
+                _log_failure(impl, hook_name, kwargs)
+        except BaseException as exc:
+            exception = exc
+    if exception is not None:
+        raise exception
+    if _env_flag(TRACE_ENV):
+        logger.debug("hook %s returned %r", hook_name, result)
+    return result
+
+
+def _kwargnames(impl: HookImpl) -> tuple[str, ...]:
+    return tuple(getattr(impl, "kwargnames", ()))
+
+
+def _start_wrapper(
+    impl: HookImpl, args: list[Any], extra: dict[str, Any]
+) -> Generator[Any, Any, Any]:
+    """Run a wrapper up to its ``yield``."""
+    teardown = cast("Generator[Any, Any, Any]", impl.function(*args, **extra))
+    try:
+        next(teardown)
+    except StopIteration:
+        _wrapfail(teardown, "did not yield")
+    return teardown
+
+
+def _finish_wrapper(
+    impl: HookImpl,
+    teardown: Generator[Any, Any, Any],
+    result: Any,
+    exception: BaseException | None,
+) -> Any:
+    """Resume a wrapper after its ``yield``; return the result it leaves, or raise."""
+    if impl.hookwrapper:
+        outcome: pluggy.Result[Any] = pluggy.Result(result, exception)
+        try:
+            teardown.send(outcome)
+        except StopIteration:
+            return outcome.get_result()
+        finally:
+            teardown.close()
+        _wrapfail(teardown, "has second yield")
+    try:
+        if exception is not None:
+            teardown.throw(exception)
+        else:
+            teardown.send(result)
+    except StopIteration as stop:
+        return stop.value
+    finally:
+        teardown.close()
+    _wrapfail(teardown, "has second yield")
+
+
+def _wrapfail(teardown: Generator[Any, Any, Any], problem: str) -> NoReturn:
+    code = cast("types.CodeType", getattr(teardown, "gi_code"))  # noqa: B009
+    raise RuntimeError(
+        f"hook wrapper {code.co_name!r} ({code.co_filename}:{code.co_firstlineno}) {problem}"
+    )
+
+
+def _log_failure(impl: HookImpl, hook_name: str, kwargs: dict[str, Any]) -> None:
+    ctx = kwargs.get("ctx")
+    logger.exception(
+        "plugin %r failed in %s (session=%s, turn=%s)",
+        impl.plugin_name,
+        hook_name,
+        getattr(ctx, "session_id", None),
+        getattr(ctx, "turn_index", None),
+    )
 
 
 @frozen

@@ -21,6 +21,7 @@ from attrs import frozen
 from agentcore._cancel import Deadline, complete_despite_cancel, consume_cancel
 from agentcore.agent import Agent
 from agentcore.builder import AgentBundle
+from agentcore.call_hooks import HookedProvider, tool_call_hooks
 from agentcore.context import TurnContext
 from agentcore.cycle import CycleEvent, CycleResult, LlmCycle
 from agentcore.errors import (
@@ -489,14 +490,18 @@ class AgentSession:
         await self._catch_up()
         slot = self._slots[self._current]
         ctx = self._context(slot, self._turn_index, user_message, is_stream=False)
-        await call_each(self._pm, "on_turn_start", isolate=False, ctx=ctx)
-        cycle = self._cycle(ctx, user_message)
-        if self._bundle.tools is not None and len(self._bundle.tools):
-            result = await cycle.submit_with_tools([], self._bundle.tools)
-        else:
-            result = await cycle.submit_messages([])
-        added = [make_valid(message) for message in result.new_messages]
-        await complete_despite_cancel(self._commit_turn(slot, [user_message, *added], result))
+        try:
+            await call_each(self._pm, "on_turn_start", isolate=False, ctx=ctx)
+            cycle = self._cycle(ctx, user_message)
+            if self._bundle.tools is not None and len(self._bundle.tools):
+                result = await cycle.submit_with_tools([], self._bundle.tools)
+            else:
+                result = await cycle.submit_messages([])
+            added = [make_valid(message) for message in result.new_messages]
+            await complete_despite_cancel(self._commit_turn(slot, [user_message, *added], result))
+        except BaseException as exc:
+            await call_each(self._pm, "on_turn_error", isolate=True, ctx=ctx, error=exc)
+            raise
         await self._end_turn(ctx, user_message, added, result)
         return _final(added, result)
 
@@ -539,33 +544,42 @@ class AgentSession:
                 await self._catch_up()
                 slot = self._slots[self._current]
                 ctx = self._context(slot, self._turn_index, user_message, is_stream=True)
-                await call_each(self._pm, "on_turn_start", isolate=False, ctx=ctx)
-            cycle = self._cycle(ctx, user_message)
-            stream = cycle.stream_with_tools([], self._bundle.tools)
+            final: tuple[ResponseComplete, list[Message], CycleResult] | None = None
             try:
-                while True:
-                    with deadline.guard():
-                        try:
-                            event = await stream.__anext__()
-                        except StopAsyncIteration:
-                            break
-                    if not isinstance(event, ResponseComplete):
-                        yield event
-                        continue
-                    # The final event: store the turn before handing it over.
-                    with deadline.guard():
-                        result = stream.result
-                        added = [make_valid(message) for message in result.new_messages]
-                        await complete_despite_cancel(
-                            self._commit_turn(slot, [user_message, *added], result)
-                        )
-                    with deadline.guard():
-                        await self._end_turn(ctx, user_message, added, result)
-                    release()
-                    yield _FinalEvent(event, _final(added, result))
-                    return
-            finally:
-                await stream.aclose()
+                with deadline.guard():
+                    await call_each(self._pm, "on_turn_start", isolate=False, ctx=ctx)
+                cycle = self._cycle(ctx, user_message)
+                stream = cycle.stream_with_tools([], self._bundle.tools)
+                try:
+                    while True:
+                        with deadline.guard():
+                            try:
+                                event = await stream.__anext__()
+                            except StopAsyncIteration:
+                                break
+                        if not isinstance(event, ResponseComplete):
+                            yield event
+                            continue
+                        # The final event: store the turn before handing it over.
+                        with deadline.guard():
+                            result = stream.result
+                            added = [make_valid(message) for message in result.new_messages]
+                            await complete_despite_cancel(
+                                self._commit_turn(slot, [user_message, *added], result)
+                            )
+                        final = (event, added, result)
+                        break
+                finally:
+                    await stream.aclose()
+            except BaseException as exc:
+                await call_each(self._pm, "on_turn_error", isolate=True, ctx=ctx, error=exc)
+                raise
+            if final is not None:
+                event, added, result = final
+                with deadline.guard():
+                    await self._end_turn(ctx, user_message, added, result)
+                release()
+                yield _FinalEvent(event, _final(added, result))
         finally:
             release()
 
@@ -670,11 +684,12 @@ class AgentSession:
             return [*ctx.slot.load_messages(), user_message]
 
         return LlmCycle(
-            self._bundle.provider,
+            ctx.provider,
             model=self._agent.model,
             purpose="turn",
             max_tool_rounds=self._bundle.config.max_tool_rounds,
             prepare=prepare,
+            tool_hooks=tool_call_hooks(self._pm, ctx),
         )
 
     def _state(
@@ -709,7 +724,7 @@ class AgentSession:
     def _context(
         self, slot: ContextSlot, index: int, user_message: Message, *, is_stream: bool
     ) -> TurnContext:
-        return TurnContext(
+        ctx = TurnContext(
             session=self,
             session_id=self._session_id,
             turn_index=index,
@@ -722,6 +737,8 @@ class AgentSession:
             config=self._bundle.config,
             is_stream=is_stream,
         )
+        ctx.provider = HookedProvider(self._bundle.provider, self._pm, ctx)
+        return ctx
 
     async def _commit(
         self,

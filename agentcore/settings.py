@@ -28,6 +28,8 @@ class PluginSetting:
 
 KNOWN_PLUGIN_SETTINGS: dict[str, str] = {
     "summary_config": "autosummary",
+    "otel_capture_content": "otel",
+    "otel_tracer_provider": "otel",
 }
 """First-party settings by name, with the extra that installs their plugin."""
 

@@ -12,12 +12,16 @@ import asyncio
 import inspect
 import json
 import logging
+import math
+import time
 import typing
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, TypeVar, overload
 
+import attrs
 from attrs import field, frozen
 
+from agentcore.calls import ToolCallInfo
 from agentcore.errors import ConfigError, ToolError
 from agentcore.llm import ToolSpec
 from agentcore.messages import Message, ToolUseBlock
@@ -37,6 +41,9 @@ from agentcore.tool_schema import (
 logger = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+DEFAULT_TOOL_TIMEOUT = 60.0
+"""Seconds a tool call may take when a :class:`ToolRegistry` is made without ``timeout``."""
 
 
 @frozen
@@ -139,6 +146,23 @@ class Tool:
         return result
 
 
+ToolCallHook = Callable[[ToolCallInfo], Awaitable[None]]
+"""Called with a :class:`~agentcore.calls.ToolCallInfo`; its result is awaited."""
+
+
+@frozen
+class ToolCallHooks:
+    """What :meth:`ToolRegistry.call` awaits around each call.
+
+    ``before`` gets the call before it runs, ``after`` the finished call
+    with its result or error and duration. A session passes hooks that fire
+    the ``before_tool_call`` and ``after_tool_call`` plugin hooks.
+    """
+
+    before: ToolCallHook
+    after: ToolCallHook
+
+
 class _TimedOutError(Exception):
     pass
 
@@ -156,19 +180,27 @@ class ToolRegistry:
     raises for a tool problem: unknown tools, bad arguments, failures and
     timeouts become error results the model can read.
 
-    ``timeout`` bounds each call in seconds (None: no limit). A timed-out
-    synchronous tool keeps running in its worker thread; its result is
-    dropped. ``concurrent`` lets :meth:`call_all` run the calls of one
-    assistant message at the same time; set it to False for tools that must
-    run one after the other.
+    ``timeout`` bounds each call in seconds: :data:`DEFAULT_TOOL_TIMEOUT`
+    (60 s) unless given; pass None explicitly for no limit. A timed-out call
+    is answered with an error result that says so. A timed-out synchronous
+    tool keeps running in its worker thread; its result is dropped.
+    ``concurrent`` lets :meth:`call_all` run the calls of one assistant
+    message at the same time; set it to False for tools that must run one
+    after the other.
     """
 
-    def __init__(self, *, timeout: float | None = None, concurrent: bool = True) -> None:
+    def __init__(
+        self, *, timeout: float | None = DEFAULT_TOOL_TIMEOUT, concurrent: bool = True
+    ) -> None:
         if timeout is not None and (
-            isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0
+            isinstance(timeout, bool)
+            or not isinstance(timeout, (int, float))
+            or not math.isfinite(timeout)
+            or timeout <= 0
         ):
             raise ConfigError(
-                f"timeout must be a positive number of seconds or None, got {timeout!r}"
+                "timeout must be a positive, finite number of seconds or None (no limit), "
+                f"got {timeout!r}"
             )
         self.timeout = timeout
         """Seconds each call may take, or None."""
@@ -258,7 +290,7 @@ class ToolRegistry:
     def __repr__(self) -> str:
         return f"ToolRegistry({list(self._tools)!r})"
 
-    async def call(self, call: ToolUseBlock) -> Message:
+    async def call(self, call: ToolUseBlock, *, hooks: ToolCallHooks | None = None) -> Message:
         """Run the tool call ``call`` and return its tool result message.
 
         Tool problems never raise: an unknown tool, arguments that do not fit
@@ -267,43 +299,63 @@ class ToolRegistry:
         says what went wrong. Cancellation propagates.
 
         A ``str`` result is sent as is, None as ``""``, anything else as JSON.
+        ``hooks``, when given, are awaited before and after the call with a
+        :class:`~agentcore.calls.ToolCallInfo` (also when it is cancelled).
         """
+        info = ToolCallInfo(call, time.time())
+        start = time.perf_counter()
+        if hooks is not None:
+            await hooks.before(info)
+        try:
+            result, error = await self._answer(call)
+        except BaseException as exc:
+            if hooks is not None:
+                await hooks.after(_finished(info, None, exc, start))
+            raise
+        if hooks is not None:
+            await hooks.after(_finished(info, result, error, start))
+        return result
+
+    async def _answer(self, call: ToolUseBlock) -> tuple[Message, BaseException | None]:
         tool = self._tools.get(call.name)
         if tool is None:
             known = ", ".join(self._tools) or "none"
-            return _error(call, f"unknown tool {call.name!r}; available tools: {known}")
+            return _error(call, f"unknown tool {call.name!r}; available tools: {known}"), None
         problem = tool.check_arguments(call.arguments)
         if problem is not None:
-            return _error(call, f"invalid arguments for tool {call.name!r}: {problem}")
+            return _error(call, f"invalid arguments for tool {call.name!r}: {problem}"), None
         try:
             result = await self._invoke(tool, call.arguments)
         except _TimedOutError:
-            return _error(
-                call, f"tool {call.name!r} did not finish within {self.timeout:g} seconds"
-            )
+            text = f"tool {call.name!r} did not finish within {self.timeout:g} seconds"
+            return _error(call, text), TimeoutError(text)
         except Exception as exc:
             logger.info("tool %r raised", call.name, exc_info=exc)
             detail = f": {exc}" if str(exc) else ""
-            return _error(call, f"tool {call.name!r} raised {type(exc).__name__}{detail}")
+            return _error(call, f"tool {call.name!r} raised {type(exc).__name__}{detail}"), exc
         if result is None:
-            return Message.tool_result(call.id, "")
+            return Message.tool_result(call.id, ""), None
         if isinstance(result, str):
-            return Message.tool_result(call.id, result)
+            return Message.tool_result(call.id, result), None
         try:
             text = json.dumps(result, ensure_ascii=False, default=str)
         except (TypeError, ValueError) as exc:
-            return _error(call, f"tool {call.name!r} returned a value that is not JSON: {exc}")
-        return Message.tool_result(call.id, text)
+            message = f"tool {call.name!r} returned a value that is not JSON: {exc}"
+            return _error(call, message), exc
+        return Message.tool_result(call.id, text), None
 
-    async def call_all(self, calls: Iterable[ToolUseBlock]) -> list[Message]:
+    async def call_all(
+        self, calls: Iterable[ToolUseBlock], *, hooks: ToolCallHooks | None = None
+    ) -> list[Message]:
         """Answer every call of ``calls`` and return the results in call order.
 
-        The calls run concurrently unless :attr:`concurrent` is False.
+        The calls run concurrently unless :attr:`concurrent` is False;
+        ``hooks`` are passed to :meth:`call`.
         """
         pending = list(calls)
         if self.concurrent and len(pending) > 1:
-            return list(await asyncio.gather(*(self.call(call) for call in pending)))
-        return [await self.call(call) for call in pending]
+            return list(await asyncio.gather(*(self.call(call, hooks=hooks) for call in pending)))
+        return [await self.call(call, hooks=hooks) for call in pending]
 
     async def _invoke(self, tool: Tool, arguments: Mapping[str, Any]) -> Any:
         if self.timeout is None:
@@ -318,6 +370,12 @@ class ToolRegistry:
         if not done:
             raise _TimedOutError
         return task.result()
+
+
+def _finished(
+    info: ToolCallInfo, result: Message | None, error: BaseException | None, start: float
+) -> ToolCallInfo:
+    return attrs.evolve(info, result=result, error=error, duration=time.perf_counter() - start)
 
 
 def _error(call: ToolUseBlock, text: str) -> Message:

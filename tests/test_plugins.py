@@ -1,12 +1,16 @@
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import inspect
 import sys
 import textwrap
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 
 from agentcore import (
@@ -201,7 +205,7 @@ async def test_hook_on_turn_end(make_session: MakeSession) -> None:
     assert ctx.usage is not None and ctx.usage.total_tokens > 0
     assert ctx.response is not None and ctx.response.text == "reply"
     assert ctx.cost.total() == ctx.usage
-    assert ctx.provider is provider and ctx.slot.id == "default"
+    assert ctx.provider.wrapped is provider and ctx.slot.id == "default"
     assert ctx.store is session.bundle.store and ctx.memory is session.memory
     assert ctx.config is session.bundle.config and ctx.is_stream is False
     # The turn is already stored when the hook fires.
@@ -294,3 +298,240 @@ async def test_hook_before_model_call(make_session: MakeSession) -> None:
     # The third request was rebuilt after the hook: summary, uncovered history, this turn.
     assert [m.text for m in last[:2]] == ["sys", "[上下文摘要] earlier: greetings"]
     assert [m.role for m in last[2:]] == ["user", "assistant", "tool"]
+
+
+async def test_hook_after_model_call(agent: Any) -> None:
+    from agentcore import FocusedConfig, LlmCycle, LlmError, LlmRequest
+    from agentcore.calls import ModelCallInfo
+
+    seen: list[tuple[int, ModelCallInfo]] = []
+
+    class Meter:
+        @hookimpl
+        async def after_model_call(self, ctx: TurnContext, call: ModelCallInfo) -> None:
+            seen.append((ctx.turn_index, call))
+
+    class Summarizer:
+        """Makes a summary call through ctx.provider, as autosummary does."""
+
+        @hookimpl
+        async def post_turn_end(self, ctx: TurnContext) -> None:
+            cycle = LlmCycle(ctx.provider, purpose="summary", max_tokens=50)
+            await cycle.submit_messages(ctx.messages)
+
+    def reply(request: LlmRequest) -> str | BaseException:
+        if request.purpose == "summary":
+            return "they said hi"
+        if request.messages[-1].text == "fail":
+            return LlmError("server down", status_code=503)
+        return "hello"
+
+    provider = MockProvider(responder=reply, model="mock-1")
+    bundle = (
+        AgentBuilder().provider(provider).plugin(Meter()).plugin(Summarizer()).load_plugins(False)
+    ).build()
+    session = AgentSession(agent, "s", bundle, FocusedConfig())
+    await session.submit_turn("hi")
+    await session.submit_turn_stream("again").finalize()
+    with pytest.raises(LlmError):
+        await session.submit_turn("fail")
+
+    assert [(index, call.purpose, call.streamed) for index, call in seen] == [
+        (0, "turn", False),
+        (0, "summary", False),
+        (1, "turn", True),
+        (1, "summary", False),
+        (2, "turn", False),
+    ]
+    _, first = seen[0]
+    assert first.request is provider.calls[0] and first.provider is provider
+    assert first.response is not None and first.response.text == "hello"
+    assert first.error is None and first.usage == first.response.usage
+    assert first.usage is not None and first.usage.input_tokens > 0
+    assert first.model == "mock-1" and first.duration >= 0
+    assert abs(first.started_at - time.time()) < 60
+    _, summary = seen[1]
+    assert summary.request.max_tokens == 50 and summary.response is not None
+    _, failed = seen[-1]
+    assert failed.response is None and failed.usage is None
+    assert isinstance(failed.error, LlmError) and failed.error.status_code == 503
+
+
+async def test_hook_before_tool_call(make_session: MakeSession) -> None:
+    from agentcore import LlmResponse, Message, ToolRegistry, ToolUseBlock
+    from agentcore.calls import ToolCallInfo
+
+    events: list[str] = []
+    current: contextvars.ContextVar[str] = contextvars.ContextVar("current", default="none")
+
+    class Tracer:
+        @hookimpl
+        def before_tool_call(self, ctx: TurnContext, call: ToolCallInfo) -> None:
+            assert call.result is None and call.duration is None
+            events.append(f"before {call.name} {dict(call.arguments)} id={call.call_id}")
+            current.set(f"span of {call.call_id}")
+
+    registry = ToolRegistry()
+
+    @registry.tool
+    async def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        events.append(f"tool sees {current.get()}")
+        return a + b
+
+    calls = [
+        ToolUseBlock("c1", "add", {"a": 1, "b": 2}),
+        ToolUseBlock("c2", "add", {"a": 3, "b": 4}),
+    ]
+    provider = MockProvider(
+        [LlmResponse(Message.assistant("", calls), stop_reason="tool_use"), "3 and 7"]
+    )
+    bundle = attrs.evolve(make_session(provider, plugins=(Tracer(),)).bundle, tools=registry)
+    session = AgentSession(make_session().agent, "tools", bundle)
+    await session.submit_turn("add them")
+    assert sorted(events) == [
+        "before add {'a': 1, 'b': 2} id=c1",
+        "before add {'a': 3, 'b': 4} id=c2",
+        "tool sees span of c1",
+        "tool sees span of c2",
+    ]
+
+
+async def test_hook_after_tool_call(make_session: MakeSession) -> None:
+    from agentcore import LlmResponse, Message, ToolRegistry, ToolUseBlock
+    from agentcore.calls import ToolCallInfo
+
+    finished: dict[str, ToolCallInfo] = {}
+
+    class Meter:
+        @hookimpl
+        async def after_tool_call(self, ctx: TurnContext, call: ToolCallInfo) -> None:
+            finished[call.call_id] = call
+
+    registry = ToolRegistry(timeout=0.05)
+
+    @registry.tool
+    def ok() -> str:
+        """Succeed."""
+        return "fine"
+
+    @registry.tool
+    def broken() -> str:
+        """Fail."""
+        raise ValueError("no luck")
+
+    @registry.tool
+    async def slow() -> str:
+        """Take too long."""
+        await asyncio.sleep(5)
+        return "late"
+
+    calls = [ToolUseBlock("a", "ok"), ToolUseBlock("b", "broken"), ToolUseBlock("c", "slow")]
+    calls.append(ToolUseBlock("d", "missing"))
+    provider = MockProvider(
+        [LlmResponse(Message.assistant("", calls), stop_reason="tool_use"), "done"]
+    )
+    bundle = (
+        AgentBuilder()
+        .provider(provider)
+        .tool_registry(registry)
+        .plugin(Meter())
+        .load_plugins(False)
+        .build()
+    )
+    session = AgentSession(make_session().agent, "s", bundle)
+    await session.submit_turn("go")
+    assert set(finished) == {"a", "b", "c", "d"}
+    assert finished["a"].result is not None and finished["a"].result.text == "fine"
+    assert finished["a"].error is None and finished["a"].duration is not None
+    assert finished["b"].result is not None and finished["b"].result.is_error
+    assert isinstance(finished["b"].error, ValueError)
+    assert isinstance(finished["c"].error, TimeoutError)
+    assert finished["c"].duration is not None and finished["c"].duration >= 0.05
+    assert finished["d"].result is not None and finished["d"].result.is_error
+    assert "unknown tool 'missing'" in finished["d"].result.text and finished["d"].error is None
+
+
+async def test_hook_on_turn_error(make_session: MakeSession) -> None:
+    from agentcore import LlmError
+
+    outcomes: list[str] = []
+
+    class Watcher:
+        @hookimpl
+        def on_turn_end(self, ctx: TurnContext) -> None:
+            outcomes.append(f"end {ctx.turn_index}")
+
+        @hookimpl
+        async def on_turn_error(self, ctx: TurnContext, error: BaseException) -> None:
+            outcomes.append(f"error {ctx.turn_index} {type(error).__name__}")
+
+    provider = MockProvider(["fine", LlmError("overloaded", status_code=529), "streamed reply"])
+    session = make_session(provider, plugins=(Watcher(),))
+    await session.submit_turn("one")
+    with pytest.raises(LlmError):
+        await session.submit_turn("two")
+    stream = session.submit_turn_stream("three")
+    await anext_event(stream)
+    await stream.aclose()  # abandoned before its end: nothing stored
+    provider_slow = MockProvider(["slow"], delay=5)
+    slow_session = make_session(provider_slow, plugins=(Watcher(),), session_id="slow")
+    task = asyncio.ensure_future(slow_session.submit_turn("four"))
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert outcomes == [
+        "end 0",
+        "error 1 LlmError",
+        "error 1 GeneratorExit",
+        "error 0 CancelledError",
+    ]
+    assert [m.text for m in await session.history()] == ["one", "fine"]
+
+
+async def anext_event(stream: Any) -> object:
+    return await stream.__anext__()
+
+
+async def test_an_aborting_on_turn_start_still_fires_on_turn_error(
+    make_session: MakeSession,
+) -> None:
+    seen: list[str] = []
+
+    class Opener:
+        @hookimpl(tryfirst=True)
+        def on_turn_start(self, ctx: TurnContext) -> None:
+            ctx.extra["opened"] = True
+
+        @hookimpl
+        def on_turn_error(self, ctx: TurnContext, error: BaseException) -> None:
+            seen.append(f"closed={ctx.extra.get('opened')} after {error}")
+
+    class Refuser:
+        @hookimpl(trylast=True)
+        def on_turn_start(self, ctx: TurnContext) -> None:
+            raise PermissionError("not today")
+
+    session = make_session(plugins=(Opener(), Refuser()))
+    with pytest.raises(PermissionError):
+        await session.submit_turn("hello")
+    assert seen == ["closed=True after not today"]
+
+
+async def test_turn_hooks_get_the_start_time_of_the_turn(make_session: MakeSession) -> None:
+    starts: list[float] = []
+
+    class Plugin:
+        @hookimpl
+        def on_turn_start(self, ctx: TurnContext) -> None:
+            starts.append(ctx.started_at)
+
+        @hookimpl
+        def on_turn_end(self, ctx: TurnContext) -> None:
+            starts.append(ctx.started_at)
+
+    before = time.time()
+    await make_session(plugins=(Plugin(),)).submit_turn("hello")
+    assert len(starts) == 2 and starts[0] == starts[1]
+    assert before <= starts[0] <= time.time()

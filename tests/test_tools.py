@@ -316,9 +316,18 @@ def test_explicit_schema_must_fit_the_function() -> None:
         )
 
 
-def test_bad_timeout() -> None:
-    with pytest.raises(ConfigError, match="timeout"):
-        ToolRegistry(timeout=0)
+@pytest.mark.parametrize("timeout", [0, -1, float("nan"), float("inf"), True, "5"])
+def test_bad_timeout(timeout: object) -> None:
+    with pytest.raises(ConfigError, match="timeout must be a positive, finite number"):
+        ToolRegistry(timeout=timeout)  # type: ignore[arg-type]
+
+
+def test_tools_have_a_default_timeout_and_none_turns_it_off() -> None:
+    from agentcore.tools import DEFAULT_TOOL_TIMEOUT
+
+    assert DEFAULT_TOOL_TIMEOUT == 60.0
+    assert ToolRegistry().timeout == 60.0
+    assert ToolRegistry(timeout=None).timeout is None
 
 
 # -- registry API ----------------------------------------------------------------

@@ -1,0 +1,264 @@
+"""The hook implementations: a span for each turn, model call and tool call.
+
+- ``on_turn_start`` opens the turn span (``invoke_agent {agent}``) at
+  ``ctx.started_at`` and makes it current, so spans made during the turn
+  (an HTTP client's, a tool's own) nest under it.
+- ``after_model_call`` records each model call (``chat {model}``) as a child
+  of the turn span, from its start time and duration: the turn's calls and
+  the summary calls a plugin makes through ``ctx.provider``, marked with
+  ``agentcore.request.purpose``.
+- ``before_tool_call`` / ``after_tool_call`` open and close a span per tool
+  call (``execute_tool {name}``), current while the tool runs.
+- A ``post_turn_end`` wrapper closes the turn span once every
+  ``post_turn_end`` implementation (an inline summary included) has run;
+  ``on_turn_error`` closes it with the error instead.
+
+Without an OpenTelemetry SDK the API's tracer is a no-op: nothing is recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from contextvars import Token
+from typing import Any
+
+from attrs import define, field
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
+
+from agentcore import PluginSetting, TurnContext, hookimpl
+from agentcore.calls import ModelCallInfo, ToolCallInfo
+from agentcore_otel import attributes as attr
+from agentcore_otel.content import arguments_json, finish_reason, messages_json, output_json
+from agentcore_otel.settings import SETTINGS, capture_content, tracer_provider
+
+TRACER_NAME = "agentcore_otel"
+"""The instrumentation scope of every span the plugin makes."""
+
+STATE_KEY = "agentcore_otel.turn"
+"""The ``ctx.extra`` key that holds the turn's tracing state."""
+
+_VERSION = "0.3.0"
+
+
+def _ns(seconds: float) -> int:
+    return int(seconds * 1_000_000_000)
+
+
+@define
+class _TurnTrace:
+    """One turn's tracing state, kept in ``ctx.extra``."""
+
+    tracer: Tracer
+    span: Span
+    capture: bool
+    token: Token[otel_context.Context] | None = None
+    ended: bool = False
+    tools: dict[str, tuple[Span, Token[otel_context.Context]]] = field(factory=dict)
+
+    def parent(self) -> otel_context.Context:
+        return trace.set_span_in_context(self.span)
+
+
+def _state(ctx: TurnContext) -> _TurnTrace | None:
+    state = ctx.extra.get(STATE_KEY)
+    return state if isinstance(state, _TurnTrace) else None
+
+
+def _detach(span: Span, token: Token[otel_context.Context] | None) -> None:
+    """Undo an attach, but only where it was made (the span is still current there)."""
+    if token is not None and trace.get_current_span() is span:
+        otel_context.detach(token)
+
+
+def _record_error(span: Span, error: BaseException, description: str | None = None) -> None:
+    span.set_attribute(attr.ERROR_TYPE, type(error).__qualname__)
+    span.record_exception(error)
+    span.set_status(Status(StatusCode.ERROR, description or str(error) or type(error).__name__))
+
+
+@hookimpl
+def register_settings() -> Sequence[PluginSetting]:
+    """``otel_capture_content`` and ``otel_tracer_provider``."""
+    return SETTINGS
+
+
+@hookimpl
+def on_turn_start(ctx: TurnContext) -> None:
+    """Open the turn span and make it current."""
+    tracer = tracer_provider(ctx.config).get_tracer(TRACER_NAME, _VERSION)
+    agent = ctx.session.agent
+    span = tracer.start_span(
+        f"{attr.OPERATION_INVOKE_AGENT} {agent.name}",
+        kind=SpanKind.INTERNAL,
+        start_time=_ns(ctx.started_at),
+        attributes={
+            attr.OPERATION_NAME: attr.OPERATION_INVOKE_AGENT,
+            attr.AGENT_NAME: agent.name,
+            attr.CONVERSATION_ID: ctx.session_id,
+            attr.SESSION_ID: ctx.session_id,
+            attr.TURN_INDEX: ctx.turn_index,
+            attr.TURN_STREAMED: ctx.is_stream,
+            attr.SLOT_ID: ctx.slot.id,
+        },
+    )
+    if agent.model is not None:
+        span.set_attribute(attr.REQUEST_MODEL, agent.model)
+    state = _TurnTrace(tracer, span, capture_content(ctx.config))
+    if state.capture:
+        if agent.system_prompt:
+            span.set_attribute(attr.SYSTEM_INSTRUCTIONS, agent.system_prompt)
+        span.set_attribute(attr.INPUT_MESSAGES, messages_json(ctx.messages))
+    state.token = otel_context.attach(state.parent())
+    ctx.extra[STATE_KEY] = state
+
+
+@hookimpl(wrapper=True)
+def post_turn_end(ctx: TurnContext) -> Generator[None, list[object], list[object]]:
+    """Close the turn span after every ``post_turn_end`` implementation has run."""
+    try:
+        return (yield)
+    finally:
+        _end_turn(ctx, None)
+
+
+@hookimpl
+def on_turn_error(ctx: TurnContext, error: BaseException) -> None:
+    """Close the turn span with the error that stopped the turn."""
+    _end_turn(ctx, error)
+
+
+def _end_turn(ctx: TurnContext, error: BaseException | None) -> None:
+    state = _state(ctx)
+    if state is None or state.ended:
+        return
+    state.ended = True
+    span = state.span
+    if error is not None:
+        _record_error(span, error)
+    else:
+        if ctx.usage is not None:
+            span.set_attribute(attr.USAGE_INPUT_TOKENS, ctx.usage.input_tokens)
+            span.set_attribute(attr.USAGE_OUTPUT_TOKENS, ctx.usage.output_tokens)
+        if ctx.response is not None:
+            stop = finish_reason(ctx.response.stop_reason)
+            span.set_attribute(attr.RESPONSE_FINISH_REASONS, [stop])
+            if state.capture:
+                span.set_attribute(
+                    attr.OUTPUT_MESSAGES,
+                    output_json(ctx.response.message, ctx.response.stop_reason),
+                )
+    span.end()
+    _detach(span, state.token)
+    state.token = None
+
+
+@hookimpl
+def after_model_call(ctx: TurnContext, call: ModelCallInfo) -> None:
+    """Record the finished model call as a child of the turn span."""
+    state = _state(ctx)
+    if state is not None:
+        tracer, parent, capture = state.tracer, state.parent(), state.capture
+    else:
+        tracer = tracer_provider(ctx.config).get_tracer(TRACER_NAME, _VERSION)
+        parent, capture = None, capture_content(ctx.config)
+    model = call.model
+    request = call.request
+    attributes: dict[str, Any] = {
+        attr.OPERATION_NAME: attr.OPERATION_CHAT,
+        attr.PROVIDER_NAME: _provider_name(call.provider),
+        attr.CONVERSATION_ID: ctx.session_id,
+        attr.SESSION_ID: ctx.session_id,
+        attr.PURPOSE: call.purpose,
+        attr.TURN_INDEX: ctx.turn_index,
+        attr.REQUEST_STREAM: call.streamed,
+    }
+    if model is not None:
+        attributes[attr.REQUEST_MODEL] = model
+    if request.max_tokens is not None:
+        attributes[attr.REQUEST_MAX_TOKENS] = request.max_tokens
+    span = tracer.start_span(
+        f"{attr.OPERATION_CHAT} {model}" if model else attr.OPERATION_CHAT,
+        context=parent,
+        kind=SpanKind.CLIENT,
+        start_time=_ns(call.started_at),
+        attributes=attributes,
+    )
+    if capture:
+        span.set_attribute(attr.INPUT_MESSAGES, messages_json(request.messages))
+    response = call.response
+    if response is not None:
+        if response.model is not None:
+            span.set_attribute(attr.RESPONSE_MODEL, response.model)
+        span.set_attribute(attr.RESPONSE_FINISH_REASONS, [finish_reason(response.stop_reason)])
+        usage = response.usage
+        if usage is not None:
+            span.set_attribute(attr.USAGE_INPUT_TOKENS, usage.input_tokens)
+            span.set_attribute(attr.USAGE_OUTPUT_TOKENS, usage.output_tokens)
+            if usage.cached_input_tokens:
+                span.set_attribute(attr.USAGE_CACHE_READ_INPUT_TOKENS, usage.cached_input_tokens)
+        if capture:
+            span.set_attribute(
+                attr.OUTPUT_MESSAGES, output_json(response.message, response.stop_reason)
+            )
+    if call.error is not None:
+        _record_error(span, call.error)
+    span.end(end_time=_ns(call.started_at + call.duration))
+
+
+def _provider_name(provider: object) -> str:
+    """``openai``, ``anthropic``... from the provider's display name, else its class."""
+    name = getattr(provider, "display_name", None)
+    if isinstance(name, str) and name:
+        return name.lower()
+    return type(provider).__name__
+
+
+@hookimpl
+def before_tool_call(ctx: TurnContext, call: ToolCallInfo) -> None:
+    """Open the tool call's span; it is current while the tool runs."""
+    state = _state(ctx)
+    if state is None:
+        return
+    span = state.tracer.start_span(
+        f"{attr.OPERATION_EXECUTE_TOOL} {call.name}",
+        context=state.parent(),
+        kind=SpanKind.INTERNAL,
+        start_time=_ns(call.started_at),
+        attributes={
+            attr.OPERATION_NAME: attr.OPERATION_EXECUTE_TOOL,
+            attr.TOOL_NAME: call.name,
+            attr.TOOL_CALL_ID: call.call_id,
+            attr.TOOL_TYPE: "function",
+            attr.CONVERSATION_ID: ctx.session_id,
+            attr.SESSION_ID: ctx.session_id,
+            attr.TURN_INDEX: ctx.turn_index,
+        },
+    )
+    if state.capture:
+        span.set_attribute(attr.TOOL_CALL_ARGUMENTS, arguments_json(call.arguments))
+    token = otel_context.attach(trace.set_span_in_context(span))
+    state.tools[call.call_id] = (span, token)
+
+
+@hookimpl
+def after_tool_call(ctx: TurnContext, call: ToolCallInfo) -> None:
+    """Close the tool call's span with its outcome."""
+    state = _state(ctx)
+    if state is None or call.call_id not in state.tools:
+        return
+    span, token = state.tools.pop(call.call_id)
+    result = call.result
+    if result is not None:
+        span.set_attribute(attr.TOOL_IS_ERROR, result.is_error)
+        if state.capture:
+            span.set_attribute(attr.TOOL_CALL_RESULT, result.text)
+    if call.error is not None:
+        _record_error(span, call.error, result.text if result is not None else None)
+    elif result is not None and result.is_error:
+        span.set_attribute(attr.ERROR_TYPE, "tool_error")
+        span.set_status(Status(StatusCode.ERROR, result.text))
+    duration = call.duration or 0.0
+    span.end(end_time=_ns(call.started_at + duration))
+    _detach(span, token)

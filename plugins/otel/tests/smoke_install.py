@@ -1,0 +1,60 @@
+"""Run in a clean virtualenv after ``pip install "agentcore[autosummary,otel]" opentelemetry-sdk``.
+
+A chat with a summary, traced with no registration code: the otel plugin is found
+through its entry point and sends its spans to OpenTelemetry's global tracer provider.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata
+import sys
+
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from agentcore import Agent, AgentBuilder, AgentSession, FocusedConfig, LlmRequest
+from agentcore.testing import MockProvider
+
+
+def reply(request: LlmRequest) -> str:
+    return "They greeted each other." if request.purpose == "summary" else "Hello!"
+
+
+async def main() -> int:
+    dists = ("agentcore", "agentcore-autosummary", "agentcore-otel")
+    versions = {dist: importlib.metadata.version(dist) for dist in dists}
+    print("installed:", versions)
+    assert set(versions.values()) == {"0.3.0"}, versions
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    trace.set_tracer_provider(provider)
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=reply))
+        .summary_config({"max_context_tokens": 20, "trigger_token_ratio": 0.5})
+        .build()
+    )
+    agent = Agent("smoke", system_prompt="Be brief.", model="mock-model")
+    session = AgentSession(agent, "smoke-session", bundle, FocusedConfig())
+    await session.submit_turn("Hi there! This message crosses the tiny watermark.")
+    spans = sorted(exporter.get_finished_spans(), key=lambda span: span.start_time or 0)
+    for span in spans:
+        attributes = dict(span.attributes or {})
+        print(
+            f"span: {span.name!r} purpose={attributes.get('agentcore.request.purpose')} "
+            f"input_tokens={attributes.get('gen_ai.usage.input_tokens')} "
+            f"session={attributes.get('gen_ai.conversation.id')}"
+        )
+    names = [span.name for span in spans]
+    assert names == ["invoke_agent smoke", "chat mock-model", "chat mock-model"], names
+    purposes = [dict(span.attributes or {}).get("agentcore.request.purpose") for span in spans]
+    assert purposes == [None, "turn", "summary"], purposes
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
