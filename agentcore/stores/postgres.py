@@ -192,10 +192,12 @@ class PostgresStore:
     The tables (all named ``agentcore_*``) are created on first use in the first schema of the
     connection's ``search_path``, and carry a schema version that later releases migrate.
     Each :meth:`write` is one transaction whose cost does not depend on how long the history
-    is: a per-slot row holds the message count, and stored messages are never read or
-    rewritten. Writes to one session are serialized by a row lock, and an append that does not
-    start at the slot's stored length is refused, so any number of processes on any number of
-    hosts may share the database.
+    is: a per-slot row holds the message count and the config version, and stored messages
+    are never read or rewritten. Writes to one session are serialized by a row lock, and a
+    write that breaks the version rule of :class:`~agentcore.stores.StoreWrite` (an append
+    that does not start at the stored count, an expected version that is not the stored one)
+    is refused whole with :class:`~agentcore.errors.ConflictError`, so any number of
+    processes on any number of hosts may share the database.
 
     The store belongs to the event loop it is first used in. Use it as
     ``async with PostgresStore(dsn) as store:`` or call :meth:`close` when done.
