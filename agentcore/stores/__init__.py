@@ -39,3 +39,8 @@ def __getattr__(name: str) -> Any:
             ) from exc
         return PostgresStore
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The module's names, :class:`PostgresStore` included (for help() and autodoc)."""
+    return sorted({*globals(), *__all__})

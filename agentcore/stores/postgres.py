@@ -181,7 +181,7 @@ class PostgresStore:
     """A :class:`~agentcore.stores.MemoryStore` in a PostgreSQL database.
 
     ``dsn_or_pool`` is a libpq connection string (``"postgresql://user@host:5432/db"`` or
-    ``"host=... dbname=..."``) or an open-able :class:`psycopg_pool.AsyncConnectionPool`.
+    ``"host=... dbname=..."``) or a ``psycopg_pool.AsyncConnectionPool``.
     Given a DSN, the store makes its own pool of up to ``max_size`` connections and closes it
     in :meth:`close`; given a pool, it uses it and leaves closing it to the caller. ``timeout``
     is how long a call waits for a connection (and for the first one to open) before it raises
