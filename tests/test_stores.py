@@ -6,6 +6,8 @@ import itertools
 import os
 import sqlite3
 import stat
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -871,3 +873,24 @@ async def test_sqlite_files_are_private_whatever_the_umask(tmp_path: Path) -> No
     finally:
         os.umask(old)
     assert modes == {"private.db": 0o600, "private.db-wal": 0o600, "private.db-shm": 0o600}
+
+
+# -- PostgresStore is optional ---------------------------------------------------
+
+
+def test_agentcore_never_imports_psycopg_until_asked() -> None:
+    code = (
+        "import sys, agentcore, agentcore.stores\n"
+        "assert 'PostgresStore' in dir(agentcore.stores)\n"
+        "assert not [m for m in sys.modules if m.startswith('psycopg')], 'psycopg imported'\n"
+        "sys.modules['psycopg'] = None  # as if the extra were not installed\n"
+        "try:\n"
+        "    agentcore.stores.PostgresStore\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert 'pip install "agentcore[postgres]"' in result.stdout
