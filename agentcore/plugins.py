@@ -83,21 +83,27 @@ async def await_me_maybe(value: T | Awaitable[T]) -> T:
 
 
 async def call_each(
-    pm: pluggy.PluginManager, hook_name: str, *, isolate: bool, **kwargs: Any
+    pm: pluggy.PluginManager,
+    hook_name: str,
+    *,
+    isolate: bool,
+    propagate: tuple[type[BaseException], ...] = (),
+    **kwargs: Any,
 ) -> None:
     """Call every implementation of ``hook_name`` in pluggy's order, awaiting each.
 
     With ``isolate``, an implementation that raises is logged at ERROR with
-    its plugin name and the remaining implementations still run; without it,
-    the first exception propagates.
+    its plugin name and the remaining implementations still run, except for
+    the exception types in ``propagate``; without it, the first exception
+    propagates.
     """
     caller = getattr(pm.hook, hook_name)
     for impl in reversed(caller.get_hookimpls()):
         args = {name: kwargs[name] for name in impl.argnames}
         try:
             await await_me_maybe(impl.function(**args))
-        except Exception:
-            if not isolate:
+        except Exception as exc:
+            if not isolate or isinstance(exc, propagate):
                 raise
             ctx = kwargs.get("ctx")
             logger.exception(

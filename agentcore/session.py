@@ -10,10 +10,17 @@ from typing import Any, TypeVar
 import attrs
 
 from agentcore.agent import Agent
+from agentcore.budget import OVERFLOW_KEY
 from agentcore.builder import AgentBundle
 from agentcore.context import TurnContext
 from agentcore.cycle import CycleEvent, CycleResult, LlmCycle
-from agentcore.errors import ConfigError, ReadonlySessionError, SessionError, UnknownSlotError
+from agentcore.errors import (
+    ConfigError,
+    ContextWindowExceededError,
+    ReadonlySessionError,
+    SessionError,
+    UnknownSlotError,
+)
 from agentcore.messages import Message
 from agentcore.plugins import call_each
 from agentcore.session_memory import SessionMemory
@@ -403,15 +410,35 @@ class AgentSession:
     def _cycle(self, ctx: TurnContext, user_message: Message) -> LlmCycle:
         async def prepare(added: Sequence[Message]) -> list[Message]:
             ctx.messages = [user_message, *added]
-            await call_each(self._pm, "before_model_call", isolate=True, ctx=ctx)
-            return [*ctx.slot.load_messages(), user_message]
+            await call_each(
+                self._pm,
+                "before_model_call",
+                isolate=True,
+                propagate=(ContextWindowExceededError,),
+                ctx=ctx,
+            )
+            return [*ctx.slot.load_messages(), *ctx.messages]
 
+        async def on_overflow(
+            error: ContextWindowExceededError, added: Sequence[Message]
+        ) -> list[Message]:
+            ctx.extra[OVERFLOW_KEY] = error
+            try:
+                return await prepare(added)
+            finally:
+                ctx.extra.pop(OVERFLOW_KEY, None)
+
+        agent = self._agent
         return LlmCycle(
             self._bundle.provider,
-            model=self._agent.model,
+            model=agent.model,
+            max_tokens=agent.max_tokens,
+            temperature=agent.temperature,
+            stop=agent.stop,
             purpose="turn",
             max_tool_rounds=self._bundle.config.max_tool_rounds,
             prepare=prepare,
+            on_overflow=on_overflow,
         )
 
     def _state(
