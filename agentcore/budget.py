@@ -116,13 +116,14 @@ class TokenCorrection:
         """The correction after a server counted ``server`` tokens for ``local`` ones.
 
         Returns ``self`` when nothing changes: a request counted below
-        :data:`MIN_OBSERVED_TOKENS`, or a ratio no higher than the one kept.
+        :data:`MIN_OBSERVED_TOKENS`, or a ratio no higher than the one kept
+        (or than 1: a server that counts no more than agentcore needs no correction).
         """
         if local < MIN_OBSERVED_TOKENS or server <= 0:
             return self
         key = model or ""
         ratio = server / local
-        if ratio <= self.ratios.get(key, 0.0):
+        if ratio <= max(self.ratios.get(key, 1.0), 1.0):
             return self
         return TokenCorrection({**self.ratios, key: ratio})
 

@@ -70,6 +70,7 @@ def test_correction_learns_the_highest_ratio_and_stays_on_the_high_side() -> Non
     assert correction.unapply("m", correction.apply("m", 1000)) <= 1000
     # a server that counts fewer never makes budgets looser than the local count
     assert TokenCorrection().observe("n", 1000, 500).factor("n") == 1.0
+    assert TokenCorrection().observe("n", 1000, 1000).ratios == {}
     assert correction.factor(None) == 1.0
     assert TokenCorrection.from_json(correction.to_json()) == correction
     assert TokenCorrection.from_json(None) == TokenCorrection()

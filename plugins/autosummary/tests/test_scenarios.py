@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from summary_helpers import Replies
+from summary_helpers import TINY_WINDOW, Replies
 
 from agentcore import Agent, AgentBuilder, AgentSession, FocusedConfig, LlmRequest, ToolRegistry
 from agentcore.testing import MockProvider
@@ -25,7 +25,9 @@ async def test_scenario_1_long_conversation_with_summaries(agent: Agent) -> None
         .provider(provider)
         .tool_registry(registry)
         .summary_config(
-            SummaryConfig(max_context_tokens=100, trigger_token_ratio=0.5, debounce_turns=2)
+            SummaryConfig(
+                **TINY_WINDOW, trigger_token_ratio=0.025, keep_recent_tokens=25, debounce_turns=2
+            )
         )
         .build(),
         FocusedConfig(),
