@@ -211,6 +211,7 @@ async def _make_room(
         return tokens
     attempted.add(ctx.slot.id)
     state = await _load_state(ctx, runtime)
+    await _warm_counts(ctx, state)
     plan = _plan(ctx, config, state, budget.correction)
     if plan is None:
         _warn_once(ctx, config, "the request exceeds %d tokens and nothing is left to summarize")
@@ -291,6 +292,7 @@ async def post_turn_end(ctx: TurnContext) -> None:
     state = await _load_state(ctx, runtime)
     if not is_due(config, state, ctx.turn_index, tokens):
         return
+    await _warm_counts(ctx, state)
     plan = _plan(ctx, config, state, correction)
     if plan is None:
         return
@@ -318,6 +320,14 @@ def _covered_and_previous(slot: ContextSlot, state: SummaryState) -> tuple[int, 
     if focused is not None:
         return focused.summary_covers, focused.summary_override
     return state.covered, state.summary
+
+
+async def _warm_counts(ctx: TurnContext, state: SummaryState) -> None:
+    """Count the messages a plan may read off the event loop, so planning finds them cached."""
+    covered, _ = _covered_and_previous(ctx.slot, state)
+    counter = counter_for(ctx, turn_model(ctx))
+    for message in ctx.slot.messages[covered:]:
+        await counter.count_message_async(message)
 
 
 def _plan(

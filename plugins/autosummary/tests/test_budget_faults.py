@@ -67,25 +67,29 @@ def over(server: StrictServer, window: int) -> list[int]:
     return [size for size in sizes if size > window]
 
 
-async def run_turns(chat: AgentSession, messages: list[str]) -> int:
-    """Submit every message; return how many turns failed."""
+async def run_turns(chat: AgentSession, messages: list[str], *, stream: bool = False) -> int:
+    """Submit every message (streamed or not); return how many turns failed."""
     failed = 0
     for message in messages:
         try:
-            await chat.submit_turn(message)
+            if stream:
+                await chat.submit_turn_stream(message).finalize()
+            else:
+                await chat.submit_turn(message)
         except Exception:
             failed += 1
     return failed
 
 
+@pytest.mark.parametrize("stream", [False, True], ids=["submit", "stream"])
 @pytest.mark.parametrize("mode", ["inline", "background"])
-async def test_every_request_fits_a_2048_server_in_its_own_tokens(mode: str) -> None:
+async def test_every_request_fits_a_2048_server_in_its_own_tokens(mode: str, stream: bool) -> None:
     # Issue 9: summary requests refused ("3367 tokens: 2343 in the messages, 1024 in the
     # completion"), then a background-mode turn of 2057 tokens refused.
     server = StrictServer(2048, turn=lambda request: text(120, len(request.messages)))
     config = SummaryConfig(max_context_tokens=2048, mode=mode)  # max_summary_tokens 1024
     chat = session(server, config)
-    failed = await run_turns(chat, [text(150, i) for i in range(40)])
+    failed = await run_turns(chat, [text(150, i) for i in range(40)], stream=stream)
     await chat.aclose()
     assert failed == 0
     assert server.rejected == []
@@ -240,18 +244,28 @@ async def test_in_flight_tool_results_are_cut_for_the_request_only() -> None:
     assert over(server, 6000) == []
 
 
-async def test_a_user_message_larger_than_the_window_is_refused_before_any_call() -> None:
+@pytest.mark.parametrize("stream", [False, True], ids=["submit", "stream"])
+async def test_a_user_message_larger_than_the_window_is_refused_before_any_call(
+    stream: bool,
+) -> None:
     server = StrictServer(2000)
     chat = session(server, SummaryConfig(max_context_tokens=2000, max_summary_tokens=256))
     with pytest.raises(ContextWindowExceededError, match="max_context_tokens") as caught:
-        await chat.submit_turn(text(3000))
+        if stream:
+            await chat.submit_turn_stream(text(3000)).finalize()
+        else:
+            await chat.submit_turn(text(3000))
     assert caught.value.limit_tokens == 2000 and caught.value.requested_tokens
     assert server.provider.calls == []  # nothing paid
     assert await chat.history() == []  # nothing stored
-    assert (await chat.submit_turn("A short question.")).text == "Sure, noted."
+    assert await run_turns(chat, ["A short question."], stream=stream) == 0
+    assert len(await chat.history()) == 2
 
 
-async def test_a_servers_overflow_answers_with_a_summary_one_retry_and_a_correction() -> None:
+@pytest.mark.parametrize("stream", [False, True], ids=["submit", "stream"])
+async def test_a_servers_overflow_answers_with_a_summary_one_retry_and_a_correction(
+    stream: bool,
+) -> None:
     # The provider's usage matches agentcore's count, so only the server's refusal
     # tells the plugin that the model counts 1.3x.
     store = InMemoryStore()
@@ -265,7 +279,7 @@ async def test_a_servers_overflow_answers_with_a_summary_one_retry_and_a_correct
         keep_recent_tokens=300,
     )
     chat = session(server, config, store=store)
-    failed = await run_turns(chat, [text(100, i) for i in range(30)])
+    failed = await run_turns(chat, [text(100, i) for i in range(30)], stream=stream)
     assert failed == 0
     assert len(server.rejected) == 1  # one refusal, answered by a summary and one retry
     assert len(server.calls("summary")) >= 1
@@ -297,3 +311,31 @@ async def test_a_users_exact_counter_drives_the_budget() -> None:
     chat = session(server, config, agent=agent)
     assert await run_turns(chat, [text(100, i) for i in range(30)]) == 0
     assert server.rejected == []
+
+
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        ({"max_context_tokens": "1000"}, "max_context_tokens"),
+        ({"debounce_turns": 2.7}, "debounce_turns"),
+        ({"trigger_token_ratio": True}, "trigger_token_ratio"),
+        ({"timeout": float("nan")}, "timeout"),
+        ({"timeout": float("inf")}, "timeout"),
+        ({"trigger_token_ratio": float("nan")}, "trigger_token_ratio"),
+        ({"memory_key": "autosummary.token_correction"}, "memory_key"),
+        ({"memory_key": "autosummary/default"}, "memory_key"),
+        ({"max_context_tokens": 1200}, "max_summary_tokens"),
+        ({"max_context_tokens": 4000, "keep_recent_tokens": 2990}, "keep_recent_tokens"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
+def test_the_dict_form_reaches_exactly_the_checks_of_the_class(
+    fields: dict[str, object], named: str
+) -> None:
+    with pytest.raises(ValueError, match=named):
+        SummaryConfig.coerce(fields)
+    if "colour" not in fields:
+        with pytest.raises(ValueError, match=named):
+            SummaryConfig(**fields)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=named):
+        AgentBuilder().provider(StrictServer(2048).provider).summary_config(fields).build()
