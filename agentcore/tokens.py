@@ -124,7 +124,11 @@ TOKENS_PER_TOOL = 8
 INLINE_COUNT_CHARS = 16_384
 """Texts longer than this are counted in a worker thread by the async methods."""
 
-_SLICE_CHARS = 65_536  # inline work between two yields to the event loop
+_SLICE_CHARS = 16_384  # inline work between two yields; slice size of long counts
+
+_MAX_TOKEN_CHARS = 64  # generous: characters one token may span, for cut_middle
+
+_SEARCH_CHARS = 4_096  # how far a slice end may move to reach a safe boundary
 
 _WARNING = (
     "agentcore.tokens: no tiktoken encoding could be loaded (wanted %r); token counts "
@@ -347,7 +351,11 @@ class TokenCounter:
             return _checked_count(self._custom(text))
         if self._encoding is not None:
             try:
-                return len(self._encoding.encode_ordinary(text))
+                if len(text) <= _SLICE_CHARS:
+                    return len(self._encoding.encode_ordinary(text))
+                # Slices cut where tiktoken's pre-tokenizer cuts too, so the sum is
+                # the same count; each slice holds the GIL only briefly.
+                return sum(len(self._encoding.encode_ordinary(part)) for part in _slices(text))
             except Exception as error:
                 logger.debug("tiktoken failed, estimating instead: %r", error)
         return estimate_text_tokens(text)
@@ -426,12 +434,18 @@ class TokenCounter:
         if total <= max_tokens:
             return text
         room = max_tokens
+        # Only the ends of a long text are encoded: no token is longer than this.
+        reach = max_tokens * _MAX_TOKEN_CHARS
+        ends = (text[:reach], text[-reach:]) if len(text) > 2 * reach else (text, text)
         for _ in range(12):
             keep = max(0, room - 16)
             if self._encoding is not None and self._custom is None:
-                tokens = self._encoding.encode_ordinary(text)
-                head = self._encoding.decode(tokens[: keep // 2 + keep % 2])
-                tail = self._encoding.decode(tokens[len(tokens) - keep // 2 :] if keep else [])
+                start = self._encoding.encode_ordinary(ends[0])[: keep // 2 + keep % 2]
+                end_tokens = self._encoding.encode_ordinary(ends[1])
+                head = self._encoding.decode(start)
+                tail = self._encoding.decode(
+                    end_tokens[len(end_tokens) - keep // 2 :] if keep else []
+                )
             else:
                 chars = int(len(text) * keep / max(total, 1))
                 head, tail = text[: chars // 2 + chars % 2], text[len(text) - chars // 2 :]
@@ -498,6 +512,38 @@ class TokenCounter:
                 return count + math.ceil(_base64_size(block.data) / ESTIMATE_BYTES_PER_TOKEN)
             return count + FILE_URL_TOKENS
         return 0
+
+
+def _slices(text: str) -> Iterable[str]:
+    """``text`` in pieces of about :data:`_SLICE_CHARS`, cut at pre-tokenizer boundaries.
+
+    A piece ends after a newline that a non-space follows, else before a space
+    that a letter follows and a non-space precedes: no token of cl100k or o200k
+    spans those points. Without one nearby the cut is made anyway (an error
+    of at most a token or two).
+    """
+    start = 0
+    size = len(text)
+    while size - start > _SLICE_CHARS:
+        end = _boundary(text, start + _SLICE_CHARS)
+        yield text[start:end]
+        start = end
+    yield text[start:]
+
+
+def _boundary(text: str, near: int) -> int:
+    stop = min(len(text) - 1, near + _SEARCH_CHARS)
+    newline = text.find("\n", near, stop)
+    while newline != -1:
+        if not text[newline + 1].isspace():
+            return newline + 1
+        newline = text.find("\n", newline + 1, stop)
+    space = text.find(" ", near, stop)
+    while space != -1:
+        if space > 0 and not text[space - 1].isspace() and text[space + 1].isalpha():
+            return space
+        space = text.find(" ", space + 1, stop)
+    return near
 
 
 def _checked_count(value: object) -> int:

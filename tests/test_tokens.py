@@ -355,3 +355,51 @@ def test_odd_tool_arguments_never_raise() -> None:
     counter = get_token_counter()
     odd = ToolUseBlock(id="c", name="run", arguments={"when": object(), "ids": {2, 3}})
     assert counter.count_message(Message.assistant(tool_calls=[odd])) > 0
+
+
+def test_long_texts_are_counted_in_slices_with_the_same_result() -> None:
+    import random
+
+    rng = random.Random(4)
+    pieces = ["word", "Hello", "x1", "  ", "\n", "\n\n", " \n ", "don't", "你好", "😀", "1234"]
+    text = "".join(rng.choice(pieces) + (" " if rng.random() < 0.6 else "") for _ in range(20_000))
+    for name, model in (("cl100k_base", "gpt-4"), ("o200k_base", "gpt-4o")):
+        encoding = load_bundled_encoding(name)
+        assert get_token_counter(model).count_text(text) == len(encoding.encode_ordinary(text))
+
+
+async def test_async_counts_equal_sync_counts() -> None:
+    counter = get_token_counter("gpt-4o-mini")
+    big = Message.user("lorem ipsum dolor " * 20_000)
+    small = Message.user("hello")
+    expected = TokenCounter("gpt-4o-mini").count_messages([big, small])
+    assert await counter.count_messages_async([big, small]) == expected
+    assert await counter.count_text_async(big.text) == counter.count_text(big.text)
+
+
+def test_cut_middle_keeps_head_and_tail_and_says_how_much_is_left_out() -> None:
+    counter = get_token_counter("gpt-4o-mini")
+    text = "START " + "filler words here " * 5000 + " END"
+    cut = counter.cut_middle(text, 200)
+    assert counter.count_text(cut) <= 200
+    assert cut.startswith("START") and cut.endswith("END")
+    assert "tokens left out" in cut
+    left_out = int(cut.split("[… ")[1].split(" tokens")[0])
+    assert left_out > counter.count_text(text) - 220
+    assert counter.cut_middle("short", 200) == "short"
+    estimated = TokenCounter("m", count_text=lambda value: len(value) // 4 + 1)
+    assert estimated.count_text(estimated.cut_middle(text, 100)) <= 100
+
+
+def test_tool_definitions_are_counted_as_sent() -> None:
+    from agentcore.llm import ToolSpec
+    from agentcore.tokens import TOKENS_PER_TOOL
+
+    counter = get_token_counter("gpt-4o")
+    spec = ToolSpec("search", "Search the web.", {"type": "object", "properties": {}})
+    sent = (
+        '{"type": "function", "function": {"name": "search", "description": '
+        '"Search the web.", "parameters": {"type": "object", "properties": {}}}}'
+    )
+    assert counter.count_tools([spec]) == TOKENS_PER_TOOL + counter.count_text(sent)
+    assert counter.count_tools([]) == 0
