@@ -30,7 +30,7 @@ from agentcore import (
 from agentcore.budget import reply_reservation
 from agentcore.errors import ServiceUnavailableError
 from agentcore.tokens import TokenCounter, count_text_tokens
-from agentcore_autosummary import SummaryConfig
+from agentcore_autosummary import CORRECTION_KEY, SummaryConfig
 
 WORDS = ["apple", "river", "stone", "cloud", "green", "table", "music", "light"]
 AGENT = Agent("assistant", system_prompt="You are a helpful assistant.")
@@ -98,6 +98,10 @@ async def test_every_request_fits_a_2048_server_in_its_own_tokens(mode: str, str
     assert await chat.get_conversation_summary() == "A short summary."
     for call in server.calls("summary"):
         assert call.max_tokens is not None and call.max_tokens <= 1024
+    # learned from the usage the server reported, kept with the session
+    stored = await chat.get_session_data(CORRECTION_KEY)
+    assert isinstance(stored, dict)
+    assert stored["ratios"][""] == pytest.approx(1.3, abs=0.02)
 
 
 async def test_a_window_set_below_the_servers_survives_a_long_first_reply() -> None:
