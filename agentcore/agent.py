@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import attrs
 from attrs import field, frozen
 
 from agentcore.errors import ConfigError
+from agentcore.llm import check_temperature, stop_tuple
+from agentcore.tokens import TokenCounter
 
 
 def _name(instance: object, attribute: attrs.Attribute[str], value: str) -> None:
@@ -13,14 +18,59 @@ def _name(instance: object, attribute: attrs.Attribute[str], value: str) -> None
         raise ConfigError(f"Agent.name must be a non-empty str, got {value!r}")
 
 
+def _model(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise ConfigError(f"Agent.model must be a non-empty str or None, got {value!r}")
+
+
+def _max_tokens(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise ConfigError(f"Agent.max_tokens must be an int >= 1 or None, got {value!r}")
+
+
+def _temperature(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    try:
+        check_temperature("Agent.temperature", value)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def _stop(value: Any) -> tuple[str, ...]:
+    try:
+        return stop_tuple(value)
+    except ValueError as exc:
+        raise ConfigError(f"Agent.stop: {exc}") from None
+
+
+def _counter(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and not isinstance(value, TokenCounter):
+        raise ConfigError(
+            "Agent.token_counter must be a TokenCounter (for example "
+            f"TokenCounter(model, count_text=my_tokenizer_len)) or None, got {value!r}"
+        )
+
+
 @frozen
 class Agent:
     """An agent description.
 
     ``system_prompt`` opens every request; ``model`` overrides the provider's
-    default model for this agent's turns.
+    default model for this agent's turns. ``max_tokens`` caps each reply,
+    ``temperature`` (0 to 2) and ``stop`` (a str or up to four str) are sent
+    with every turn request when set. The context budget reserves
+    ``max_tokens`` for the reply (see :mod:`agentcore.budget`).
+    ``token_counter`` counts this agent's requests in budget decisions
+    (default: :func:`agentcore.tokens.get_token_counter` for the model);
+    give one built on your model's own tokenizer for exact counts.
+    Invalid values raise :class:`~agentcore.errors.ConfigError`.
     """
 
     name: str = field(validator=_name)
     system_prompt: str = field(default="", validator=attrs.validators.instance_of(str))
-    model: str | None = None
+    model: str | None = field(default=None, validator=_model)
+    max_tokens: int | None = field(default=None, kw_only=True, validator=_max_tokens)
+    temperature: float | None = field(default=None, kw_only=True, validator=_temperature)
+    stop: Sequence[str] = field(default=(), kw_only=True, converter=_stop)
+    token_counter: TokenCounter | None = field(
+        default=None, kw_only=True, eq=False, validator=_counter
+    )

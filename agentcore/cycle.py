@@ -15,7 +15,12 @@ from typing import Any
 import attrs
 from attrs import define, field, frozen
 
-from agentcore.errors import AgentCoreError, ConfigError, MalformedResponseError
+from agentcore.errors import (
+    AgentCoreError,
+    ConfigError,
+    ContextWindowExceededError,
+    MalformedResponseError,
+)
 from agentcore.llm import (
     LlmProvider,
     LlmRequest,
@@ -25,6 +30,8 @@ from agentcore.llm import (
     TextDelta,
     ToolCallDelta,
     ToolSpec,
+    check_temperature,
+    stop_tuple,
 )
 from agentcore.messages import Message, ToolUseBlock
 from agentcore.tools import ToolCallHooks, ToolRegistry
@@ -97,6 +104,20 @@ def _check_max_tokens(instance: object, attribute: attrs.Attribute[Any], value: 
         raise ConfigError(f"max_tokens must be a positive int or None, got {value!r}")
 
 
+def _check_temperature(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    try:
+        check_temperature("temperature", value)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def _stop(value: Any) -> tuple[str, ...]:
+    try:
+        return stop_tuple(value)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
 def _check_purpose(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
     if not isinstance(value, str) or not value:
         raise ConfigError(f"purpose must be a non-empty str, got {value!r}")
@@ -133,10 +154,9 @@ class _Progress:
         self.new_messages.append(message)
 
     async def refresh(self, prepare: PrepareCall | None) -> list[Message]:
-        """The messages of the next request, asking ``prepare`` for the base first."""
+        """The messages of the next request, as ``prepare`` makes them when given."""
         if prepare is not None:
-            base = await prepare(tuple(self.new_messages))
-            self.history = [*base, *self.new_messages]
+            return list(await prepare(tuple(self.new_messages)))
         return self.history
 
     def result(self, response: LlmResponse, *, round_limit_reached: bool = False) -> CycleResult:
@@ -151,7 +171,15 @@ class _Progress:
 
 PrepareCall = Callable[[Sequence[Message]], Awaitable[Sequence[Message]]]
 """Called before each provider call with the messages the cycle has added so far;
-returns the messages that go before them in the request."""
+returns every message of the request: the context, then those added messages
+(which it may shorten for the request; the cycle's result keeps them whole)."""
+
+OverflowCall = Callable[
+    [ContextWindowExceededError, Sequence[Message]], Awaitable[Sequence[Message]]
+]
+"""Called when the provider refused a request as too long for its window, with
+the error and the messages the cycle has added so far; returns the messages of
+the one retry, like :data:`PrepareCall`."""
 
 
 def _refuse(calls: Sequence[ToolUseBlock], limit: int) -> list[Message]:
@@ -164,28 +192,55 @@ class LlmCycle:
     """Runs model calls, and the tool loop, with fixed request settings.
 
     ``model`` overrides the provider's default model, ``max_tokens`` caps
-    each reply, ``purpose`` labels every request (``"turn"`` for a user's
-    turn). ``max_tool_rounds`` bounds :meth:`submit_with_tools`: after that
-    many rounds of tool execution, tool calls are answered with error
-    results instead of being run. ``prepare``, when given, is awaited before
-    every provider call of the tool loop with the messages the cycle has
-    added so far, and returns the messages that go before them: it lets the
-    caller shrink the context between rounds. ``tool_hooks``, when given,
-    are awaited around every tool call (see :meth:`ToolRegistry.call`).
-    Invalid settings raise :class:`~agentcore.errors.ConfigError`.
+    each reply, ``temperature`` and ``stop`` are sent when set, ``purpose``
+    labels every request (``"turn"`` for a user's turn). ``max_tool_rounds``
+    bounds :meth:`submit_with_tools`: after that many rounds of tool
+    execution, tool calls are answered with error results instead of being
+    run. ``prepare``, when given, is awaited before every provider call of the
+    tool loop with the messages the cycle has added so far, and returns every
+    message of the request (see :data:`PrepareCall`): it lets the caller
+    shrink the context between rounds. ``on_overflow``, when given, answers a
+    :class:`~agentcore.errors.ContextWindowExceededError` from the provider
+    (raised before any reply event) with the messages of exactly one retry of
+    that call; a second refusal propagates. ``tool_hooks``, when given, are
+    awaited around every tool call (see :meth:`ToolRegistry.call`). Invalid
+    settings raise :class:`~agentcore.errors.ConfigError`.
     """
 
     provider: LlmProvider = field(validator=_check_provider)
     model: str | None = field(default=None, kw_only=True, validator=_check_model)
     max_tokens: int | None = field(default=None, kw_only=True, validator=_check_max_tokens)
+    temperature: float | None = field(default=None, kw_only=True, validator=_check_temperature)
+    stop: Sequence[str] = field(default=(), kw_only=True, converter=_stop)
     purpose: str = field(default="turn", kw_only=True, validator=_check_purpose)
     max_tool_rounds: int = field(default=8, kw_only=True, validator=_check_rounds)
     prepare: PrepareCall | None = field(default=None, kw_only=True)
     tool_hooks: ToolCallHooks | None = field(default=None, kw_only=True)
+    on_overflow: OverflowCall | None = field(default=None, kw_only=True)
 
     def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> LlmRequest:
         """Return the request this cycle sends for ``messages`` and ``tools``."""
-        return LlmRequest(messages, tools, self.model, self.max_tokens, self.purpose)
+        return LlmRequest(
+            messages,
+            tools,
+            self.model,
+            self.max_tokens,
+            self.purpose,
+            temperature=self.temperature,
+            stop=self.stop,
+        )
+
+    async def _complete(
+        self, history: Sequence[Message], tools: Sequence[ToolSpec], added: Sequence[Message]
+    ) -> LlmResponse:
+        """One provider call, retried once through ``on_overflow`` when it overflows."""
+        try:
+            return await self.provider.complete(self.request(history, tools))
+        except ContextWindowExceededError as exc:
+            if self.on_overflow is None:
+                raise
+            retry = await self.on_overflow(exc, tuple(added))
+        return await self.provider.complete(self.request(retry, tools))
 
     async def submit_messages(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()
@@ -197,7 +252,7 @@ class LlmCycle:
         """
         progress = _Progress(list(messages))
         history = await progress.refresh(self.prepare)
-        response = await self.provider.complete(self.request(history, tools))
+        response = await self._complete(history, tools, progress.new_messages)
         progress.add_response(response)
         return progress.result(response)
 
@@ -220,7 +275,7 @@ class LlmCycle:
         specs = registry.specs()
         while True:
             history = await progress.refresh(self.prepare)
-            response = await self.provider.complete(self.request(history, specs))
+            response = await self._complete(history, specs, progress.new_messages)
             progress.add_response(response)
             calls = response.message.tool_calls
             if not calls:
@@ -338,7 +393,8 @@ class CycleStream:
         while True:
             complete: ResponseComplete | None = None
             history = await progress.refresh(cycle.prepare)
-            async with contextlib.aclosing(_provider_events(cycle, history, specs)) as events:
+            events = _provider_events_retried(cycle, history, specs, progress.new_messages)
+            async with contextlib.aclosing(events) as events:
                 async for event in events:
                     if isinstance(event, ResponseComplete):
                         complete = event
@@ -371,6 +427,33 @@ class CycleStream:
             for answered in results:
                 assert answered is not None
                 progress.add(answered)
+
+
+async def _provider_events_retried(
+    cycle: LlmCycle,
+    history: Sequence[Message],
+    specs: Sequence[ToolSpec],
+    added: Sequence[Message],
+) -> AsyncGenerator[StreamEvent, None]:
+    """The events of one provider stream, retried once through ``on_overflow``.
+
+    Only a refusal before the first event is retried: after that, the reply
+    has started and the error propagates.
+    """
+    started = False
+    try:
+        async with contextlib.aclosing(_provider_events(cycle, history, specs)) as events:
+            async for event in events:
+                started = True
+                yield event
+        return
+    except ContextWindowExceededError as exc:
+        if started or cycle.on_overflow is None:
+            raise
+        retry = await cycle.on_overflow(exc, tuple(added))
+    async with contextlib.aclosing(_provider_events(cycle, retry, specs)) as events:
+        async for event in events:
+            yield event
 
 
 async def _provider_events(

@@ -76,10 +76,17 @@ def before_model_call(ctx: TurnContext) -> Awaitable[None] | None:
     earlier rounds); the request will carry ``ctx.slot.load_messages()``
     followed by them, read again after the hooks ran. So an implementation
     that shrinks the slot's context (a new summary saved with
-    :meth:`~agentcore.ContextSlot.save`) shrinks this very request.
+    :meth:`~agentcore.ContextSlot.save`) shrinks this very request; one that
+    replaces ``ctx.messages`` with shortened copies (a tool result cut to fit)
+    shortens them in this request only, the turn stores them whole.
+    ``ctx.extra[agentcore.budget.OVERFLOW_KEY]`` holds the server's
+    :class:`~agentcore.errors.ContextWindowExceededError` when the call is the
+    one retry after the server refused the request as too long.
 
     An exception raised here is logged on the ``agentcore`` logger and does
-    not break the turn.
+    not break the turn, except a
+    :class:`~agentcore.errors.ContextWindowExceededError`: it ends the turn
+    before the call, and nothing of the turn is stored.
 
     :param ctx: The turn's mutable context.
     """

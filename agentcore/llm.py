@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -26,6 +27,50 @@ def _positive_or_none(instance: object, attribute: attrs.Attribute[Any], value: 
         raise ValueError(f"{attribute.name} must be a positive int or None, got {value!r}")
 
 
+MAX_STOP_SEQUENCES = 4
+"""The most stop sequences a request may carry (OpenAI's limit)."""
+
+
+def check_temperature(what: str, value: Any) -> None:
+    """Raise ValueError unless ``value`` is None or a finite number in [0, 2]."""
+    if value is None:
+        return
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or not 0 <= value <= 2
+    ):
+        raise ValueError(f"{what} must be a number in [0, 2] or None, got {value!r}")
+
+
+def stop_tuple(value: Any) -> tuple[str, ...]:
+    """Stop sequences as a tuple: None or ``()`` for none, one str, or an iterable of str.
+
+    Raises ValueError for an empty sequence string, a non-str item, or more
+    than :data:`MAX_STOP_SEQUENCES` sequences.
+    """
+    if value is None:
+        return ()
+    items = (value,) if isinstance(value, str) else value
+    try:
+        stops = tuple(items)
+    except TypeError:
+        raise ValueError(f"stop must be a str or a list of str, got {value!r}") from None
+    for item in stops:
+        if not isinstance(item, str) or not item:
+            raise ValueError(f"stop sequences must be non-empty str, got {item!r}")
+    if len(stops) > MAX_STOP_SEQUENCES:
+        raise ValueError(
+            f"stop takes at most {MAX_STOP_SEQUENCES} sequences, got {len(stops)}: {stops!r}"
+        )
+    return stops
+
+
+def _temperature(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    check_temperature(attribute.name, value)
+
+
 def _message_tuple(messages: Iterable[Message]) -> tuple[Message, ...]:
     return tuple(messages)
 
@@ -40,6 +85,9 @@ class LlmRequest:
 
     ``purpose`` tells a turn call (``"turn"``) from other calls a plugin makes,
     such as ``"summary"``; ``model`` overrides the provider's default model.
+    ``max_tokens`` caps the reply, ``temperature`` (0 to 2) sets the sampling
+    temperature and ``stop`` holds up to four stop sequences; each is sent
+    only when set.
     """
 
     messages: Sequence[Message] = field(converter=_message_tuple)
@@ -47,6 +95,8 @@ class LlmRequest:
     model: str | None = None
     max_tokens: int | None = field(default=None, validator=_positive_or_none)
     purpose: str = "turn"
+    temperature: float | None = field(default=None, validator=_temperature)
+    stop: Sequence[str] = field(default=(), converter=stop_tuple)
 
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "other"]

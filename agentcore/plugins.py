@@ -135,7 +135,12 @@ async def await_me_maybe(value: T | Awaitable[T]) -> T:
 
 
 async def call_each(
-    pm: pluggy.PluginManager, hook_name: str, *, isolate: bool, **kwargs: Any
+    pm: pluggy.PluginManager,
+    hook_name: str,
+    *,
+    isolate: bool,
+    propagate: tuple[type[BaseException], ...] = (),
+    **kwargs: Any,
 ) -> Any:
     """Call the hook ``hook_name`` as pluggy would, awaiting async implementations.
 
@@ -151,7 +156,8 @@ async def call_each(
     With ``isolate``, an implementation or wrapper that raises an
     ``Exception`` is logged at ERROR with its plugin name and the session
     and turn of ``kwargs["ctx"]``, and the others still run; without it,
-    the exception propagates through the wrappers as in pluggy.
+    the exception propagates through the wrappers as in pluggy. Exceptions
+    of the types in ``propagate`` always propagate, isolated or not.
     ``BaseException`` such as cancellation always propagates.
     """
     caller = getattr(pm.hook, hook_name)
@@ -172,8 +178,8 @@ async def call_each(
                     teardowns.append((impl, _start_wrapper(impl, args, extra)))
                     continue
                 value = await await_me_maybe(impl.function(*args, **extra))
-            except Exception:
-                if not isolate:
+            except Exception as exc:
+                if not isolate or isinstance(exc, propagate):
                     raise
                 _log_failure(impl, hook_name, kwargs)
                 continue
@@ -189,7 +195,7 @@ async def call_each(
             result = _finish_wrapper(impl, teardown, result, exception)
             exception = None
         except Exception as exc:
-            if not isolate or exc is exception:
+            if not isolate or exc is exception or isinstance(exc, propagate):
                 exception = exc
             else:
                 _log_failure(impl, hook_name, kwargs)

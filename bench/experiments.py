@@ -15,6 +15,7 @@ import time
 import tracemalloc
 from typing import Any
 
+from agentcore.budget import reply_reservation
 from bench.conversations import Conversation, Turn, fresh, generated, split_at_messages
 from bench.measure import Recorder, TokenMeter, median, percentile
 from bench.settings import Settings
@@ -22,7 +23,8 @@ from bench.systems import Env, System
 
 
 def _env(settings: Settings, delay: float = 0.0) -> Env:
-    return Env(settings, Recorder(TokenMeter()), TokenMeter(), summary_delay=delay)
+    recorder = Recorder(TokenMeter(), reply_reservation(None, settings.budget))
+    return Env(settings, recorder, TokenMeter(), summary_delay=delay)
 
 
 async def replay(system: System, conversation: Conversation, settings: Settings) -> dict[str, Any]:
@@ -51,7 +53,9 @@ async def replay(system: System, conversation: Conversation, settings: Settings)
         "requests": len(sizes),
         "input_tokens": sum(sizes),
         "max_request": max(sizes, default=0),
-        "over_budget": sum(size > settings.budget for size in sizes),
+        # Messages + tool definitions + the reply reservation (max_tokens, else the
+        # default share of the window), turn and summary requests alike.
+        "over_budget": sum(size > settings.budget for size in recorder.budgeted),
         "summary_calls": len(summaries),
         "summary_input_first": summaries[0] if summaries else None,
         "summary_input_median": median(summaries) if summaries else None,

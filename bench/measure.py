@@ -55,9 +55,13 @@ class Recorder:
     """What the fake models saw: every request's size, by turn, and their own time."""
 
     meter: TokenMeter
+    reply_reserve: int = 0
+    """Tokens reserved for the reply of a request that sets no ``max_tokens``."""
     turn: int = 0
     requests: list[tuple[int, int]] = field(default_factory=list)
     """``(turn, tokens)`` of every turn request (a tool round is one more request)."""
+    budgeted: list[int] = field(default_factory=list)
+    """Every turn request against the budget rule: messages + tool definitions + reply."""
     summaries: list[tuple[int, int]] = field(default_factory=list)
     """``(turn, tokens)`` of every summarizer request."""
     model_seconds: float = 0.0
@@ -71,11 +75,21 @@ class Recorder:
         finally:
             self.model_seconds += time.perf_counter() - start
 
-    def request(self, pairs: Iterable[Pair]) -> None:
-        self.requests.append((self.turn, self.meter.request(pairs)))
+    def request(
+        self, pairs: Iterable[Pair], *, tool_tokens: int = 0, max_tokens: int | None = None
+    ) -> None:
+        tokens = self.meter.request(pairs)
+        self.requests.append((self.turn, tokens))
+        reply = self.reply_reserve if max_tokens is None else max_tokens
+        self.budgeted.append(tokens + tool_tokens + reply)
 
-    def summary(self, pairs: Iterable[Pair]) -> None:
-        self.summaries.append((self.turn, self.meter.request(pairs)))
+    def summary(
+        self, pairs: Iterable[Pair], *, tool_tokens: int = 0, max_tokens: int | None = None
+    ) -> None:
+        tokens = self.meter.request(pairs)
+        self.summaries.append((self.turn, tokens))
+        reply = self.reply_reserve if max_tokens is None else max_tokens
+        self.budgeted.append(tokens + tool_tokens + reply)
 
 
 def percentile(values: Sequence[float], q: float) -> float:

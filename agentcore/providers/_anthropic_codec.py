@@ -98,6 +98,10 @@ def encode_request(
         body["system"] = [{"type": "text", "text": text} for text in systems]
     if request.tools:
         body["tools"] = [encode_tool(tool) for tool in request.tools]
+    if request.temperature is not None:
+        body["temperature"] = min(request.temperature, 1.0)
+    if request.stop:
+        body["stop_sequences"] = list(request.stop)
     if stream:
         body["stream"] = True
     return body

@@ -87,6 +87,10 @@ def encode_request(
         body["tools"] = [encode_tool(tool) for tool in request.tools]
     if request.max_tokens is not None:
         body[max_tokens_field] = request.max_tokens
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if request.stop:
+        body["stop"] = list(request.stop)
     if stream:
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}

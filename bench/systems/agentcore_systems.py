@@ -28,6 +28,7 @@ from agentcore import (
 from agentcore.slots import FULL, SlotMode
 from agentcore.stores import MessageAppend, SessionState, StoreWrite
 from agentcore.testing import MockProvider
+from agentcore.tokens import get_token_counter
 from agentcore_autosummary import SummaryConfig
 from bench.conversations import TOOL_NAMES, ToolCall, Turn
 from bench.measure import Pair, Recorder
@@ -73,10 +74,11 @@ class _RecordingProvider:
     async def complete(self, request: LlmRequest) -> LlmResponse:
         with self._recorder.model_time():
             pairs = [pair(message) for message in request.messages]
+            tools = get_token_counter(None).count_tools(request.tools)
             if request.purpose == "summary":
-                self._recorder.summary(pairs)
+                self._recorder.summary(pairs, tool_tokens=tools, max_tokens=request.max_tokens)
             else:
-                self._recorder.request(pairs)
+                self._recorder.request(pairs, tool_tokens=tools, max_tokens=request.max_tokens)
             response = await self._inner.complete(request)
             self._inner.calls.clear()  # MockProvider keeps every request; the bench does not
             return response

@@ -3,7 +3,7 @@
 Enable it with ``AgentBuilder().summary_config(SummaryConfig(...))``.
 """
 
-from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.config import CORRECTION_KEY, SummaryConfig
 from agentcore_autosummary.formatting import format_message, format_messages_as_text
 from agentcore_autosummary.prompt import DEFAULT_SUMMARY_PROMPT
 from agentcore_autosummary.state import SummaryState
@@ -12,6 +12,7 @@ from agentcore_autosummary.summarizer import SummaryFailedError
 __version__ = "0.3.0"
 
 __all__ = [
+    "CORRECTION_KEY",
     "DEFAULT_SUMMARY_PROMPT",
     "SummaryConfig",
     "SummaryFailedError",

@@ -2,21 +2,35 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 import attrs
-import cattrs
 from attrs import field, frozen
 
-from agentcore_autosummary.prompt import DEFAULT_SUMMARY_PROMPT, MESSAGES_PLACEHOLDER
+from agentcore import Message
+from agentcore.tokens import get_token_counter
+from agentcore_autosummary.prompt import DEFAULT_SUMMARY_PROMPT, MESSAGES_PLACEHOLDER, build_prompt
+from agentcore_autosummary.state import STATE_KEY_PREFIX
 
 Trigger = Literal["context", "cumulative"]
 Strategy = Literal["incremental", "full"]
 Mode = Literal["inline", "background"]
 
+CORRECTION_KEY = "autosummary.token_correction"
+"""Session-data key of the token correction the plugin learns from usage."""
+
+MIN_SUMMARY_INPUT_TOKENS = 128
+"""Conversation tokens a summary request must have room for, at the least."""
+
 
 def _ratio(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or not 0 < value <= 1
+    ):
         raise ValueError(f"{attribute.name} must be a number in (0, 1], got {value!r}")
 
 
@@ -59,16 +73,26 @@ def _optional_name(instance: object, attribute: attrs.Attribute[Any], value: Any
         raise ValueError(f"{attribute.name} must be a non-empty str or None, got {value!r}")
 
 
-def _non_empty(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if not isinstance(value, str) or not value:
+def _memory_key(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{attribute.name} must be a non-empty str, got {value!r}")
+    if value == CORRECTION_KEY or value.startswith(STATE_KEY_PREFIX):
+        raise ValueError(
+            f"{attribute.name} {value!r} is a key the plugin keeps its own state under "
+            f"({CORRECTION_KEY!r} and {STATE_KEY_PREFIX!r}<slot id>): choose another key"
+        )
 
 
 def _positive_or_none(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
     if value is not None and (
-        isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value <= 0
     ):
-        raise ValueError(f"{attribute.name} must be a positive number or None, got {value!r}")
+        raise ValueError(
+            f"{attribute.name} must be a positive finite number or None, got {value!r}"
+        )
 
 
 @frozen
@@ -96,8 +120,11 @@ class SummaryConfig:
         summary then covers everything before the recent tail, which stays verbatim.
     :param mode: ``"inline"``: summarize before the turn returns; ``"background"``:
         summarize after it, without adding latency.
-    :param max_summary_tokens: Cap on the summary's length (the call's ``max_tokens``).
-    :param memory_key: Session-data key of the summary snapshot.
+    :param max_summary_tokens: Cap on the summary's length: a summary request's
+        ``max_tokens`` is what the window leaves after its input, never more, and a
+        longer summary is cut to it.
+    :param memory_key: Session-data key of the summary snapshot. It may not be one of
+        the plugin's own keys: ``autosummary.token_correction`` and ``autosummary/<slot id>``.
     :param keep_recent_tokens: Tokens of recent messages kept verbatim after a summary
         (None: a quarter of ``max_context_tokens``).
     :param timeout: Seconds a summary call may take before it counts as failed.
@@ -113,7 +140,7 @@ class SummaryConfig:
     strategy: Strategy = field(default="incremental", validator=_one_of("incremental", "full"))
     mode: Mode = field(default="inline", validator=_one_of("inline", "background"))
     max_summary_tokens: int = field(default=1024, validator=_int_at_least(1))
-    memory_key: str = field(default="conversation_summary", validator=_non_empty)
+    memory_key: str = field(default="conversation_summary", validator=_memory_key)
     keep_recent_tokens: int | None = field(default=None, validator=_optional_int_at_least(0))
     timeout: float | None = field(default=120.0, validator=_positive_or_none)
 
@@ -122,6 +149,24 @@ class SummaryConfig:
             raise ValueError(
                 f"keep_recent_tokens ({self.recent_budget}) must be below the trigger "
                 f"({self.trigger_tokens} tokens), or every summary would re-trigger at once"
+            )
+        prompt = get_token_counter().count_messages(
+            [Message.user(build_prompt(self.summary_prompt, ""))]
+        )
+        needed = prompt + self.max_summary_tokens + MIN_SUMMARY_INPUT_TOKENS + self.summary_reserve
+        if needed > self.max_context_tokens:
+            raise ValueError(
+                f"max_context_tokens ({self.max_context_tokens}) leaves no room for a summary "
+                f"request: the summary_prompt ({prompt} tokens), the previous summary "
+                f"(max_summary_tokens, {self.max_summary_tokens}), {MIN_SUMMARY_INPUT_TOKENS} "
+                f"tokens of conversation and {self.summary_reserve} tokens for the reply need "
+                f"{needed}: lower max_summary_tokens or raise max_context_tokens"
+            )
+        if self.recent_budget + self.max_summary_tokens >= self.max_context_tokens:
+            raise ValueError(
+                f"keep_recent_tokens ({self.recent_budget}) + max_summary_tokens "
+                f"({self.max_summary_tokens}) must be below max_context_tokens "
+                f"({self.max_context_tokens}), or a summarized context could not fit the window"
             )
 
     @property
@@ -136,22 +181,32 @@ class SummaryConfig:
             return self.keep_recent_tokens
         return self.max_context_tokens // 4
 
+    @property
+    def summary_reserve(self) -> int:
+        """Room kept for a summary's reply when its input is planned.
+
+        ``max_summary_tokens``, but at most a quarter of ``max_context_tokens``;
+        the request's ``max_tokens`` is whatever the window leaves after the
+        input, up to ``max_summary_tokens``.
+        """
+        return min(self.max_summary_tokens, self.max_context_tokens // 4)
+
     @classmethod
     def coerce(cls, value: Any) -> SummaryConfig:
-        """``value`` as a SummaryConfig: one already, or a dict of its fields."""
+        """``value`` as a SummaryConfig: one already, or a dict of its fields.
+
+        A dict goes through exactly the checks of the class: values are not
+        converted (``"1000"`` is not an int), and unknown keys are refused.
+        """
         if isinstance(value, SummaryConfig):
             return value
         if not isinstance(value, dict):
             raise TypeError(f"summary_config takes a SummaryConfig or a dict, got {value!r}")
-        try:
-            return _converter.structure(value, SummaryConfig)
-        except cattrs.BaseValidationError as exc:
-            details = cattrs.transform_error(exc, format_exception=_describe)
-            raise ValueError("; ".join(details)) from exc
-
-
-_converter = cattrs.Converter(forbid_extra_keys=True)
-
-
-def _describe(exc: BaseException, type_: Any) -> str:
-    return str(exc) or type(exc).__name__
+        names = {attribute.name for attribute in attrs.fields(SummaryConfig)}
+        unknown = sorted(str(key) for key in value if key not in names)
+        if unknown:
+            raise ValueError(
+                f"unknown summary_config keys: {', '.join(unknown)} "
+                f"(known: {', '.join(sorted(names))})"
+            )
+        return SummaryConfig(**value)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agentcore import Message
-from agentcore.tokens import TokenCounter
+from agentcore.tokens import INLINE_COUNT_CHARS, TokenCounter
 from agentcore_autosummary.formatting import format_message
 
 
@@ -43,13 +43,20 @@ def chunk_end(
 
     Spans end before a message other than a tool result, so a tool call and
     its results are summarized together. The span holds at least one group
-    even when that group alone is over the budget (its text is then cut when
-    formatted).
+    even when that group alone is over the budget (the summary request then
+    cuts its text in the middle, keeping head and tail, with a marker saying
+    how many tokens were left out).
     """
     total = 0
     end = start
     for index in range(start, stop):
-        total += counter.count_text(format_message(messages[index], max_tool_result_chars)) + 2
+        entry = format_message(messages[index], max_tool_result_chars)
+        if len(entry) > INLINE_COUNT_CHARS:
+            # A long entry is measured by its message's cached count, so planning
+            # never encodes a large text on the event loop; it is cut to fit later.
+            total += counter.count_message(messages[index]) + 2
+        else:
+            total += counter.count_text(entry) + 2
         at_boundary = index + 1 == stop or messages[index + 1].role != "tool"
         if total > budget and end > start:
             return end

@@ -24,13 +24,32 @@ from agentcore import (
     Usage,
     hookimpl,
 )
-from agentcore.slots import DEFAULT_SUMMARY_LABEL
-from agentcore.tokens import count_text_tokens, count_tokens, get_token_counter
+from agentcore.budget import OVERFLOW_KEY, TokenCorrection
+from agentcore.errors import ContextWindowExceededError
+from agentcore.slots import DEFAULT_SUMMARY_LABEL, render_context
+from agentcore_autosummary.budget import (
+    TurnBudget,
+    counter_for,
+    cut_tool_results,
+    load_correction,
+    overflow_prompt_tokens,
+    provider_model,
+    refuse_oversized_input,
+    save_correction,
+    turn_budget,
+    turn_model,
+)
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.formatting import MAX_CONVERSATION_CHARS
 from agentcore_autosummary.planner import chunk_end, recent_tail_start
 from agentcore_autosummary.state import SummaryState, state_from_json, state_key, state_to_json
-from agentcore_autosummary.summarizer import SummaryFailedError, request_summary
+from agentcore_autosummary.summarizer import (
+    SummaryFailedError,
+    SummaryFit,
+    SummaryOverflowError,
+    SummaryReply,
+    request_summary,
+)
 from agentcore_autosummary.trigger import is_due, measure
 
 logger = logging.getLogger("agentcore.autosummary")
@@ -38,9 +57,10 @@ logger = logging.getLogger("agentcore.autosummary")
 SETTING = "summary_config"
 """The builder setting that enables the plugin."""
 
-_INPUT_MARGIN_TOKENS = 64
+_INPUT_MARGIN_TOKENS = 32
 
 _WARNED_KEY = "autosummary.overflow_warned"
+_ATTEMPTED_KEY = "autosummary.attempted"  # ctx.extra: slots summarized for the hard limit
 
 
 @frozen
@@ -70,6 +90,9 @@ class _SessionRuntime:
     states: dict[str, SummaryState] = field(factory=dict)
     pending: dict[str, asyncio.Task[None]] = field(factory=dict)
     last_context: dict[str, int] = field(factory=dict)
+    correction: TokenCorrection | None = None
+    sent: dict[str, int] = field(factory=dict)
+    """Per slot: the local count of the last turn request sent."""
 
 
 _runtimes: weakref.WeakKeyDictionary[AgentSession, _SessionRuntime] = weakref.WeakKeyDictionary()
@@ -111,18 +134,69 @@ def summary_memory_key(config: AgentConfig) -> str | None:
 async def before_model_call(ctx: TurnContext) -> None:
     """Keep the request about to be sent inside ``max_context_tokens``.
 
-    When the request would not fit, wait for a pending background summary;
-    if it still would not fit and a summary is allowed (the debounce window
-    has passed, and this turn has not tried yet), summarize now, before the
-    call. Only Focused slots can shrink, so Full slots are left alone.
+    The request's size is its corrected count plus tool definitions plus the
+    reply reservation (:mod:`agentcore_autosummary.budget`). A user message
+    that cannot fit even alone is refused with
+    :class:`~agentcore.errors.ContextWindowExceededError` before any call.
+    When the request would not fit: wait for a pending background summary;
+    if it still would not fit, summarize now whatever the debounce says (once
+    per turn, and once more after the server refused the request as too
+    long); if it still would not fit, cut the turn's in-flight tool results
+    for this request. Only Focused slots can be summarized; a Focused slot
+    whose request cannot be made to fit raises ``ContextWindowExceededError``
+    rather than sending it.
     """
     config = _config(ctx.config)
-    if config is None or ctx.slot.config.focused is None:
-        return
-    tokens = _request_tokens(ctx)
-    if tokens < config.max_context_tokens:
+    if config is None:
         return
     runtime = _runtime(ctx.session)
+    budget = turn_budget(ctx, config, await _correction(ctx, runtime))
+    overflow = ctx.extra.get(OVERFLOW_KEY)
+    if isinstance(overflow, ContextWindowExceededError):
+        budget = await _learn_from_overflow(ctx, config, runtime, budget, overflow)
+    await refuse_oversized_input(ctx, budget)
+    tokens = await budget.size(_request(ctx))
+    if tokens > budget.window or overflow is not None:
+        tokens = await _make_room(ctx, config, runtime, budget, forced=overflow is not None)
+    if tokens > budget.window and await cut_tool_results(ctx, budget, tokens - budget.window):
+        tokens = await budget.size(_request(ctx))
+    if tokens > budget.window:
+        if ctx.slot.config.focused is not None:
+            raise ContextWindowExceededError(
+                f"the request needs about {tokens} tokens (reply reservation included) and "
+                f"nothing more can be summarized or cut to fit max_context_tokens "
+                f"({budget.window})",
+                prompt_tokens=tokens - budget.reserve,
+                limit_tokens=budget.window,
+                requested_tokens=tokens,
+            )
+        _warn_once(ctx, config, "the request exceeds %d tokens and a Full slot is never summarized")
+    runtime.sent[ctx.slot.id] = await budget.local(_request(ctx))
+
+
+def _request(ctx: TurnContext) -> list[Message]:
+    """The messages of the request the turn is about to send."""
+    return [*ctx.slot.load_messages(), *ctx.messages]
+
+
+def _warn_once(ctx: TurnContext, config: SummaryConfig, message: str) -> None:
+    if ctx.extra.get(_WARNED_KEY):
+        return
+    ctx.extra[_WARNED_KEY] = True
+    logger.warning(
+        "session %s turn %d: " + message, ctx.session_id, ctx.turn_index, config.max_context_tokens
+    )
+
+
+async def _make_room(
+    ctx: TurnContext,
+    config: SummaryConfig,
+    runtime: _SessionRuntime,
+    budget: TurnBudget,
+    *,
+    forced: bool,
+) -> int:
+    """Wait for a pending summary, then summarize if the request still does not fit."""
     pending = runtime.pending.get(ctx.slot.id)
     if pending is not None and not pending.done():
         logger.info(
@@ -132,52 +206,98 @@ async def before_model_call(ctx: TurnContext) -> None:
             config.max_context_tokens,
         )
         await asyncio.shield(pending)
-        tokens = _request_tokens(ctx)
-        if tokens < config.max_context_tokens:
-            return
+    tokens = await budget.size(_request(ctx))
+    if (tokens <= budget.window and not forced) or ctx.slot.config.focused is None:
+        return tokens
+    attempted = ctx.extra.setdefault(_ATTEMPTED_KEY, set())
+    assert isinstance(attempted, set)
+    if ctx.slot.id in attempted and not forced:
+        return tokens
+    attempted.add(ctx.slot.id)
     state = await _load_state(ctx, runtime)
-    if state.last_attempt_turn == ctx.turn_index or not is_due(
-        config, state, ctx.turn_index, tokens
-    ):
-        return
-    plan = _plan(ctx, config, state)
+    await _warm_counts(ctx, state)
+    plan = _plan(ctx, config, state, budget.correction)
     if plan is None:
-        if ctx.extra.get(_WARNED_KEY):
-            return
-        ctx.extra[_WARNED_KEY] = True
-        logger.warning(
-            "session %s turn %d: the request exceeds %d tokens and nothing is left to summarize",
-            ctx.session_id,
-            ctx.turn_index,
-            config.max_context_tokens,
-        )
-        return
+        _warn_once(ctx, config, "the request exceeds %d tokens and nothing is left to summarize")
+        return tokens
     runtime.states[ctx.slot.id] = attrs.evolve(state, last_attempt_turn=ctx.turn_index)
     await _summarize(ctx, config, runtime, plan)
+    return await budget.size(_request(ctx))
 
 
-def _request_tokens(ctx: TurnContext) -> int:
-    """The counted size of the request a turn is about to send."""
-    return count_tokens([*ctx.slot.load_messages(), *ctx.messages], ctx.session.agent.model)
+async def _correction(ctx: TurnContext, runtime: _SessionRuntime) -> TokenCorrection:
+    if runtime.correction is None:
+        runtime.correction = await load_correction(ctx)
+    return runtime.correction
+
+
+async def _learn(
+    ctx: TurnContext, runtime: _SessionRuntime, model: str | None, local: int, server: int
+) -> TokenCorrection:
+    """Fold one observation into the session's correction, storing it when it changed."""
+    current = await _correction(ctx, runtime)
+    learned = current.observe(model, local, server)
+    if learned is not current:
+        runtime.correction = learned
+        logger.info(
+            "session %s: the server counts %.3fx agentcore's tokens for model %r",
+            ctx.session_id,
+            learned.factor(model),
+            model,
+        )
+        await save_correction(ctx, learned)
+    return learned
+
+
+async def _learn_from_overflow(
+    ctx: TurnContext,
+    config: SummaryConfig,
+    runtime: _SessionRuntime,
+    budget: TurnBudget,
+    error: ContextWindowExceededError,
+) -> TurnBudget:
+    """Learn from the figures of a server's refusal of the last request."""
+    sent = runtime.sent.get(ctx.slot.id)
+    if sent is None:
+        return budget
+    logger.warning(
+        "session %s turn %d: the server refused a request counted %d tokens here as too long "
+        "(%s); summarizing and retrying once",
+        ctx.session_id,
+        ctx.turn_index,
+        sent,
+        error,
+    )
+    server = overflow_prompt_tokens(error, config.max_context_tokens, ctx.session.agent.max_tokens)
+    return budget.with_correction(await _learn(ctx, runtime, budget.model, sent, server))
 
 
 @hookimpl
 async def post_turn_end(ctx: TurnContext) -> None:
-    """The summary checkpoint: summarize when the watermark is reached."""
+    """The summary checkpoint: learn from the reply's usage, summarize at the watermark."""
     config = _config(ctx.config)
     if config is None:
         return
     runtime = _runtime(ctx.session)
     slot = ctx.slot
-    tokens = measure(ctx, config)
+    sent = runtime.sent.pop(slot.id, None)
+    usage = ctx.response.usage if ctx.response is not None else None
+    if sent is not None and usage is not None:
+        await _learn(ctx, runtime, turn_model(ctx), sent, usage.input_tokens)
+    correction = await _correction(ctx, runtime)
+    tokens = measure(ctx, config, correction.factor(turn_model(ctx)))
     runtime.last_context[slot.id] = tokens
     pending = runtime.pending.get(slot.id)
     if pending is not None and not pending.done():
         return
+    attempted = ctx.extra.get(_ATTEMPTED_KEY)
+    if isinstance(attempted, set) and slot.id in attempted:
+        return  # this turn already tried before a call
     state = await _load_state(ctx, runtime)
     if not is_due(config, state, ctx.turn_index, tokens):
         return
-    plan = _plan(ctx, config, state)
+    await _warm_counts(ctx, state)
+    plan = _plan(ctx, config, state, correction)
     if plan is None:
         return
     runtime.states[slot.id] = attrs.evolve(state, last_attempt_turn=ctx.turn_index)
@@ -206,11 +326,22 @@ def _covered_and_previous(slot: ContextSlot, state: SummaryState) -> tuple[int, 
     return state.covered, state.summary
 
 
-def _plan(ctx: TurnContext, config: SummaryConfig, state: SummaryState) -> _Plan | None:
+async def _warm_counts(ctx: TurnContext, state: SummaryState) -> None:
+    """Count the messages a plan may read off the event loop, so planning finds them cached."""
+    covered, _ = _covered_and_previous(ctx.slot, state)
+    counter = counter_for(ctx, turn_model(ctx))
+    for message in ctx.slot.messages[covered:]:
+        await counter.count_message_async(message)
+
+
+def _plan(
+    ctx: TurnContext, config: SummaryConfig, state: SummaryState, correction: TokenCorrection
+) -> _Plan | None:
     slot = ctx.slot
     covered, previous = _covered_and_previous(slot, state)
-    counter = get_token_counter(ctx.session.agent.model)
-    tail = recent_tail_start(slot.messages, covered, config.recent_budget, counter)
+    model = turn_model(ctx)
+    recent = correction.unapply(model, config.recent_budget)
+    tail = recent_tail_start(slot.messages, covered, recent, counter_for(ctx, model))
     if config.strategy == "full":
         # The original rule: the whole history, front-truncated when formatted.
         start, end, previous = 0, slot.message_count(), None
@@ -251,8 +382,6 @@ async def _summarize(
         usage = spent.total("summary") if spent.breakdown() else None
         await _apply(ctx, config, runtime, plan, summary, version, usage)
     except Exception as exc:  # a summary must never break a session
-        for purpose, usage in spent.breakdown().items():
-            ctx.cost.add(usage, purpose)
         logger.error(
             "summary failed (session=%s, slot=%s, turn=%d): %s: %s",
             ctx.session_id,
@@ -262,7 +391,7 @@ async def _summarize(
             exc,
             exc_info=logger.isEnabledFor(logging.DEBUG),
         )
-        await _record_failure(ctx, runtime, plan)
+        await _record_failure(ctx, runtime, plan, spent)
     except asyncio.CancelledError:
         for purpose, usage in spent.breakdown().items():
             ctx.cost.add(usage, purpose)
@@ -298,37 +427,98 @@ async def _isolated(work: Coroutine[Any, Any, str]) -> str:
 
 
 async def _make_summary(ctx: TurnContext, config: SummaryConfig, plan: _Plan) -> str:
+    """The summary of ``plan``, made in requests that each fit the window.
+
+    A summary applied to a Focused slot must leave a smaller context than the
+    one it replaces, or it raises :class:`SummaryFailedError`.
+    """
     if config.strategy == "full":
-        text, usage = await request_summary(
-            ctx.provider,
-            config,
-            plan.messages,
-            model=plan.model,
-            max_chars=MAX_CONVERSATION_CHARS,
-        )
-        ctx.cost.add(usage, purpose="summary")
-        return text
+        reply = await _request_summary(ctx, config, plan, plan.messages, MAX_CONVERSATION_CHARS)
+        summary = reply.text
+    else:
+        summary = await _summarize_in_chunks(ctx, config, plan)
+    await _check_shrinks(ctx, plan, summary)
+    return summary
+
+
+async def _summarize_in_chunks(ctx: TurnContext, config: SummaryConfig, plan: _Plan) -> str:
     label = _label(plan.slot)
-    counter = get_token_counter(ctx.session.agent.model)
+    fit = await _fit(ctx, plan)
     previous = plan.previous
     start = 0
     while start < len(plan.messages):
         head = [Message.system(f"{label} {previous}")] if previous else []
-        budget = _input_budget(config, head, plan.model)
+        budget = _input_budget(config, head, fit)
         end = chunk_end(
-            plan.messages, start, len(plan.messages), budget, counter, config.max_tool_result_chars
+            plan.messages,
+            start,
+            len(plan.messages),
+            budget,
+            fit.counter,
+            config.max_tool_result_chars,
         )
-        previous, usage = await request_summary(
-            ctx.provider,
-            config,
-            [*head, *plan.messages[start:end]],
-            model=plan.model,
-            max_chars=None,
-        )
-        ctx.cost.add(usage, purpose="summary")
+        reply = await _request_summary(ctx, config, plan, [*head, *plan.messages[start:end]], None)
+        previous = reply.text
         start = end
     assert previous is not None
     return previous
+
+
+async def _fit(ctx: TurnContext, plan: _Plan) -> SummaryFit:
+    model = plan.model or provider_model(ctx.provider)
+    correction = await _correction(ctx, _runtime(ctx.session))
+    return SummaryFit(counter_for(ctx, model), correction, model)
+
+
+async def _request_summary(
+    ctx: TurnContext,
+    config: SummaryConfig,
+    plan: _Plan,
+    messages: Sequence[Message],
+    max_chars: int | None,
+) -> SummaryReply:
+    """One summary request; a server's overflow refusal teaches the correction, then one retry."""
+    runtime = _runtime(ctx.session)
+    for attempt in range(2):
+        fit = await _fit(ctx, plan)
+        try:
+            reply = await request_summary(
+                ctx.provider, config, messages, model=plan.model, max_chars=max_chars, fit=fit
+            )
+        except SummaryOverflowError as exc:
+            if attempt:
+                raise
+            server = overflow_prompt_tokens(exc.error, config.max_context_tokens, exc.max_tokens)
+            await _learn(ctx, runtime, fit.model, exc.local_tokens, server)
+            continue
+        ctx.cost.add(reply.usage, purpose="summary")
+        if reply.reported:
+            await _learn(ctx, runtime, fit.model, reply.request_tokens, reply.usage.input_tokens)
+        return reply
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def _check_shrinks(ctx: TurnContext, plan: _Plan, summary: str) -> None:
+    focused = plan.slot.config.focused
+    if focused is None:
+        return
+    slot = plan.slot
+    after = render_context(
+        slot.system_prompt,
+        slot.messages,
+        attrs.evolve(
+            slot.config,
+            mode=attrs.evolve(focused, summary_override=summary, summary_covers=plan.covers),
+        ),
+    )
+    counter = counter_for(ctx, turn_model(ctx))
+    before_tokens = await counter.count_messages_async(slot.load_messages())
+    after_tokens = await counter.count_messages_async(after)
+    if after_tokens >= before_tokens:
+        raise SummaryFailedError(
+            f"the summary would leave a context of {after_tokens} tokens, not smaller than "
+            f"the {before_tokens} it replaces: not applied"
+        )
 
 
 def _label(slot: ContextSlot) -> str:
@@ -336,12 +526,12 @@ def _label(slot: ContextSlot) -> str:
     return focused.summary_label if focused is not None else DEFAULT_SUMMARY_LABEL
 
 
-def _input_budget(config: SummaryConfig, head: list[Message], model: str | None) -> int:
-    """Tokens of conversation one summary request may carry."""
-    reply = min(config.max_summary_tokens, config.max_context_tokens // 4)
-    fixed = count_text_tokens(config.summary_prompt, model) + reply
-    fixed += sum(count_text_tokens(message.text, model) for message in head)
-    return max(config.max_context_tokens - fixed - _INPUT_MARGIN_TOKENS, 256)
+def _input_budget(config: SummaryConfig, head: list[Message], fit: SummaryFit) -> int:
+    """Local tokens of conversation one summary request may carry."""
+    room = fit.correction.unapply(fit.model, config.max_context_tokens - config.summary_reserve)
+    fixed = fit.counter.count_text(config.summary_prompt)
+    fixed += sum(fit.counter.count_text(message.text) for message in head)
+    return max(room - fixed - _INPUT_MARGIN_TOKENS, 64)
 
 
 async def _apply(
@@ -395,7 +585,7 @@ async def _apply(
             stored = await ctx.memory.get(state_key(slot.id))
             runtime.states[slot.id] = state_from_json(stored, slot_id=slot.id)
             if usage is not None:
-                ctx.cost.add(usage, "summary")
+                await ctx.session.record_usage(usage, "summary")
             return
         runtime.states[slot.id] = state
         logger.info(
@@ -407,17 +597,29 @@ async def _apply(
         )
 
 
-async def _record_failure(ctx: TurnContext, runtime: _SessionRuntime, plan: _Plan) -> None:
-    """Persist the failed attempt so the debounce window holds across a resume."""
+async def _record_failure(
+    ctx: TurnContext, runtime: _SessionRuntime, plan: _Plan, spent: CostTracker
+) -> None:
+    """Persist the failed attempt, and what its calls cost, in one store write.
+
+    The attempt is stored so the debounce window holds across a resume; the
+    cost so that a resumed session counts the same tokens as this one.
+    """
     slot_id = plan.slot.id
     state = attrs.evolve(
         runtime.states.get(slot_id, SummaryState()), last_attempt_turn=plan.turn_index
     )
     runtime.states[slot_id] = state
+    breakdown = spent.breakdown()
+    usage = spent.total("summary") if breakdown else None
     try:
         async with runtime.lock:
-            await ctx.memory.set(state_key(slot_id), state_to_json(state))
+            await ctx.session.record_usage(
+                usage, "summary", data={state_key(slot_id): state_to_json(state)}
+            )
     except Exception as exc:
+        for purpose, part in breakdown.items():
+            ctx.cost.add(part, purpose)
         logger.error(
             "could not record the failed summary attempt (session=%s, turn=%d): %s",
             ctx.session_id,

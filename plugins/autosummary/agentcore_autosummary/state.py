@@ -28,9 +28,13 @@ class SummaryState:
     summary: str | None = None
 
 
+STATE_KEY_PREFIX = "autosummary/"
+"""Session-data keys of the plugin's per-slot state start with this."""
+
+
 def state_key(slot_id: str) -> str:
     """The session-data key holding the :class:`SummaryState` of ``slot_id``."""
-    return f"autosummary/{slot_id}"
+    return f"{STATE_KEY_PREFIX}{slot_id}"
 
 
 _converter = cattrs.Converter(forbid_extra_keys=True)

@@ -1,19 +1,77 @@
-"""The summary call itself."""
+"""The summary call itself, sized to fit the window."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Sequence
 
+from attrs import frozen
+
 from agentcore import LlmCycle, LlmProvider, Message, Usage
-from agentcore.tokens import count_text_tokens
+from agentcore.budget import TokenCorrection
+from agentcore.errors import ContextWindowExceededError
+from agentcore.tokens import INLINE_COUNT_CHARS, TokenCounter
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.formatting import format_messages_as_text
 from agentcore_autosummary.prompt import build_prompt
 
+logger = logging.getLogger("agentcore.autosummary")
+
+MIN_CONVERSATION_TOKENS = 32
+"""A summary request with less room than this for the conversation is not sent."""
+
+_FIT_MARGIN_TOKENS = 8
+
 
 class SummaryFailedError(Exception):
-    """The model gave no usable summary (an empty or blank reply)."""
+    """The model gave no usable summary, or no summary request could fit the window."""
+
+
+class SummaryOverflowError(SummaryFailedError):
+    """The server refused a summary request as too long for its window.
+
+    ``local_tokens`` is the request's local count, ``max_tokens`` the reply
+    it reserved and ``error`` the server's refusal.
+    """
+
+    def __init__(
+        self, local_tokens: int, max_tokens: int, error: ContextWindowExceededError
+    ) -> None:
+        super().__init__(f"the server refused the summary request as too long: {error}")
+        self.local_tokens = local_tokens
+        self.max_tokens = max_tokens
+        self.error = error
+
+
+@frozen
+class SummaryFit:
+    """How a summary request is counted: the counter and correction of its model."""
+
+    counter: TokenCounter
+    correction: TokenCorrection
+    model: str | None
+    """The model name the correction is kept under."""
+
+
+@frozen
+class SummaryReply:
+    """A summary and what its request cost.
+
+    ``usage`` is the provider's report, or counted when it gave none
+    (``reported`` False); ``request_tokens`` is the local count of the request.
+    """
+
+    text: str
+    usage: Usage
+    request_tokens: int
+    reported: bool
+
+
+async def _cut(counter: TokenCounter, text: str, max_tokens: int) -> str:
+    if len(text) <= INLINE_COUNT_CHARS:
+        return counter.cut_middle(text, max_tokens)
+    return await asyncio.to_thread(counter.cut_middle, text, max_tokens)
 
 
 async def request_summary(
@@ -23,24 +81,65 @@ async def request_summary(
     *,
     model: str | None,
     max_chars: int | None,
-) -> tuple[str, Usage]:
-    """Ask the model to summarize ``messages``; return the summary and its usage.
+    fit: SummaryFit,
+) -> SummaryReply:
+    """Ask the model to summarize ``messages``; return the summary and its cost.
 
-    One tool-less request with ``purpose="summary"``, capped at
-    ``config.max_summary_tokens`` and ``config.timeout`` seconds. An empty or
-    blank reply raises :class:`SummaryFailedError`; provider errors and
-    timeouts propagate.
+    One tool-less request with ``purpose="summary"`` that always fits
+    ``config.max_context_tokens`` in the model's corrected tokens: a
+    conversation too long for the room left after the prompt and
+    ``config.summary_reserve`` is cut in the middle (head and tail kept, a
+    marker says how many tokens were left out); ``max_tokens`` is what the
+    window leaves after the input, never more than ``config.max_summary_tokens``.
+    A summary longer than ``max_summary_tokens`` is cut to it. An empty or
+    blank reply, or a window with no room for the request, raises
+    :class:`SummaryFailedError`; the server's refusal of the request as too
+    long raises :class:`SummaryOverflowError`; other provider errors and
+    timeouts (``config.timeout``) propagate.
     """
+    counter, correction, key = fit.counter, fit.correction, fit.model
+    window = config.max_context_tokens
     conversation = format_messages_as_text(
         messages, config.max_tool_result_chars, max_chars=max_chars
     )
-    prompt = build_prompt(config.summary_prompt, conversation)
-    cycle = LlmCycle(provider, model=model, max_tokens=config.max_summary_tokens, purpose="summary")
-    result = await asyncio.wait_for(cycle.submit_messages([Message.user(prompt)]), config.timeout)
+    empty = counter.count_messages([Message.user(build_prompt(config.summary_prompt, ""))])
+    room = correction.unapply(key, window - config.summary_reserve) - empty - _FIT_MARGIN_TOKENS
+    for _ in range(3):
+        if room < MIN_CONVERSATION_TOKENS:
+            raise SummaryFailedError(
+                f"no summary request fits max_context_tokens ({window}): the prompt and the "
+                f"reply leave {room} tokens for the conversation"
+            )
+        if await counter.count_text_async(conversation) > room:
+            conversation = await _cut(counter, conversation, room)
+        prompt = build_prompt(config.summary_prompt, conversation)
+        local = await counter.count_messages_async([Message.user(prompt)])
+        max_tokens = min(config.max_summary_tokens, window - correction.apply(key, local))
+        if max_tokens >= min(config.summary_reserve, config.max_summary_tokens):
+            break
+        room -= max(1, config.summary_reserve - max_tokens) + _FIT_MARGIN_TOKENS
+    else:
+        raise SummaryFailedError(f"no summary request fits max_context_tokens ({window})")
+    cycle = LlmCycle(provider, model=model, max_tokens=max_tokens, purpose="summary")
+    try:
+        result = await asyncio.wait_for(
+            cycle.submit_messages([Message.user(prompt)]), config.timeout
+        )
+    except ContextWindowExceededError as exc:
+        raise SummaryOverflowError(local, max_tokens, exc) from exc
     text = result.final_message.text.strip()
     if not text:
         raise SummaryFailedError("the model returned an empty summary")
+    length = await counter.count_text_async(text)
+    if length > config.max_summary_tokens:
+        logger.warning(
+            "the summary has %d tokens, over max_summary_tokens (%d): it is cut to fit",
+            length,
+            config.max_summary_tokens,
+        )
+        text = await _cut(counter, text, config.max_summary_tokens)
     usage = result.response.usage
-    if usage is None:
-        usage = Usage(count_text_tokens(prompt, model), count_text_tokens(text, model))
-    return text, usage
+    if usage is not None:
+        return SummaryReply(text, usage, local, reported=True)
+    counted = Usage(local, await counter.count_text_async(text))
+    return SummaryReply(text, counted, local, reported=False)

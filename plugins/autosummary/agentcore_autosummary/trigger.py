@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import math
+
 from agentcore import TurnContext
 from agentcore.tokens import count_tokens
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.state import SummaryState
 
 
-def measure(ctx: TurnContext, config: SummaryConfig) -> int:
+def measure(ctx: TurnContext, config: SummaryConfig, factor: float = 1.0) -> int:
     """The tokens the trigger compares with the watermark.
 
     ``"context"``: the context the conversation occupies now, that is the
     last provider call's reported input + output tokens, or, without usage,
-    the counted size of the slot's next context. ``"cumulative"``: every
+    the counted size of the slot's next context, times the token correction
+    ``factor``. ``"cumulative"``: every
     token the session's turns have used (summary calls not included).
     """
     if config.trigger == "cumulative":
@@ -21,7 +24,7 @@ def measure(ctx: TurnContext, config: SummaryConfig) -> int:
     usage = ctx.response.usage if ctx.response is not None else None
     if usage is not None:
         return usage.input_tokens + usage.output_tokens
-    return count_tokens(ctx.slot.load_messages(), ctx.session.agent.model)
+    return math.ceil(count_tokens(ctx.slot.load_messages(), ctx.session.agent.model) * factor)
 
 
 def is_due(config: SummaryConfig, state: SummaryState, turn_index: int, tokens: int) -> bool:

@@ -27,7 +27,14 @@ async def main() -> int:
     bundle = (
         AgentBuilder()
         .provider(MockProvider(responder=reply))
-        .summary_config({"max_context_tokens": 20, "trigger_token_ratio": 0.5})
+        .summary_config(
+            {
+                "max_context_tokens": 2000,
+                "max_summary_tokens": 200,
+                "trigger_token_ratio": 0.005,
+                "keep_recent_tokens": 5,
+            }
+        )
         .build()
     )
     print("plugins:", [info.as_dict() for info in list_plugins(bundle.plugin_manager)])

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from agentcore import LlmRequest
+import math
+from collections.abc import Callable
+
+from agentcore import ContextWindowExceededError, LlmRequest, LlmResponse, Message, Usage
+from agentcore.budget import reply_reservation
+from agentcore.testing import MockProvider
+from agentcore.tokens import get_token_counter
 
 
 class Replies:
@@ -17,3 +23,76 @@ class Replies:
             self.summaries += 1
             return f"summary #{self.summaries}"
         return self.reply
+
+
+TINY_WINDOW = {"max_context_tokens": 2000, "max_summary_tokens": 200}
+"""A window that holds a summary request, for configs whose watermark is tiny."""
+
+
+class StrictServer:
+    """A fake model server that counts tokens its own way and refuses what does not fit.
+
+    It counts ``ratio`` times agentcore's count of a request's messages and tool
+    definitions (as a model with another tokenizer and a chat template would),
+    refuses a request whose prompt plus ``max_tokens`` exceeds ``window`` with
+    :class:`ContextWindowExceededError` carrying its figures (as llama.cpp and
+    vLLM do), and reports its own count as the usage. ``over_budget`` counts
+    requests whose prompt plus reply reservation (``max_tokens``, or the
+    default share of the window) exceeds the window, in the server's tokens.
+    ``turn`` and ``summary`` make the replies; use :attr:`provider`.
+    """
+
+    def __init__(
+        self,
+        window: int,
+        *,
+        ratio: float = 1.3,
+        turn: Callable[[LlmRequest], str | LlmResponse] = lambda request: "Sure, noted.",
+        summary: Callable[[LlmRequest], str] = lambda request: "A short summary.",
+        report_usage: bool = True,
+    ) -> None:
+        self.window = window
+        self.ratio = ratio
+        self.turn = turn
+        self.summary = summary
+        self.report_usage = report_usage
+        self.rejected: list[ContextWindowExceededError] = []
+        self.over_budget: list[tuple[str, int]] = []
+        self.provider = MockProvider(responder=self)
+
+    def count(self, request: LlmRequest) -> int:
+        counter = get_token_counter(request.model)
+        local = counter.count_messages(request.messages) + counter.count_tools(request.tools)
+        return math.ceil(local * self.ratio)
+
+    def __call__(self, request: LlmRequest) -> LlmResponse | BaseException:
+        prompt = self.count(request)
+        reserve = reply_reservation(request.max_tokens, self.window)
+        if prompt + reserve > self.window:
+            self.over_budget.append((request.purpose, prompt + reserve))
+        if prompt + (request.max_tokens or 0) > self.window:
+            error = ContextWindowExceededError(
+                f"Requested tokens ({prompt + (request.max_tokens or 0)}) exceed context "
+                f"window of {self.window}",
+                prompt_tokens=prompt,
+                limit_tokens=self.window,
+                requested_tokens=prompt + (request.max_tokens or 0),
+                status_code=400,
+            )
+            self.rejected.append(error)
+            return error
+        if request.purpose == "summary":
+            reply: str | LlmResponse = self.summary(request)
+        else:
+            reply = self.turn(request)
+        response = (
+            reply if isinstance(reply, LlmResponse) else LlmResponse(Message.assistant(reply))
+        )
+        counter = get_token_counter(request.model)
+        output = math.ceil(counter.count_messages([response.message]) * self.ratio)
+        usage = Usage(prompt, output) if self.report_usage else None
+        return LlmResponse(response.message, usage, response.stop_reason)
+
+    def calls(self, purpose: str) -> list[LlmRequest]:
+        """The requests received for ``purpose``."""
+        return self.provider.calls_for(purpose)

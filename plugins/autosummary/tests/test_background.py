@@ -3,6 +3,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from summary_helpers import TINY_WINDOW
+
 from agentcore import (
     Agent,
     AgentBuilder,
@@ -35,13 +37,17 @@ class GatedSummaries:
         return "reply"
 
 
-BACKGROUND = SummaryConfig(max_context_tokens=20, trigger_token_ratio=0.5, mode="background")
+LONG = "a message long enough to trigger, and longer than the summary that replaces it " * 4
+
+BACKGROUND = SummaryConfig(
+    **TINY_WINDOW, trigger_token_ratio=0.005, keep_recent_tokens=5, mode="background"
+)
 
 
 async def test_background_summary_adds_no_latency_to_the_turn(make_session: MakeSession) -> None:
     gate = GatedSummaries()
     session = make_session(MockProvider(responder=gate), summary=BACKGROUND, mode=FocusedConfig())
-    reply = await asyncio.wait_for(session.submit_turn("a message long enough to trigger"), 5)
+    reply = await asyncio.wait_for(session.submit_turn(LONG), 5)
     assert reply.text == "reply"
     await asyncio.wait_for(gate.started.wait(), 5)
     assert await session.get_conversation_summary() is None  # still being written
@@ -56,12 +62,13 @@ async def test_next_turn_waits_for_the_summary_rather_than_overflow(
     make_session: MakeSession,
 ) -> None:
     gate = GatedSummaries()
-    # Every turn reports a context of 19 of 20 tokens: the next request would overflow.
-    provider = MockProvider(responder=gate, usage=Usage(15, 4))
+    # The first turn fills most of the 2,000-token window: with the reply
+    # reservation, the next request would not fit.
+    provider = MockProvider(responder=gate)
     session = make_session(provider, summary=BACKGROUND, mode=FocusedConfig())
-    await session.submit_turn("first message")
+    await session.submit_turn("word " * 1600)
     await asyncio.wait_for(gate.started.wait(), 5)
-    second = asyncio.ensure_future(session.submit_turn("second message"))
+    second = asyncio.ensure_future(session.submit_turn("second message " * 100))
     await asyncio.sleep(0.05)
     assert not second.done()
     assert len(provider.calls_for("turn")) == 1  # the second request has not been sent
@@ -75,11 +82,15 @@ async def test_next_turn_waits_for_the_summary_rather_than_overflow(
 async def test_turn_does_not_wait_when_the_context_has_room(make_session: MakeSession) -> None:
     gate = GatedSummaries()
     config = SummaryConfig(
-        max_context_tokens=1000, trigger_token_ratio=0.5, mode="background", keep_recent_tokens=0
+        max_context_tokens=1000,
+        max_summary_tokens=200,
+        trigger_token_ratio=0.5,
+        mode="background",
+        keep_recent_tokens=0,
     )
     provider = MockProvider(responder=gate, usage=Usage(500, 10))
     session = make_session(provider, summary=config, mode=FocusedConfig())
-    await session.submit_turn("first message")
+    await session.submit_turn("first message " * 20)
     await asyncio.wait_for(gate.started.wait(), 5)
     await asyncio.wait_for(session.submit_turn("second message"), 5)
     assert gate.count == 1  # no second summary while one is pending
@@ -97,7 +108,7 @@ async def test_stale_background_summary_is_not_applied(agent: Agent) -> None:
         return AgentSession(agent, "shared", bundle, FocusedConfig())
 
     slow = open_session(MockProvider(responder=gate), BACKGROUND)
-    await slow.submit_turn("a message long enough to trigger")
+    await slow.submit_turn(LONG)
     await asyncio.wait_for(gate.started.wait(), 5)
 
     def quick_responder(request: LlmRequest) -> str:
@@ -105,9 +116,9 @@ async def test_stale_background_summary_is_not_applied(agent: Agent) -> None:
 
     quick = open_session(
         MockProvider(responder=quick_responder),
-        SummaryConfig(max_context_tokens=20, trigger_token_ratio=0.5),
+        SummaryConfig(**TINY_WINDOW, trigger_token_ratio=0.005, keep_recent_tokens=5),
     )
-    await quick.submit_turn("another message, written through a second session object")
+    await quick.submit_turn("another message, written through a second session object " * 4)
     assert await quick.get_conversation_summary() == "inline summary"
 
     gate.release.set()
@@ -127,5 +138,5 @@ async def test_aclose_waits_for_pending_summaries(make_session: MakeSession) -> 
 
     session = make_session(MockProvider(responder=slow), summary=BACKGROUND, mode=FocusedConfig())
     async with session:
-        await session.submit_turn("a message long enough to trigger")
+        await session.submit_turn(LONG)
     assert await session.get_conversation_summary() == "done in the background"

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from summary_helpers import Replies
+from summary_helpers import TINY_WINDOW, Replies
 
 from agentcore import (
     Agent,
@@ -29,7 +29,7 @@ from agentcore.tokens import count_tokens
 from agentcore_autosummary import SummaryConfig
 
 MakeSession = Callable[..., AgentSession]
-TINY = SummaryConfig(max_context_tokens=20, trigger_token_ratio=0.5)
+TINY = SummaryConfig(**TINY_WINDOW, trigger_token_ratio=0.005, keep_recent_tokens=5)
 
 
 def test_config_is_validated_at_construction() -> None:
@@ -42,7 +42,7 @@ def test_config_is_validated_at_construction() -> None:
     with pytest.raises(ValueError, match="strategy"):
         SummaryConfig(strategy="clever")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="keep_recent_tokens"):
-        SummaryConfig(max_context_tokens=1000, keep_recent_tokens=800)
+        SummaryConfig(max_context_tokens=1000, max_summary_tokens=200, keep_recent_tokens=800)
 
 
 def test_config_from_a_plain_dict_through_the_builder() -> None:
@@ -64,7 +64,9 @@ async def test_summary_request_uses_summary_model_and_is_counted_apart(
     make_session: MakeSession,
 ) -> None:
     provider = MockProvider(responder=Replies())
-    config = SummaryConfig(max_context_tokens=20, trigger_token_ratio=0.5, summary_model="small")
+    config = SummaryConfig(
+        **TINY_WINDOW, trigger_token_ratio=0.005, keep_recent_tokens=5, summary_model="small"
+    )
     session = make_session(provider, summary=config, mode=FocusedConfig())
     await session.submit_turn("Hello there, this conversation is getting long.")
     (call,) = provider.calls_for("summary")
@@ -103,11 +105,17 @@ async def test_cumulative_trigger_is_the_original_rule(make_session: MakeSession
     # Each call reports 10 + 5 tokens: the context stays at 15, the cumulative cost grows.
     usage = Usage.from_input_output(10, 5)
     cumulative = MockProvider(responder=Replies(), usage=usage)
-    config = SummaryConfig(max_context_tokens=100, trigger_token_ratio=0.5, debounce_turns=1)
+    config = SummaryConfig(
+        **TINY_WINDOW, trigger_token_ratio=0.025, keep_recent_tokens=25, debounce_turns=1
+    )
     session = make_session(
         cumulative,
         summary=SummaryConfig(
-            max_context_tokens=100, trigger_token_ratio=0.5, debounce_turns=1, trigger="cumulative"
+            **TINY_WINDOW,
+            trigger_token_ratio=0.025,
+            keep_recent_tokens=25,
+            debounce_turns=1,
+            trigger="cumulative",
         ),
         mode=FocusedConfig(),
     )
@@ -141,7 +149,7 @@ async def test_context_trigger_counts_tokens_when_the_provider_reports_none(
     make_session: MakeSession,
 ) -> None:
     provider = _NoUsageProvider()
-    config = SummaryConfig(max_context_tokens=400, trigger_token_ratio=0.5)
+    config = SummaryConfig(**TINY_WINDOW, trigger_token_ratio=0.1, keep_recent_tokens=100)
     session = make_session(provider, summary=config, mode=FocusedConfig())
     turns = 0
     while not any(c.purpose == "summary" for c in provider.calls):
@@ -155,7 +163,9 @@ async def test_context_trigger_counts_tokens_when_the_provider_reports_none(
 
 async def test_incremental_summary_builds_on_the_previous_one(make_session: MakeSession) -> None:
     provider = MockProvider(responder=Replies())
-    config = SummaryConfig(max_context_tokens=300, trigger_token_ratio=0.5, debounce_turns=1)
+    config = SummaryConfig(
+        **TINY_WINDOW, trigger_token_ratio=0.075, keep_recent_tokens=75, debounce_turns=1
+    )
     session = make_session(provider, summary=config, mode=FocusedConfig())
     turn = 0
     while len(provider.calls_for("summary")) < 2:
@@ -179,7 +189,9 @@ async def test_after_a_summary_the_context_sits_well_below_the_trigger(
     make_session: MakeSession,
 ) -> None:
     provider = MockProvider(responder=Replies("An ordinary answer of a few words."))
-    config = SummaryConfig(max_context_tokens=1000, trigger_token_ratio=0.75)
+    config = SummaryConfig(
+        max_context_tokens=1000, max_summary_tokens=200, trigger_token_ratio=0.75
+    )
     session = make_session(provider, summary=config, mode=FocusedConfig())
     while not provider.calls_for("summary"):
         await session.submit_turn("An ordinary question that takes a handful of tokens, please.")
@@ -196,7 +208,9 @@ async def test_empty_or_blank_summary_is_never_applied(
         return next(replies) if request.purpose == "summary" else "ok"
 
     provider = MockProvider(responder=responder)
-    config = SummaryConfig(max_context_tokens=20, trigger_token_ratio=0.5, debounce_turns=1)
+    config = SummaryConfig(
+        **TINY_WINDOW, trigger_token_ratio=0.005, keep_recent_tokens=5, debounce_turns=1
+    )
     session = make_session(provider, summary=config, mode=FocusedConfig())
     with caplog.at_level(logging.ERROR, logger="agentcore.autosummary"):
         await session.submit_turn("first message of the day")
@@ -228,7 +242,9 @@ async def test_summary_timeout_counts_as_a_failure(make_session: MakeSession) ->
             await asyncio.sleep(5)
         return "ok"
 
-    config = SummaryConfig(max_context_tokens=20, trigger_token_ratio=0.5, timeout=0.05)
+    config = SummaryConfig(
+        **TINY_WINDOW, trigger_token_ratio=0.005, keep_recent_tokens=5, timeout=0.05
+    )
     session = make_session(MockProvider(responder=responder), summary=config, mode=FocusedConfig())
     reply = await session.submit_turn("hello, a message of some length")
     assert reply.text == "ok"
@@ -250,7 +266,7 @@ async def test_focused_summary_is_one_store_write_with_the_snapshot(
 ) -> None:
     store = _CountingStore()
     session = make_session(summary=TINY, mode=FocusedConfig(), store=store)
-    await session.submit_turn("Hello there, this conversation is getting long.")
+    await session.submit_turn("Hello there, this conversation is getting long. " * 3)
     turn_write, summary_write = store.writes
     assert turn_write.appends and not turn_write.data
     # No message is written; the empty append only guards the state written with the cost.
@@ -303,14 +319,22 @@ async def test_full_strategy_reads_the_whole_history_and_still_shrinks_the_conte
     make_session: MakeSession,
 ) -> None:
     provider = MockProvider(responder=Replies("An ordinary answer of a few words."))
-    config = SummaryConfig(max_context_tokens=1000, strategy="full", debounce_turns=1)
+    config = SummaryConfig(
+        max_context_tokens=1000, max_summary_tokens=200, strategy="full", debounce_turns=1
+    )
     session = make_session(provider, summary=config, mode=FocusedConfig())
     while len(provider.calls_for("summary")) < 2:
         await session.submit_turn("An ordinary question that takes a handful of tokens, please.")
     first, second = (call.messages[0].text for call in provider.calls_for("summary"))
-    # The original rule: every raw message, from the first, and no previous summary.
-    assert second.count("User: An ordinary question") > first.count("User: An ordinary question")
+    # The original rule: every raw message, from the first, and no previous summary;
+    # a history too long for the request is cut in the middle, head and tail kept.
+    for text in (first, second):
+        conversation = text.split("````text\n", 1)[-1].split("```text\n", 1)[-1]
+        assert conversation.startswith("User: An ordinary question")
+    assert "tokens left out" in second
     assert "[上下文摘要]" not in second
+    for call in provider.calls_for("summary"):
+        assert count_tokens(call.messages) + (call.max_tokens or 0) <= config.max_context_tokens
     assert count_tokens(await session.load_messages()) < 0.5 * config.trigger_tokens
 
 
@@ -337,7 +361,7 @@ async def test_a_tool_round_that_would_overflow_is_summarized_before_the_call(
         return "A reply of moderate length that explains a few things about the setup."
 
     provider = MockProvider(responder=responder)
-    config = SummaryConfig(max_context_tokens=1000, debounce_turns=1)
+    config = SummaryConfig(max_context_tokens=1000, max_summary_tokens=200, debounce_turns=1)
     bundle = (
         AgentBuilder().provider(provider).tool_registry(registry).summary_config(config).build()
     )

@@ -25,8 +25,10 @@ from agentcore_autosummary import SummaryConfig
 
 MakeSession = Callable[..., AgentSession]
 
-INLINE = SummaryConfig(max_context_tokens=20, trigger_token_ratio=0.5)
-BACKGROUND = SummaryConfig(max_context_tokens=20, trigger_token_ratio=0.5, mode="background")
+# A window just large enough for a summary request, with a watermark every turn reaches.
+SMALL = {"max_context_tokens": 600, "max_summary_tokens": 32, "keep_recent_tokens": 10}
+INLINE = SummaryConfig(trigger_token_ratio=0.02, **SMALL)
+BACKGROUND = SummaryConfig(trigger_token_ratio=0.02, mode="background", **SMALL)
 
 
 async def view(session: AgentSession) -> tuple[Any, ...]:
@@ -139,7 +141,7 @@ async def test_aclose_cancel_pending_drops_a_summary_whole(agent: Agent, tmp_pat
         .build()
     )
     session = AgentSession(agent, "close", bundle, FocusedConfig())
-    await session.submit_turn("a message long enough to trigger")
+    await session.submit_turn("a message long enough to trigger a summary " * 4)
     await asyncio.wait_for(started.wait(), 5)
     await asyncio.wait_for(session.aclose(cancel_pending=True), 5)
     assert await session.get_conversation_summary() is None
@@ -168,7 +170,7 @@ async def test_the_last_summary_cost_survives_a_resume(
         .build()
     )
     session = AgentSession(agent, "cost", bundle, FocusedConfig())
-    await session.submit_turn("a message long enough to trigger a summary")
+    await session.submit_turn("a message long enough to trigger a summary " * 4)
     await session.aclose()
     assert session.cost.total("summary") == Usage(700, 37)
     again = AgentSession(agent, "cost", bundle)

@@ -58,7 +58,8 @@ async def _run(conversation: list[tuple[int, int, int]], strategy: str, mode: st
     store = InMemoryStore()
     config = SummaryConfig.coerce(
         {
-            "max_context_tokens": 300,
+            "max_context_tokens": 1000,
+            "max_summary_tokens": 100,
             "trigger_token_ratio": 0.6,
             "debounce_turns": 1,
             "strategy": strategy,

@@ -5,9 +5,19 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from summary_helpers import Replies
+from summary_helpers import TINY_WINDOW, Replies, StrictServer
 
-from agentcore import Agent, AgentBuilder, AgentSession, FocusedConfig, LlmRequest, ToolRegistry
+from agentcore import (
+    Agent,
+    AgentBuilder,
+    AgentSession,
+    FocusedConfig,
+    LlmRequest,
+    LlmResponse,
+    Message,
+    ToolRegistry,
+    ToolUseBlock,
+)
 from agentcore.testing import MockProvider
 from agentcore.tokens import count_tokens
 from agentcore_autosummary import SummaryConfig
@@ -25,7 +35,9 @@ async def test_scenario_1_long_conversation_with_summaries(agent: Agent) -> None
         .provider(provider)
         .tool_registry(registry)
         .summary_config(
-            SummaryConfig(max_context_tokens=100, trigger_token_ratio=0.5, debounce_turns=2)
+            SummaryConfig(
+                **TINY_WINDOW, trigger_token_ratio=0.025, keep_recent_tokens=25, debounce_turns=2
+            )
         )
         .build(),
         FocusedConfig(),
@@ -104,3 +116,53 @@ async def test_300_turns_never_overflow_and_summary_requests_stay_bounded(
     assert max(summary_sizes) <= config.max_context_tokens
     assert max(summary_sizes[-5:]) <= 1.5 * max(summary_sizes[:5])
     assert len(await session.history()) == 600
+
+
+async def test_300_turns_with_a_large_tool_output_every_turn_stay_within_budget(
+    agent: Agent,
+) -> None:
+    # Every turn calls a tool that returns 6k-8k tokens; the server counts 1.3x
+    # agentcore's tokens. Over budget: messages + tool definitions + the reply
+    # reservation above the window, in the server's tokens.
+    rng = random.Random(11)
+    words = ["report", "value", "alpha", "node", "total", "error", "line", "metric"]
+    registry = ToolRegistry()
+
+    @registry.tool
+    def read_log(part: int) -> str:
+        """Read one part of the log.
+
+        Args:
+            part: The part to read.
+        """
+        return " ".join(rng.choice(words) for _ in range(rng.randint(6000, 8000)))
+
+    def turn(request: LlmRequest) -> str | LlmResponse:
+        if request.messages[-1].role == "user":
+            call = ToolUseBlock(f"c{len(request.messages)}", "read_log", {"part": 1})
+            return LlmResponse(Message.assistant("", [call]), stop_reason="tool_use")
+        return "The log shows nothing unusual in this part."
+
+    window = 16_000
+    server = StrictServer(window, turn=turn)
+    config = SummaryConfig(max_context_tokens=window)
+    session = AgentSession(
+        agent,
+        "logs",
+        AgentBuilder()
+        .provider(server.provider)
+        .tool_registry(registry)
+        .summary_config(config)
+        .build(),
+        FocusedConfig(),
+    )
+    failed = 0
+    for index in range(300):
+        try:
+            await session.submit_turn(f"Read part {index} of the log.")
+        except Exception:
+            failed += 1
+    assert failed == 0
+    assert len(server.calls("turn")) == 600
+    assert server.rejected == []
+    assert server.over_budget == []

@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable
 
 import pytest
-from summary_helpers import Replies
+from summary_helpers import TINY_WINDOW, Replies
 
 from agentcore import (
     AgentSession,
@@ -22,7 +22,7 @@ from agentcore.testing import MockProvider
 from agentcore_autosummary import DEFAULT_SUMMARY_PROMPT, SummaryConfig, format_messages_as_text
 
 MakeSession = Callable[..., AgentSession]
-TINY = SummaryConfig(max_context_tokens=20, trigger_token_ratio=0.5)
+TINY = SummaryConfig(**TINY_WINDOW, trigger_token_ratio=0.005, keep_recent_tokens=5)
 
 
 def test_summary_config_defaults() -> None:
@@ -53,7 +53,7 @@ async def test_summary_generated_above_threshold(make_session: MakeSession) -> N
     session = make_session(provider, summary=TINY, mode=FocusedConfig())
     await session.submit_turn("Please remember that my name is Ada.")
     (call,) = provider.calls_for("summary")
-    assert call.tools == () and call.max_tokens == 1024
+    assert call.tools == () and call.max_tokens == TINY.max_summary_tokens
     assert "User: Please remember that my name is Ada." in call.messages[0].text
     assert await session.get_conversation_summary() == "summary #1"
 
@@ -156,7 +156,7 @@ def test_summary_format_messages() -> None:
 
 async def test_summary_skipped_for_empty_messages(make_session: MakeSession) -> None:
     # Every message fits in the verbatim tail: there is nothing to summarize.
-    config = SummaryConfig(max_context_tokens=100, trigger_token_ratio=0.5, keep_recent_tokens=40)
+    config = SummaryConfig(**TINY_WINDOW, trigger_token_ratio=0.025, keep_recent_tokens=40)
     provider = MockProvider(responder=Replies(), usage=Usage(90, 10))
     session = make_session(provider, summary=config, mode=FocusedConfig())
     await session.submit_turn("hi")

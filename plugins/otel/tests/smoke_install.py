@@ -35,12 +35,19 @@ async def main() -> int:
     bundle = (
         AgentBuilder()
         .provider(MockProvider(responder=reply))
-        .summary_config({"max_context_tokens": 20, "trigger_token_ratio": 0.5})
+        .summary_config(
+            {
+                "max_context_tokens": 600,
+                "max_summary_tokens": 32,
+                "keep_recent_tokens": 10,
+                "trigger_token_ratio": 0.02,
+            }
+        )
         .build()
     )
     agent = Agent("smoke", system_prompt="Be brief.", model="mock-model")
     session = AgentSession(agent, "smoke-session", bundle, FocusedConfig())
-    await session.submit_turn("Hi there! This message crosses the tiny watermark.")
+    await session.submit_turn("Hi there! " + "This message crosses the tiny watermark. " * 4)
     spans = sorted(exporter.get_finished_spans(), key=lambda span: span.start_time or 0)
     for span in spans:
         attributes = dict(span.attributes or {})

@@ -108,13 +108,20 @@ async def test_a_summarizing_chat_reaches_an_otlp_collector(collector: Collector
             AgentBuilder()
             .provider(MockProvider(responder=reply))
             .load_plugins(True)
-            .summary_config({"max_context_tokens": 20, "trigger_token_ratio": 0.5})
+            .summary_config(
+                {
+                    "max_context_tokens": 600,
+                    "max_summary_tokens": 32,
+                    "keep_recent_tokens": 10,
+                    "trigger_token_ratio": 0.02,
+                }
+            )
             .setting("otel_tracer_provider", tracer_provider)
             .build()
         )
         agent = Agent("greeter", system_prompt="Be brief.", model="mock-model")
         session = AgentSession(agent, "otlp-session", bundle, FocusedConfig())
-        await session.submit_turn("Hi there! This message crosses the tiny watermark.")
+        await session.submit_turn("Hi there! " + "This message crosses the tiny watermark. " * 4)
         assert tracer_provider.force_flush(timeout_millis=5000)
     finally:
         tracer_provider.shutdown()

@@ -120,10 +120,15 @@ async def test_a_summarizing_turn_shows_the_summary_call_under_the_turn(
 ) -> None:
     session = make_session(
         MockProvider(responder=summarizing),
-        summary={"max_context_tokens": 20, "trigger_token_ratio": 0.5},
+        summary={
+            "max_context_tokens": 600,
+            "max_summary_tokens": 32,
+            "keep_recent_tokens": 10,
+            "trigger_token_ratio": 0.02,
+        },
         mode=FocusedConfig(),
     )
-    await session.submit_turn("Hi there! This message crosses the tiny watermark.")
+    await session.submit_turn("Hi there! " + "This message crosses the tiny watermark. " * 4)
     assert await session.get_conversation_summary() == "They greeted each other."
     turn, turn_call, summary_call = traces.spans()
     assert turn.name == "invoke_agent helper"
@@ -147,10 +152,16 @@ async def test_a_background_summary_still_nests_under_its_turn(
 ) -> None:
     session = make_session(
         MockProvider(responder=summarizing, delay=0.01),
-        summary={"max_context_tokens": 20, "trigger_token_ratio": 0.5, "mode": "background"},
+        summary={
+            "max_context_tokens": 600,
+            "max_summary_tokens": 32,
+            "keep_recent_tokens": 10,
+            "trigger_token_ratio": 0.02,
+            "mode": "background",
+        },
         mode=FocusedConfig(),
     )
-    await session.submit_turn("Hi there! This message crosses the tiny watermark.")
+    await session.submit_turn("Hi there! " + "This message crosses the tiny watermark. " * 4)
     await session.aclose()
     turn = traces.named("invoke_agent")[0]
     (summary_call,) = [

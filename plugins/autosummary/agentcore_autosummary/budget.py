@@ -1,0 +1,186 @@
+"""The context budget of a session's requests, in the tokens of the model that receives them.
+
+A turn request must hold ``counted messages + counted tool definitions + the
+reply reservation <= max_context_tokens`` once its local count is corrected
+by the :class:`~agentcore.budget.TokenCorrection` the session learned from
+the usage its provider reported. The correction is stored in the session
+data under :data:`CORRECTION_KEY`, so it survives a resume.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from collections.abc import Sequence
+
+from attrs import frozen
+
+from agentcore import LlmProvider, Message, TurnContext
+from agentcore.budget import TokenCorrection, counted_request_async, reply_reservation
+from agentcore.errors import ContextWindowExceededError
+from agentcore.llm import ToolSpec
+from agentcore.tokens import INLINE_COUNT_CHARS, TokenCounter, get_token_counter
+from agentcore_autosummary.config import CORRECTION_KEY, SummaryConfig
+
+logger = logging.getLogger("agentcore.autosummary")
+
+MIN_TOOL_RESULT_TOKENS = 64
+"""An in-flight tool result is never cut below this many tokens for a request."""
+
+_CUT_MARGIN_TOKENS = 16
+
+
+def provider_model(provider: LlmProvider) -> str | None:
+    """The provider's default model name, when it exposes one as ``.model``."""
+    model = getattr(provider, "model", None)
+    return model if isinstance(model, str) and model else None
+
+
+def turn_model(ctx: TurnContext) -> str | None:
+    """The model that receives the turn's requests: the agent's, else the provider's."""
+    return ctx.session.agent.model or provider_model(ctx.provider)
+
+
+def counter_for(ctx: TurnContext, model: str | None) -> TokenCounter:
+    """The counter for ``model``: the agent's own ``token_counter`` for its turn model."""
+    agent_counter = ctx.session.agent.token_counter
+    if agent_counter is not None and model == turn_model(ctx):
+        return agent_counter
+    return get_token_counter(model)
+
+
+async def load_correction(ctx: TurnContext) -> TokenCorrection:
+    """The session's stored correction (a damaged entry counts as none, with a warning)."""
+    stored = await ctx.memory.get(CORRECTION_KEY)
+    try:
+        return TokenCorrection.from_json(stored)
+    except (TypeError, ValueError) as exc:
+        logger.warning("session %s: ignoring stored %s: %s", ctx.session_id, CORRECTION_KEY, exc)
+        return TokenCorrection()
+
+
+async def save_correction(ctx: TurnContext, correction: TokenCorrection) -> None:
+    """Store ``correction`` with the session; a failed write is logged, never raised."""
+    try:
+        await ctx.memory.set(CORRECTION_KEY, correction.to_json())
+    except Exception as exc:
+        logger.error("session %s: could not store the token correction: %s", ctx.session_id, exc)
+
+
+@frozen
+class TurnBudget:
+    """What one turn request may hold and how it is counted."""
+
+    window: int
+    reserve: int
+    counter: TokenCounter
+    model: str | None
+    correction: TokenCorrection
+    tools: tuple[ToolSpec, ...]
+
+    async def local(self, messages: Sequence[Message]) -> int:
+        """The local count of a request of ``messages`` with the turn's tools."""
+        return await counted_request_async(self.counter, messages, self.tools)
+
+    async def size(self, messages: Sequence[Message]) -> int:
+        """A request's size against the rule: corrected count plus the reply reservation."""
+        return self.correction.apply(self.model, await self.local(messages)) + self.reserve
+
+    def with_correction(self, correction: TokenCorrection) -> TurnBudget:
+        """The same budget under another correction."""
+        return TurnBudget(
+            self.window, self.reserve, self.counter, self.model, correction, self.tools
+        )
+
+
+def turn_budget(ctx: TurnContext, config: SummaryConfig, correction: TokenCorrection) -> TurnBudget:
+    """The budget of the turn requests of ``ctx``."""
+    model = turn_model(ctx)
+    registry = ctx.session.bundle.tools
+    tools = tuple(registry.specs()) if registry is not None and len(registry) else ()
+    window = config.max_context_tokens
+    return TurnBudget(
+        window=window,
+        reserve=reply_reservation(ctx.session.agent.max_tokens, window),
+        counter=counter_for(ctx, model),
+        model=model,
+        correction=correction,
+        tools=tools,
+    )
+
+
+def overflow_prompt_tokens(
+    error: ContextWindowExceededError, window: int, max_tokens: int | None
+) -> int:
+    """The prompt tokens a server's refusal shows, at least.
+
+    The server's own figure when it gave one; else the request must have
+    held more than the window less the reply it reserved.
+    """
+    if error.prompt_tokens is not None:
+        return error.prompt_tokens
+    limit = error.limit_tokens or window
+    return max(1, limit - (max_tokens or 0) + 1)
+
+
+async def refuse_oversized_input(ctx: TurnContext, budget: TurnBudget) -> None:
+    """Raise when the user's message cannot fit the window whatever is summarized.
+
+    The smallest request a turn can send holds the system prompt, the user's
+    message and the tool definitions, plus the reply reservation.
+    """
+    system = ctx.session.agent.system_prompt
+    smallest = [*([Message.system(system)] if system else []), ctx.messages[0]]
+    size = await budget.size(smallest)
+    if size <= budget.window:
+        return
+    raise ContextWindowExceededError(
+        f"the message needs about {size} tokens with the system prompt, the tool definitions "
+        f"and the {budget.reserve}-token reply reservation, but the context window "
+        f"(max_context_tokens) is {budget.window} tokens: shorten or split the message",
+        prompt_tokens=size - budget.reserve,
+        limit_tokens=budget.window,
+        requested_tokens=size,
+    )
+
+
+async def cut_tool_results(ctx: TurnContext, budget: TurnBudget, over: int) -> bool:
+    """Cut the turn's in-flight tool results, for this request only, by ``over`` server tokens.
+
+    The largest results are cut first, keeping head and tail; the turn still
+    stores them whole. Returns whether anything was cut.
+    """
+    factor = budget.correction.factor(budget.model)
+    needed = math.ceil(over / factor) + _CUT_MARGIN_TOKENS
+    counter = budget.counter
+    messages = list(ctx.messages)
+    sizes = {
+        index: await counter.count_text_async(message.text)
+        for index, message in enumerate(messages)
+        if index > 0 and message.role == "tool"
+    }
+    cut_any = False
+    for index in sorted(sizes, key=lambda i: sizes[i], reverse=True):
+        if needed <= 0:
+            break
+        keep = max(MIN_TOOL_RESULT_TOKENS, sizes[index] - needed)
+        if keep >= sizes[index]:
+            continue
+        original = messages[index]
+        text = await _cut(counter, original.text, keep)
+        assert original.tool_call_id is not None
+        messages[index] = Message.tool_result(
+            original.tool_call_id, text, is_error=original.is_error
+        )
+        needed -= sizes[index] - await counter.count_text_async(text)
+        cut_any = True
+    if cut_any:
+        ctx.messages = messages
+    return cut_any
+
+
+async def _cut(counter: TokenCounter, text: str, keep: int) -> str:
+    if len(text) <= INLINE_COUNT_CHARS:
+        return counter.cut_middle(text, keep)
+    return await asyncio.to_thread(counter.cut_middle, text, keep)

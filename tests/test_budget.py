@@ -1,0 +1,114 @@
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from agentcore import Agent, LlmCycle, Message
+from agentcore.budget import (
+    CORRECTION_MARGIN,
+    DEFAULT_REPLY_SHARE,
+    TokenCorrection,
+    counted_request,
+    reply_reservation,
+)
+from agentcore.errors import ConfigError, ContextWindowExceededError
+from agentcore.llm import LlmRequest, ToolSpec
+from agentcore.testing import MockProvider
+from agentcore.tokens import TOKENS_PER_TOOL, get_token_counter
+
+
+@pytest.mark.parametrize(
+    ("settings", "field"),
+    [
+        ({"max_tokens": 0}, "max_tokens"),
+        ({"max_tokens": True}, "max_tokens"),
+        ({"max_tokens": 1.5}, "max_tokens"),
+        ({"temperature": -0.1}, "temperature"),
+        ({"temperature": 2.5}, "temperature"),
+        ({"temperature": math.nan}, "temperature"),
+        ({"temperature": "0.2"}, "temperature"),
+        ({"stop": ["a", ""]}, "stop"),
+        ({"stop": ["a", "b", "c", "d", "e"]}, "stop"),
+        ({"stop": [1]}, "stop"),
+        ({"token_counter": len}, "token_counter"),
+    ],
+)
+def test_agent_refuses_bad_request_settings(settings: dict[str, object], field: str) -> None:
+    with pytest.raises(ConfigError, match=field):
+        Agent("a", **settings)  # type: ignore[arg-type]
+
+
+def test_agent_settings_are_normalised() -> None:
+    agent = Agent("a", max_tokens=10, temperature=0, stop="END")
+    assert agent.stop == ("END",)
+    assert Agent("a", stop=None).stop == ()  # type: ignore[arg-type]
+
+
+def test_reply_reservation_is_the_cap_or_a_share_of_the_window() -> None:
+    assert reply_reservation(300, 2048) == 300
+    assert reply_reservation(None, 2048) == int(2048 * DEFAULT_REPLY_SHARE)
+    assert reply_reservation(None, 4) == 1
+
+
+def test_request_count_includes_tool_definitions() -> None:
+    counter = get_token_counter("gpt-4o-mini")
+    messages = [Message.user("hello")]
+    tool = ToolSpec("search", "Search the web.", {"type": "object", "properties": {}})
+    with_tool = counted_request(counter, messages, [tool])
+    assert with_tool > counted_request(counter, messages) + TOKENS_PER_TOOL
+
+
+def test_correction_learns_the_highest_ratio_and_stays_on_the_high_side() -> None:
+    correction = TokenCorrection()
+    assert correction.apply("m", 1000) == 1000
+    assert correction.observe("m", 10, 100) is correction  # too small to teach anything
+    correction = correction.observe("m", 1000, 1300).observe("m", 1000, 1200)
+    assert correction.ratios == {"m": 1.3}
+    assert correction.factor("m") == pytest.approx(1.3 * (1 + CORRECTION_MARGIN))
+    assert correction.apply("m", 1000) >= 1300
+    assert correction.unapply("m", correction.apply("m", 1000)) <= 1000
+    # a server that counts fewer never makes budgets looser than the local count
+    assert TokenCorrection().observe("n", 1000, 500).factor("n") == 1.0
+    assert TokenCorrection().observe("n", 1000, 1000).ratios == {}
+    assert correction.factor(None) == 1.0
+    assert TokenCorrection.from_json(correction.to_json()) == correction
+    assert TokenCorrection.from_json(None) == TokenCorrection()
+    with pytest.raises(ValueError, match="ratio"):
+        TokenCorrection.from_json({"ratios": {"m": -1}})
+
+
+async def test_cycle_retries_once_through_on_overflow() -> None:
+    overflow = ContextWindowExceededError("too long", prompt_tokens=3000, limit_tokens=2048)
+    provider = MockProvider([overflow, "fits now"])
+    seen: list[ContextWindowExceededError] = []
+
+    async def shrink(error: ContextWindowExceededError, added: object) -> list[Message]:
+        seen.append(error)
+        return [Message.user("short")]
+
+    cycle = LlmCycle(provider, temperature=0.5, stop="X", on_overflow=shrink)
+    result = await cycle.submit_messages([Message.user("long " * 100)])
+    assert result.final_message.text == "fits now"
+    assert seen == [overflow]
+    retry: LlmRequest = provider.calls[1]
+    assert [m.text for m in retry.messages] == ["short"]
+    assert (retry.temperature, retry.stop) == (0.5, ("X",))
+
+    twice = MockProvider([overflow, overflow])
+    with pytest.raises(ContextWindowExceededError):
+        await LlmCycle(twice, on_overflow=shrink).submit_messages([Message.user("x")])
+    assert len(twice.calls) == 2
+
+
+async def test_streamed_cycle_retries_once_through_on_overflow() -> None:
+    overflow = ContextWindowExceededError("too long")
+    provider = MockProvider([overflow, "streamed"])
+
+    async def shrink(error: ContextWindowExceededError, added: object) -> list[Message]:
+        return [Message.user("short")]
+
+    stream = LlmCycle(provider, on_overflow=shrink).stream_with_tools([Message.user("x")])
+    text = "".join([event.text async for event in stream])
+    assert text == "streamed"
+    assert len(provider.calls) == 2
