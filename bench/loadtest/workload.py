@@ -43,7 +43,7 @@ SUMMARY_CONFIG: dict[str, Any] = {
     "mode": "background",
     "strategy": "incremental",
     "keep_recent_tokens": 120,
-    "max_summary_tokens": 200,
+    "max_summary_tokens": 150,
 }
 
 _MARKER = re.compile(r"\[\[s(\d+):t(\d+)\]\]")
