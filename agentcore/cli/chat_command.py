@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,39 @@ def model_name(text: str) -> str:
     return text
 
 
+def session_id_text(text: str) -> str:
+    """An argparse type: a session id, which must not be empty."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the session id must not be empty")
+    return text
+
+
+PROVIDER_OPTION_FLAGS = {
+    "base_url": "--base-url",
+    "timeout": "--timeout",
+    "max_retries": "--max-retries",
+    "model": "--model",
+}
+"""The flag behind each provider option, to word the provider's errors in flags."""
+
+_PROVIDER_PREFIX = re.compile(r"^\w+Provider: ")
+_OPTION = re.compile(r"\b(" + "|".join(PROVIDER_OPTION_FLAGS) + r")\b(?= must)")
+
+
+def explain_provider_error(message: str) -> str:
+    """A provider's configuration error in terms of the flags.
+
+    ``OpenAIProvider: base_url must be an http:// or https:// URL`` becomes
+    ``argument --base-url: must be an http:// or https:// URL``.
+    """
+    text = _PROVIDER_PREFIX.sub("", message.strip())
+    match = _OPTION.search(text)
+    if match is None:
+        return text
+    flag = PROVIDER_OPTION_FLAGS[match.group(1)]
+    return f"argument {flag}: " + text[match.end() :].lstrip()
+
+
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``chat`` subcommand to ``commands``."""
     parser = commands.add_parser(
@@ -128,6 +162,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "-s",
         "--session",
+        type=session_id_text,
         metavar="ID",
         help=f"the session id; an existing session resumes (default: {DEFAULT_SESSION})",
     )
@@ -283,7 +318,7 @@ def _provider(args: argparse.Namespace) -> LlmProvider:
     try:
         return get_provider(args.model, **options)
     except ConfigError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(explain_provider_error(str(exc)), EXIT_USAGE) from None
 
 
 def _explain(exc: LlmError, prefix: str) -> str:

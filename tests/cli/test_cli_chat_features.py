@@ -183,3 +183,20 @@ def test_summary_prompt_flag(run_cli, openai_server, require_openai_provider, tm
     missing = run_cli("demo", "--summary-prompt", "@" + str(tmp_path / "none.txt"))
     assert missing.returncode == 2
     assert "argument --summary-prompt: cannot read" in missing.stderr
+
+
+@pytest.mark.parametrize(
+    "args,expected",
+    [
+        (["--base-url", "localhost:11434"], "argument --base-url: must be an http:// or https://"),
+        (["--session", ""], "argument -s/--session: the session id must not be empty"),
+    ],
+)
+def test_errors_speak_in_flags(
+    run_cli, args: list[str], expected: str, require_openai_provider: None
+) -> None:
+    result = run_cli("chat", *args, "-p", "hi", env={"OPENAI_API_KEY": "sk-test"})
+    assert result.returncode == 2
+    assert expected in result.stderr
+    for api_name in ("base_url", "session_id", "OpenAIProvider", "api_key="):
+        assert api_name not in result.stderr
