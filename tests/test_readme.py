@@ -108,7 +108,9 @@ def _fake_tox_venv(repo: Path, log: Path, status: int = 0) -> None:
     python.chmod(python.stat().st_mode | stat.S_IXUSR)
 
 
-def _run_test_script(tmp_path: Path, pythons: list[str], extra_env: dict[str, str]):
+def _run_test_script(
+    tmp_path: Path, pythons: list[str], extra_env: dict[str, str], shims: tuple[str, ...] = ()
+):
     repo = tmp_path / "repo"
     (repo / "scripts").mkdir(parents=True)
     shutil.copy(ROOT / "scripts" / "test", repo / "scripts" / "test")
@@ -120,6 +122,12 @@ def _run_test_script(tmp_path: Path, pythons: list[str], extra_env: dict[str, st
         os.symlink(shutil.which(tool) or f"/usr/bin/{tool}", path / tool)
     for version in pythons:
         os.symlink(sys.executable, path / f"python{version}")
+    for version in shims:  # like a pyenv shim whose version is not selected
+        shim = path / f"python{version}"
+        shim.write_text(
+            f"#!/bin/sh\necho 'pyenv: python{version}: command not found' >&2\nexit 127\n"
+        )
+        shim.chmod(0o755)
     done = subprocess.run(
         [shutil.which("bash") or "/bin/bash", "scripts/test"],
         cwd=repo,
@@ -133,7 +141,7 @@ def _run_test_script(tmp_path: Path, pythons: list[str], extra_env: dict[str, st
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_the_test_command_runs_what_it_can_and_names_what_it_skipped(tmp_path: Path) -> None:
-    done, tox_calls = _run_test_script(tmp_path, ["3.11"], {})
+    done, tox_calls = _run_test_script(tmp_path, ["3.11"], {}, shims=("3.12",))
     assert done.returncode == 0, done.stderr
     assert tox_calls.split() == [
         "-m",
@@ -147,7 +155,7 @@ def test_the_test_command_runs_what_it_can_and_names_what_it_skipped(tmp_path: P
     assert len(skipped) == 2  # before and after the run, where it is seen
     for env in ("py310-core", "py312-autosummary", "py313-core"):
         assert env in skipped[0]
-    assert "python3.10 python3.12 python3.13 not on the PATH" in skipped[0]
+    assert "python3.10 python3.12 python3.13 not found or not runnable" in skipped[0]
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")

@@ -79,13 +79,40 @@ def line_editing(history: Path) -> Iterator[None]:
         return
     readline.set_history_length(HISTORY_LENGTH)
     try:
-        yield
+        with _terminal_modes_restored():
+            yield
     finally:
         try:
             readline.write_history_file(history)
             os.chmod(history, PRIVATE_FILE_MODE)
         except OSError as exc:
             logger.info("chat history not saved to %s: %s", history, exc)
+
+
+@contextlib.contextmanager
+def _terminal_modes_restored() -> Iterator[None]:
+    """Put the terminal's modes back as they were when the block ends.
+
+    readline switches the terminal to raw mode while it reads a line; when
+    Ctrl-C ends the chat during a read, the reading thread never switches it
+    back, and the shell would be left without echo.
+    """
+    try:
+        import termios
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    fd = sys.stdin.fileno()
+    try:
+        saved = termios.tcgetattr(fd)
+    except termios.error:
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(termios.error):
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
 async def read_line(prompt: str) -> str | None:

@@ -16,11 +16,12 @@ class PtySession:
     """A process whose stdin, stdout and stderr are one pseudo-terminal."""
 
     def __init__(self, argv: Sequence[str], env: dict[str, str], cwd: str) -> None:
-        self._master, slave = os.openpty()
+        self.master, slave = os.openpty()
         self.process = subprocess.Popen(
             list(argv), stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd
         )
         os.close(slave)
+        self._closed = False
         self.output = b""
 
     def read_until(self, marker: bytes, timeout: float = 30.0) -> bytes:
@@ -37,7 +38,7 @@ class PtySession:
 
     def send(self, data: bytes) -> None:
         """Type ``data``."""
-        os.write(self._master, data)
+        os.write(self.master, data)
 
     def finish(self, timeout: float = 30.0) -> int:
         """Read everything until the process exits; its exit code."""
@@ -47,24 +48,30 @@ class PtySession:
         try:
             return self.process.wait(timeout=max(0.1, deadline - time.monotonic()))
         finally:
-            os.close(self._master)
+            self._close()
 
     def kill(self) -> None:
-        """End the process if it still runs."""
+        """End the process if it still runs, and close the terminal."""
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait(timeout=10)
+        self._close()
+
+    def _close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            os.close(self.master)
 
     def text(self) -> str:
         """The output so far as text, without terminal escape sequences."""
         return ANSI.sub("", self.output.decode("utf-8", "replace"))
 
     def _read(self, timeout: float) -> bool:
-        ready, _, _ = select.select([self._master], [], [], max(0.0, timeout))
+        ready, _, _ = select.select([self.master], [], [], max(0.0, timeout))
         if not ready:
             return False
         try:
-            chunk = os.read(self._master, 4096)
+            chunk = os.read(self.master, 4096)
         except OSError:  # EIO: the process closed the terminal.
             return False
         self.output += chunk

@@ -98,3 +98,21 @@ def test_waiting_indicator_only_on_a_terminal(chat_at_terminal: PtySession) -> N
     chat.read_until(b"> ")
     chat.send(b"\x04")
     assert chat.finish() == 0
+
+
+def test_ctrl_c_while_reading_leaves_the_terminal_usable(chat_at_terminal: PtySession) -> None:
+    import os
+    import signal
+    import termios
+    import time
+
+    chat = chat_at_terminal
+    cooked = termios.tcgetattr(chat.master)[3] & (termios.ECHO | termios.ICANON)
+    chat.read_until(b"> ")
+    deadline = time.monotonic() + 10
+    while termios.tcgetattr(chat.master)[3] & termios.ICANON and time.monotonic() < deadline:
+        time.sleep(0.05)  # until readline has switched the terminal to raw mode
+    os.kill(chat.process.pid, signal.SIGINT)
+    assert chat.process.wait(timeout=30) == 130
+    # Echo and line mode are back, as the shell expects them.
+    assert termios.tcgetattr(chat.master)[3] & (termios.ECHO | termios.ICANON) == cooked
