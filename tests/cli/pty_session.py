@@ -5,11 +5,16 @@ from __future__ import annotations
 import os
 import re
 import select
+import signal
 import subprocess
 import time
 from collections.abc import Sequence
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\x1b[=>]")
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class PtySession:
@@ -18,7 +23,16 @@ class PtySession:
     def __init__(self, argv: Sequence[str], env: dict[str, str], cwd: str) -> None:
         self.master, slave = os.openpty()
         self.process = subprocess.Popen(
-            list(argv), stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd
+            list(argv),
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=env,
+            cwd=cwd,
+            # Ctrl-C works at a terminal even when this runner ignores SIGINT
+            # (an ignored signal stays ignored in the child, and Python then
+            # never raises KeyboardInterrupt).
+            preexec_fn=_default_sigint,
         )
         os.close(slave)
         self._closed = False
