@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sqlite3
 from pathlib import Path
 
 from agentcore.cli.errors import CliError
-from agentcore.cli.paths import default_db_path
+from agentcore.cli.paths import default_db_path, make_private_dir, make_private_file
 from agentcore.stores import SqliteStore
 
 DB_HELP = (
@@ -26,10 +27,14 @@ def db_path(args: argparse.Namespace) -> Path:
     return given if given is not None else default_db_path()
 
 
-def open_existing(path: Path) -> SqliteStore:
-    """Open the database at ``path`` for reading; never create it.
+def check_existing(path: Path) -> bool:
+    """Whether ``path`` holds a database worth opening; never creates or changes it.
 
-    :raises CliError: ``path`` does not exist or is a folder.
+    False for an empty file (no session in it: opening it as a store would
+    write the tables into a file the user only asked to read).
+
+    :raises CliError: ``path`` does not exist, is a folder, or is not an
+        SQLite database.
     """
     if not path.exists():
         raise CliError(
@@ -37,15 +42,48 @@ def open_existing(path: Path) -> SqliteStore:
         )
     if path.is_dir():
         raise CliError(f"{path} is a folder; --db takes the path of an SQLite file")
+    if path.stat().st_size == 0:
+        return False
+    _check_readable(path)
+    return True
+
+
+def open_existing(path: Path) -> SqliteStore:
+    """Open the database at ``path``, which :func:`check_existing` found non-empty."""
     return SqliteStore(path)
 
 
 def open_or_create(path: Path) -> SqliteStore:
-    """Open the database at ``path``, creating it and its folder when missing."""
+    """Open the database at ``path``, creating it and its folder when missing.
+
+    A folder or a file created here is private to the user (0700, 0600).
+    """
     if path.is_dir():
         raise CliError(f"{path} is a folder; --db takes the path of an SQLite file")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(path.parent)
     except OSError as exc:
         raise CliError(f"cannot create the folder {path.parent}: {exc.strerror}") from exc
+    try:
+        make_private_file(path)
+    except OSError as exc:
+        raise CliError(f"cannot create the database {path}: {exc.strerror}") from exc
     return SqliteStore(path)
+
+
+def _check_readable(path: Path) -> None:
+    """Read the schema through a read-only connection, so nothing is written on failure."""
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise CliError(f"cannot open the database {path}: {exc}") from exc
+    try:
+        tables = {
+            row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+    except sqlite3.DatabaseError as exc:
+        raise CliError(f"{path} is not an SQLite database ({exc}); check --db") from exc
+    finally:
+        conn.close()
+    if "sessions" not in tables:
+        raise CliError(f"{path} is not an agentcore database (it has no sessions table)")
