@@ -341,14 +341,15 @@ async def test_pasted_documents_and_a_tool(
         session_id=f"paste-{mode}",
         summary={"max_summary_tokens": 256},
     )
-    pastes = {1: 0, 4: 1, 7: 2}
     questions = chat_messages(12, offset=7)
     questions[3] = "Who holds plot 23? Use the plot_holder tool if you can."
+    # Sized with the server's tokenizer now, while the server is idle: during the
+    # conversation a background summary may hold it.
+    for copy, turn in enumerate((1, 4, 7)):
+        questions[turn] = pasted_text(llama_server, copy)
 
     async def run() -> None:
-        for i, text in enumerate(questions):
-            if i in pastes:
-                text = pasted_text(llama_server, pastes[i])
+        for text in questions:
             await conv.turn(text)
 
     await bounded(run())
