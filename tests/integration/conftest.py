@@ -33,27 +33,51 @@ def _log_dir(config: pytest.Config, factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.fixture(scope="session")
-def llama_server(
-    pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory
+def _serve(
+    config: pytest.Config, factory: pytest.TempPathFactory, log_name: str, **options: Any
 ) -> Iterator[Any]:
-    """The llama-cpp-python server for the whole run, stopped at its end.
-
-    Listens on a free port of 127.0.0.1 with ``--n_ctx 2048``; its output is
-    in ``server.log`` of ``AGENTCORE_INTEGRATION_LOG_DIR`` (default: a pytest
-    temporary directory).
-    """
     from llama_server import ServerSetupError, start_server, stop_server
 
-    log_path = _log_dir(pytestconfig, tmp_path_factory) / "server.log"
+    log_path = config.stash.get(_LOG_DIR, None) or _log_dir(config, factory)
     try:
-        server = start_server(log_path)
+        server = start_server(log_path / log_name, **options)
     except ServerSetupError as exc:
         pytest.fail(f"the integration server could not start: {exc}", pytrace=False)
     try:
         yield server
     finally:
         stop_server(server)
+
+
+@pytest.fixture(scope="session")
+def llama_server(
+    pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Any]:
+    """The llama-cpp-python server for the whole run, stopped at its end.
+
+    Listens on a free port of 127.0.0.1 with ``--n_ctx 2048`` and the model's
+    own chat template; its output is in ``server.log`` of
+    ``AGENTCORE_INTEGRATION_LOG_DIR`` (default: a pytest temporary directory).
+    """
+    yield from _serve(pytestconfig, tmp_path_factory, "server.log")
+
+
+@pytest.fixture(scope="session")
+def llama_tool_server(
+    pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Any]:
+    """A second server whose chat format lets the model call tools (``tool-server.log``).
+
+    llama-cpp-python's ``chatml-function-calling`` format describes the tools
+    to the model and parses its calls when a request says
+    ``tool_choice: "auto"``; it does not stream such requests.
+    """
+    yield from _serve(
+        pytestconfig,
+        tmp_path_factory,
+        "tool-server.log",
+        chat_format="chatml-function-calling",
+    )
 
 
 @pytest.fixture(scope="session")

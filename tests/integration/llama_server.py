@@ -107,8 +107,13 @@ def free_port() -> int:
         return port
 
 
-def start_server(log_path: Path, *, n_ctx: int = N_CTX) -> LlamaServer:
+def start_server(
+    log_path: Path, *, n_ctx: int = N_CTX, chat_format: str | None = None
+) -> LlamaServer:
     """Start the server, wait until it answers, and return it.
+
+    ``chat_format`` overrides the chat template of the model file (for
+    example ``"chatml-function-calling"``, the one that lets SmolLM2 call tools).
 
     Raises :class:`ServerSetupError` (after stopping the process) when the
     server exits or does not answer within :data:`START_TIMEOUT` seconds; the
@@ -132,6 +137,8 @@ def start_server(log_path: Path, *, n_ctx: int = N_CTX) -> LlamaServer:
         "--model_alias",
         MODEL_ALIAS,
     ]
+    if chat_format is not None:
+        command += ["--chat_format", chat_format]
     threads = os.environ.get("AGENTCORE_LLAMA_THREADS")
     if threads:
         command += ["--n_threads", threads, "--n_threads_batch", threads]

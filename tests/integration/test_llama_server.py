@@ -155,6 +155,8 @@ def make_conversation(
     tools: ToolRegistry | None = None,
     session_id: str,
     summary: dict[str, Any] | None = None,
+    extra_body: dict[str, Any] | None = None,
+    max_tool_rounds: int = 8,
 ) -> Conversation:
     """A session on the server with autosummary (``max_context_tokens`` = the server's window).
 
@@ -169,10 +171,10 @@ def make_conversation(
         api_key="none",
         timeout=180.0,
         max_retries=0,
-        extra_body={"temperature": 0.0, "seed": 7},
+        extra_body={"temperature": 0.0, "seed": 7, **(extra_body or {})},
         turn_cap=turn_cap,
     )
-    builder = AgentBuilder().provider(provider).load_plugins(True)
+    builder = AgentBuilder().provider(provider).load_plugins(True).max_tool_rounds(max_tool_rounds)
     config = SummaryConfig(max_context_tokens=server.n_ctx, mode=mode, **summary)
     builder.summary_config(config)
     if tools is not None:
@@ -226,6 +228,7 @@ async def finish(
     figures: list[dict[str, Any]],
     name: str,
     started: float,
+    **extra: Any,
 ) -> dict[str, Any]:
     """Wait for background work, gather the figures, and assert the behaviour."""
     await conv.session.aclose()
@@ -248,6 +251,7 @@ async def finish(
         "summary_covers": focused.summary_covers,
         "wall_seconds": round(time.monotonic() - started, 1),
         "turn_failures": conv.failures,
+        **extra,
     }
     row["errors"] = [*conv.failures, *row["errors"]]
     row["requests_detail"] = [record_to_json(r) for r in records]
@@ -353,5 +357,52 @@ async def test_pasted_documents_and_a_tool(
             await conv.turn(text)
 
     await bounded(run())
-    row = await finish(conv, llama_server, mark, figures, request.node.name, started)
-    row["tool_calls"] = calls
+    await finish(conv, llama_server, mark, figures, request.node.name, started, tool_calls=calls)
+
+
+async def test_tool_calls_round_trip(
+    llama_tool_server: LlamaServer, figures: list[dict[str, Any]], request: pytest.FixtureRequest
+) -> None:
+    """A model that calls tools (``tool_choice: "auto"``), with pasted documents, inline.
+
+    On ``submit_turn`` only: llama-cpp-python does not stream requests with an
+    automatic tool choice. The model is not required to call the tool; the
+    calls it made are in the figures.
+    """
+    server = llama_tool_server
+    started = time.monotonic()
+    mark = server.log_size()
+    tools = ToolRegistry(timeout=5.0)
+    calls: list[str] = []
+
+    @tools.tool
+    def plot_holder(plot: int) -> str:
+        """Who holds an allotment plot.
+
+        :param plot: The plot number.
+        """
+        calls.append(f"plot_holder({plot})")
+        return "Mr Okafor" if plot == 23 else f"plot {plot} is held by a long-standing member"
+
+    conv = make_conversation(
+        server,
+        mode="inline",
+        stream=False,
+        tools=tools,
+        session_id="tools",
+        summary={"max_summary_tokens": 256},
+        extra_body={"tool_choice": "auto"},
+        max_tool_rounds=2,
+    )
+    questions = [
+        f"Who holds plot {plot}? Use the plot_holder tool." for plot in (23, 7, 12, 31, 4, 18)
+    ]
+    for copy, turn in enumerate((1, 3, 5)):
+        questions.insert(turn, pasted_text(server, copy + 3))
+
+    async def run() -> None:
+        for text in questions:
+            await conv.turn(text)
+
+    await bounded(run())
+    await finish(conv, server, mark, figures, request.node.name, started, tool_calls=calls)
