@@ -2,6 +2,7 @@
 
 from agentcore.agent import Agent
 from agentcore.builder import AgentBuilder, AgentBundle, AgentConfig
+from agentcore.calls import ModelCallInfo, ToolCallInfo
 from agentcore.context import TurnContext
 from agentcore.cycle import CycleResult, LlmCycle, ToolResultEvent
 from agentcore.errors import (
@@ -74,6 +75,7 @@ __all__ = [
     "LlmResponse",
     "MemoryStore",
     "Message",
+    "ModelCallInfo",
     "PluginSetting",
     "ReadonlySessionError",
     "ResponseComplete",
@@ -86,6 +88,7 @@ __all__ = [
     "TextBlock",
     "TextDelta",
     "ToolCallDelta",
+    "ToolCallInfo",
     "ToolRegistry",
     "ToolResultEvent",
     "ToolSpec",

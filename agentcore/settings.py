@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +35,40 @@ KNOWN_PLUGIN_SETTINGS: dict[str, str] = {
 """First-party settings by name, with the extra that installs their plugin."""
 
 
+DISTRIBUTION = "agentcore"
+"""This project's distribution name. An unrelated project holds the same name on
+PyPI, so every requirement printed for users pins this installation's version."""
+
+
+def installed_version() -> str:
+    """The version of the installed ``agentcore`` distribution (the package's own if absent)."""
+    try:
+        return importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        from agentcore import __version__
+
+        return __version__
+
+
+def pinned_requirement(extra: str | None = None) -> str:
+    """``agentcore[extra]==<installed version>``: a requirement no other project satisfies."""
+    name = DISTRIBUTION if extra is None else f"{DISTRIBUTION}[{extra}]"
+    return f"{name}=={installed_version()}"
+
+
+def plugin_install_hint(extra: str) -> str:
+    """The commands that install the first-party plugin ``extra`` next to this agentcore.
+
+    Pinned to the installed version, from a wheelhouse or from a clone of the
+    repository: never a bare ``agentcore[...]``, which pip could resolve to the
+    unrelated project of that name on PyPI.
+    """
+    return (
+        f'pip install --find-links WHEELHOUSE "{pinned_requirement(extra)}", '
+        f"or in a clone of the agentcore repository: pip install -e . -e plugins/{extra}"
+    )
+
+
 def install_hint(setting: str) -> str:
     """What to tell a user who gave ``setting`` while its plugin is missing."""
     extra = KNOWN_PLUGIN_SETTINGS.get(setting)
@@ -44,5 +79,5 @@ def install_hint(setting: str) -> str:
         )
     return (
         f"the setting {setting!r} belongs to the {extra} plugin, which is not installed "
-        f'or is disabled; install it with: pip install "agentcore[{extra}]"'
+        f"or is disabled; install it with: {plugin_install_hint(extra)}"
     )

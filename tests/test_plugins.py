@@ -123,7 +123,7 @@ def test_every_bundle_has_its_own_plugin_manager() -> None:
 def test_summary_config_without_the_plugin_names_the_install_command() -> None:
     builder = AgentBuilder().provider(MockProvider()).load_plugins(False)
     builder.summary_config({"max_context_tokens": 1000})
-    with pytest.raises(ConfigError, match=r'pip install "agentcore\[autosummary\]"'):
+    with pytest.raises(ConfigError, match=r'"agentcore\[autosummary\]==0\.3\.0"'):
         builder.build()
 
 

@@ -11,7 +11,14 @@ from collections.abc import Iterator, Sequence
 
 from agentcore import __version__
 from agentcore.cli import chat_command, demo_command, plugins_command, sessions_command
-from agentcore.cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, CliError
+from agentcore.cli.errors import (
+    EXIT_BROKEN_PIPE,
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    CliError,
+)
+from agentcore.cli.text import printable
 from agentcore.errors import AgentCoreError
 
 PROG = "agentcore"
@@ -49,10 +56,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line ``argv`` (default: ``sys.argv[1:]``) and return the exit code.
 
     0 on success, 1 when the command failed (its message is one line on
-    stderr), 2 for bad arguments (usage and message on stderr), 130 on Ctrl-C.
+    stderr), 2 for bad arguments (usage and message on stderr), 130 on Ctrl-C,
+    141 when the reader of the output went away (``| head``), quietly.
     """
     parser = build_parser()
     args = parser.parse_args(argv)
+    try:
+        code = _run(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (``agentcore sessions export ID | head``): stop quietly,
+        # and keep the interpreter's last flush from failing again (Python's docs,
+        # "Note on SIGPIPE").
+        _silence_output()
+        return EXIT_BROKEN_PIPE
+    return code
+
+
+def _run(args: argparse.Namespace) -> int:
     command_parser: argparse.ArgumentParser = args.parser
     try:
         with _logging(args.verbose):
@@ -77,15 +98,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
         print(file=sys.stderr)
         return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        # The reader went away (``agentcore sessions export ID | head``): stop quietly.
-        _silence_stdout()
-        return EXIT_FAILURE
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        _silence_stdout()
-        return EXIT_FAILURE
     return code
 
 
@@ -108,10 +120,16 @@ def _logging(verbosity: int) -> Iterator[None]:
 
 def _error(prog: str, message: str) -> None:
     sys.stdout.flush()
-    print(f"{prog}: error: {' '.join(message.split())}", file=sys.stderr, flush=True)
+    text = printable(" ".join(message.split()), multiline=False)
+    print(f"{prog}: error: {text}", file=sys.stderr, flush=True)
 
 
-def _silence_stdout() -> None:
+def _silence_output() -> None:
+    """Point stdout and stderr at the null device: whatever is still buffered is dropped."""
     devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(devnull, stream.fileno())
+    finally:
+        os.close(devnull)

@@ -4,23 +4,30 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import re
 from typing import Any
 
 from agentcore.agent import Agent
 from agentcore.builder import AgentBuilder
-from agentcore.cli.chat_loop import QUIT_COMMAND, ChatLoop
-from agentcore.cli.console import note, stdin_is_interactive
-from agentcore.cli.database import add_db_argument, db_path, open_or_create
+from agentcore.cli.chat_input import BLOCK_MARKER
+from agentcore.cli.chat_loop import QUIT_COMMAND, ChatLoop, ChatOutput
+from agentcore.cli.console import line_editing, note, stderr_is_terminal, stdin_is_interactive
+from agentcore.cli.database import Database, add_db_argument, db_path, open_or_create
 from agentcore.cli.errors import EXIT_USAGE, CliError
+from agentcore.cli.last_session import last_session, remember_session
+from agentcore.cli.paths import HISTORY_FILENAME, data_dir
 from agentcore.cli.summary_options import (
     INSTALL_HINT,
     SUMMARY_SETTING,
     add_summary_arguments,
+    explain_settings_error,
     non_negative_int,
     positive_float,
     summary_plugin_available,
     summary_settings,
 )
+from agentcore.cli.text import printable
 from agentcore.errors import (
     AuthenticationError,
     ConfigError,
@@ -48,6 +55,12 @@ DEFAULT_MAX_CONTEXT_TOKENS = 32_000
 API_KEY_ENVS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 """The variable that holds the key of each built-in provider."""
 
+BASE_URL_ENVS = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+"""The variable that sets the API root of each built-in provider."""
+
+KEY_OPTIONAL_WITH_BASE_URL = {"openai"}
+"""Providers whose servers other than the default (Ollama, vLLM...) may need no key."""
+
 
 def model_name(text: str) -> str:
     """An argparse type: a provider name of the form ``prefix:model``."""
@@ -59,15 +72,63 @@ def model_name(text: str) -> str:
     return text
 
 
+def session_id_text(text: str) -> str:
+    """An argparse type: a session id, which must not be empty."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the session id must not be empty")
+    return text
+
+
+PROVIDER_OPTION_FLAGS = {
+    "base_url": "--base-url",
+    "timeout": "--timeout",
+    "max_retries": "--max-retries",
+    "model": "--model",
+}
+"""The flag behind each provider option, to word the provider's errors in flags."""
+
+_PROVIDER_PREFIX = re.compile(r"^\w+Provider: ")
+_OPTION = re.compile(r"\b(" + "|".join(PROVIDER_OPTION_FLAGS) + r")\b(?= must)")
+
+
+def explain_provider_error(message: str) -> str:
+    """A provider's configuration error in terms of the flags.
+
+    ``OpenAIProvider: base_url must be an http:// or https:// URL`` becomes
+    ``argument --base-url: must be an http:// or https:// URL``.
+    """
+    text = _PROVIDER_PREFIX.sub("", message.strip())
+    match = _OPTION.search(text)
+    if match is None:
+        return text
+    flag = PROVIDER_OPTION_FLAGS[match.group(1)]
+    return f"argument {flag}: " + text[match.end() :].lstrip()
+
+
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``chat`` subcommand to ``commands``."""
     parser = commands.add_parser(
         "chat",
         help="chat with a model, keeping the session in SQLite",
-        description="Chat with a model. Each line of stdin is one turn; the reply streams to "
-        "stdout, and the context meter and summary notices go to stderr. "
-        f"'{QUIT_COMMAND}' or end of input (Ctrl-D) ends the chat. The session is stored "
-        "and resumes when you chat again with the same --session and --db.",
+        description="Chat with a model. Each line of stdin is one turn (a line ending in \\ "
+        f"continues on the next; a {BLOCK_MARKER} line opens a block that the next "
+        f"{BLOCK_MARKER} line closes); the reply streams to stdout, and the context meter "
+        f"and summary notices go to stderr. '{QUIT_COMMAND}' or end of input (Ctrl-D) ends "
+        "the chat. With a PROMPT (or -p), one turn is run and the command exits. The "
+        "session is stored and resumes when you chat again with the same --session and --db.",
+    )
+    parser.add_argument(
+        "prompt",
+        nargs="?",
+        metavar="PROMPT",
+        help="run this one turn, print the reply and exit, instead of reading stdin",
+    )
+    parser.add_argument(
+        "-p",
+        "--prompt",
+        dest="prompt_option",
+        metavar="PROMPT",
+        help="the same as the PROMPT argument",
     )
     parser.add_argument(
         "-m",
@@ -100,11 +161,28 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "-s",
         "--session",
-        default=DEFAULT_SESSION,
+        type=session_id_text,
         metavar="ID",
-        help="the session id; an existing session resumes (default: %(default)s)",
+        help=f"the session id; an existing session resumes (default: {DEFAULT_SESSION})",
+    )
+    parser.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_last",
+        action="store_true",
+        help="continue the session last chatted in with this --db",
     )
     add_db_argument(parser)
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print each turn as one JSON object on stdout: session, turn, reply, usage",
+    )
+    parser.add_argument(
+        "--no-stream",
+        action="store_true",
+        help="ask for the whole reply at once and print it when it is complete",
+    )
     parser.add_argument(
         "--system",
         default=DEFAULT_SYSTEM_PROMPT,
@@ -117,6 +195,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def run(args: argparse.Namespace) -> int:
     """Chat until ``/quit`` or end of input; provider errors end it with exit code 1."""
+    if args.prompt is not None and args.prompt_option is not None:
+        raise CliError("give the prompt either as PROMPT or with -p/--prompt, not both", EXIT_USAGE)
+    if args.prompt_option is not None:
+        args.prompt = args.prompt_option
+    if args.prompt is not None and not args.prompt.strip():
+        raise CliError("argument PROMPT: the prompt is empty", EXIT_USAGE)
+    if args.continue_last and args.session is not None:
+        raise CliError("give either --continue or --session, not both", EXIT_USAGE)
+    _check_api_key(args)
     provider = _provider(args)
     settings = summary_settings(args)
     if settings is not None and not summary_plugin_available():
@@ -129,11 +216,30 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_api_key(args: argparse.Namespace) -> None:
+    """Fail before anything else when the provider's API key is surely missing."""
+    prefix = args.model.partition(":")[0].strip().lower()
+    env = API_KEY_ENVS.get(prefix)
+    if env is None or os.environ.get(env, "").strip():
+        return
+    custom_server = args.base_url is not None or bool(os.environ.get(BASE_URL_ENVS[prefix]))
+    if prefix in KEY_OPTIONAL_WITH_BASE_URL and custom_server:
+        return  # A local server (Ollama, vLLM...) may need no key.
+    also = " (or pass --base-url for a local server that needs no key)"
+    raise CliError(
+        f"no API key for {prefix}: set the environment variable {env}, for example "
+        f"'export {env}=...'" + (also if prefix in KEY_OPTIONAL_WITH_BASE_URL else "")
+    )
+
+
 async def _chat(
     args: argparse.Namespace, provider: LlmProvider, settings: dict[str, Any] | None
 ) -> None:
     prefix, _, model = args.model.partition(":")
     path = db_path(args)
+    session_id = _session_id(args, path)
+    one_shot = args.prompt is not None
+    interactive = stdin_is_interactive() and not one_shot
     try:
         store = open_or_create(path)
         try:
@@ -143,16 +249,30 @@ async def _chat(
             try:
                 bundle = builder.build()
             except ConfigError as exc:
-                raise CliError(str(exc), EXIT_USAGE) from None
+                raise CliError(explain_settings_error(str(exc)), EXIT_USAGE) from None
             agent = Agent("chat", system_prompt=args.system)
-            session = AgentSession(agent, args.session, bundle, FocusedConfig())
-            if stdin_is_interactive():
+            session = AgentSession(agent, session_id, bundle, FocusedConfig())
+            remember_session(path, session_id)
+            output = ChatOutput(
+                stream=not args.no_stream,
+                json=args.json,
+                meter=not (one_shot or args.json),
+                indicator=stderr_is_terminal() and not args.json,
+            )
+            chat = ChatLoop(
+                session, max_context_tokens=args.max_context_tokens, model=model, output=output
+            )
+            if one_shot:
+                await chat.one_shot(args.prompt)
+                return
+            if interactive:
                 note(
-                    f"chatting with {args.model}, session {args.session!r} in {path}; "
+                    f"chatting with {printable(args.model)}, session "
+                    f"'{printable(session_id, multiline=False)}' in {path}; "
                     f"type {QUIT_COMMAND} or press Ctrl-D to end"
                 )
-            chat = ChatLoop(session, max_context_tokens=args.max_context_tokens, model=model)
-            await chat.run()
+            with line_editing(data_dir() / HISTORY_FILENAME):
+                await chat.run()
         finally:
             await store.close()
     except LlmError as exc:
@@ -161,6 +281,19 @@ async def _chat(
         aclose = getattr(provider, "aclose", None)
         if aclose is not None:
             await aclose()
+
+
+def _session_id(args: argparse.Namespace, path: Database) -> str:
+    """The session to chat in: ``--session``, the last one with ``--continue``, or the default."""
+    if not args.continue_last:
+        return str(args.session) if args.session is not None else DEFAULT_SESSION
+    last = last_session(path)
+    if last is None:
+        raise CliError(
+            f"no earlier chat to continue with the database {path}; "
+            "start one with 'agentcore chat', or pass --session ID"
+        )
+    return last
 
 
 def _provider(args: argparse.Namespace) -> LlmProvider:
@@ -184,7 +317,7 @@ def _provider(args: argparse.Namespace) -> LlmProvider:
     try:
         return get_provider(args.model, **options)
     except ConfigError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(explain_provider_error(str(exc)), EXIT_USAGE) from None
 
 
 def _explain(exc: LlmError, prefix: str) -> str:

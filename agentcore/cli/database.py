@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import urllib.parse
 from pathlib import Path
 from typing import overload
@@ -14,9 +15,11 @@ from typing import overload
 from attrs import frozen
 
 from agentcore.cli.errors import CliError
-from agentcore.cli.paths import default_db_path
+from agentcore.cli.paths import default_db_path, make_private_dir, make_private_file
 from agentcore.errors import ConfigError
-from agentcore.stores import MemoryStore, SqliteStore
+from agentcore.settings import pinned_requirement
+from agentcore.stores import SqliteStore
+from agentcore.stores.base import MemoryStore
 
 DB_ENV = "AGENTCORE_DB"
 """The environment variable naming the database when ``--db`` is not given."""
@@ -26,8 +29,9 @@ POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 DB_HELP = (
     "the SQLite file, or a PostgreSQL URL such as postgresql://user@host/dbname "
-    "(needs agentcore[postgres]); default: $AGENTCORE_DB, else $AGENTCORE_HOME/agentcore.db "
-    "if AGENTCORE_HOME is set, else agentcore.db in the user data folder"
+    "(needs the postgres extra of agentcore); default: $AGENTCORE_DB, else "
+    "$AGENTCORE_HOME/agentcore.db if AGENTCORE_HOME is set, else agentcore.db in the user "
+    "data folder"
 )
 
 
@@ -44,6 +48,13 @@ class PostgresUrl:
         host = parts.netloc.rpartition("@")[2]
         netloc = f"{parts.username or ''}:***@{host}"
         return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+
+    def resolve(self) -> PostgresUrl:
+        """The URL itself: it already names one database wherever the CLI runs.
+
+        (So that code keying data by ``db.resolve()``, written for paths, takes URLs too.)
+        """
+        return self
 
 
 Database = Path | PostgresUrl
@@ -80,7 +91,7 @@ def _open_postgres(url: PostgresUrl, *, create: bool) -> MemoryStore:
     except ImportError:
         raise CliError(
             f"{url} is a PostgreSQL database, which needs psycopg: "
-            'pip install "agentcore[postgres]"'
+            f'pip install "{pinned_requirement("postgres")}"'
         ) from None
     try:
         return PostgresStore(url.url, create=create)
@@ -88,19 +99,39 @@ def _open_postgres(url: PostgresUrl, *, create: bool) -> MemoryStore:
         raise CliError(f"--db: {exc}") from None
 
 
-def open_existing(path: Database) -> MemoryStore:
-    """Open the database at ``path`` for reading; never create it (nor its tables).
+def check_existing(path: Database) -> bool:
+    """Whether ``path`` holds a database worth opening; never creates or changes it.
 
-    :raises CliError: ``path`` does not exist or is a folder.
+    False for an empty file (no session in it: opening it as a store would
+    write the tables into a file the user only asked to read). A PostgreSQL
+    database is checked when it is opened (:func:`open_existing` never
+    creates its tables).
+
+    :raises CliError: ``path`` does not exist, is a folder, or is not an
+        SQLite database.
     """
     if isinstance(path, PostgresUrl):
-        return _open_postgres(path, create=False)
+        return True
     if not path.exists():
         raise CliError(
             f"no database at {path}; pass --db PATH, or start a session with 'agentcore chat'"
         )
     if path.is_dir():
         raise CliError(f"{path} is a folder; --db takes the path of an SQLite file")
+    if path.stat().st_size == 0:
+        return False
+    _check_readable(path)
+    return True
+
+
+def open_existing(path: Database) -> MemoryStore:
+    """Open the database at ``path``, which :func:`check_existing` found non-empty.
+
+    A PostgreSQL store opened here never creates its tables: a database without them is
+    reported on first use.
+    """
+    if isinstance(path, PostgresUrl):
+        return _open_postgres(path, create=False)
     return SqliteStore(path)
 
 
@@ -113,13 +144,38 @@ def open_or_create(path: Database) -> MemoryStore: ...
 
 
 def open_or_create(path: Database) -> MemoryStore:
-    """Open the database at ``path``, creating it (or its tables) and its folder when missing."""
+    """Open the database at ``path``, creating it (or its tables) and its folder when missing.
+
+    A folder or a file created here is private to the user (0700, 0600).
+    """
     if isinstance(path, PostgresUrl):
         return _open_postgres(path, create=True)
     if path.is_dir():
         raise CliError(f"{path} is a folder; --db takes the path of an SQLite file")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(path.parent)
     except OSError as exc:
         raise CliError(f"cannot create the folder {path.parent}: {exc.strerror}") from exc
+    try:
+        make_private_file(path)
+    except OSError as exc:
+        raise CliError(f"cannot create the database {path}: {exc.strerror}") from exc
     return SqliteStore(path)
+
+
+def _check_readable(path: Path) -> None:
+    """Read the schema through a read-only connection, so nothing is written on failure."""
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise CliError(f"cannot open the database {path}: {exc}") from exc
+    try:
+        tables = {
+            row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+    except sqlite3.DatabaseError as exc:
+        raise CliError(f"{path} is not an SQLite database ({exc}); check --db") from exc
+    finally:
+        conn.close()
+    if "sessions" not in tables:
+        raise CliError(f"{path} is not an agentcore database (it has no sessions table)")

@@ -19,10 +19,12 @@ from agentcore.cli.summary_options import (
     INSTALL_HINT,
     SUMMARY_SETTING,
     add_summary_arguments,
+    explain_settings_error,
     positive_int,
     summary_plugin_available,
     summary_settings,
 )
+from agentcore.cli.text import plural, printable
 from agentcore.demo import DemoResponder, DemoScript, SummaryWritten, TurnReport, load_script, play
 from agentcore.errors import ConfigError
 from agentcore.messages import Message
@@ -150,7 +152,7 @@ def _session(
     try:
         bundle = builder.build()
     except ConfigError as exc:
-        raise CliError(str(exc), EXIT_USAGE) from None
+        raise CliError(explain_settings_error(str(exc)), EXIT_USAGE) from None
     agent = Agent("demo", system_prompt=script.system_prompt)
     return AgentSession(agent, args.session, bundle, FocusedConfig())
 
@@ -164,7 +166,7 @@ def _header(
     args: argparse.Namespace,
     missing_plugin: bool,
 ) -> None:
-    print(f'agentcore demo: "{script.title}", {turns} turns')
+    print(f'agentcore demo: "{script.title}", {plural(turns, "turn")}')
     print("model:    MockProvider: canned replies from the script, offline; no model is called")
     where = "a temporary database, deleted at the end" if temporary else str(path)
     print(f"store:    SqliteStore, {where}")
@@ -209,11 +211,12 @@ async def _footer(
         shown = [*messages[:half], *messages[-half:]]
     for index, message in enumerate(shown):
         if len(shown) < len(messages) and index == _LISTED_MESSAGES // 2:
-            print(f"  ... {len(messages) - len(shown)} more messages ...")
+            print(f"  ... {plural(len(messages) - len(shown), 'more message')} ...")
         _print_message(message)
     print()
     raw = len(await session.history())
-    print(f"{summaries} summaries written; the raw history keeps all {raw} messages.")
+    written = plural(summaries, "summary", "summaries")
+    print(f"{written} written; the raw history keeps all {plural(raw, 'message')}.")
     costs = "; ".join(
         f"{purpose} {format_tokens(usage.total_tokens)}"
         for purpose, usage in sorted(session.cost.breakdown().items())
@@ -236,10 +239,10 @@ def _print_message(message: Message) -> None:
     text = message.text
     if message.role == "system" and "\n" in text:
         print(head.rstrip())
-        for line in text.splitlines():
+        for line in printable(text).splitlines():
             print(f"      {line}")
         return
-    flat = " ".join(text.split())
+    flat = printable(" ".join(text.split()))
     if len(flat) > _PREVIEW:
         flat = flat[: _PREVIEW - 3] + "..."
     print(head + flat)

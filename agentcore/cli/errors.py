@@ -14,6 +14,10 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 """The user pressed Ctrl-C (128 + SIGINT)."""
 
+EXIT_BROKEN_PIPE = 141
+"""The reader of the output went away (``agentcore chat -p ... | head``): 128 + SIGPIPE,
+the code of a shell tool ended by a closed pipe."""
+
 
 class CliError(Exception):
     """Ends a command with ``message`` on stderr and ``exit_code``.

@@ -1,4 +1,4 @@
-"""Where the CLI keeps its SQLite database by default."""
+"""Where the CLI keeps its files (database, chat history), created private to the user."""
 
 from __future__ import annotations
 
@@ -15,6 +15,18 @@ HOME_ENV = "AGENTCORE_HOME"
 
 DB_FILENAME = "agentcore.db"
 """The database file's name inside that folder."""
+
+HISTORY_FILENAME = "chat_history"
+"""The line-editing history of ``agentcore chat`` inside that folder."""
+
+LAST_SESSIONS_FILENAME = "last_sessions.json"
+"""Which session ``agentcore chat`` used last, per database, for ``--continue``."""
+
+PRIVATE_DIR_MODE = 0o700
+"""The mode of folders the CLI creates: only the user may list or enter them."""
+
+PRIVATE_FILE_MODE = 0o600
+"""The mode of files the CLI creates: only the user may read or write them."""
 
 
 def user_data_dir(
@@ -57,8 +69,58 @@ def default_db_path(
     ``agentcore.db`` in :func:`user_data_dir`. Parameters as for
     :func:`user_data_dir`.
     """
+    return data_dir(environ, platform, home) / DB_FILENAME
+
+
+def data_dir(
+    environ: Mapping[str, str] | None = None,
+    platform: str | None = None,
+    home: Path | None = None,
+) -> Path:
+    """The CLI's folder: ``$AGENTCORE_HOME`` when set, else :func:`user_data_dir`.
+
+    Parameters as for :func:`user_data_dir`.
+    """
     environ = os.environ if environ is None else environ
     custom = environ.get(HOME_ENV, "")
     if custom:
-        return Path(custom).expanduser() / DB_FILENAME
-    return user_data_dir(environ, platform, home) / DB_FILENAME
+        return Path(custom).expanduser()
+    return user_data_dir(environ, platform, home)
+
+
+def make_private_dir(path: Path) -> None:
+    """Create the folder ``path`` (and missing parents) readable by the user only.
+
+    Folders created here get :data:`PRIVATE_DIR_MODE` whatever the umask; an
+    existing folder is left as it is (the user chose its mode).
+
+    :raises OSError: The folder cannot be created.
+    """
+    missing = []
+    current = path
+    while not current.exists():
+        missing.append(current)
+        if current.parent == current:
+            break
+        current = current.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=PRIVATE_DIR_MODE)
+        except FileExistsError:
+            continue
+        os.chmod(folder, PRIVATE_DIR_MODE)
+
+
+def make_private_file(path: Path) -> None:
+    """Create the file ``path`` empty with :data:`PRIVATE_FILE_MODE` unless it exists.
+
+    An existing file is left as it is. SQLite gives its ``-wal`` and ``-shm``
+    files the mode of the database file, so they stay private too.
+
+    :raises OSError: The file cannot be created.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE)
+    except FileExistsError:
+        return
+    os.close(fd)

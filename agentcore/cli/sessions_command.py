@@ -1,24 +1,35 @@
-"""``agentcore sessions list | show ID | export ID``: what a database holds."""
+"""``agentcore sessions list | show ID | export ID | delete ID``: what a database holds."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 import textwrap
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agentcore.cli.database import Database, add_db_argument, db_path, open_existing
+from agentcore.cli.console import stdin_is_interactive
+from agentcore.cli.database import (
+    Database,
+    PostgresUrl,
+    add_db_argument,
+    check_existing,
+    db_path,
+    open_existing,
+)
+from agentcore.cli.errors import EXIT_USAGE, CliError
 from agentcore.cli.meter import format_tokens
+from agentcore.cli.session_delete import delete_session
 from agentcore.cli.session_report import (
     export_records,
     require_session,
     session_report,
     session_rows,
 )
-from agentcore.stores import MemoryStore
+from agentcore.cli.text import dumps, plural, printable
+from agentcore.stores import InMemoryStore
+from agentcore.stores.base import MemoryStore
 
 _VALUE_PREVIEW = 60
 
@@ -27,9 +38,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     """Add ``sessions`` and its subcommands to ``commands``."""
     sessions = commands.add_parser(
         "sessions",
-        help="list, show and export stored sessions",
-        description="Read the sessions stored in an SQLite database. These commands never "
-        "create or change the database.",
+        help="list, show, export and delete stored sessions",
+        description="Read the sessions stored in an SQLite database. list, show and export "
+        "never create or change the database; delete removes one session.",
     )
     sub = sessions.add_subparsers(
         title="commands", dest="sessions_command", required=True, metavar="COMMAND"
@@ -67,18 +78,36 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     export.add_argument("--slot", metavar="SLOT", help="export only this slot")
     export.set_defaults(handler=_run(_export), parser=export)
 
+    delete = sub.add_parser(
+        "delete",
+        help="delete a stored session",
+        description="Delete one session from the database: its messages, slots, summaries, "
+        "cost and session data, in one transaction. On a terminal it asks first; "
+        "elsewhere pass --yes.",
+    )
+    delete.add_argument("session_id", metavar="ID", help="the session id")
+    add_db_argument(delete)
+    delete.add_argument(
+        "-y", "--yes", action="store_true", help="delete without asking for confirmation"
+    )
+    delete.set_defaults(handler=_delete, parser=delete)
+
 
 Command = Callable[[MemoryStore, Database, argparse.Namespace], Awaitable[None]]
 
 
 def _run(command: Command) -> Callable[[argparse.Namespace], int]:
-    """A handler that opens the existing database, runs ``command`` and closes it."""
+    """A handler that opens the existing database, runs ``command`` and closes it.
+
+    An empty file holds no session: it is read as an empty store rather than
+    opened with :class:`SqliteStore`, which would write its tables into it.
+    """
 
     def handler(args: argparse.Namespace) -> int:
         path = db_path(args)
 
         async def main() -> None:
-            store = open_existing(path)
+            store: MemoryStore = open_existing(path) if check_existing(path) else InMemoryStore()
             try:
                 await command(store, path, args)
             finally:
@@ -101,7 +130,7 @@ async def _list(store: MemoryStore, path: Database, args: argparse.Namespace) ->
     table = [("SESSION", "TURNS", "SLOTS", "MESSAGES", "SUMMARIZED")]
     table += [
         (
-            row["session"],
+            printable(row["session"], multiline=False),
             str(row["turns"]),
             str(row["slots"]),
             str(row["messages"]),
@@ -127,13 +156,13 @@ async def _show(store: MemoryStore, path: Database, args: argparse.Namespace) ->
 
 def _render_report(report: dict[str, Any], path: Database) -> str:
     lines = [
-        f"session       {report['session']}",
+        f"session       {printable(report['session'], multiline=False)}",
         f"database      {path}",
         f"turns         {report['turn_index']}",
-        f"current slot  {report['current_slot'] or '-'}",
+        f"current slot  {printable(report['current_slot'] or '-', multiline=False)}",
     ]
     cost_lines = [
-        f"{purpose}: {format_tokens(usage['input_tokens'])} in + "
+        f"{printable(purpose, multiline=False)}: {format_tokens(usage['input_tokens'])} in + "
         f"{format_tokens(usage['output_tokens'])} out = "
         f"{format_tokens(usage['total_tokens'])} tokens"
         for purpose, usage in report["cost"].items()
@@ -141,21 +170,23 @@ def _render_report(report: dict[str, Any], path: Database) -> str:
     lines.append("cost          " + "\n              ".join(cost_lines))
     for slot in report["slots"]:
         lines.append("")
-        lines.append(f"slot {slot['id']}" + (" (current)" if slot["current"] else ""))
+        slot_id = printable(slot["id"], multiline=False)
+        lines.append(f"slot {slot_id}" + (" (current)" if slot["current"] else ""))
         lines.append(f"  mode            {slot['mode']}")
         lines.append(f"  messages        {slot['messages']}")
         if slot["mode"] == "focused":
             if slot["max_recent_messages"] is not None:
-                lines.append(f"  recent limit    {slot['max_recent_messages']} messages")
+                recent = plural(slot["max_recent_messages"], "message")
+                lines.append(f"  recent limit    {recent}")
             lines.append(f"  summary covers  {_covers(slot['summary_covers'], slot['summary'])}")
             summary = slot["summary"]
             if summary is not None:
                 lines.append("  summary")
-                lines.extend(_wrapped(summary, indent="    "))
+                lines.extend(_wrapped(printable(summary), indent="    "))
     lines.append("")
     lines.append("data" if report["data"] else "data          (none)")
     for key, value in report["data"].items():
-        lines.append(f"  {key}  {_preview(value)}")
+        lines.append(f"  {printable(key, multiline=False)}  {_preview(value)}")
     return "\n".join(lines)
 
 
@@ -179,7 +210,7 @@ def _wrapped(text: str, *, indent: str) -> list[str]:
 
 
 def _preview(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
+    text = dumps(value)
     if len(text) <= _VALUE_PREVIEW:
         return text
     return f"{text[: _VALUE_PREVIEW - 3]}... ({len(text):,} characters of JSON)"
@@ -188,9 +219,48 @@ def _preview(value: Any) -> str:
 async def _export(store: MemoryStore, path: Database, args: argparse.Namespace) -> None:
     await require_session(store, args.session_id, str(path))
     async for record in export_records(store, args.session_id, args.slot):
-        sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+        sys.stdout.write(dumps(record) + "\n")
 
 
 def _print_json(data: Any) -> None:
-    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
+    sys.stdout.write(dumps(data, indent=2) + "\n")
+
+
+def _delete(args: argparse.Namespace) -> int:
+    path = db_path(args)
+    if not check_existing(path):
+        raise CliError(f"no session {args.session_id!r} in {path} (the file is empty)")
+
+    async def count() -> int:
+        store = open_existing(path)
+        try:
+            await require_session(store, args.session_id, str(path))
+            return len([record async for record in export_records(store, args.session_id)])
+        finally:
+            await store.close()
+
+    messages = asyncio.run(count())
+    shown = printable(repr(args.session_id), multiline=False)
+    if not args.yes:
+        if not stdin_is_interactive():
+            raise CliError(f"deleting {shown} needs --yes when stdin is not a terminal", EXIT_USAGE)
+        answer = input(f"delete session {shown} and its {plural(messages, 'message')}? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            print("nothing deleted", file=sys.stderr)
+            return 1
+    if isinstance(path, PostgresUrl):
+        asyncio.run(_delete_stored(path, args.session_id))
+    else:
+        delete_session(path, args.session_id)
+    print(f"deleted session {shown} ({plural(messages, 'message')}) from {path}", file=sys.stderr)
+    return 0
+
+
+async def _delete_stored(path: PostgresUrl, session_id: str) -> None:
+    """Delete the session through the store, in one transaction."""
+    store = open_existing(path)
+    try:
+        if not await store.delete_session(session_id):
+            raise CliError(f"no session {session_id!r} in {path}")
+    finally:
+        await store.close()

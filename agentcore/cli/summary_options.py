@@ -3,16 +3,30 @@
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from typing import Any
 
+from agentcore.cli.errors import EXIT_USAGE, CliError
 from agentcore.plugins import create_plugin_manager
+from agentcore.settings import plugin_install_hint
 
 SUMMARY_SETTING = "summary_config"
 """The builder setting the autosummary plugin owns."""
 
-INSTALL_HINT = 'pip install "agentcore[autosummary]"'
-"""How to install the autosummary plugin."""
+INSTALL_HINT = plugin_install_hint("autosummary")
+"""How to install the autosummary plugin, pinned to this agentcore's version."""
+
+FLAGS = {
+    "max_context_tokens": "--max-context-tokens",
+    "trigger_token_ratio": "--trigger-ratio",
+    "trigger": "--trigger",
+    "strategy": "--strategy",
+    "mode": "--summary-mode",
+    "summary_model": "--summary-model",
+    "summary_prompt": "--summary-prompt",
+}
+"""The flag that sets each ``SummaryConfig`` field, for error messages."""
 
 TRIGGERS = ("context", "cumulative")
 STRATEGIES = ("incremental", "full")
@@ -109,6 +123,13 @@ def add_summary_arguments(parser: argparse.ArgumentParser, *, max_context_tokens
         metavar="MODEL",
         help="the model that writes summaries (plugin default: the chat model)",
     )
+    group.add_argument(
+        "--summary-prompt",
+        metavar="PROMPT",
+        help="the prompt that asks for a summary, with {messages} where the conversation "
+        "goes, or @FILE to read it from a file (plugin default: a prompt in Chinese that "
+        "asks for the summary in the conversation's language)",
+    )
 
 
 def summary_settings(args: argparse.Namespace, **defaults: Any) -> dict[str, Any] | None:
@@ -128,9 +149,57 @@ def summary_settings(args: argparse.Namespace, **defaults: Any) -> dict[str, Any
         "strategy": args.strategy,
         "mode": args.summary_mode,
         "summary_model": args.summary_model,
+        "summary_prompt": _prompt_text(args.summary_prompt),
     }
     settings.update({name: value for name, value in flags.items() if value is not None})
     return settings
+
+
+def _prompt_text(given: str | None) -> str | None:
+    if given is None or not given.startswith("@"):
+        return given
+    try:
+        with open(given[1:], encoding="utf-8") as file:
+            return file.read()
+    except OSError as exc:
+        raise CliError(
+            f"argument --summary-prompt: cannot read {given[1:]}: {exc.strerror}", EXIT_USAGE
+        ) from None
+    except UnicodeDecodeError:
+        raise CliError(
+            f"argument --summary-prompt: {given[1:]} is not UTF-8 text", EXIT_USAGE
+        ) from None
+
+
+_SETTING_PREFIX = re.compile(r"^invalid value for the setting '" + SUMMARY_SETTING + "': ")
+_CATTRS_PATH = re.compile(r" @ \$\S*$")
+_RECENT_TAIL = re.compile(
+    r"keep_recent_tokens \((\d+)\) must be below the trigger \((\d+) tokens\).*$"
+)
+_FIELD = re.compile(r"\b(" + "|".join(FLAGS) + r")\b(?= must)")
+
+
+def explain_settings_error(message: str) -> str:
+    """A ``summary_config`` error from the builder, reworded in terms of the flags.
+
+    ``invalid value for the setting 'summary_config': summary_model must be a
+    non-empty str`` becomes ``invalid summary options: --summary-model must be a
+    non-empty str``.
+    """
+    text = _CATTRS_PATH.sub("", message.strip())
+    if not _SETTING_PREFIX.match(text):
+        return text
+    text = _SETTING_PREFIX.sub("invalid summary options: ", text)
+    text = _RECENT_TAIL.sub(
+        lambda match: (
+            f"the window is too small: the recent messages kept verbatim after a "
+            f"summary ({match.group(1)} tokens, a quarter of --max-context-tokens) must be fewer "
+            f"than the tokens that trigger a summary ({match.group(2)}: --max-context-tokens "
+            "times --trigger-ratio); raise --max-context-tokens or --trigger-ratio"
+        ),
+        text,
+    )
+    return _FIELD.sub(lambda match: FLAGS[match.group(1)], text)
 
 
 def summary_plugin_available() -> bool:

@@ -8,7 +8,7 @@ such as ``"openai:gpt-4o-mini"``.
 """
 
 from agentcore.providers.anthropic import AnthropicProvider
-from agentcore.providers.ollama import OllamaProvider
+from agentcore.providers.ollama import OllamaProvider, ollama_base_url
 from agentcore.providers.openai import OpenAIProvider
 from agentcore.providers.registry import available_providers, get_provider
 
@@ -18,4 +18,5 @@ __all__ = [
     "OpenAIProvider",
     "available_providers",
     "get_provider",
+    "ollama_base_url",
 ]

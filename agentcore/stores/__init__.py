@@ -1,7 +1,7 @@
 """Stores that keep sessions: in memory, in SQLite, or in PostgreSQL.
 
 :class:`PostgresStore` is imported on first access, so that ``import agentcore`` never needs
-psycopg; it needs the ``postgres`` extra (``pip install "agentcore[postgres]"``).
+psycopg; it needs the ``postgres`` extra (``pip install "agentcore[postgres]==<version>"``).
 """
 
 from __future__ import annotations
@@ -33,9 +33,12 @@ def __getattr__(name: str) -> Any:
         try:
             from agentcore.stores.postgres import PostgresStore
         except ImportError as exc:
+            from agentcore.settings import pinned_requirement
+
             raise ImportError(
-                f"PostgresStore needs psycopg 3 and psycopg_pool ({exc}); "
-                'install them with: pip install "agentcore[postgres]"'
+                f"PostgresStore needs psycopg 3 and psycopg_pool ({exc}); install them with: "
+                f'pip install "{pinned_requirement("postgres")}", or in a clone of the '
+                'agentcore repository: pip install -e ".[postgres]"'
             ) from exc
         return PostgresStore
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,12 +12,16 @@ from typing import Any
 SUMMARY_REPLY = "The user greeted the assistant and asked several numbered questions."
 
 
+SUMMARY_MARKER = "```text\n"
+"""The summary prompt fences the conversation as data; a turn's messages never hold this."""
+
+
 def reply_for(body: dict[str, Any]) -> str:
-    """A streamed request is a turn: echo it. A complete request is a summary call."""
-    if not body.get("stream"):
-        return SUMMARY_REPLY
+    """A summary request gets :data:`SUMMARY_REPLY`; a turn gets its last message echoed."""
     last = body["messages"][-1]["content"]
     text = last if isinstance(last, str) else "".join(part.get("text", "") for part in last)
+    if SUMMARY_MARKER in text:
+        return SUMMARY_REPLY
     return f"You said: {text}. " + "Here is a longer answer to fill the context. " * 4
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from agentcore import __version__
 from agentcore.cli.chat_command import _explain
 from agentcore.errors import AuthenticationError, LlmTimeoutError, ServiceUnavailableError
 
@@ -135,7 +136,10 @@ def test_chat_without_the_plugin_says_how_to_install_it(
         env={"AGENTCORE_DISABLED_PLUGINS": "autosummary"},
     )
     assert result.returncode == 0, result.stderr
-    assert 'pip install "agentcore[autosummary]"' in result.stderr
+    assert f'pip install --find-links WHEELHOUSE "agentcore[autosummary]=={__version__}"' in (
+        result.stderr
+    )
+    assert "pip install -e . -e plugins/autosummary" in result.stderr
     assert result.stdout.startswith("You said: hello.")
 
 

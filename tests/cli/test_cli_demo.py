@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from agentcore import __version__
 from agentcore.demo import DemoResponder, load_script
 from agentcore.demo.responder import FALLBACK_REPLY, first_sentence
 from agentcore.llm import LlmRequest
@@ -73,7 +74,7 @@ def test_demo_without_the_plugin_says_how_to_install_it(run_cli) -> None:
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "MockProvider" in out and "no model is called" in out
-    assert 'pip install "agentcore[autosummary]"' in out
+    assert f'"agentcore[autosummary]=={__version__}"' in out
     meters = [METER.match(line) for line in out.splitlines() if line.startswith("turn ")]
     assert len(meters) == 12 and all(meters)
     sizes = [_tokens(m.group(2)) for m in meters if m]

@@ -48,7 +48,7 @@ def test_cli_reference_documents_every_command_and_option(
 def _runnable_blocks(page: str) -> list[str]:
     text = (DOCS / page).read_text("utf-8")
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
-    return [block for block in blocks if "asyncio.run(main())" in block]
+    return [block for block in blocks if "asyncio.run(main(" in block]
 
 
 @pytest.mark.parametrize("page", ["getting-started.md", "testing.md"])
@@ -60,3 +60,96 @@ def test_doc_examples_run(
     assert blocks
     for block in blocks:
         exec(compile(block, f"docs/{page}", "exec"), {"__name__": "__doc_example__"})
+
+
+def test_the_english_summary_prompt_example_is_valid() -> None:
+    pytest.importorskip("agentcore_autosummary")
+    text = (DOCS / "getting-started.md").read_text("utf-8")
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "ENGLISH_PROMPT" in b]
+    assert len(blocks) == 1
+    namespace: dict[str, object] = {}
+    exec(compile(blocks[0], "docs/getting-started.md", "exec"), namespace)
+    assert namespace["config"].summary_prompt.endswith("{messages}")  # type: ignore[attr-defined]
+    assert namespace["slot_mode"].summary_label.startswith("[Summary")  # type: ignore[attr-defined]
+
+
+# -- the API reference (docs/api.md) covers every public name ------------------------------
+
+_AUTOMODULE = re.compile(r"\.\. automodule:: (\S+)\n((?:   :[^\n]*\n(?:      [^\n]*\n)*)*)")
+
+
+def _api_sections() -> dict[str, dict[str, set[str] | None]]:
+    """Per documented module: its ``members`` (None: all of ``__all__``) and exclusions."""
+    text = (DOCS / "api.md").read_text("utf-8")
+    sections: dict[str, dict[str, set[str] | None]] = {}
+    for module, options in _AUTOMODULE.findall(text):
+        parsed: dict[str, set[str] | None] = {"members": None, "exclude": set()}
+        for name, value in re.findall(r":([a-z-]+):([^:]*?)(?=\n   :|\Z)", options, re.S):
+            names = {part.strip() for part in value.replace("\n", " ").split(",") if part.strip()}
+            if name == "members":
+                parsed["members"] = names or None
+            elif name == "exclude-members":
+                parsed["exclude"] = names
+        sections[module] = parsed
+    return sections
+
+
+def _defined_public_names(module_name: str) -> set[str]:
+    """Names a module without ``__all__`` defines itself: classes, functions, constants."""
+    import ast
+    import importlib
+
+    module = importlib.import_module(module_name)
+    assert module.__file__ is not None
+    tree = ast.parse(Path(module.__file__).read_text("utf-8"))
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = node.value
+            is_typevar = isinstance(value, ast.Call) and getattr(value.func, "id", "") == "TypeVar"
+            for target in targets:
+                if isinstance(target, ast.Name) and not is_typevar:
+                    names.add(target.id)
+    return {name for name in names if not name.startswith("_") and name != "logger"}
+
+
+PUBLIC_PACKAGES = [
+    "agentcore",
+    "agentcore.providers",
+    "agentcore.stores",
+    "agentcore.errors",
+    "agentcore.testing",
+    "agentcore.tokens",
+    "agentcore.plugins",
+    "agentcore_autosummary",
+]
+
+
+@pytest.mark.parametrize("module_name", PUBLIC_PACKAGES)
+def test_api_reference_covers_every_public_name(module_name: str) -> None:
+    import importlib
+
+    if module_name == "agentcore_autosummary":
+        pytest.importorskip("agentcore_autosummary")
+    sections = _api_sections()
+    assert module_name in sections, f"docs/api.md has no automodule for {module_name}"
+    section = sections[module_name]
+    module = importlib.import_module(module_name)
+    public = getattr(module, "__all__", None)
+    names = set(public) if public is not None else _defined_public_names(module_name)
+    if module_name == "agentcore.errors":
+        names = {name for name in vars(module) if name[0].isupper() and name.endswith("Error")}
+    documented_at_top = set(importlib.import_module("agentcore").__all__)
+    excluded = section["exclude"] or set()
+    assert excluded <= documented_at_top, f"{module_name} excludes names agentcore lacks"
+    members = section["members"]
+    if members is None:
+        assert public is not None or module_name == "agentcore.errors", (
+            f"{module_name} has no __all__: list its members in docs/api.md"
+        )
+        return
+    missing = names - members - excluded - {"__version__"}
+    assert not missing, f"docs/api.md does not document {sorted(missing)} of {module_name}"

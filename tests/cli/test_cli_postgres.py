@@ -110,3 +110,20 @@ def test_database_values() -> None:
     assert str(parse_database("chat.db")) == "chat.db"
     assert str(PostgresUrl("postgresql://u:pw@h:5432/db?x=1")) == "postgresql://u:***@h:5432/db?x=1"
     assert str(PostgresUrl("postgresql://u@/db?host=/tmp")) == "postgresql://u@/db?host=/tmp"
+
+
+def test_sessions_delete_on_postgres(
+    run_cli: Any, openai_server: Any, require_openai_provider: None, postgres_url: str
+) -> None:
+    chat = ["chat", "--base-url", openai_server.base_url, "--db", postgres_url, "--no-summary"]
+    for session in ("gone", "kept"):
+        result = run_cli(*chat, "--session", session, input="hello\n")
+        assert result.returncode == 0, result.stderr
+    deleted = run_cli("sessions", "delete", "gone", "--db", postgres_url, "--yes")
+    assert deleted.returncode == 0, deleted.stderr
+    assert "deleted session 'gone' (2 messages)" in deleted.stderr
+    listed = run_cli("sessions", "list", "--db", postgres_url, "--json")
+    assert [row["session"] for row in json.loads(listed.stdout)] == ["kept"]
+    again = run_cli("sessions", "delete", "gone", "--db", postgres_url, "--yes")
+    assert again.returncode == 1
+    assert "no session 'gone'" in again.stderr

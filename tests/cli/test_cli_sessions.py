@@ -157,3 +157,74 @@ def test_empty_database(run_cli, tmp_path: Path) -> None:
     assert result.returncode == 0
     assert result.stdout == ""
     assert "no sessions in" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["list"], ["show", "s1"], ["export", "s1"]])
+def test_an_empty_file_is_read_not_written(run_cli, tmp_path: Path, command: list[str]) -> None:
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    result = run_cli("sessions", *command, "--db", str(empty))
+    assert "Traceback" not in result.stderr
+    if command == ["list"]:
+        assert result.returncode == 0
+        assert "no sessions in" in result.stderr
+    else:
+        assert result.returncode == 1
+        assert "no session 's1'" in result.stderr
+    assert empty.stat().st_size == 0  # no schema was written into it
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.db"]  # no -wal, no -shm
+
+
+def test_an_sqlite_file_of_another_program_is_not_written(run_cli, tmp_path: Path) -> None:
+    import sqlite3
+
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE notes (text TEXT)")
+    conn.close()
+    before = other.read_bytes()
+    result = run_cli("sessions", "list", "--db", str(other))
+    assert result.returncode == 1
+    assert "is not an agentcore database" in result.stderr
+    assert other.read_bytes() == before
+
+
+def test_delete(run_cli, db: Path) -> None:
+    result = run_cli("sessions", "delete", "s1", "--db", str(db), "--yes")
+    assert result.returncode == 0, result.stderr
+    assert "deleted session 's1' (8 messages)" in result.stderr
+    listed = json.loads(run_cli("sessions", "list", "--db", str(db), "--json").stdout)
+    assert [row["session"] for row in listed] == ["s2"]
+    assert run_cli("sessions", "show", "s1", "--db", str(db)).returncode == 1
+    exported = run_cli("sessions", "export", "s2", "--db", str(db))
+    assert len(exported.stdout.splitlines()) == 2  # the other session is untouched
+
+    again = run_cli("sessions", "delete", "s1", "--db", str(db), "--yes")
+    assert again.returncode == 1
+    assert "no session 's1'" in again.stderr
+
+
+def test_delete_asks_first(run_cli, db: Path) -> None:
+    refused = run_cli("sessions", "delete", "s1", "--db", str(db), input="y\n")
+    assert refused.returncode == 2  # stdin is not a terminal: --yes is required
+    assert "needs --yes" in refused.stderr
+    listed = json.loads(run_cli("sessions", "list", "--db", str(db), "--json").stdout)
+    assert [row["session"] for row in listed] == ["s1", "s2"]
+
+
+def test_delete_at_a_terminal(cli_env: dict[str, str], db: Path, tmp_path: Path, run_cli) -> None:
+    import sys
+
+    from pty_session import PtySession
+
+    argv = [sys.executable, "-m", "agentcore", "sessions", "delete", "s2", "--db", str(db)]
+    for answer, code, left in ((b"n\r", 1, ["s1", "s2"]), (b"y\r", 0, ["s1"])):
+        terminal = PtySession(argv, cli_env, str(tmp_path))
+        try:
+            terminal.read_until(b"delete session 's2' and its 2 messages? [y/N] ")
+            terminal.send(answer)
+            assert terminal.finish() == code
+        finally:
+            terminal.kill()
+        listed = json.loads(run_cli("sessions", "list", "--db", str(db), "--json").stdout)
+        assert [row["session"] for row in listed] == left

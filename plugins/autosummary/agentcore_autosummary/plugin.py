@@ -164,8 +164,8 @@ async def before_model_call(ctx: TurnContext) -> None:
         if ctx.slot.config.focused is not None:
             raise ContextWindowExceededError(
                 f"the request needs about {tokens} tokens (reply reservation included) and "
-                f"nothing more can be summarized or cut to fit max_context_tokens "
-                f"({budget.window})",
+                f"neither a summary nor cutting the turn's tool results brought it within "
+                f"max_context_tokens ({budget.window}); nothing of the turn was stored",
                 prompt_tokens=tokens - budget.reserve,
                 limit_tokens=budget.window,
                 requested_tokens=tokens,

@@ -1,0 +1,5 @@
+"""``python -m agentcore``: the ``agentcore`` command."""
+
+from agentcore.cli.app import main
+
+raise SystemExit(main())

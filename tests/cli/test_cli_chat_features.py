@@ -1,0 +1,202 @@
+"""What chat CLIs taught users to expect: one-shot prompts, --continue, --json, --no-stream,
+multi-line input, an up-front missing-key message and ``python -m agentcore``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentcore import __version__
+
+
+@pytest.fixture
+def chat_args(openai_server, require_openai_provider: None, tmp_path: Path) -> list[str]:
+    return [
+        "chat",
+        "--base-url",
+        openai_server.base_url,
+        "--db",
+        str(tmp_path / "chat.db"),
+        "--no-summary",
+    ]
+
+
+def _user_texts(run_cli, db: Path, session: str) -> list[str]:
+    exported = run_cli("sessions", "export", session, "--db", str(db))
+    assert exported.returncode == 0, exported.stderr
+    records = [json.loads(line) for line in exported.stdout.splitlines()]
+    return [r["content"][0]["text"] for r in records if r["role"] == "user"]
+
+
+def test_one_shot_prompt_argument(run_cli, chat_args, openai_server, tmp_path: Path) -> None:
+    result = run_cli(*chat_args, "What is WAL?", input="this stdin is not read\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("You said: What is WAL?.")
+    assert len(result.stdout.splitlines()) == 1
+    assert result.stderr == ""  # no meter, no notes: just the answer
+    assert len(openai_server.requests) == 1
+    assert _user_texts(run_cli, tmp_path / "chat.db", "chat") == ["What is WAL?"]
+
+
+def test_one_shot_prompt_option(run_cli, chat_args) -> None:
+    result = run_cli(*chat_args, "-p", "hello there")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("You said: hello there.")
+
+
+def test_prompt_twice_is_a_usage_error(run_cli, chat_args) -> None:
+    result = run_cli(*chat_args, "-p", "one", "two")
+    assert result.returncode == 2
+    assert "not both" in result.stderr
+
+
+def test_json_output(run_cli, chat_args) -> None:
+    result = run_cli(*chat_args, "--json", "-p", "hi")
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert record["session"] == "chat"
+    assert record["turn"] == 1
+    assert record["reply"].startswith("You said: hi.")
+    assert record["usage"]["total_tokens"] > 0
+    assert result.stderr == ""
+
+    lines = run_cli(*chat_args, "--json", input="one\ntwo\n")
+    assert lines.returncode == 0, lines.stderr
+    records = [json.loads(line) for line in lines.stdout.splitlines()]
+    assert [r["turn"] for r in records] == [2, 3]
+    assert [r["reply"].split(".")[0] for r in records] == ["You said: one", "You said: two"]
+
+
+def test_no_stream(run_cli, chat_args, openai_server) -> None:
+    result = run_cli(*chat_args, "--no-stream", "-p", "hi")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("You said: hi.")
+    assert [r.get("stream", False) for r in openai_server.requests] == [False]
+
+
+def test_continue_resumes_the_last_session(
+    run_cli, chat_args, openai_server, tmp_path: Path
+) -> None:
+    assert run_cli(*chat_args, "--session", "trip", "-p", "plan a trip").returncode == 0
+    assert run_cli(*chat_args, "--session", "work", "-p", "plan a sprint").returncode == 0
+    result = run_cli(*chat_args, "--continue", "-p", "and the budget?")
+    assert result.returncode == 0, result.stderr
+    assert len(openai_server.requests[-1]["messages"]) == 1 + 2 + 1  # system, turn 1, new
+    assert _user_texts(run_cli, tmp_path / "chat.db", "work") == [
+        "plan a sprint",
+        "and the budget?",
+    ]
+    assert run_cli(*chat_args, "-c", "--session", "trip", "-p", "x").returncode == 2
+
+
+def test_continue_without_an_earlier_chat(run_cli, chat_args) -> None:
+    result = run_cli(*chat_args, "--continue", "-p", "hi")
+    assert result.returncode == 1
+    assert "no earlier chat to continue" in result.stderr
+
+
+def test_multi_line_input(run_cli, chat_args, tmp_path: Path) -> None:
+    typed = 'first line \\\nsecond line\n"""\ndef f():\n    return 1\n"""\nlast\n'
+    result = run_cli(*chat_args, input=typed)
+    assert result.returncode == 0, result.stderr
+    assert _user_texts(run_cli, tmp_path / "chat.db", "chat") == [
+        "first line \nsecond line",
+        "def f():\n    return 1",
+        "last",
+    ]
+
+
+@pytest.mark.parametrize(
+    "model,variable",
+    [
+        ("openai:gpt-4o-mini", "OPENAI_API_KEY"),
+        ("anthropic:claude-3-5-haiku-latest", "ANTHROPIC_API_KEY"),
+    ],
+)
+def test_missing_api_key_is_named_before_anything_runs(
+    run_cli, model: str, variable: str, tmp_path: Path, require_openai_provider: None
+) -> None:
+    result = run_cli("chat", "--model", model, "-p", "hi")
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"agentcore chat: error: no API key for {model.split(':')[0]}")
+    assert f"set the environment variable {variable}" in result.stderr
+    assert "api_key=" not in result.stderr  # the CLI speaks in variables and flags
+    assert not (tmp_path / "home").exists()  # nothing was created
+
+
+def test_local_server_needs_no_key(run_cli, chat_args) -> None:
+    result = run_cli(*chat_args, "-p", "hi")  # --base-url given, no OPENAI_API_KEY
+    assert result.returncode == 0, result.stderr
+
+
+def test_python_dash_m_agentcore(cli_env: dict[str, str], tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "agentcore", "--version"],
+        capture_output=True,
+        text=True,
+        env=cli_env,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"agentcore {__version__}"
+
+
+def test_summary_errors_name_the_flags(run_cli) -> None:
+    pytest.importorskip("agentcore_autosummary")
+    result = run_cli("demo", "--summary-model", "")
+    assert result.returncode == 2
+    assert "--summary-model must be" in result.stderr
+    assert "summary_config" not in result.stderr
+    small = run_cli("demo", "--trigger-ratio", "0.01")
+    assert small.returncode == 2
+    assert "raise --max-context-tokens or --trigger-ratio" in small.stderr
+    assert "keep_recent_tokens" not in small.stderr
+
+
+def test_summary_prompt_flag(run_cli, openai_server, require_openai_provider, tmp_path) -> None:
+    pytest.importorskip("agentcore_autosummary")
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text("Summarize this conversation in English:\n\n{messages}", "utf-8")
+    lines = "".join(f"question number {n}, please answer at some length\n" for n in range(8))
+    result = run_cli(
+        "chat",
+        "--base-url",
+        openai_server.base_url,
+        "--db",
+        str(tmp_path / "chat.db"),
+        "--max-context-tokens",
+        "600",
+        "--summary-prompt",
+        f"@{prompt}",
+        input=lines,
+    )
+    assert result.returncode == 0, result.stderr
+    summary_calls = [r for r in openai_server.requests if not r.get("stream")]
+    assert summary_calls
+    sent = summary_calls[0]["messages"][-1]["content"]
+    assert sent.startswith("Summarize this conversation in English:")
+    missing = run_cli("demo", "--summary-prompt", "@" + str(tmp_path / "none.txt"))
+    assert missing.returncode == 2
+    assert "argument --summary-prompt: cannot read" in missing.stderr
+
+
+@pytest.mark.parametrize(
+    "args,expected",
+    [
+        (["--base-url", "localhost:11434"], "argument --base-url: must be an http:// or https://"),
+        (["--session", ""], "argument -s/--session: the session id must not be empty"),
+    ],
+)
+def test_errors_speak_in_flags(
+    run_cli, args: list[str], expected: str, require_openai_provider: None
+) -> None:
+    result = run_cli("chat", *args, "-p", "hi", env={"OPENAI_API_KEY": "sk-test"})
+    assert result.returncode == 2
+    assert expected in result.stderr
+    for api_name in ("base_url", "session_id", "OpenAIProvider", "api_key="):
+        assert api_name not in result.stderr

@@ -1,0 +1,102 @@
+"""Output closed early (``agentcore ... | head``) ends the command quietly."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentcore.cli.errors import EXIT_BROKEN_PIPE
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX pipes")
+
+
+def _run_with_closed_stdout(
+    args: list[str], env: dict[str, str], cwd: Path, input: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """Run the CLI with a stdout whose reader is already gone: every write fails with EPIPE."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "agentcore", *args],
+            input=input,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=cwd,
+            timeout=60,
+        )
+    finally:
+        os.close(write_end)
+
+
+def _quiet(result: subprocess.CompletedProcess[str]) -> None:
+    assert result.stderr == "", result.stderr
+    assert result.returncode == EXIT_BROKEN_PIPE
+
+
+def test_one_shot_chat_into_a_closed_pipe_stores_the_turn(
+    cli_env, openai_server, require_openai_provider, tmp_path: Path, run_cli
+) -> None:
+    db = tmp_path / "chat.db"
+    args = ["chat", "--base-url", openai_server.base_url, "--db", str(db), "--no-summary"]
+    _quiet(_run_with_closed_stdout([*args, "-p", "hello"], cli_env, tmp_path))
+    _quiet(_run_with_closed_stdout(args, cli_env, tmp_path, input="one\ntwo\n"))
+    exported = run_cli("sessions", "export", "chat", "--db", str(db))
+    records = [json.loads(line) for line in exported.stdout.splitlines()]
+    # The replies were paid for, so they are stored even though nobody read them.
+    assert [r["role"] for r in records] == ["user", "assistant"] * 2
+    assert records[2]["content"][0]["text"] == "one"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["demo", "--turns", "3", "--no-summary"],
+        ["plugins"],
+        ["sessions", "list"],
+        ["sessions", "show", "chat"],
+        ["sessions", "export", "chat"],
+        ["chat", "--json", "-p", "hi"],
+    ],
+    ids=" ".join,
+)
+def test_every_command_into_a_closed_pipe(
+    command: list[str], cli_env, openai_server, require_openai_provider, tmp_path: Path, run_cli
+) -> None:
+    db = tmp_path / "chat.db"
+    base = ["--base-url", openai_server.base_url, "--no-summary"]
+    assert run_cli("chat", *base, "--db", str(db), "-p", "hello").returncode == 0
+    args = [*command, "--db", str(db)] if command[0] != "plugins" else command
+    if command[0] == "demo":
+        args = [*command, "--db", str(tmp_path / "demo.db")]
+    if command[0] == "chat":
+        args = [*command, *base, "--db", str(db)]
+    _quiet(_run_with_closed_stdout(args, cli_env, tmp_path))
+
+
+def test_piped_into_head(cli_env, tmp_path: Path) -> None:
+    shell = (
+        f"{sys.executable} -m agentcore demo --no-summary | head -n 2; "
+        'echo "exit=${PIPESTATUS[0]}"'
+    )
+    result = subprocess.run(
+        ["bash", "-c", shell],
+        capture_output=True,
+        text=True,
+        env=cli_env,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    lines = result.stdout.splitlines()
+    assert len(lines) == 3
+    assert lines[0].startswith("agentcore demo:")
+    assert lines[-1] in ("exit=0", f"exit={EXIT_BROKEN_PIPE}")
+    assert "Traceback" not in result.stderr and "Exception" not in result.stderr
+    assert result.stderr == ""
