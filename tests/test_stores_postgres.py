@@ -6,6 +6,7 @@ The store contract itself is tested for every engine in test_stores.py.
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -243,9 +244,9 @@ async def test_a_failed_migration_changes_nothing(
 async def test_a_non_utf8_database_is_refused(postgres_server_dsn: str) -> None:
     from psycopg.conninfo import make_conninfo
 
-    name = "agentcore_test_latin1"
+    # A name of its own: test runs of other Pythons may share the server.
+    name = f"agentcore_test_latin1_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(postgres_server_dsn, autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {name}")
         try:
             admin.execute(
                 f"CREATE DATABASE {name} ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' "
@@ -292,15 +293,19 @@ async def test_a_pool_not_in_autocommit_mode_works_too(postgres_dsn: str) -> Non
         await pool.close()
 
 
-async def test_a_connection_killed_by_the_server_loses_nothing(
-    store: PostgresStore, raw: Any
-) -> None:
+async def test_a_connection_killed_by_the_server_loses_nothing(postgres_dsn: str, raw: Any) -> None:
     """The server ends every connection of the store (as on a restart or failover)."""
+    from psycopg.conninfo import make_conninfo
+
+    # Only this store's connections: other test runs may share the server.
+    name = f"agentcore-kill-{uuid.uuid4().hex[:12]}"
+    store = PostgresStore(make_conninfo(postgres_dsn, application_name=name))
     await store.write(StoreWrite("s", appends={"main": MessageAppend(0, msgs(2))}))
-    raw.execute(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-        "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-    )
+    killed = raw.execute(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = %s",
+        (name,),
+    ).fetchone()
+    assert killed[0] >= 1
     # The pool's connections are now broken: a call may fail once, never half-write.
     for attempt in range(3):
         try:
@@ -309,6 +314,7 @@ async def test_a_connection_killed_by_the_server_loses_nothing(
         except StoreError as exc:
             assert attempt < 2, exc
     assert await store.load_messages("s", "main") == msgs(2) + msgs(1, "n")
+    await store.close()
 
 
 # -- stored data the store cannot use ------------------------------------------------------
