@@ -1,12 +1,15 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from typing import Any
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, NoReturn
 
+import attrs
 import pytest
 
-from agentcore import Agent, AgentBuilder, AgentSession, InMemoryStore, MemoryStore
+from agentcore import Agent, AgentBuilder, AgentSession, InMemoryStore, MemoryStore, SqliteStore
 from agentcore.testing import MockProvider
 
 # Tests must not depend on which plugins happen to be installed, nor reach the network.
@@ -41,3 +44,99 @@ def make_session(agent: Agent) -> Callable[..., AgentSession]:
         return AgentSession(agent, session_id, builder.build(), mode, readonly=readonly)
 
     return make
+
+
+# -- store engines: one contract, every engine -----------------------------------------------
+# PostgreSQL tests run against the server named by AGENTCORE_TEST_POSTGRES_DSN, each test in a
+# throw-away schema. Without the variable they skip; with AGENTCORE_REQUIRE_POSTGRES=1 (set by
+# .ci/run) a missing variable, a missing psycopg or an unreachable server fails them instead.
+
+POSTGRES_DSN_ENV = "AGENTCORE_TEST_POSTGRES_DSN"
+REQUIRE_POSTGRES_ENV = "AGENTCORE_REQUIRE_POSTGRES"
+
+
+def _postgres_unavailable(reason: str) -> NoReturn:
+    if os.environ.get(REQUIRE_POSTGRES_ENV, "") not in ("", "0"):
+        pytest.fail(f"{REQUIRE_POSTGRES_ENV} is set but {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def postgres_server_dsn() -> str:
+    """The DSN of the test PostgreSQL server, checked once per run."""
+    dsn = os.environ.get(POSTGRES_DSN_ENV, "")
+    if not dsn:
+        _postgres_unavailable(f"{POSTGRES_DSN_ENV} is not set")
+    try:
+        import psycopg
+    except ImportError as exc:
+        _postgres_unavailable(f'psycopg is not installed ({exc}): pip install ".[postgres]"')
+    try:
+        psycopg.connect(dsn, connect_timeout=10).close()
+    except psycopg.Error as exc:
+        _postgres_unavailable(f"the PostgreSQL server of {POSTGRES_DSN_ENV} is unreachable: {exc}")
+    return dsn
+
+
+@pytest.fixture
+def postgres_dsn(postgres_server_dsn: str) -> Iterator[str]:
+    """A DSN whose search_path is a new, empty schema, dropped after the test."""
+    import psycopg
+    from psycopg.conninfo import make_conninfo
+
+    schema = f"agentcore_test_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(postgres_server_dsn, autocommit=True) as admin:
+        admin.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield make_conninfo(postgres_server_dsn, options=f"-c search_path={schema}")
+    finally:
+        with psycopg.connect(postgres_server_dsn, autocommit=True) as admin:
+            admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@attrs.define
+class StoreEngine:
+    """One store engine under test: how to open (and reopen) a store on one database."""
+
+    name: str
+    location: str = ""
+    """The SQLite file or the PostgreSQL DSN; empty for the in-memory engine."""
+
+    @property
+    def persistent(self) -> bool:
+        """Whether a second store opened on the location sees what the first one wrote."""
+        return self.name != "memory"
+
+    def open(self) -> MemoryStore:
+        """A new store on the engine's database (for ``memory``, a new empty store)."""
+        if self.name == "memory":
+            return InMemoryStore()
+        if self.name == "sqlite":
+            return SqliteStore(self.location)
+        from agentcore.stores import PostgresStore
+
+        return PostgresStore(self.location)
+
+
+STORE_ENGINES = ("memory", "sqlite", "postgres")
+
+
+def make_store_engine(request: pytest.FixtureRequest, name: str, tmp_path: Path) -> StoreEngine:
+    """The engine ``name`` on a fresh database for the requesting test."""
+    if name == "memory":
+        return StoreEngine("memory")
+    if name == "sqlite":
+        return StoreEngine("sqlite", str(tmp_path / "store.db"))
+    return StoreEngine("postgres", request.getfixturevalue("postgres_dsn"))
+
+
+@pytest.fixture(params=STORE_ENGINES)
+def store_engine(request: pytest.FixtureRequest, tmp_path: Path) -> StoreEngine:
+    """Each store engine in turn, on a fresh database."""
+    return make_store_engine(request, request.param, tmp_path)
+
+
+@pytest.fixture(params=STORE_ENGINES[1:])
+def shared_store_engine(request: pytest.FixtureRequest, tmp_path: Path) -> StoreEngine:
+    """Each engine that several processes can share (SQLite, PostgreSQL), on a fresh database."""
+    return make_store_engine(request, request.param, tmp_path)

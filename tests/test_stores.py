@@ -6,9 +6,11 @@ import itertools
 import os
 import sqlite3
 import stat
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -25,7 +27,6 @@ from agentcore.messages import (
     ToolUseBlock,
 )
 from agentcore.stores import (
-    InMemoryStore,
     MemoryStore,
     MessageAppend,
     SessionState,
@@ -35,6 +36,9 @@ from agentcore.stores import (
 )
 from agentcore.stores.sqlite import SCHEMA_VERSION
 from agentcore.usage import Usage
+
+if TYPE_CHECKING:
+    from conftest import StoreEngine
 
 EVERY_KIND = [
     Message.system("Be brief."),
@@ -73,11 +77,10 @@ def append(start: int, messages: list[Message]) -> MessageAppend:
     return MessageAppend(start=start, messages=messages)
 
 
-@pytest.fixture(params=["memory", "sqlite"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[MemoryStore]:
-    s: MemoryStore = (
-        InMemoryStore() if request.param == "memory" else SqliteStore(tmp_path / "store.db")
-    )
+@pytest.fixture
+async def store(store_engine: StoreEngine) -> AsyncIterator[MemoryStore]:
+    """A store of each engine (memory, SQLite, PostgreSQL) on a fresh database."""
+    s = store_engine.open()
     try:
         yield s
     finally:
@@ -99,16 +102,11 @@ async def snapshot(store: MemoryStore, session_id: str) -> dict[str, Any]:
     }
 
 
-# -- behaviour common to both stores -----------------------------------------
+# -- the contract: every engine behaves the same -------------------------------
 
 
-def test_both_stores_satisfy_the_protocol(tmp_path: Path) -> None:
-    assert isinstance(InMemoryStore(), MemoryStore)
-    sqlite_store = SqliteStore(tmp_path / "p.db")
-    try:
-        assert isinstance(sqlite_store, MemoryStore)
-    finally:
-        asyncio.run(sqlite_store.close())
+async def test_every_engine_satisfies_the_protocol(store: MemoryStore) -> None:
+    assert isinstance(store, MemoryStore)
 
 
 async def test_new_session_is_empty(store: MemoryStore) -> None:
@@ -203,6 +201,41 @@ async def test_list_sessions_is_sorted_and_counts_every_write(store: MemoryStore
     await store.write(StoreWrite("beta"))
     assert await store.list_sessions() == ["alpha", "beta", "mid", "zeta"]
     assert await store.load_state("alpha") is None
+
+
+async def test_delete_session_removes_it_whole(store: MemoryStore) -> None:
+    for session_id in ("gone", "kept"):
+        await store.write(
+            StoreWrite(
+                session_id,
+                state=STATE,
+                slot_configs={"main": {"v": 1}, "aux": {"v": 2}},
+                appends={"main": append(0, msgs(3)), "aux": append(0, msgs(1))},
+                data={"k": 1, "summary": "text"},
+            )
+        )
+    kept = await snapshot(store, "kept")
+    assert await store.delete_session("gone") is True
+    assert await store.list_sessions() == ["kept"]
+    assert await snapshot(store, "gone") == {
+        "sessions": ["kept"],
+        "state": None,
+        "configs": {},
+        "messages": {"default": [], "main": [], "other": []},
+        "data": {},
+    }
+    assert await store.load_messages("gone", "aux") == []
+    assert await store.count_messages("gone", "main") == 0
+    assert await snapshot(store, "kept") == {**kept, "sessions": ["kept"]}
+    # Deleting again, or an id never stored, is not an error.
+    assert await store.delete_session("gone") is False
+    assert await store.delete_session("never") is False
+    # The id can be used again, as a new session: appends start at 0.
+    with pytest.raises(StoreError, match=r"starts at 3.*holds 0 messages"):
+        await store.write(StoreWrite("gone", appends={"main": append(3, msgs(1))}))
+    await store.write(StoreWrite("gone", appends={"main": append(0, msgs(1, "new"))}))
+    assert await store.load_messages("gone", "main") == msgs(1, "new")
+    assert await store.load_slot_configs("gone") == {}
 
 
 async def test_data_keys_and_delete(store: MemoryStore) -> None:
@@ -312,6 +345,8 @@ async def test_unserializable_data_refuses_the_whole_batch(store: MemoryStore) -
         (StoreWrite("s", appends={"main": append(0, ["not a message"])}), "message 0"),  # type: ignore[list-item]
         (StoreWrite("s", appends={"main": append(-1, [])}), "start index"),
         (StoreWrite("", data={"k": 1}), "session id"),
+        (StoreWrite("a\x00b", data={"k": 1}), "session id"),
+        (StoreWrite("s", slot_configs={"a\x00": {}}), "slot id"),
         (StoreWrite("s", data={"\ud800": 1}), "data key"),
         (StoreWrite("s", state="not a state"), "SessionState"),  # type: ignore[arg-type]
     ],
@@ -337,6 +372,7 @@ async def test_closed_store_raises(store: MemoryStore) -> None:
         lambda: store.get_data("s", "k"),
         lambda: store.data_keys("s"),
         lambda: store.list_sessions(),
+        lambda: store.delete_session("s"),
     ]
     for call in calls:
         with pytest.raises(StoreError, match="store is closed"):
@@ -344,9 +380,8 @@ async def test_closed_store_raises(store: MemoryStore) -> None:
     await store.close()  # closing twice is fine
 
 
-@pytest.mark.parametrize("kind", ["memory", "sqlite"])
-async def test_async_with_closes(kind: str, tmp_path: Path) -> None:
-    made: MemoryStore = InMemoryStore() if kind == "memory" else SqliteStore(tmp_path / "w.db")
+async def test_async_with_closes(store_engine: StoreEngine) -> None:
+    made = store_engine.open()
     async with made as opened:  # type: ignore[attr-defined]
         assert opened is made
         await opened.write(StoreWrite("s"))
@@ -354,12 +389,11 @@ async def test_async_with_closes(kind: str, tmp_path: Path) -> None:
         await made.list_sessions()
 
 
-# -- SqliteStore ---------------------------------------------------------------
+# -- engines that several processes share: SQLite, PostgreSQL ------------------
 
 
-async def test_sqlite_persists_across_reopen(tmp_path: Path) -> None:
-    path = tmp_path / "persist.db"
-    async with SqliteStore(path) as first:
+async def test_persists_across_reopen(shared_store_engine: StoreEngine) -> None:
+    async with shared_store_engine.open() as first:  # type: ignore[attr-defined]
         await first.write(
             StoreWrite(
                 "s",
@@ -370,7 +404,7 @@ async def test_sqlite_persists_across_reopen(tmp_path: Path) -> None:
             )
         )
         await first.write(StoreWrite("s", appends={"main": append(len(EVERY_KIND), msgs(2))}))
-    async with SqliteStore(str(path)) as second:
+    async with shared_store_engine.open() as second:  # type: ignore[attr-defined]
         assert await second.list_sessions() == ["s"]
         assert await second.load_state("s") == STATE
         assert await second.load_slot_configs("s") == {"main": {"v": 1}}
@@ -378,6 +412,56 @@ async def test_sqlite_persists_across_reopen(tmp_path: Path) -> None:
         assert await second.get_data("s", "k") == [1, "two"]
         await second.write(StoreWrite("s", appends={"main": append(len(EVERY_KIND) + 2, msgs(1))}))
         assert await second.count_messages("s", "main") == len(EVERY_KIND) + 3
+
+
+async def test_two_stores_cannot_interleave_appends(shared_store_engine: StoreEngine) -> None:
+    async with (
+        shared_store_engine.open() as one,  # type: ignore[attr-defined]
+        shared_store_engine.open() as two,  # type: ignore[attr-defined]
+    ):
+        assert await one.count_messages("s", "main") == await two.count_messages("s", "main") == 0
+        await one.write(StoreWrite("s", appends={"main": append(0, msgs(1, "one"))}))
+        with pytest.raises(StoreError, match="starts at 0"):
+            await two.write(StoreWrite("s", appends={"main": append(0, msgs(1, "two"))}))
+        assert await two.load_messages("s", "main") == msgs(1, "one")
+
+
+async def test_concurrent_appends_of_two_stores_never_interleave(
+    shared_store_engine: StoreEngine,
+) -> None:
+    """Writers racing for the same slot: each append lands whole, or is refused whole."""
+    stores = [shared_store_engine.open() for _ in range(2)]
+    try:
+        stored: list[Message] = []
+
+        async def writer(store: MemoryStore, name: str) -> None:
+            for turn in range(15):
+                batch = [Message.user(f"{name}-{turn}-{i}") for i in range(3)]
+                while True:
+                    start = await store.count_messages("s", "main")
+                    try:
+                        await store.write(StoreWrite("s", appends={"main": append(start, batch)}))
+                    except StoreError as exc:
+                        assert "starts at" in str(exc)
+                        continue
+                    break
+
+        await asyncio.gather(writer(stores[0], "a"), writer(stores[1], "b"))
+        stored = await stores[0].load_messages("s", "main")
+    finally:
+        for s in stores:
+            await s.close()
+    assert len(stored) == 2 * 15 * 3
+    texts = [m.text for m in stored]
+    for first in range(0, len(texts), 3):
+        name, turn, _ = texts[first].split("-")
+        assert texts[first : first + 3] == [f"{name}-{turn}-{i}" for i in range(3)]
+    for name in "ab":
+        turns = [t.split("-")[1] for t in texts[::3] if t.startswith(name)]
+        assert turns == [str(turn) for turn in range(15)]
+
+
+# -- SqliteStore ---------------------------------------------------------------
 
 
 async def test_sqlite_database_settings(tmp_path: Path) -> None:
@@ -403,16 +487,6 @@ async def test_sqlite_in_memory_database() -> None:
     async with SqliteStore(":memory:") as store:
         await store.write(StoreWrite("s", appends={"main": append(0, msgs(2))}))
         assert await store.load_messages("s", "main") == msgs(2)
-
-
-async def test_two_connections_cannot_interleave_appends(tmp_path: Path) -> None:
-    path = tmp_path / "shared.db"
-    async with SqliteStore(path) as one, SqliteStore(path) as two:
-        assert await one.count_messages("s", "main") == await two.count_messages("s", "main") == 0
-        await one.write(StoreWrite("s", appends={"main": append(0, msgs(1, "one"))}))
-        with pytest.raises(StoreError, match="starts at 0"):
-            await two.write(StoreWrite("s", appends={"main": append(0, msgs(1, "two"))}))
-        assert await two.load_messages("s", "main") == msgs(1, "one")
 
 
 def test_sqlite_refuses_a_file_that_is_not_a_database(tmp_path: Path) -> None:
@@ -602,6 +676,8 @@ async def test_slot_heads_cost_does_not_depend_on_history_length(tmp_path: Path)
 
 # -- property: any split of appends reads back the same history ----------------
 
+_example_ids = itertools.count()
+
 b64 = st.binary(max_size=12).map(lambda b: base64.b64encode(b).decode())
 short_text = st.text(max_size=12)
 ids = st.text(min_size=1, max_size=8)
@@ -634,31 +710,31 @@ messages = st.one_of(
 )
 
 
-@pytest.mark.parametrize("kind", ["memory", "sqlite"])
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=50,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(history=st.lists(messages, max_size=12), data=st.data())
 def test_appends_in_any_split_read_back_identical(
-    kind: str,
-    tmp_path_factory: pytest.TempPathFactory,
-    history: list[Message],
-    data: st.DataObject,
+    store_engine: StoreEngine, history: list[Message], data: st.DataObject
 ) -> None:
     cuts = sorted(data.draw(st.lists(st.integers(0, len(history)), max_size=4), label="cuts"))
     bounds = [0, *cuts, len(history)]
+    # Examples share the engine's database: each writes a session of its own.
+    session_id = f"s-{next(_example_ids)}"
 
     async def check() -> None:
-        made: MemoryStore = (
-            InMemoryStore()
-            if kind == "memory"
-            else SqliteStore(tmp_path_factory.mktemp("prop") / "p.db")
-        )
+        made = store_engine.open()
         try:
             for lo, hi in itertools.pairwise(bounds):
-                await made.write(StoreWrite("s", appends={"main": append(lo, history[lo:hi])}))
-            assert await made.load_messages("s", "main") == history
-            assert await made.count_messages("s", "main") == len(history)
+                await made.write(
+                    StoreWrite(session_id, appends={"main": append(lo, history[lo:hi])})
+                )
+            assert await made.load_messages(session_id, "main") == history
+            assert await made.count_messages(session_id, "main") == len(history)
             k = data.draw(st.integers(0, len(history)), label="start")
-            assert await made.load_messages("s", "main", start=k) == history[k:]
+            assert await made.load_messages(session_id, "main", start=k) == history[k:]
         finally:
             await made.close()
 
@@ -797,3 +873,24 @@ async def test_sqlite_files_are_private_whatever_the_umask(tmp_path: Path) -> No
     finally:
         os.umask(old)
     assert modes == {"private.db": 0o600, "private.db-wal": 0o600, "private.db-shm": 0o600}
+
+
+# -- PostgresStore is optional ---------------------------------------------------
+
+
+def test_agentcore_never_imports_psycopg_until_asked() -> None:
+    code = (
+        "import sys, agentcore, agentcore.stores\n"
+        "assert 'PostgresStore' in dir(agentcore.stores)\n"
+        "assert not [m for m in sys.modules if m.startswith('psycopg')], 'psycopg imported'\n"
+        "sys.modules['psycopg'] = None  # as if the extra were not installed\n"
+        "try:\n"
+        "    agentcore.stores.PostgresStore\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert 'pip install "agentcore[postgres]==0.3.0"' in result.stdout

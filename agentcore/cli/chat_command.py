@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import os
 import re
-from pathlib import Path
 from typing import Any
 
 from agentcore.agent import Agent
@@ -14,7 +13,7 @@ from agentcore.builder import AgentBuilder
 from agentcore.cli.chat_input import BLOCK_MARKER
 from agentcore.cli.chat_loop import QUIT_COMMAND, ChatLoop, ChatOutput
 from agentcore.cli.console import line_editing, note, stderr_is_terminal, stdin_is_interactive
-from agentcore.cli.database import add_db_argument, db_path, open_or_create
+from agentcore.cli.database import Database, add_db_argument, db_path, open_or_create
 from agentcore.cli.errors import EXIT_USAGE, CliError
 from agentcore.cli.last_session import last_session, remember_session
 from agentcore.cli.paths import HISTORY_FILENAME, data_dir
@@ -284,7 +283,7 @@ async def _chat(
             await aclose()
 
 
-def _session_id(args: argparse.Namespace, path: Path) -> str:
+def _session_id(args: argparse.Namespace, path: Database) -> str:
     """The session to chat in: ``--session``, the last one with ``--continue``, or the default."""
     if not args.continue_last:
         return str(args.session) if args.session is not None else DEFAULT_SESSION

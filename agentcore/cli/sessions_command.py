@@ -7,14 +7,18 @@ import asyncio
 import sys
 import textwrap
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 from agentcore.cli.console import stdin_is_interactive
-from agentcore.cli.database import add_db_argument, check_existing, db_path, open_existing
+from agentcore.cli.database import (
+    Database,
+    add_db_argument,
+    check_existing,
+    db_path,
+    open_existing,
+)
 from agentcore.cli.errors import EXIT_USAGE, CliError
 from agentcore.cli.meter import format_tokens
-from agentcore.cli.session_delete import delete_session
 from agentcore.cli.session_report import (
     export_records,
     require_session,
@@ -87,7 +91,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     delete.set_defaults(handler=_delete, parser=delete)
 
 
-Command = Callable[[MemoryStore, Path, argparse.Namespace], Awaitable[None]]
+Command = Callable[[MemoryStore, Database, argparse.Namespace], Awaitable[None]]
 
 
 def _run(command: Command) -> Callable[[argparse.Namespace], int]:
@@ -113,7 +117,7 @@ def _run(command: Command) -> Callable[[argparse.Namespace], int]:
     return handler
 
 
-async def _list(store: MemoryStore, path: Path, args: argparse.Namespace) -> None:
+async def _list(store: MemoryStore, path: Database, args: argparse.Namespace) -> None:
     rows = await session_rows(store)
     if args.json:
         _print_json(rows)
@@ -139,7 +143,7 @@ async def _list(store: MemoryStore, path: Path, args: argparse.Namespace) -> Non
         print("  ".join(cells).rstrip())
 
 
-async def _show(store: MemoryStore, path: Path, args: argparse.Namespace) -> None:
+async def _show(store: MemoryStore, path: Database, args: argparse.Namespace) -> None:
     await require_session(store, args.session_id, str(path))
     report = await session_report(store, args.session_id)
     if args.json:
@@ -148,7 +152,7 @@ async def _show(store: MemoryStore, path: Path, args: argparse.Namespace) -> Non
     print(_render_report(report, path))
 
 
-def _render_report(report: dict[str, Any], path: Path) -> str:
+def _render_report(report: dict[str, Any], path: Database) -> str:
     lines = [
         f"session       {printable(report['session'], multiline=False)}",
         f"database      {path}",
@@ -210,7 +214,7 @@ def _preview(value: Any) -> str:
     return f"{text[: _VALUE_PREVIEW - 3]}... ({len(text):,} characters of JSON)"
 
 
-async def _export(store: MemoryStore, path: Path, args: argparse.Namespace) -> None:
+async def _export(store: MemoryStore, path: Database, args: argparse.Namespace) -> None:
     await require_session(store, args.session_id, str(path))
     async for record in export_records(store, args.session_id, args.slot):
         sys.stdout.write(dumps(record) + "\n")
@@ -233,6 +237,13 @@ def _delete(args: argparse.Namespace) -> int:
         finally:
             await store.close()
 
+    async def delete() -> bool:
+        store = open_existing(path)
+        try:
+            return await store.delete_session(args.session_id)
+        finally:
+            await store.close()
+
     messages = asyncio.run(count())
     shown = printable(repr(args.session_id), multiline=False)
     if not args.yes:
@@ -242,6 +253,7 @@ def _delete(args: argparse.Namespace) -> int:
         if answer.strip().lower() not in ("y", "yes"):
             print("nothing deleted", file=sys.stderr)
             return 1
-    delete_session(path, args.session_id)
+    if not asyncio.run(delete()):
+        raise CliError(f"no session {shown} in {path}")
     print(f"deleted session {shown} ({plural(messages, 'message')}) from {path}", file=sys.stderr)
     return 0

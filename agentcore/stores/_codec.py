@@ -53,6 +53,9 @@ def _dumps(value: Any) -> str:
 def _check_id(value: object, what: str) -> str:
     if not isinstance(value, str) or not value:
         raise StoreError(f"{what} must be a non-empty string, got {value!r}")
+    if "\x00" in value:
+        # PostgreSQL text cannot hold NUL; refuse it in every store alike.
+        raise StoreError(f"{what} must not contain NUL characters, got {value!r}")
     _check_utf8(value, what)
     return value
 

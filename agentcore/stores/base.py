@@ -80,7 +80,8 @@ class MemoryStore(Protocol):
     """Where sessions keep their state. All methods are coroutines.
 
     Raw message history is append-only: the protocol has no way to rewrite or
-    delete a stored message. Implementations raise
+    delete a stored message, except by deleting the whole session with
+    :meth:`delete_session`. Implementations raise
     :class:`agentcore.errors.StoreError` (or its subclass
     :class:`agentcore.errors.CorruptDataError` for data that does not parse).
     """
@@ -122,6 +123,14 @@ class MemoryStore(Protocol):
 
     async def list_sessions(self) -> list[str]:
         """Every stored session id, sorted."""
+        ...
+
+    async def delete_session(self, session_id: str) -> bool:
+        """Delete everything stored for ``session_id`` in one transaction.
+
+        State, slot configs, messages and data all go. Returns whether the
+        session was stored; deleting an unknown session is not an error.
+        """
         ...
 
     async def close(self) -> None:

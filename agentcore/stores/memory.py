@@ -164,6 +164,11 @@ class InMemoryStore:
         self._check_open()
         return sorted(self._sessions)
 
+    async def delete_session(self, session_id: str) -> bool:
+        """Delete everything stored for ``session_id``; return whether it was stored."""
+        self._check_open()
+        return self._sessions.pop(session_id, None) is not None
+
     async def close(self) -> None:
         """Mark the store closed; later calls raise :class:`StoreError`."""
         self._closed = True

@@ -383,6 +383,13 @@ class SqliteStore:
         )
         return [session_id for (session_id,) in rows]
 
+    async def delete_session(self, session_id: str) -> bool:
+        """Delete everything stored for ``session_id`` in one transaction.
+
+        Returns whether the session was stored.
+        """
+        return await asyncio.to_thread(self._call, lambda conn: _delete_session(conn, session_id))
+
     async def close(self) -> None:
         """Close the connection; later calls raise :class:`StoreError`. Closing twice is fine."""
         await asyncio.to_thread(self._close)
@@ -468,3 +475,17 @@ def _apply(conn: sqlite3.Connection, batch: EncodedWrite) -> None:
     except BaseException:
         _rollback(conn)
         raise
+
+
+def _delete_session(conn: sqlite3.Connection, session_id: str) -> bool:
+    """Delete the rows of ``session_id`` from every table, children first, in one transaction."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for table in ("messages", "session_data", "slots"):
+            conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
+        deleted = conn.execute("DELETE FROM sessions WHERE session_id = ?", (session_id,)).rowcount
+        conn.execute("COMMIT")
+    except BaseException:
+        _rollback(conn)
+        raise
+    return deleted > 0

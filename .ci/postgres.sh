@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# A throw-away PostgreSQL server for the store tests.
+#
+#   .ci/postgres.sh start DIR   create a cluster in the empty folder DIR, start it, print its DSN
+#   .ci/postgres.sh stop DIR    stop the server of DIR (if running) and delete DIR
+#
+# The server runs as the unprivileged "postgres" user, listens only on a Unix socket inside DIR
+# (no TCP port, so parallel runs never collide) and trusts local connections: it holds nothing
+# but test data and disappears with DIR. Debian's "postgresql" package is installed when no
+# initdb is found (the CI machine runs as root). Any failure exits non-zero, so "start" inside
+# $(...) under "set -e" fails the CI run.
+set -euo pipefail
+
+PG_USER=postgres
+PG_DB=agentcore_test
+
+die() {
+    echo "postgres.sh: $*" >&2
+    exit 1
+}
+
+pg_bindir() {
+    local dir
+    if command -v pg_config >/dev/null 2>&1; then
+        dir="$(pg_config --bindir)"
+        [ -x "$dir/initdb" ] && { echo "$dir"; return 0; }
+    fi
+    # Debian keeps the server programs out of PATH, one folder per major version.
+    for dir in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+        [ -x "$dir/initdb" ] && { echo "$dir"; return 0; }
+    done
+    dir="$(dirname "$(command -v initdb 2>/dev/null || echo /nonexistent/initdb)")"
+    [ -x "$dir/initdb" ] && { echo "$dir"; return 0; }
+    return 1
+}
+
+as_pg() {
+    if [ "$(id -u)" = 0 ]; then
+        # runuser keeps no root privileges; -- ends its own options.
+        runuser -u "$PG_USER" -- "$@"
+    else
+        "$@"
+    fi
+}
+
+install_postgres() {
+    [ "$(id -u)" = 0 ] || die "no PostgreSQL found and not root: install Debian's postgresql package"
+    echo "postgres.sh: installing Debian's postgresql package" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    apt-get install -y -qq postgresql >&2
+}
+
+start() {
+    local dir="$1" bindir data
+    [ -d "$dir" ] || die "folder $dir does not exist"
+    bindir="$(pg_bindir)" || { install_postgres; bindir="$(pg_bindir)"; } ||
+        die "initdb not found even after installing postgresql"
+    if [ "$(id -u)" = 0 ]; then
+        id "$PG_USER" >/dev/null 2>&1 || die "user $PG_USER does not exist"
+        chown "$PG_USER" "$dir"
+    else
+        PG_USER="$(id -un)"
+    fi
+    chmod 700 "$dir"
+    data="$dir/data"
+    as_pg "$bindir/initdb" --pgdata="$data" --username="$PG_USER" --auth=trust \
+        --encoding=UTF8 --locale=C --no-sync >"$dir/initdb.log" 2>&1 ||
+        { cat "$dir/initdb.log" >&2; die "initdb failed"; }
+    # Only the socket in $dir; fsync off: the data is thrown away at the end anyway.
+    as_pg "$bindir/pg_ctl" --pgdata="$data" --log="$dir/server.log" --wait --timeout=60 \
+        -o "-c listen_addresses='' -c unix_socket_directories='$dir' -c fsync=off \
+            -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+        start >&2 || { cat "$dir/server.log" >&2 || true; die "the server did not start"; }
+    as_pg "$bindir/createdb" --host="$dir" --username="$PG_USER" "$PG_DB" ||
+        die "createdb failed"
+    as_pg "$bindir/psql" --host="$dir" --username="$PG_USER" --dbname="$PG_DB" \
+        --no-psqlrc --quiet --tuples-only --command="SELECT 1" >/dev/null ||
+        die "the server started but does not answer"
+    echo "postgresql://$PG_USER@/$PG_DB?host=$dir"
+}
+
+stop() {
+    local dir="$1" bindir
+    [ -n "$dir" ] && [ -d "$dir" ] || return 0
+    if [ -f "$dir/data/postmaster.pid" ] && bindir="$(pg_bindir)"; then
+        as_pg "$bindir/pg_ctl" --pgdata="$dir/data" --mode=immediate --wait stop >/dev/null 2>&1 ||
+            true
+    fi
+    rm -rf "$dir"
+}
+
+case "${1:-}" in
+start) [ $# -eq 2 ] || die "usage: $0 start DIR"; start "$2" ;;
+stop) [ $# -eq 2 ] || die "usage: $0 stop DIR"; stop "$2" ;;
+*) die "usage: $0 start DIR | stop DIR" ;;
+esac
