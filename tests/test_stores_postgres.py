@@ -6,6 +6,7 @@ The store contract itself is tested for every engine in test_stores.py.
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -243,7 +244,8 @@ async def test_a_failed_migration_changes_nothing(
 async def test_a_non_utf8_database_is_refused(postgres_server_dsn: str) -> None:
     from psycopg.conninfo import make_conninfo
 
-    name = "agentcore_test_latin1"
+    # A name of its own: test runs in parallel (tox run-parallel) share the server.
+    name = f"agentcore_test_latin1_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(postgres_server_dsn, autocommit=True) as admin:
         admin.execute(f"DROP DATABASE IF EXISTS {name}")
         try:
