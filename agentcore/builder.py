@@ -130,10 +130,11 @@ class AgentBuilder:
         return self
 
     def summary_config(self, config: Any) -> AgentBuilder:
-        """Enable automatic summaries (needs ``pip install "agentcore[autosummary]"``).
+        """Enable automatic summaries (needs the autosummary plugin installed).
 
-        ``config`` is an ``agentcore_autosummary.SummaryConfig`` or a dict of
-        its fields.
+        Install it in a clone with ``pip install -e plugins/autosummary``, or
+        from a wheelhouse with ``"agentcore[autosummary]==0.3.0"``. ``config``
+        is an ``agentcore_autosummary.SummaryConfig`` or a dict of its fields.
         """
         return self.setting("summary_config", config)
 

@@ -52,7 +52,8 @@ nitpick_ignore_regex = [
     (r"py:.*", r"(collections\.abc|typing|os|asyncio|_asyncio|json|pathlib|types|time)\..+"),
     # Private helpers that appear in signatures (``agentcore.session._FinalEvent``).
     (r"py:.*", r"agentcore(_\w+)?(\.\w+)*\._\w+(\.\w+)*"),
-    (r"py:.*", r"(httpx|pluggy|tiktoken|attrs|attr|cattrs|psycopg|psycopg_pool)(\..+)?"),
+    (r"py:.*", r"(httpx|pluggy|tiktoken|attrs|attr|cattrs)(\..+)?"),
+    (r"py:.*", r"(psycopg|psycopg_pool|opentelemetry)(\..+)?"),
     # Type variables in signatures (``T``, ``F``) are not documented objects.
     (r"py:class", r"agentcore(_autosummary)?(\.\w+)*\.[A-Z]"),
 ]

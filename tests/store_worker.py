@@ -39,9 +39,8 @@ from agentcore.testing import MockProvider
 AGENT = Agent("worker", system_prompt="Test worker.")
 MARKER = re.compile(r"\[\[t(\d+)\]\]")
 SUMMARY = {
-    # As small a window as a summary request fits in, so that summaries come every few turns.
     "max_context_tokens": 600,
-    "max_summary_tokens": 100,
+    "max_summary_tokens": 64,
     "trigger_token_ratio": 0.4,
     "debounce_turns": 1,
     "mode": "background",

@@ -893,4 +893,4 @@ def test_agentcore_never_imports_psycopg_until_asked() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
     )
     assert result.returncode == 0, result.stderr
-    assert 'pip install "agentcore[postgres]==' in result.stdout
+    assert 'pip install "agentcore[postgres]==0.3.0"' in result.stdout

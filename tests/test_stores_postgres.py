@@ -244,9 +244,10 @@ async def test_a_failed_migration_changes_nothing(
 async def test_a_non_utf8_database_is_refused(postgres_server_dsn: str) -> None:
     from psycopg.conninfo import make_conninfo
 
-    # A name of its own: test runs of other Pythons may share the server.
+    # A name of its own: test runs in parallel (tox run-parallel) share the server.
     name = f"agentcore_test_latin1_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(postgres_server_dsn, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {name}")
         try:
             admin.execute(
                 f"CREATE DATABASE {name} ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' "
@@ -297,7 +298,7 @@ async def test_a_connection_killed_by_the_server_loses_nothing(postgres_dsn: str
     """The server ends every connection of the store (as on a restart or failover)."""
     from psycopg.conninfo import make_conninfo
 
-    # Only this store's connections: other test runs may share the server.
+    # Only this store's connections: test runs in parallel share the server.
     name = f"agentcore-kill-{uuid.uuid4().hex[:12]}"
     store = PostgresStore(make_conninfo(postgres_dsn, application_name=name))
     await store.write(StoreWrite("s", appends={"main": MessageAppend(0, msgs(2))}))

@@ -328,9 +328,14 @@ def _explain(exc: LlmError, prefix: str) -> str:
         where = f"set {env}" if env else "check the provider's API key"
         return f"{message}; {where}, or pass --base-url for a local server that needs no key"
     if isinstance(exc, ServiceUnavailableError):
+        if prefix == "ollama":
+            return (
+                f"{message}; is Ollama running ('ollama serve')? It is looked for at "
+                "$OLLAMA_HOST, else 127.0.0.1:11434; --base-url overrides both"
+            )
         return (
             f"{message}; is the server running and is --base-url right? "
-            "(Ollama: --base-url http://localhost:11434/v1)"
+            "(for Ollama: --model ollama:MODEL)"
         )
     if isinstance(exc, LlmTimeoutError):
         return f"{message}; try a larger --timeout"

@@ -18,8 +18,7 @@ from agentcore.cli.errors import CliError
 from agentcore.cli.paths import default_db_path, make_private_dir, make_private_file
 from agentcore.errors import ConfigError
 from agentcore.settings import pinned_requirement
-from agentcore.stores import SqliteStore
-from agentcore.stores.base import MemoryStore
+from agentcore.stores import MemoryStore, SqliteStore
 
 DB_ENV = "AGENTCORE_DB"
 """The environment variable naming the database when ``--db`` is not given."""
@@ -29,9 +28,8 @@ POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 DB_HELP = (
     "the SQLite file, or a PostgreSQL URL such as postgresql://user@host/dbname "
-    "(needs the postgres extra of agentcore); default: $AGENTCORE_DB, else "
-    "$AGENTCORE_HOME/agentcore.db if AGENTCORE_HOME is set, else agentcore.db in the user "
-    "data folder"
+    "(needs agentcore[postgres]); default: $AGENTCORE_DB, else $AGENTCORE_HOME/agentcore.db "
+    "if AGENTCORE_HOME is set, else agentcore.db in the user data folder"
 )
 
 
@@ -48,13 +46,6 @@ class PostgresUrl:
         host = parts.netloc.rpartition("@")[2]
         netloc = f"{parts.username or ''}:***@{host}"
         return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
-
-    def resolve(self) -> PostgresUrl:
-        """The URL itself: it already names one database wherever the CLI runs.
-
-        (So that code keying data by ``db.resolve()``, written for paths, takes URLs too.)
-        """
-        return self
 
 
 Database = Path | PostgresUrl
@@ -91,7 +82,8 @@ def _open_postgres(url: PostgresUrl, *, create: bool) -> MemoryStore:
     except ImportError:
         raise CliError(
             f"{url} is a PostgreSQL database, which needs psycopg: "
-            f'pip install "{pinned_requirement("postgres")}"'
+            f'pip install "{pinned_requirement("postgres")}" '
+            "(with --find-links WHEELHOUSE for a wheelhouse install)"
         ) from None
     try:
         return PostgresStore(url.url, create=create)
@@ -102,10 +94,10 @@ def _open_postgres(url: PostgresUrl, *, create: bool) -> MemoryStore:
 def check_existing(path: Database) -> bool:
     """Whether ``path`` holds a database worth opening; never creates or changes it.
 
-    False for an empty file (no session in it: opening it as a store would
-    write the tables into a file the user only asked to read). A PostgreSQL
-    database is checked when it is opened (:func:`open_existing` never
-    creates its tables).
+    False for an empty SQLite file (no session in it: opening it as a store
+    would write the tables into a file the user only asked to read). A
+    PostgreSQL URL is always worth opening: :func:`open_existing` opens it
+    without creating tables.
 
     :raises CliError: ``path`` does not exist, is a folder, or is not an
         SQLite database.
@@ -125,10 +117,9 @@ def check_existing(path: Database) -> bool:
 
 
 def open_existing(path: Database) -> MemoryStore:
-    """Open the database at ``path``, which :func:`check_existing` found non-empty.
+    """Open the database at ``path``, which :func:`check_existing` found worth opening.
 
-    A PostgreSQL store opened here never creates its tables: a database without them is
-    reported on first use.
+    Never creates it, nor its tables.
     """
     if isinstance(path, PostgresUrl):
         return _open_postgres(path, create=False)

@@ -38,14 +38,14 @@ def _load(path: Path) -> dict[str, str]:
 
 def last_session(db: Database) -> str | None:
     """The id of the session last chatted in within the database ``db``, if any."""
-    return _load(_file()).get(str(db.resolve()))
+    return _load(_file()).get(_key(db))
 
 
 def remember_session(db: Database, session_id: str) -> None:
     """Record ``session_id`` as the last one of ``db`` (a private file, replaced atomically)."""
     path = _file()
     entries = _load(path)
-    key = str(db.resolve())
+    key = _key(db)
     if entries.get(key) == session_id:
         return
     entries[key] = session_id
@@ -62,3 +62,8 @@ def remember_session(db: Database, session_id: str) -> None:
             raise
     except OSError as exc:
         logger.warning("could not record the last session in %s: %s", path, exc)
+
+
+def _key(db: Database) -> str:
+    """The key of ``db`` in the file: a resolved path, or the URL with its password hidden."""
+    return str(db.resolve()) if isinstance(db, Path) else str(db)

@@ -12,7 +12,6 @@ from typing import Any
 from agentcore.cli.console import stdin_is_interactive
 from agentcore.cli.database import (
     Database,
-    PostgresUrl,
     add_db_argument,
     check_existing,
     db_path,
@@ -20,7 +19,6 @@ from agentcore.cli.database import (
 )
 from agentcore.cli.errors import EXIT_USAGE, CliError
 from agentcore.cli.meter import format_tokens
-from agentcore.cli.session_delete import delete_session
 from agentcore.cli.session_report import (
     export_records,
     require_session,
@@ -239,6 +237,13 @@ def _delete(args: argparse.Namespace) -> int:
         finally:
             await store.close()
 
+    async def delete() -> bool:
+        store = open_existing(path)
+        try:
+            return await store.delete_session(args.session_id)
+        finally:
+            await store.close()
+
     messages = asyncio.run(count())
     shown = printable(repr(args.session_id), multiline=False)
     if not args.yes:
@@ -248,19 +253,7 @@ def _delete(args: argparse.Namespace) -> int:
         if answer.strip().lower() not in ("y", "yes"):
             print("nothing deleted", file=sys.stderr)
             return 1
-    if isinstance(path, PostgresUrl):
-        asyncio.run(_delete_stored(path, args.session_id))
-    else:
-        delete_session(path, args.session_id)
+    if not asyncio.run(delete()):
+        raise CliError(f"no session {shown} in {path}")
     print(f"deleted session {shown} ({plural(messages, 'message')}) from {path}", file=sys.stderr)
     return 0
-
-
-async def _delete_stored(path: PostgresUrl, session_id: str) -> None:
-    """Delete the session through the store, in one transaction."""
-    store = open_existing(path)
-    try:
-        if not await store.delete_session(session_id):
-            raise CliError(f"no session {session_id!r} in {path}")
-    finally:
-        await store.close()

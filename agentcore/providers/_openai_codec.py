@@ -156,8 +156,9 @@ def _encode_assistant(message: Message) -> dict[str, Any]:
                 "the OpenAI Chat Completions API takes only text and tool calls in an "
                 f"assistant message, not a {block.kind} block"
             )
-    text = "".join(texts)
-    encoded: dict[str, Any] = {"role": "assistant", "content": text if text or not calls else None}
+    # An assistant message of tool calls alone is sent with "" rather than null: OpenAI
+    # takes either, while llama.cpp's and llama-cpp-python's servers refuse null.
+    encoded: dict[str, Any] = {"role": "assistant", "content": "".join(texts)}
     if calls:
         encoded["tool_calls"] = calls
     return encoded

@@ -1,7 +1,7 @@
 """Stores that keep sessions: in memory, in SQLite, or in PostgreSQL.
 
 :class:`PostgresStore` is imported on first access, so that ``import agentcore`` never needs
-psycopg; it needs the ``postgres`` extra (``pip install "agentcore[postgres]==<version>"``).
+psycopg; it needs the ``postgres`` extra (``pip install "agentcore[postgres]==0.3.0"``).
 """
 
 from __future__ import annotations
@@ -37,8 +37,9 @@ def __getattr__(name: str) -> Any:
 
             raise ImportError(
                 f"PostgresStore needs psycopg 3 and psycopg_pool ({exc}); install them with: "
-                f'pip install "{pinned_requirement("postgres")}", or in a clone of the '
-                'agentcore repository: pip install -e ".[postgres]"'
+                f'pip install "{pinned_requirement("postgres")}" (add --find-links WHEELHOUSE '
+                'when agentcore comes from a wheelhouse), or pip install "psycopg[binary]>=3.1" '
+                '"psycopg-pool>=3.2"'
             ) from exc
         return PostgresStore
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,6 +1,6 @@
 """A store that keeps sessions in PostgreSQL, shared by many worker processes and hosts.
 
-Needs the ``postgres`` extra (``pip install "agentcore[postgres]==<version>"``): psycopg 3 and
+Needs the ``postgres`` extra (``pip install "agentcore[postgres]==0.3.0"``): psycopg 3 and
 psycopg_pool. Importing :mod:`agentcore` never imports this module; reach the class as
 ``agentcore.stores.PostgresStore``.
 """

@@ -122,7 +122,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         write(" ".join(cells))
     for row in rows:
         for error in row.get("errors", ())[:3]:
-            write(f"{row['test']}: {error}")
+            write(f"{row['test']}: {error.splitlines()[0][:240]}")
     log_dir = config.stash.get(_LOG_DIR, None)
     if log_dir is not None:
         out = log_dir / "figures.json"

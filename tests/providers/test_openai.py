@@ -209,7 +209,7 @@ async def test_tools_and_tool_calls_both_ways(
         "tool_call_id": "call_2",
         "content": "Error: city not found",
     }
-    assert messages[5]["content"] is None
+    assert messages[5]["content"] == ""  # not null: llama.cpp servers refuse null
     assert json.loads(messages[5]["tool_calls"][0]["function"]["arguments"]) == {}
     assert messages[7] == {"role": "user", "content": "And Paris, Zürich?"}
 
