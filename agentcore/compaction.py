@@ -38,7 +38,7 @@ class SummaryRequestInfo:
     :param slot_id: The slot being summarized.
     :param turn_index: The turn the summary belongs to (for ``compact``: the
         session's next turn index).
-    :param reason: Why the summary is made (:data:`SummaryReason`).
+    :param reason: Why the summary is made (``"watermark"``, ``"budget"`` or ``"compact"``).
     :param prompt: The prompt template; ``{messages}`` receives the conversation.
     :param messages: The messages the summarizer reads (after a previous summary,
         if any, which the summarizer reads too).
@@ -69,7 +69,7 @@ class SummaryInfo:
 
     :param slot_id: The slot summarized.
     :param turn_index: The turn the summary belongs to.
-    :param reason: Why it was made (:data:`SummaryReason`).
+    :param reason: Why it was made (``"watermark"``, ``"budget"`` or ``"compact"``).
     :param summary: The summary text now in the slot's ``summary_override``.
     :param start: Index of the first raw message the summarizer read.
     :param end: Index after the last raw message it read.

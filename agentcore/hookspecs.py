@@ -251,7 +251,7 @@ def compact_session(
     session's next turn index. The first non-None answer wins; agentcore
     awaits it. An implementation ignores its automatic trigger (watermark,
     debounce) but keeps its budget rules, and raises
-    :class:`~agentcore.compaction.CompactError` when it cannot compact this
+    :class:`~agentcore.CompactError` when it cannot compact this
     slot (nothing to give up, the summary failed or was vetoed).
 
     :param ctx: A context for the session's current slot, outside any turn.
