@@ -14,6 +14,8 @@ from agentcore import (
     FocusedConfig,
     InMemoryStore,
     LlmRequest,
+    LlmResponse,
+    Message,
     ModelCallInfo,
     SummaryInfo,
     SummaryRequestInfo,
@@ -23,7 +25,8 @@ from agentcore import (
 )
 from agentcore.errors import ServiceUnavailableError
 from agentcore.testing import MockProvider
-from agentcore_autosummary import SummaryConfig
+from agentcore.tokens import count_tokens
+from agentcore_autosummary import CORRECTION_KEY, SummaryConfig
 
 
 def seed_should_summarize(
@@ -205,3 +208,31 @@ async def test_summary_provider_by_name(agent: Agent) -> None:
     assert await session.get_conversation_summary() == "summary by tiny-1"
     with pytest.raises(ValueError, match="prefix:model"):
         SummaryConfig(summary_provider="no-colon")
+
+
+async def test_summary_requests_are_counted_for_the_summarizer_model(agent: Agent) -> None:
+    """The correction learned from a summary call is kept under the summarizer's model."""
+
+    def summarize(request: LlmRequest) -> LlmResponse:
+        # This server counts twice what agentcore counts.
+        counted = count_tokens(request.messages, request.model or "small-model")
+        return LlmResponse(Message.assistant("Short summary."), Usage(2 * counted, 5))
+
+    summarizer = MockProvider(responder=summarize, model="small-model")
+    config = SummaryConfig(
+        max_context_tokens=3000,
+        max_summary_tokens=200,
+        trigger_token_ratio=0.1,
+        keep_recent_tokens=50,
+        summary_provider=summarizer,
+    )
+    builder = AgentBuilder().provider(MockProvider(responder=Replies())).store(InMemoryStore())
+    bundle = builder.load_plugins(True).summary_config(config).build()
+    session = AgentSession(agent, "c", bundle, FocusedConfig())
+    for index in range(6):
+        await session.submit_turn(f"turn {index}: " + "words " * 60)
+    assert await session.get_conversation_summary() == "Short summary."
+    stored = await session.get_session_data(CORRECTION_KEY)
+    assert isinstance(stored, dict)
+    assert set(stored["ratios"]) == {"small-model"}
+    assert stored["ratios"]["small-model"] == pytest.approx(2.0, rel=0.05)
