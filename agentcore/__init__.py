@@ -3,6 +3,7 @@
 from agentcore.agent import Agent
 from agentcore.builder import AgentBuilder, AgentBundle, AgentConfig
 from agentcore.calls import ModelCallInfo, ToolCallInfo
+from agentcore.compaction import CompactError, SummaryInfo, SummaryRequestInfo
 from agentcore.context import TurnContext
 from agentcore.cycle import CycleResult, LlmCycle, ToolResultEvent
 from agentcore.errors import (
@@ -56,6 +57,7 @@ __all__ = [
     "AgentCoreError",
     "AgentSession",
     "AudioBlock",
+    "CompactError",
     "ConfigError",
     "ConflictError",
     "ContentBlock",
@@ -85,6 +87,8 @@ __all__ = [
     "SqliteStore",
     "StoreError",
     "StreamEvent",
+    "SummaryInfo",
+    "SummaryRequestInfo",
     "TextBlock",
     "TextDelta",
     "ToolCallDelta",

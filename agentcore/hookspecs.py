@@ -26,6 +26,7 @@ import pluggy
 if TYPE_CHECKING:
     from agentcore.builder import AgentConfig
     from agentcore.calls import ModelCallInfo, ToolCallInfo
+    from agentcore.compaction import SummaryInfo, SummaryRequestInfo
     from agentcore.context import TurnContext
     from agentcore.llm import LlmProvider
     from agentcore.settings import PluginSetting
@@ -236,4 +237,78 @@ def summary_memory_key(config: AgentConfig) -> str | None:
 
     :param config: The bundle's configuration, with every plugin setting.
     :return: The key, or None when this plugin keeps no summary for ``config``.
+    """
+
+
+@hookspec(firstresult=True)
+def compact_session(
+    ctx: TurnContext, instructions: str | None
+) -> Awaitable[SummaryInfo | None] | SummaryInfo | None:
+    """Summarize at once what the slot ``ctx.slot`` can give up.
+
+    Called by :meth:`~agentcore.AgentSession.compact`, between turns, with a
+    context whose ``messages`` is empty and whose ``turn_index`` is the
+    session's next turn index. The first non-None answer wins; agentcore
+    awaits it. An implementation ignores its automatic trigger (watermark,
+    debounce) but keeps its budget rules, and raises
+    :class:`~agentcore.CompactError` when it cannot compact this
+    slot (nothing to give up, the summary failed or was vetoed).
+
+    :param ctx: A context for the session's current slot, outside any turn.
+    :param instructions: Focus instructions to add to the summary prompt, or None.
+    :return: What the summary did, or None when this plugin does not compact
+        for this session (for instance it is not configured).
+    """
+
+
+@hookspec
+def before_summary(ctx: TurnContext, request: SummaryRequestInfo) -> Awaitable[bool | None] | None:
+    """A summary is about to be requested; the hook may edit or veto it.
+
+    Fires once per summary (not per request of a summary made in chunks),
+    after the plugin chose what to summarize and before any summary call.
+    ``request`` is mutable: replace ``request.prompt`` (keeping its
+    ``{messages}`` placeholder) or ``request.messages``, or veto the summary
+    with ``request.vetoed = True``.
+
+    An exception raised here is logged on the ``agentcore`` logger and does
+    not stop the summary.
+
+    :param ctx: The context of the turn (or of the ``compact`` call) the summary belongs to.
+    :param request: The summary request, editable.
+    :return: False to veto the summary; None or True to let it proceed.
+    """
+
+
+@hookspec
+def after_summary(ctx: TurnContext, summary: SummaryInfo) -> Awaitable[None] | None:
+    """A summary has been applied: stored in the slot and the session data.
+
+    A pure notification, the place for a notice to the user or a metric:
+    ``summary`` holds the text, the covered range, the context's tokens
+    before and after, the usage and the duration. A summary dropped because
+    a newer one was applied meanwhile does not fire it.
+
+    An exception raised here is logged on the ``agentcore`` logger.
+
+    :param ctx: The context of the turn (or of the ``compact`` call) the summary belongs to.
+    :param summary: The applied summary.
+    """
+
+
+@hookspec
+def on_summary_error(
+    ctx: TurnContext, request: SummaryRequestInfo, error: BaseException
+) -> Awaitable[None] | None:
+    """A summary failed: its call raised, timed out, or its result was unusable.
+
+    A pure notification; the session goes on with its context unchanged (an
+    automatic summary is retried by the plugin's rules, ``compact`` raises).
+    Not fired for a veto, nor when the task making the summary was cancelled.
+
+    An exception raised here is logged on the ``agentcore`` logger.
+
+    :param ctx: The context of the turn (or of the ``compact`` call) the summary belongs to.
+    :param request: The summary request that failed, as the hooks left it.
+    :param error: What went wrong.
     """

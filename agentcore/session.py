@@ -23,6 +23,7 @@ from agentcore.agent import Agent
 from agentcore.budget import OVERFLOW_KEY
 from agentcore.builder import AgentBundle
 from agentcore.call_hooks import HookedProvider, tool_call_hooks
+from agentcore.compaction import CompactError, SummaryInfo
 from agentcore.context import TurnContext
 from agentcore.cycle import CycleEvent, CycleResult, LlmCycle
 from agentcore.errors import (
@@ -498,6 +499,45 @@ class AgentSession:
             return None
         value = await self._memory.get(key)
         return value if isinstance(value, str) else None
+
+    async def compact(self, instructions: str | None = None) -> SummaryInfo:
+        """Summarize now whatever the current slot can give up, and return what was done.
+
+        Calls the ``compact_session`` hook (the autosummary plugin implements
+        it): the summary ignores the automatic trigger (watermark, debounce)
+        but keeps the plugin's budget rules and its verbatim recent tail.
+        ``instructions`` (such as ``"keep the API design decisions"``) are
+        added to the summary prompt. Runs between turns, under the same lock.
+
+        :param instructions: Focus instructions for this summary, or None.
+        :return: The applied summary: its text, the raw messages it covers,
+            the context's tokens before and after.
+        :raises CompactError: No installed plugin compacts, the slot is not
+            Focused, nothing can be given up, a hook vetoed the summary, or the
+            summary failed (the cause chained). The session is unchanged.
+        :raises ConfigError: ``instructions`` is not a non-empty str or None.
+        """
+        if instructions is not None and (
+            not isinstance(instructions, str) or not instructions.strip()
+        ):
+            raise ConfigError(f"instructions must be a non-empty str or None, got {instructions!r}")
+        self._check_writable("compact")
+        self._check_no_open_stream()
+        async with self._turn_lock:
+            await self.load()
+            await self._catch_up()
+            slot = self._slots[self._current]
+            ctx = self._context(slot, self._turn_index, Message.user(""), is_stream=False)
+            ctx.messages = []
+            result = await call_each(
+                self._pm, "compact_session", isolate=False, ctx=ctx, instructions=instructions
+            )
+        if not isinstance(result, SummaryInfo):
+            raise CompactError(
+                f"session {self._session_id!r}: no installed plugin compacts sessions; "
+                "enable the autosummary plugin with summary_config to compact"
+            )
+        return result
 
     # -- turns ------------------------------------------------------------------
 

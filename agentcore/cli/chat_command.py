@@ -10,6 +10,7 @@ from typing import Any
 
 from agentcore.agent import Agent
 from agentcore.builder import AgentBuilder
+from agentcore.cli.chat_commands import SummaryNotices
 from agentcore.cli.chat_input import BLOCK_MARKER
 from agentcore.cli.chat_loop import QUIT_COMMAND, ChatLoop, ChatOutput
 from agentcore.cli.console import line_editing, note, stderr_is_terminal, stdin_is_interactive
@@ -105,31 +106,11 @@ def explain_provider_error(message: str) -> str:
     return f"argument {flag}: " + text[match.end() :].lstrip()
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``chat`` subcommand to ``commands``."""
-    parser = commands.add_parser(
-        "chat",
-        help="chat with a model, keeping the session in SQLite",
-        description="Chat with a model. Each line of stdin is one turn (a line ending in \\ "
-        f"continues on the next; a {BLOCK_MARKER} line opens a block that the next "
-        f"{BLOCK_MARKER} line closes); the reply streams to stdout, and the context meter "
-        f"and summary notices go to stderr. '{QUIT_COMMAND}' or end of input (Ctrl-D) ends "
-        "the chat. With a PROMPT (or -p), one turn is run and the command exits. The "
-        "session is stored and resumes when you chat again with the same --session and --db.",
-    )
-    parser.add_argument(
-        "prompt",
-        nargs="?",
-        metavar="PROMPT",
-        help="run this one turn, print the reply and exit, instead of reading stdin",
-    )
-    parser.add_argument(
-        "-p",
-        "--prompt",
-        dest="prompt_option",
-        metavar="PROMPT",
-        help="the same as the PROMPT argument",
-    )
+def add_provider_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options that choose and reach the model: ``--model``, ``--base-url``...
+
+    :func:`provider_from_args` builds the provider they name.
+    """
     parser.add_argument(
         "-m",
         "--model",
@@ -158,6 +139,34 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="retries after a rate limit, a server error or a connection error "
         "(default: the provider's)",
     )
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``chat`` subcommand to ``commands``."""
+    parser = commands.add_parser(
+        "chat",
+        help="chat with a model, keeping the session in SQLite",
+        description="Chat with a model. Each line of stdin is one turn (a line ending in \\ "
+        f"continues on the next; a {BLOCK_MARKER} line opens a block that the next "
+        f"{BLOCK_MARKER} line closes); the reply streams to stdout, and the context meter "
+        f"and summary notices go to stderr. '{QUIT_COMMAND}' or end of input (Ctrl-D) ends "
+        "the chat. With a PROMPT (or -p), one turn is run and the command exits. The "
+        "session is stored and resumes when you chat again with the same --session and --db.",
+    )
+    parser.add_argument(
+        "prompt",
+        nargs="?",
+        metavar="PROMPT",
+        help="run this one turn, print the reply and exit, instead of reading stdin",
+    )
+    parser.add_argument(
+        "-p",
+        "--prompt",
+        dest="prompt_option",
+        metavar="PROMPT",
+        help="the same as the PROMPT argument",
+    )
+    add_provider_arguments(parser)
     parser.add_argument(
         "-s",
         "--session",
@@ -203,8 +212,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("argument PROMPT: the prompt is empty", EXIT_USAGE)
     if args.continue_last and args.session is not None:
         raise CliError("give either --continue or --session, not both", EXIT_USAGE)
-    _check_api_key(args)
-    provider = _provider(args)
+    check_api_key(args)
+    provider = provider_from_args(args)
     settings = summary_settings(args)
     if settings is not None and not summary_plugin_available():
         note(
@@ -216,7 +225,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_api_key(args: argparse.Namespace) -> None:
+def check_api_key(args: argparse.Namespace) -> None:
     """Fail before anything else when the provider's API key is surely missing."""
     prefix = args.model.partition(":")[0].strip().lower()
     env = API_KEY_ENVS.get(prefix)
@@ -244,8 +253,9 @@ async def _chat(
         store = open_or_create(path)
         try:
             builder = AgentBuilder().provider(provider).store(store)
+            notices = SummaryNotices()
             if settings is not None:
-                builder.setting(SUMMARY_SETTING, settings)
+                builder.setting(SUMMARY_SETTING, settings).plugin(notices)
             try:
                 bundle = builder.build()
             except ConfigError as exc:
@@ -260,7 +270,11 @@ async def _chat(
                 indicator=stderr_is_terminal() and not args.json,
             )
             chat = ChatLoop(
-                session, max_context_tokens=args.max_context_tokens, model=model, output=output
+                session,
+                max_context_tokens=args.max_context_tokens,
+                model=model,
+                output=output,
+                notices=notices if settings is not None else None,
             )
             if one_shot:
                 await chat.one_shot(args.prompt)
@@ -269,14 +283,14 @@ async def _chat(
                 note(
                     f"chatting with {printable(args.model)}, session "
                     f"'{printable(session_id, multiline=False)}' in {path}; "
-                    f"type {QUIT_COMMAND} or press Ctrl-D to end"
+                    f"type /help for commands, {QUIT_COMMAND} or Ctrl-D to end"
                 )
             with line_editing(data_dir() / HISTORY_FILENAME):
                 await chat.run()
         finally:
             await store.close()
     except LlmError as exc:
-        raise CliError(_explain(exc, prefix)) from None
+        raise CliError(explain_llm_error(exc, prefix)) from None
     finally:
         aclose = getattr(provider, "aclose", None)
         if aclose is not None:
@@ -296,7 +310,8 @@ def _session_id(args: argparse.Namespace, path: Database) -> str:
     return last
 
 
-def _provider(args: argparse.Namespace) -> LlmProvider:
+def provider_from_args(args: argparse.Namespace) -> LlmProvider:
+    """The provider ``--model`` names, with the options of :func:`add_provider_arguments`."""
     from agentcore.providers import available_providers, get_provider
 
     prefix = args.model.partition(":")[0].strip().lower()
@@ -320,7 +335,7 @@ def _provider(args: argparse.Namespace) -> LlmProvider:
         raise CliError(explain_provider_error(str(exc)), EXIT_USAGE) from None
 
 
-def _explain(exc: LlmError, prefix: str) -> str:
+def explain_llm_error(exc: LlmError, prefix: str) -> str:
     """One line saying what went wrong with the provider and what to try."""
     message = str(exc)
     if isinstance(exc, AuthenticationError):

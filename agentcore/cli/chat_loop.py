@@ -6,6 +6,7 @@ import contextlib
 
 from attrs import frozen
 
+from agentcore.cli.chat_commands import SummaryNotices, parse_command, run_command
 from agentcore.cli.chat_input import read_message
 from agentcore.cli.console import (
     WaitingIndicator,
@@ -19,6 +20,7 @@ from agentcore.cli.session_report import usage_dict
 from agentcore.cli.text import dumps, plural, printable
 from agentcore.demo.measure import SummaryState, context_tokens, new_summary, summary_state
 from agentcore.session import AgentSession
+from agentcore.tokens import count_text_tokens
 
 QUIT_COMMAND = "/quit"
 """The line that ends the chat (end of input does too)."""
@@ -53,6 +55,9 @@ class ChatLoop:
     :param max_context_tokens: The window the meter measures against.
     :param model: The model name whose tokenizer counts (None: ``cl100k_base``).
     :param output: How turns are shown.
+    :param notices: The plugin registered on the session's bundle that collects
+        applied summaries (``after_summary``); without it, the loop compares the
+        slot's summary before and after each turn.
     """
 
     def __init__(
@@ -62,12 +67,14 @@ class ChatLoop:
         max_context_tokens: int,
         model: str | None = None,
         output: ChatOutput | None = None,
+        notices: SummaryNotices | None = None,
     ) -> None:
         self._session = session
         self._limit = max_context_tokens
         self._model = model
         self._output = output if output is not None else ChatOutput()
         self._known: SummaryState = (None, 0)
+        self._notices = notices
 
     async def run(self) -> None:
         """Chat until the user quits; errors of the provider propagate."""
@@ -86,6 +93,13 @@ class ChatLoop:
                     break
                 if text.strip() == QUIT_COMMAND:
                     break
+                command = parse_command(text)
+                if command is not None:
+                    shown = await run_command(self._session, command)
+                    if shown:
+                        note(shown)
+                    await self._show_new_summary()
+                    continue
                 if text.strip():
                     await self.turn(text)
         finally:
@@ -174,6 +188,12 @@ class ChatLoop:
         return "".join(pieces)
 
     async def _show_new_summary(self) -> None:
+        if self._notices is not None:
+            for info in self._notices.take():
+                if self._output.meter:
+                    tokens = count_text_tokens(info.summary, self._model)
+                    note("  -> " + summary_line(info.covers, tokens, info.tokens_after))
+            return
         if not self._output.meter:
             return
         summary = await new_summary(self._session, self._known, model=self._model)

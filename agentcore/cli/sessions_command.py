@@ -1,4 +1,4 @@
-"""``agentcore sessions list | show ID | export ID | delete ID``: what a database holds."""
+"""``agentcore sessions list | show ID | export ID | delete ID | compact ID``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,17 @@ import textwrap
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agentcore.cli.console import stdin_is_interactive
+from agentcore.agent import Agent
+from agentcore.builder import AgentBuilder
+from agentcore.cli.chat_command import (
+    DEFAULT_MAX_CONTEXT_TOKENS,
+    DEFAULT_SYSTEM_PROMPT,
+    add_provider_arguments,
+    check_api_key,
+    explain_llm_error,
+    provider_from_args,
+)
+from agentcore.cli.console import note, stdin_is_interactive
 from agentcore.cli.database import (
     Database,
     add_db_argument,
@@ -25,7 +35,18 @@ from agentcore.cli.session_report import (
     session_report,
     session_rows,
 )
+from agentcore.cli.summary_options import (
+    INSTALL_HINT,
+    SUMMARY_SETTING,
+    add_summary_arguments,
+    explain_settings_error,
+    summary_plugin_available,
+    summary_settings,
+)
 from agentcore.cli.text import dumps, plural, printable
+from agentcore.compaction import CompactError
+from agentcore.errors import ConfigError, LlmError
+from agentcore.session import AgentSession
 from agentcore.stores import InMemoryStore
 from agentcore.stores.base import MemoryStore
 
@@ -89,6 +110,25 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "-y", "--yes", action="store_true", help="delete without asking for confirmation"
     )
     delete.set_defaults(handler=_delete, parser=delete)
+
+    compact = sub.add_parser(
+        "compact",
+        help="summarize a stored session now",
+        description="Summarize now what the session's current slot can give up (everything "
+        "before the recent tail kept verbatim), with the autosummary plugin and the model "
+        "--model names; the summary goes to stdout, what it covers to stderr. The slot must "
+        "be Focused, as 'agentcore chat' makes it.",
+    )
+    compact.add_argument("session_id", metavar="ID", help="the session id")
+    add_db_argument(compact)
+    compact.add_argument(
+        "--instructions",
+        metavar="TEXT",
+        help="what the summary must keep, e.g. 'keep the API design decisions'",
+    )
+    add_provider_arguments(compact)
+    add_summary_arguments(compact, max_context_tokens=DEFAULT_MAX_CONTEXT_TOKENS)
+    compact.set_defaults(handler=_compact, parser=compact)
 
 
 Command = Callable[[MemoryStore, Database, argparse.Namespace], Awaitable[None]]
@@ -256,4 +296,60 @@ def _delete(args: argparse.Namespace) -> int:
     if not asyncio.run(delete()):
         raise CliError(f"no session {shown} in {path}")
     print(f"deleted session {shown} ({plural(messages, 'message')}) from {path}", file=sys.stderr)
+    return 0
+
+
+def _compact(args: argparse.Namespace) -> int:
+    """Compact one stored session with the model ``--model`` names."""
+    path = db_path(args)
+    if not check_existing(path):
+        raise CliError(f"no session {args.session_id!r} in {path} (the file is empty)")
+    if args.instructions is not None and not args.instructions.strip():
+        raise CliError("argument --instructions: the text is empty", EXIT_USAGE)
+    settings = summary_settings(args)
+    if settings is None:
+        raise CliError("compact needs summaries: leave out --no-summary", EXIT_USAGE)
+    if not summary_plugin_available():
+        raise CliError(f"compact needs the autosummary plugin: install it with {INSTALL_HINT}")
+    check_api_key(args)
+    provider = provider_from_args(args)
+    prefix = args.model.partition(":")[0].strip().lower()
+
+    async def main() -> None:
+        store = open_existing(path)
+        try:
+            await require_session(store, args.session_id, str(path))
+            try:
+                bundle = (
+                    AgentBuilder()
+                    .provider(provider)
+                    .store(store)
+                    .setting(SUMMARY_SETTING, settings)
+                ).build()
+            except ConfigError as exc:
+                raise CliError(explain_settings_error(str(exc)), EXIT_USAGE) from None
+            agent = Agent("chat", system_prompt=DEFAULT_SYSTEM_PROMPT)
+            session = AgentSession(agent, args.session_id, bundle)
+            try:
+                result = await session.compact(args.instructions)
+            finally:
+                await session.aclose()
+        finally:
+            await store.close()
+            aclose = getattr(provider, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        print(printable(result.summary))
+        note(
+            f"compacted session {printable(repr(args.session_id), multiline=False)}: the summary "
+            f"covers messages 0..{result.covers - 1}; context {format_tokens(result.tokens_before)}"
+            f" -> {format_tokens(result.tokens_after)} tokens"
+        )
+
+    try:
+        asyncio.run(main())
+    except CompactError as exc:
+        raise CliError(f"nothing compacted: {exc}") from None
+    except LlmError as exc:
+        raise CliError(explain_llm_error(exc, prefix)) from None
     return 0

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agentcore import __version__
-from agentcore.cli.chat_command import _explain
+from agentcore.cli.chat_command import explain_llm_error
 from agentcore.errors import AuthenticationError, LlmTimeoutError, ServiceUnavailableError
 
 METER = re.compile(r"^context +[\d,]+ / [\d,]+ tokens  \[[#-]{12}\]!?$")
@@ -118,11 +118,13 @@ def test_empty_input_ends_cleanly(run_cli, openai_server, require_openai_provide
 
 
 def test_explanations_carry_hints() -> None:
-    auth = _explain(AuthenticationError("HTTP 401: bad key"), "openai")
+    auth = explain_llm_error(AuthenticationError("HTTP 401: bad key"), "openai")
     assert "OPENAI_API_KEY" in auth
-    assert "ANTHROPIC_API_KEY" in _explain(AuthenticationError("401"), "anthropic")
-    assert "--base-url" in _explain(ServiceUnavailableError("connection refused"), "openai")
-    assert "--timeout" in _explain(LlmTimeoutError("slow"), "openai")
+    assert "ANTHROPIC_API_KEY" in explain_llm_error(AuthenticationError("401"), "anthropic")
+    assert "--base-url" in explain_llm_error(
+        ServiceUnavailableError("connection refused"), "openai"
+    )
+    assert "--timeout" in explain_llm_error(LlmTimeoutError("slow"), "openai")
 
 
 def test_chat_without_the_plugin_says_how_to_install_it(

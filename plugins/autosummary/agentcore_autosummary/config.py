@@ -8,7 +8,7 @@ from typing import Any, Literal
 import attrs
 from attrs import field, frozen
 
-from agentcore import Message
+from agentcore import LlmProvider, Message
 from agentcore.tokens import get_token_counter
 from agentcore_autosummary.prompt import DEFAULT_SUMMARY_PROMPT, MESSAGES_PLACEHOLDER, build_prompt
 from agentcore_autosummary.state import STATE_KEY_PREFIX
@@ -19,6 +19,9 @@ Mode = Literal["inline", "background"]
 
 CORRECTION_KEY = "autosummary.token_correction"
 """Session-data key of the token correction the plugin learns from usage."""
+
+SESSION_COUNTER_KEY = "autosummary.last_summary_turn"
+"""Session-data key of the turn of the session's last applied summary (the seed's counter)."""
 
 MIN_SUMMARY_INPUT_TOKENS = 128
 """Conversation tokens a summary request must have room for, at the least."""
@@ -76,10 +79,11 @@ def _optional_name(instance: object, attribute: attrs.Attribute[Any], value: Any
 def _memory_key(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{attribute.name} must be a non-empty str, got {value!r}")
-    if value == CORRECTION_KEY or value.startswith(STATE_KEY_PREFIX):
+    if value in (CORRECTION_KEY, SESSION_COUNTER_KEY) or value.startswith(STATE_KEY_PREFIX):
         raise ValueError(
             f"{attribute.name} {value!r} is a key the plugin keeps its own state under "
-            f"({CORRECTION_KEY!r} and {STATE_KEY_PREFIX!r}<slot id>): choose another key"
+            f"({CORRECTION_KEY!r}, {SESSION_COUNTER_KEY!r} and {STATE_KEY_PREFIX!r}<slot id>): "
+            "choose another key"
         )
 
 
@@ -93,6 +97,19 @@ def _positive_or_none(instance: object, attribute: attrs.Attribute[Any], value: 
         raise ValueError(
             f"{attribute.name} must be a positive finite number or None, got {value!r}"
         )
+
+
+def _provider_or_name(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is None or isinstance(value, LlmProvider):
+        return
+    if isinstance(value, str):
+        prefix, colon, model = value.partition(":")
+        if colon and prefix.strip() and model.strip():
+            return
+    raise ValueError(
+        f"{attribute.name} must be an LlmProvider, a 'prefix:model' name such as "
+        f"'openai:gpt-4o-mini', or None, got {value!r}"
+    )
 
 
 @frozen
@@ -128,6 +145,10 @@ class SummaryConfig:
     :param keep_recent_tokens: Tokens of recent messages kept verbatim after a summary
         (None: a quarter of ``max_context_tokens``).
     :param timeout: Seconds a summary call may take before it counts as failed.
+    :param summary_provider: The provider summary calls go to instead of the turns'
+        provider: an :class:`~agentcore.LlmProvider`, or a ``"prefix:model"`` name
+        resolved with :func:`agentcore.providers.get_provider` at the first summary
+        (None: the turns' provider). ``summary_model``, when set, is asked of it.
     """
 
     trigger_token_ratio: float = field(default=0.75, validator=_ratio)
@@ -143,6 +164,9 @@ class SummaryConfig:
     memory_key: str = field(default="conversation_summary", validator=_memory_key)
     keep_recent_tokens: int | None = field(default=None, validator=_optional_int_at_least(0))
     timeout: float | None = field(default=120.0, validator=_positive_or_none)
+    summary_provider: LlmProvider | str | None = field(
+        default=None, validator=_provider_or_name, eq=False
+    )
 
     def __attrs_post_init__(self) -> None:
         if self.recent_budget >= self.trigger_tokens:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
 import weakref
 from collections.abc import Coroutine, Sequence
 from typing import Any
@@ -14,17 +16,21 @@ from attrs import define, field, frozen
 from agentcore import (
     AgentConfig,
     AgentSession,
+    CompactError,
     ConflictError,
     ContextSlot,
     CostTracker,
     FocusedConfig,
     Message,
     PluginSetting,
+    SummaryInfo,
+    SummaryRequestInfo,
     TurnContext,
     Usage,
     hookimpl,
 )
 from agentcore.budget import OVERFLOW_KEY, TokenCorrection
+from agentcore.compaction import SummaryReason
 from agentcore.errors import ContextWindowExceededError
 from agentcore.slots import DEFAULT_SUMMARY_LABEL, render_context
 from agentcore_autosummary.budget import (
@@ -33,15 +39,22 @@ from agentcore_autosummary.budget import (
     cut_tool_results,
     load_correction,
     overflow_prompt_tokens,
-    provider_model,
     refuse_oversized_input,
     save_correction,
     turn_budget,
     turn_model,
 )
-from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.config import SESSION_COUNTER_KEY, SummaryConfig
 from agentcore_autosummary.formatting import MAX_CONVERSATION_CHARS
+from agentcore_autosummary.hooks import (
+    after_summary,
+    before_summary,
+    summary_error,
+    with_instructions,
+)
 from agentcore_autosummary.planner import chunk_end, recent_tail_start
+from agentcore_autosummary.provider import counting_model, summary_model, summary_provider
+from agentcore_autosummary.seed_rule import cumulative_due
 from agentcore_autosummary.state import SummaryState, state_from_json, state_key, state_to_json
 from agentcore_autosummary.summarizer import (
     SummaryFailedError,
@@ -221,7 +234,7 @@ async def _make_room(
         _warn_once(ctx, config, "the request exceeds %d tokens and nothing is left to summarize")
         return tokens
     runtime.states[ctx.slot.id] = attrs.evolve(state, last_attempt_turn=ctx.turn_index)
-    await _summarize(ctx, config, runtime, plan)
+    await _summarize_quietly(ctx, config, runtime, plan, "budget")
     return await budget.size(_request(ctx))
 
 
@@ -294,18 +307,62 @@ async def post_turn_end(ctx: TurnContext) -> None:
     if isinstance(attempted, set) and slot.id in attempted:
         return  # this turn already tried before a call
     state = await _load_state(ctx, runtime)
-    if not is_due(config, state, ctx.turn_index, tokens):
+    if config.trigger == "cumulative":
+        if not await cumulative_due(ctx, config):
+            return
+    elif not is_due(config, state, ctx.turn_index, tokens):
         return
     await _warm_counts(ctx, state)
     plan = _plan(ctx, config, state, correction)
     if plan is None:
         return
     runtime.states[slot.id] = attrs.evolve(state, last_attempt_turn=ctx.turn_index)
-    work = _summarize(ctx, config, runtime, plan)
+    work = _summarize_quietly(ctx, config, runtime, plan, "watermark")
     if config.mode == "inline":
         await work
     else:
         runtime.pending[slot.id] = ctx.session.run_in_background(work)
+
+
+@hookimpl
+async def compact_session(ctx: TurnContext, instructions: str | None) -> SummaryInfo | None:
+    """Summarize now what ``ctx.slot`` can give up: :meth:`AgentSession.compact`.
+
+    Ignores the watermark and the debounce, keeps the recent tail verbatim
+    and sizes the summary requests to the window like any summary. Waits for
+    a pending background summary first. Raises :class:`CompactError` for a
+    Full slot, when nothing lies before the recent tail, and when the summary
+    fails (chained), is vetoed or is dropped.
+    """
+    config = _config(ctx.config)
+    if config is None:
+        return None
+    slot = ctx.slot
+    if slot.config.focused is None:
+        raise CompactError(
+            f"slot {slot.id!r} is in Full mode, which sends every message and is never "
+            "summarized: switch it to a FocusedConfig (session.set_mode) to compact it"
+        )
+    runtime = _runtime(ctx.session)
+    pending = runtime.pending.get(slot.id)
+    if pending is not None and not pending.done():
+        await asyncio.shield(pending)
+    state = await _load_state(ctx, runtime)
+    await _warm_counts(ctx, state)
+    plan = _plan(ctx, config, state, await _correction(ctx, runtime))
+    if plan is None:
+        raise CompactError(
+            f"nothing to compact in slot {slot.id!r}: every message the summary does not "
+            f"cover yet is within the recent tail kept verbatim ({config.recent_budget} tokens, "
+            "keep_recent_tokens)"
+        )
+    runtime.states[slot.id] = attrs.evolve(state, last_attempt_turn=ctx.turn_index)
+    try:
+        return await _summarize(ctx, config, runtime, plan, "compact", instructions, strict=True)
+    except CompactError:
+        raise
+    except Exception as exc:
+        raise CompactError(f"the summary failed: {type(exc).__name__}: {exc}") from exc
 
 
 # -- steps ------------------------------------------------------------------------
@@ -358,14 +415,39 @@ def _plan(
         end=end,
         covers=max(covered, tail),
         messages=tuple(slot.raw_messages(start, end)),
-        model=config.summary_model or ctx.session.agent.model,
+        model=summary_model(ctx, config),
     )
 
 
-async def _summarize(
-    ctx: TurnContext, config: SummaryConfig, runtime: _SessionRuntime, plan: _Plan
+async def _summarize_quietly(
+    ctx: TurnContext,
+    config: SummaryConfig,
+    runtime: _SessionRuntime,
+    plan: _Plan,
+    reason: SummaryReason,
 ) -> None:
-    """Make the summary of ``plan`` and apply it; any failure is logged, never raised.
+    """An automatic summary: a failure is logged and recorded by :func:`_summarize`, not raised."""
+    with contextlib.suppress(Exception):  # a summary must never break a session
+        await _summarize(ctx, config, runtime, plan, reason)
+
+
+async def _summarize(
+    ctx: TurnContext,
+    config: SummaryConfig,
+    runtime: _SessionRuntime,
+    plan: _Plan,
+    reason: SummaryReason,
+    instructions: str | None = None,
+    *,
+    strict: bool = False,
+) -> SummaryInfo | None:
+    """Make the summary of ``plan``, apply it and return it, firing the summary hooks.
+
+    ``before_summary`` may edit the prompt and messages, or veto the summary
+    (None is returned; with ``strict``, :class:`CompactError` is raised).
+    A failure is logged, recorded (:func:`_record_failure`), reported to
+    ``on_summary_error`` and raised. A summary dropped because a newer one
+    was applied meanwhile returns None (``strict``: raises CompactError).
 
     A ``CancelledError`` raised by the summary call itself (not a
     cancellation of the task running this) counts as a failed attempt like
@@ -375,13 +457,39 @@ async def _summarize(
     summary calls cost is stored with the summary, or with the session's
     next write when the summary is not applied.
     """
+    request = SummaryRequestInfo(
+        slot_id=plan.slot.id,
+        turn_index=plan.turn_index,
+        reason=reason,
+        prompt=with_instructions(config.summary_prompt, instructions),
+        messages=list(plan.messages),
+        start=plan.start,
+        end=plan.end,
+        covers=plan.covers,
+        model=plan.model,
+        instructions=instructions,
+    )
+    if not await before_summary(ctx, request):
+        logger.info(
+            "summary of session %s turn %d vetoed by a before_summary hook",
+            ctx.session_id,
+            plan.turn_index,
+        )
+        if strict:
+            raise CompactError("a before_summary hook vetoed the summary; nothing was changed")
+        return None
     version = plan.slot.version
     spent = CostTracker()
+    started = time.perf_counter()
+    tokens_before = await _context_tokens(ctx, plan.slot.id)
     try:
+        if request.prompt != config.summary_prompt:
+            config = attrs.evolve(config, summary_prompt=request.prompt)
+        plan = attrs.evolve(plan, messages=tuple(request.messages))
         summary = await _isolated(_make_summary(attrs.evolve(ctx, cost=spent), config, plan))
         usage = spent.total("summary") if spent.breakdown() else None
-        await _apply(ctx, config, runtime, plan, summary, version, usage)
-    except Exception as exc:  # a summary must never break a session
+        applied = await _apply(ctx, config, runtime, plan, summary, version, usage)
+    except Exception as exc:
         logger.error(
             "summary failed (session=%s, slot=%s, turn=%d): %s: %s",
             ctx.session_id,
@@ -392,10 +500,38 @@ async def _summarize(
             exc_info=logger.isEnabledFor(logging.DEBUG),
         )
         await _record_failure(ctx, runtime, plan, spent)
-    except asyncio.CancelledError:
-        for purpose, usage in spent.breakdown().items():
-            ctx.cost.add(usage, purpose)
+        await summary_error(ctx, request, exc)
         raise
+    except asyncio.CancelledError:
+        for purpose, part in spent.breakdown().items():
+            ctx.cost.add(part, purpose)
+        raise
+    if not applied:
+        if strict:
+            raise CompactError("a newer summary was applied meanwhile; this one was dropped")
+        return None
+    info = SummaryInfo(
+        slot_id=plan.slot.id,
+        turn_index=plan.turn_index,
+        reason=reason,
+        summary=summary,
+        start=plan.start,
+        end=plan.end,
+        covers=plan.covers,
+        tokens_before=tokens_before,
+        tokens_after=await _context_tokens(ctx, plan.slot.id),
+        usage=usage,
+        duration=time.perf_counter() - started,
+        model=plan.model,
+    )
+    await after_summary(ctx, info)
+    return info
+
+
+async def _context_tokens(ctx: TurnContext, slot_id: str) -> int:
+    """Tokens of the context slot ``slot_id`` sends now, counted for the turn model."""
+    slot = await ctx.session.get_slot(slot_id)
+    return await counter_for(ctx, turn_model(ctx)).count_messages_async(slot.load_messages())
 
 
 async def _isolated(work: Coroutine[Any, Any, str]) -> str:
@@ -443,7 +579,7 @@ async def _make_summary(ctx: TurnContext, config: SummaryConfig, plan: _Plan) ->
 
 async def _summarize_in_chunks(ctx: TurnContext, config: SummaryConfig, plan: _Plan) -> str:
     label = _label(plan.slot)
-    fit = await _fit(ctx, plan)
+    fit = await _fit(ctx, config, plan)
     previous = plan.previous
     start = 0
     while start < len(plan.messages):
@@ -464,8 +600,8 @@ async def _summarize_in_chunks(ctx: TurnContext, config: SummaryConfig, plan: _P
     return previous
 
 
-async def _fit(ctx: TurnContext, plan: _Plan) -> SummaryFit:
-    model = plan.model or provider_model(ctx.provider)
+async def _fit(ctx: TurnContext, config: SummaryConfig, plan: _Plan) -> SummaryFit:
+    model = plan.model or counting_model(ctx, config)
     correction = await _correction(ctx, _runtime(ctx.session))
     return SummaryFit(counter_for(ctx, model), correction, model)
 
@@ -480,10 +616,15 @@ async def _request_summary(
     """One summary request; a server's overflow refusal teaches the correction, then one retry."""
     runtime = _runtime(ctx.session)
     for attempt in range(2):
-        fit = await _fit(ctx, plan)
+        fit = await _fit(ctx, config, plan)
         try:
             reply = await request_summary(
-                ctx.provider, config, messages, model=plan.model, max_chars=max_chars, fit=fit
+                summary_provider(ctx, config),
+                config,
+                messages,
+                model=plan.model,
+                max_chars=max_chars,
+                fit=fit,
             )
         except SummaryOverflowError as exc:
             if attempt:
@@ -542,8 +683,10 @@ async def _apply(
     summary: str,
     version: int,
     usage: Usage | None,
-) -> None:
+) -> bool:
     """Write the summary, its snapshot, the session state and the summary's cost at once.
+
+    Returns False when the summary was dropped for a newer one.
 
     The write goes through :meth:`AgentSession.write_slot_config`, conditional
     on ``version``, the slot's config version the plan was made from: when
@@ -559,7 +702,12 @@ async def _apply(
             generation=plan.base_generation + 1,
             summary=summary,
         )
-        data = {config.memory_key: summary, state_key(slot.id): state_to_json(state)}
+        data: dict[str, Any] = {
+            config.memory_key: summary,
+            state_key(slot.id): state_to_json(state),
+        }
+        if config.trigger == "cumulative":
+            data[SESSION_COUNTER_KEY] = plan.turn_index  # the seed's one counter per session
         new_config = slot.config
         focused = slot.config.focused
         if focused is not None:
@@ -586,7 +734,7 @@ async def _apply(
             runtime.states[slot.id] = state_from_json(stored, slot_id=slot.id)
             if usage is not None:
                 await ctx.session.record_usage(usage, "summary")
-            return
+            return False
         runtime.states[slot.id] = state
         logger.info(
             "summary written (session=%s, slot=%s, turn=%d): covers messages 0..%d",
@@ -595,6 +743,7 @@ async def _apply(
             plan.turn_index,
             plan.covers - 1,
         )
+        return True
 
 
 async def _record_failure(

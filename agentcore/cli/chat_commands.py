@@ -1,0 +1,85 @@
+"""The slash commands of ``agentcore chat`` and the summary notices it shows."""
+
+from __future__ import annotations
+
+from attrs import define, field, frozen
+
+from agentcore.cli.text import printable
+from agentcore.compaction import CompactError, SummaryInfo
+from agentcore.context import TurnContext
+from agentcore.hookspecs import hookimpl
+from agentcore.session import AgentSession
+
+HELP_TEXT = """\
+commands:
+  /compact [INSTRUCTIONS]  summarize now what the context can give up; INSTRUCTIONS
+                           (optional) say what the summary must keep
+  /summary                 show the current summary
+  /help                    show this help
+  /quit                    end the chat (so does Ctrl-D)
+any other line is sent to the model"""
+"""What ``/help`` prints."""
+
+COMMANDS = ("/compact", "/summary", "/help")
+"""The slash commands handled in the chat (besides ``/quit``)."""
+
+
+@frozen
+class SlashCommand:
+    """A line of the chat that is a command: its name and the text after it."""
+
+    name: str
+    argument: str | None
+
+
+def parse_command(line: str) -> SlashCommand | None:
+    """The command ``line`` holds, or None when it is a message for the model.
+
+    Only the names in :data:`COMMANDS` are commands, so a message such as
+    ``/etc/hosts looks wrong`` still goes to the model.
+    """
+    name, _, rest = line.strip().partition(" ")
+    if name not in COMMANDS:
+        return None
+    argument = rest.strip()
+    return SlashCommand(name, argument or None)
+
+
+@define
+class SummaryNotices:
+    """A plugin that collects each applied summary (``after_summary``) for the chat to show."""
+
+    pending: list[SummaryInfo] = field(factory=list)
+
+    @hookimpl
+    def after_summary(self, ctx: TurnContext, summary: SummaryInfo) -> None:
+        """Remember ``summary`` until the chat shows it."""
+        self.pending.append(summary)
+
+    def take(self) -> list[SummaryInfo]:
+        """The summaries not shown yet, oldest first; they count as shown."""
+        taken, self.pending = self.pending, []
+        return taken
+
+
+async def run_command(session: AgentSession, command: SlashCommand) -> str:
+    """Run ``command`` on ``session``; return what to print on stderr.
+
+    ``/compact`` prints nothing itself when it succeeds: its notice comes
+    from the summary notices, like any summary's. A compaction that cannot
+    be done is reported, and the chat goes on.
+    """
+    if command.name == "/help":
+        return HELP_TEXT
+    if command.name == "/summary":
+        focused = (await session.get_slot()).config.focused
+        if focused is not None and focused.summary_override is not None:
+            covered = f"messages 0..{focused.summary_covers - 1}"
+            return f"summary of {covered}:\n{printable(focused.summary_override)}"
+        summary = await session.get_conversation_summary()
+        return "no summary yet" if summary is None else f"summary:\n{printable(summary)}"
+    try:
+        await session.compact(command.argument)
+    except CompactError as exc:
+        return f"nothing compacted: {printable(str(exc))}"
+    return ""

@@ -1,0 +1,95 @@
+"""What the summary hooks see, and what :meth:`AgentSession.compact` returns."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from attrs import define, frozen
+
+from agentcore.errors import SessionError
+from agentcore.messages import Message
+from agentcore.usage import Usage
+
+SummaryReason = Literal["watermark", "budget", "compact"]
+"""Why a summary is made: the trigger fired after a turn (``"watermark"``), a request
+would not fit the window (``"budget"``), or the user asked (``"compact"``)."""
+
+
+class CompactError(SessionError):
+    """:meth:`~agentcore.AgentSession.compact` could not compact the slot.
+
+    No installed plugin compacts, the slot is not Focused, nothing can be
+    given up, a ``before_summary`` hook vetoed the summary, or the summary
+    call failed (the cause is chained as ``__cause__``).
+    """
+
+
+@define
+class SummaryRequestInfo:
+    """A summary about to be requested, handed to ``before_summary`` to read or edit.
+
+    A hook may replace ``prompt`` (it must keep the ``{messages}`` placeholder)
+    or ``messages`` (the messages the summarizer reads; the summary still
+    covers raw messages ``start:covers`` of the slot), or set ``vetoed``
+    (returning False from the hook does the same). ``instructions`` are the
+    focus instructions of :meth:`~agentcore.AgentSession.compact`, already
+    part of ``prompt``.
+
+    :param slot_id: The slot being summarized.
+    :param turn_index: The turn the summary belongs to (for ``compact``: the
+        session's next turn index).
+    :param reason: Why the summary is made (``"watermark"``, ``"budget"`` or ``"compact"``).
+    :param prompt: The prompt template; ``{messages}`` receives the conversation.
+    :param messages: The messages the summarizer reads (after a previous summary,
+        if any, which the summarizer reads too).
+    :param start: Index of the first raw message read.
+    :param end: Index after the last raw message read.
+    :param covers: Once applied, the summary covers every raw message before this index.
+    :param model: The model the summary call asks for (None: the provider's default).
+    :param instructions: Focus instructions given to ``compact``, or None.
+    :param vetoed: Set to True to cancel the summary.
+    """
+
+    slot_id: str
+    turn_index: int
+    reason: SummaryReason
+    prompt: str
+    messages: list[Message]
+    start: int
+    end: int
+    covers: int
+    model: str | None = None
+    instructions: str | None = None
+    vetoed: bool = False
+
+
+@frozen
+class SummaryInfo:
+    """A summary that was applied: handed to ``after_summary``, returned by ``compact``.
+
+    :param slot_id: The slot summarized.
+    :param turn_index: The turn the summary belongs to.
+    :param reason: Why it was made (``"watermark"``, ``"budget"`` or ``"compact"``).
+    :param summary: The summary text now in the slot's ``summary_override``.
+    :param start: Index of the first raw message the summarizer read.
+    :param end: Index after the last raw message it read.
+    :param covers: The summary covers every raw message before this index.
+    :param tokens_before: Tokens of the slot's context before the summary.
+    :param tokens_after: Tokens of the slot's context with the summary in place.
+    :param usage: What the summary calls cost, as reported (or counted).
+    :param duration: Seconds the summary took, calls included, on a monotonic clock.
+    :param model: The model the summary call asked for (None: the provider's default).
+    """
+
+    slot_id: str
+    turn_index: int
+    reason: SummaryReason
+    summary: str
+    start: int
+    end: int
+    covers: int
+    tokens_before: int
+    tokens_after: int
+    usage: Usage | None = None
+    duration: float = 0.0
+    model: str | None = None

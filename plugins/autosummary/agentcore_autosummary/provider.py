@@ -1,0 +1,62 @@
+"""The provider summary calls go to: the turns' own, or ``SummaryConfig.summary_provider``."""
+
+from __future__ import annotations
+
+import weakref
+
+from agentcore import AgentSession, LlmProvider, TurnContext
+from agentcore.call_hooks import HookedProvider
+from agentcore.providers import get_provider
+from agentcore_autosummary.budget import provider_model
+from agentcore_autosummary.config import SummaryConfig
+
+_resolved: weakref.WeakKeyDictionary[AgentSession, dict[str, LlmProvider]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _resolve(ctx: TurnContext, name: str) -> LlmProvider:
+    """The provider named ``name`` (``"prefix:model"``), built once per session."""
+    cache = _resolved.setdefault(ctx.session, {})
+    provider = cache.get(name)
+    if provider is None:
+        provider = cache[name] = get_provider(
+            name, plugin_manager=ctx.session.bundle.plugin_manager
+        )
+    return provider
+
+
+def summary_provider(ctx: TurnContext, config: SummaryConfig) -> LlmProvider:
+    """The provider for the summary calls of ``ctx``, wrapped so ``after_model_call`` fires.
+
+    Without ``summary_provider`` it is ``ctx.provider``, the turn's hooked
+    provider. A name is resolved with :func:`agentcore.providers.get_provider`
+    (plugins of the session's bundle included) and cached per session; a
+    :class:`~agentcore.errors.ConfigError` from it fails the summary.
+    """
+    chosen = config.summary_provider
+    if chosen is None:
+        return ctx.provider
+    provider = _resolve(ctx, chosen) if isinstance(chosen, str) else chosen
+    return HookedProvider(provider, ctx.session.bundle.plugin_manager, ctx)
+
+
+def summary_model(ctx: TurnContext, config: SummaryConfig) -> str | None:
+    """The model summary calls ask for: ``summary_model``, else the summarizer's own.
+
+    With the turns' provider that is the agent's model (else the provider's
+    default); with a ``summary_provider``, the default model of that provider.
+    """
+    if config.summary_model is not None:
+        return config.summary_model
+    if config.summary_provider is None:
+        return ctx.session.agent.model
+    return None
+
+
+def counting_model(ctx: TurnContext, config: SummaryConfig) -> str | None:
+    """The model whose tokenizer and learned correction size the summary requests."""
+    model = summary_model(ctx, config)
+    if model is not None:
+        return model
+    return provider_model(summary_provider(ctx, config))

@@ -1,0 +1,65 @@
+"""/compact, /summary and /help in the chat, and ``agentcore sessions compact``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fake_openai import SUMMARY_MARKER, SUMMARY_REPLY
+
+pytest.importorskip("agentcore_autosummary")
+
+TURNS = "".join(
+    f"question {index} about the port numbers of service {index}\n" for index in range(8)
+)
+
+
+@pytest.fixture
+def base(openai_server, require_openai_provider: None, tmp_path: Path) -> list[str]:
+    return ["--base-url", openai_server.base_url, "--db", str(tmp_path / "chat.db")]
+
+
+def _summary_requests(openai_server) -> list[str]:
+    texts = [str(request["messages"][-1]["content"]) for request in openai_server.requests]
+    return [text for text in texts if SUMMARY_MARKER in text]
+
+
+def test_chat_slash_commands(run_cli, base, openai_server) -> None:
+    lines = TURNS + "/summary\n/compact keep the port numbers\n/summary\n/help\n/etc/hosts?\n"
+    result = run_cli("chat", *base, "--max-context-tokens", "2000", input=lines)
+    assert result.returncode == 0, result.stderr
+    err = result.stderr
+    assert "no summary yet" in err
+    notices = [line for line in err.splitlines() if "summary written" in line]
+    assert len(notices) == 1 and notices[0].startswith("  -> summary written: covers messages 0..")
+    assert f"summary of messages 0..{notices[0].split('0..')[1].split()[0]}:" in err
+    assert SUMMARY_REPLY in err
+    assert "/compact [INSTRUCTIONS]" in err
+    (prompt,) = _summary_requests(openai_server)
+    assert "keep the port numbers" in prompt
+    # A line that only starts with a slash is a message, not a command.
+    assert "You said: /etc/hosts?" in result.stdout
+
+
+def test_sessions_compact(run_cli, base, openai_server) -> None:
+    chat = run_cli("chat", *base, "--no-summary", input=TURNS)
+    assert chat.returncode == 0, chat.stderr
+    options = [*base, "--max-context-tokens", "2000"]
+    result = run_cli("sessions", "compact", "chat", *options, "--instructions", "keep numbers")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == SUMMARY_REPLY
+    assert "compacted session 'chat': the summary covers messages 0.." in result.stderr
+    (prompt,) = _summary_requests(openai_server)
+    assert "keep numbers" in prompt
+    shown = run_cli("sessions", "show", "chat", "--db", base[-1])
+    assert SUMMARY_REPLY in shown.stdout
+
+    # Each compact gives up what lies before the recent tail, until nothing is left.
+    for _ in range(5):
+        again = run_cli("sessions", "compact", "chat", *options)
+        if again.returncode != 0:
+            break
+    assert again.returncode == 1
+    assert "nothing compacted: nothing to compact" in again.stderr
+    missing = run_cli("sessions", "compact", "nope", *options)
+    assert missing.returncode == 1 and "no session 'nope'" in missing.stderr

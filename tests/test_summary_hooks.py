@@ -1,0 +1,184 @@
+"""The summary hooks and AgentSession.compact, seen from a plugin and a user."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agentcore import (
+    Agent,
+    AgentBuilder,
+    AgentSession,
+    CompactError,
+    FocusedConfig,
+    InMemoryStore,
+    LlmRequest,
+    SummaryInfo,
+    SummaryRequestInfo,
+    TurnContext,
+    hookimpl,
+)
+from agentcore.errors import ServiceUnavailableError
+from agentcore.testing import MockProvider
+
+LONG = "the deployment uses /srv/app/config.toml and port 8443; " * 8
+
+
+def _autosummary() -> Any:
+    return pytest.importorskip("agentcore_autosummary.plugin")
+
+
+def _summarizing_provider(fail: bool = False) -> MockProvider:
+    def respond(request: LlmRequest) -> Any:
+        if request.purpose == "summary":
+            if fail:
+                return ServiceUnavailableError("the summarizer is down")
+            return "They set up the deployment."
+        return "Noted."
+
+    return MockProvider(responder=respond)
+
+
+async def _session(agent: Agent, *plugins: object, fail: bool = False, **config: Any) -> Any:
+    builder = AgentBuilder().provider(_summarizing_provider(fail)).store(InMemoryStore())
+    builder.load_plugins(False).plugin(_autosummary())
+    for plugin in plugins:
+        builder.plugin(plugin)
+    settings = {
+        "max_context_tokens": 4000,
+        "max_summary_tokens": 200,
+        "keep_recent_tokens": 100,
+        "trigger_token_ratio": 1.0,
+        **config,
+    }
+    builder.setting("summary_config", settings)
+    session = AgentSession(agent, "s", builder.build(), FocusedConfig())
+    for index in range(4):
+        await session.submit_turn(f"step {index}: {LONG}")
+    return session
+
+
+async def test_hook_compact_session(make_session: Any) -> None:
+    seen: list[tuple[int, list[Any], str | None]] = []
+
+    class Compactor:
+        @hookimpl
+        async def compact_session(self, ctx: TurnContext, instructions: str | None) -> Any:
+            seen.append((ctx.turn_index, list(ctx.messages), instructions))
+            return SummaryInfo(
+                slot_id=ctx.slot.id,
+                turn_index=ctx.turn_index,
+                reason="compact",
+                summary="short",
+                start=0,
+                end=2,
+                covers=2,
+                tokens_before=50,
+                tokens_after=10,
+            )
+
+    session = make_session(plugins=(Compactor(),))
+    await session.submit_turn("hello")
+    result = await session.compact("keep names")
+    assert result.summary == "short" and result.tokens_after == 10
+    assert seen == [(1, [], "keep names")]
+
+
+async def test_compact_without_a_compacting_plugin_is_a_clear_error(make_session: Any) -> None:
+    session = make_session()
+    with pytest.raises(CompactError, match="no installed plugin compacts"):
+        await session.compact()
+    with pytest.raises(ValueError, match="instructions must be a non-empty str"):
+        await session.compact("  ")
+
+
+async def test_compact_summarizes_now_with_focus_instructions(agent: Agent) -> None:
+    session = await _session(agent)
+    provider = session.bundle.provider
+    assert await session.get_conversation_summary() is None  # the watermark was never reached
+    result = await session.compact("keep the API design decisions")
+    assert result.reason == "compact" and result.summary == "They set up the deployment."
+    assert result.start == 0 and 0 < result.covers <= 8
+    assert result.tokens_after < result.tokens_before
+    (call,) = provider.calls_for("summary")
+    prompt = call.messages[-1].text
+    assert "keep the API design decisions" in prompt
+    assert prompt.index("keep the API") < prompt.index("step 0")
+    slot = await session.get_slot()
+    assert slot.config.focused is not None
+    assert slot.config.focused.summary_covers == result.covers
+    assert await session.get_conversation_summary() == result.summary
+    with pytest.raises(CompactError, match="nothing to compact"):
+        await session.compact()
+
+
+async def test_compact_refuses_a_full_slot_and_reports_a_failed_summary(agent: Agent) -> None:
+    session = await _session(agent, fail=True)
+    with pytest.raises(CompactError, match="summary failed") as raised:
+        await session.compact()
+    assert isinstance(raised.value.__cause__, ServiceUnavailableError)
+    assert (await session.get_slot()).config.focused.summary_override is None  # type: ignore[union-attr]
+    await session.set_mode("full")
+    with pytest.raises(CompactError, match="Full mode"):
+        await session.compact()
+
+
+async def test_hook_before_summary(agent: Agent) -> None:
+    class Editor:
+        @hookimpl
+        def before_summary(self, ctx: TurnContext, request: SummaryRequestInfo) -> None:
+            request.prompt = "Only the port numbers, please.\n{messages}"
+            request.messages = request.messages[:1]
+
+    session = await _session(agent, Editor())
+    result = await session.compact()
+    (call,) = session.bundle.provider.calls_for("summary")
+    prompt = call.messages[-1].text
+    assert prompt.startswith("Only the port numbers") and "step 0" in prompt
+    assert "step 1" not in prompt  # the hook narrowed the messages read...
+    assert result.covers > 1  # ...not what the summary covers
+
+    class Veto:
+        @hookimpl
+        def before_summary(self, ctx: TurnContext, request: SummaryRequestInfo) -> bool:
+            return False
+
+    vetoed = await _session(agent, Veto())
+    with pytest.raises(CompactError, match="vetoed"):
+        await vetoed.compact()
+    assert vetoed.bundle.provider.calls_for("summary") == []
+
+
+async def test_hook_after_summary(agent: Agent) -> None:
+    seen: list[SummaryInfo] = []
+
+    class Listener:
+        @hookimpl
+        def after_summary(self, ctx: TurnContext, summary: SummaryInfo) -> None:
+            seen.append(summary)
+
+    # An automatic summary: the watermark is reached during the fourth turn.
+    session = await _session(agent, Listener(), trigger_token_ratio=0.1, debounce_turns=10)
+    (auto,) = seen
+    assert auto.reason == "watermark" and auto.summary == "They set up the deployment."
+    assert auto.usage is not None and auto.usage.total_tokens > 0 and auto.duration >= 0
+    assert auto.tokens_after < auto.tokens_before
+    assert await session.get_conversation_summary() == auto.summary
+
+
+async def test_hook_on_summary_error(agent: Agent) -> None:
+    errors: list[tuple[str, BaseException]] = []
+
+    class Listener:
+        @hookimpl
+        def on_summary_error(
+            self, ctx: TurnContext, request: SummaryRequestInfo, error: BaseException
+        ) -> None:
+            errors.append((request.reason, error))
+
+    session = await _session(agent, Listener(), fail=True, trigger_token_ratio=0.1)
+    # The automatic attempts failed quietly; the turns went on.
+    assert session.turn_index == 4
+    assert errors and all(reason == "watermark" for reason, _ in errors)
+    assert all(isinstance(error, ServiceUnavailableError) for _, error in errors)
