@@ -128,6 +128,10 @@ class SummaryConfig:
     :param keep_recent_tokens: Tokens of recent messages kept verbatim after a summary
         (None: a quarter of ``max_context_tokens``).
     :param timeout: Seconds a summary call may take before it counts as failed.
+    :param trigger_messages: A summary is also due when this many raw messages are not
+        covered by the summary yet (None: no trigger by count). Either mark triggers.
+    :param keep_recent_messages: At most this many recent messages stay verbatim after a
+        summary (None: no cap by count); the tail also fits ``keep_recent_tokens``.
     """
 
     trigger_token_ratio: float = field(default=0.75, validator=_ratio)
@@ -143,8 +147,20 @@ class SummaryConfig:
     memory_key: str = field(default="conversation_summary", validator=_memory_key)
     keep_recent_tokens: int | None = field(default=None, validator=_optional_int_at_least(0))
     timeout: float | None = field(default=120.0, validator=_positive_or_none)
+    trigger_messages: int | None = field(default=None, validator=_optional_int_at_least(1))
+    keep_recent_messages: int | None = field(default=None, validator=_optional_int_at_least(0))
 
     def __attrs_post_init__(self) -> None:
+        if (
+            self.trigger_messages is not None
+            and self.keep_recent_messages is not None
+            and self.keep_recent_messages >= self.trigger_messages
+        ):
+            raise ValueError(
+                f"keep_recent_messages ({self.keep_recent_messages}) must be below "
+                f"trigger_messages ({self.trigger_messages}), or every summary would "
+                "re-trigger at once"
+            )
         if self.recent_budget >= self.trigger_tokens:
             raise ValueError(
                 f"keep_recent_tokens ({self.recent_budget}) must be below the trigger "

@@ -50,6 +50,13 @@ from agentcore_autosummary.summarizer import (
     SummaryReply,
     request_summary,
 )
+from agentcore_autosummary.tails import (
+    cap_tail,
+    messages_due,
+    tail_cap,
+    unsummarized,
+    window_drops,
+)
 from agentcore_autosummary.trigger import is_due, measure
 
 logger = logging.getLogger("agentcore.autosummary")
@@ -150,6 +157,7 @@ async def before_model_call(ctx: TurnContext) -> None:
     if config is None:
         return
     runtime = _runtime(ctx.session)
+    await _before_window_drops(ctx, runtime)
     budget = turn_budget(ctx, config, await _correction(ctx, runtime))
     overflow = ctx.extra.get(OVERFLOW_KEY)
     if isinstance(overflow, ContextWindowExceededError):
@@ -172,6 +180,16 @@ async def before_model_call(ctx: TurnContext) -> None:
             )
         _warn_once(ctx, config, "the request exceeds %d tokens and a Full slot is never summarized")
     runtime.sent[ctx.slot.id] = await budget.local(_request(ctx))
+
+
+async def _before_window_drops(ctx: TurnContext, runtime: _SessionRuntime) -> None:
+    """Wait for a pending summary when the slot's window would leave messages out."""
+    pending = runtime.pending.get(ctx.slot.id)
+    if pending is None or pending.done():
+        return
+    covered, _ = _covered_and_previous(ctx.slot, await _load_state(ctx, runtime))
+    if window_drops(ctx.slot, covered):
+        await asyncio.shield(pending)
 
 
 def _request(ctx: TurnContext) -> list[Message]:
@@ -294,7 +312,12 @@ async def post_turn_end(ctx: TurnContext) -> None:
     if isinstance(attempted, set) and slot.id in attempted:
         return  # this turn already tried before a call
     state = await _load_state(ctx, runtime)
-    if not is_due(config, state, ctx.turn_index, tokens):
+    covered, _ = _covered_and_previous(slot, state)
+    if not (
+        is_due(config, state, ctx.turn_index, tokens)
+        or messages_due(config, state, ctx.turn_index, unsummarized(slot, covered))
+        or window_drops(slot, covered)
+    ):
         return
     await _warm_counts(ctx, state)
     plan = _plan(ctx, config, state, correction)
@@ -342,6 +365,7 @@ def _plan(
     model = turn_model(ctx)
     recent = correction.unapply(model, config.recent_budget)
     tail = recent_tail_start(slot.messages, covered, recent, counter_for(ctx, model))
+    tail = cap_tail(slot.messages, tail, tail_cap(config, slot))
     if config.strategy == "full":
         # The original rule: the whole history, front-truncated when formatted.
         start, end, previous = 0, slot.message_count(), None
