@@ -10,12 +10,19 @@ from attrs import field, frozen
 
 from agentcore import Message
 from agentcore.tokens import get_token_counter
-from agentcore_autosummary.prompt import DEFAULT_SUMMARY_PROMPT, MESSAGES_PLACEHOLDER, build_prompt
+from agentcore_autosummary.prompt import (
+    DEFAULT_SUMMARY_PROMPT,
+    MESSAGES_PLACEHOLDER,
+    STRUCTURED_SUMMARY_PROMPT,
+    build_prompt,
+)
 from agentcore_autosummary.state import STATE_KEY_PREFIX
 
 Trigger = Literal["context", "cumulative"]
 Strategy = Literal["incremental", "full"]
 Mode = Literal["inline", "background"]
+SummaryStyle = Literal["prose", "structured"]
+RetentionCheck = Literal["append", "log", "off"]
 
 CORRECTION_KEY = "autosummary.token_correction"
 """Session-data key of the token correction the plugin learns from usage."""
@@ -132,6 +139,14 @@ class SummaryConfig:
         covered by the summary yet (None: no trigger by count). Either mark triggers.
     :param keep_recent_messages: At most this many recent messages stay verbatim after a
         summary (None: no cap by count); the tail also fits ``keep_recent_tokens``.
+    :param summary_style: ``"prose"``: the ``summary_prompt``; ``"structured"``: the
+        :data:`~agentcore_autosummary.prompt.STRUCTURED_SUMMARY_PROMPT`, with sections for
+        goals, decisions, facts and identifiers (kept verbatim) and open tasks. A structured
+        style replaces the default prompt; it cannot be combined with a custom one.
+    :param retention_check: After each summary, look for identifiers (URLs, paths, ids,
+        numbers; see :mod:`agentcore_autosummary.retention`) of its input that it left out:
+        ``"append"`` adds them as an ``Also mentioned:`` line, ``"log"`` logs a warning
+        listing them, ``"off"`` does not look.
     """
 
     trigger_token_ratio: float = field(default=0.75, validator=_ratio)
@@ -149,8 +164,19 @@ class SummaryConfig:
     timeout: float | None = field(default=120.0, validator=_positive_or_none)
     trigger_messages: int | None = field(default=None, validator=_optional_int_at_least(1))
     keep_recent_messages: int | None = field(default=None, validator=_optional_int_at_least(0))
+    summary_style: SummaryStyle = field(default="prose", validator=_one_of("prose", "structured"))
+    retention_check: RetentionCheck = field(
+        default="off", validator=_one_of("append", "log", "off")
+    )
 
     def __attrs_post_init__(self) -> None:
+        if self.summary_style == "structured":
+            if self.summary_prompt not in (DEFAULT_SUMMARY_PROMPT, STRUCTURED_SUMMARY_PROMPT):
+                raise ValueError(
+                    "summary_style='structured' brings its own prompt: give either a custom "
+                    "summary_prompt or summary_style='structured', not both"
+                )
+            object.__setattr__(self, "summary_prompt", STRUCTURED_SUMMARY_PROMPT)
         if (
             self.trigger_messages is not None
             and self.keep_recent_messages is not None

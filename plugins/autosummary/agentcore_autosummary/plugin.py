@@ -42,6 +42,7 @@ from agentcore_autosummary.budget import (
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.formatting import MAX_CONVERSATION_CHARS
 from agentcore_autosummary.planner import chunk_end, recent_tail_start
+from agentcore_autosummary.retention import append_missing, log_missing, missing_identifiers
 from agentcore_autosummary.state import SummaryState, state_from_json, state_key, state_to_json
 from agentcore_autosummary.summarizer import (
     SummaryFailedError,
@@ -461,6 +462,7 @@ async def _make_summary(ctx: TurnContext, config: SummaryConfig, plan: _Plan) ->
         summary = reply.text
     else:
         summary = await _summarize_in_chunks(ctx, config, plan)
+    summary = await _check_retention(ctx, config, plan, summary)
     await _check_shrinks(ctx, plan, summary)
     return summary
 
@@ -520,6 +522,25 @@ async def _request_summary(
             await _learn(ctx, runtime, fit.model, reply.request_tokens, reply.usage.input_tokens)
         return reply
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def _check_retention(
+    ctx: TurnContext, config: SummaryConfig, plan: _Plan, summary: str
+) -> str:
+    """Apply ``config.retention_check`` to ``summary``: append or log what it left out."""
+    if config.retention_check == "off":
+        return summary
+    previous = None if config.strategy == "full" else plan.previous
+    missing = await asyncio.to_thread(
+        missing_identifiers, summary, previous, plan.messages, config.max_tool_result_chars
+    )
+    if not missing:
+        return summary
+    if config.retention_check == "log":
+        log_missing(ctx.session_id, missing)
+        return summary
+    counter = (await _fit(ctx, plan)).counter
+    return append_missing(summary, missing, counter, config.max_summary_tokens)
 
 
 async def _check_shrinks(ctx: TurnContext, plan: _Plan, summary: str) -> None:
