@@ -28,7 +28,9 @@ if TYPE_CHECKING:
     from agentcore.calls import ModelCallInfo, ToolCallInfo
     from agentcore.context import TurnContext
     from agentcore.llm import LlmProvider
+    from agentcore.session import AgentSession
     from agentcore.settings import PluginSetting
+    from agentcore.slots import ContextSlot, SlotConfig
 
 PROJECT_NAME = "agentcore"
 """The pluggy project name, also the entry-point group plugins publish in."""
@@ -236,4 +238,21 @@ def summary_memory_key(config: AgentConfig) -> str | None:
 
     :param config: The bundle's configuration, with every plugin setting.
     :return: The key, or None when this plugin keeps no summary for ``config``.
+    """
+
+
+@hookspec
+def check_slot_config(
+    session: AgentSession, slot: ContextSlot, config: SlotConfig
+) -> Awaitable[None] | None:
+    """Check a slot config the user is about to store; raise to refuse it.
+
+    Called by :meth:`~agentcore.AgentSession.pin` and
+    :meth:`~agentcore.AgentSession.unpin` before the new config is written.
+    An exception (a :class:`~agentcore.errors.ConfigError` naming the
+    problem) propagates to the caller and nothing is stored.
+
+    :param session: The session whose slot changes.
+    :param slot: The slot, holding its current config and raw history.
+    :param config: The config about to be stored.
     """

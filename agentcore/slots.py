@@ -12,6 +12,7 @@ from attrs import define, field, frozen
 
 from agentcore.errors import ConfigError
 from agentcore.messages import Message
+from agentcore.pins import pinned_before, pins_converter
 from agentcore.stores.base import JsonValue, MemoryStore, StoreWrite
 
 SummaryPosition = Literal["after_system", "end"]
@@ -69,6 +70,12 @@ class FocusedConfig:
     alternate: when a user message would follow the summary (the first kept
     message, or the turn's own message), the summary is paired with the
     assistant reply :data:`SUMMARY_ACKNOWLEDGEMENT`.
+
+    ``pinned`` lists raw indices always sent verbatim: pinned messages that
+    the summary covers or the window leaves out are sent, in order, right
+    before the kept messages (after the summary at ``"after_system"``).
+    Change them with :meth:`~agentcore.AgentSession.pin` and
+    :meth:`~agentcore.AgentSession.unpin`.
     """
 
     summary_override: str | None = field(default=None, validator=_summary_text)
@@ -79,6 +86,7 @@ class FocusedConfig:
     )
     summary_position: SummaryPosition = field(default="after_system", validator=_position)
     summary_role: SummaryRole = field(default="system", validator=_role)
+    pinned: tuple[int, ...] = field(default=(), converter=pins_converter)
 
 
 FULL: Literal["full"] = "full"
@@ -139,7 +147,8 @@ def render_context(
     focused = config.focused
     if focused is None:
         return [*head, *messages]
-    kept = list(messages[focused_window(messages, focused) :])
+    start = focused_window(messages, focused)
+    kept = [*pinned_before(messages, focused.pinned, start), *messages[start:]]
     if focused.summary_override is None:
         return [*head, *kept]
     text = f"{focused.summary_label} {focused.summary_override}"

@@ -27,6 +27,9 @@ RetentionCheck = Literal["append", "log", "off"]
 CORRECTION_KEY = "autosummary.token_correction"
 """Session-data key of the token correction the plugin learns from usage."""
 
+DEFAULT_MAX_CONTEXT_TOKENS = 32_000
+"""The window assumed when ``max_context_tokens`` is None and no window can be discovered."""
+
 MIN_SUMMARY_INPUT_TOKENS = 128
 """Conversation tokens a summary request must have room for, at the least."""
 
@@ -111,7 +114,11 @@ class SummaryConfig:
     passed since the last attempt.
 
     :param trigger_token_ratio: Fraction of ``max_context_tokens`` that triggers a summary.
-    :param max_context_tokens: The model's context window, in tokens.
+    :param max_context_tokens: The model's context window, in tokens. None: discovered
+        from the model on the first turn (see
+        :func:`agentcore.providers.windows.discover_context_window`), else
+        :data:`DEFAULT_MAX_CONTEXT_TOKENS` with a warning; until then the checks below
+        use :data:`DEFAULT_MAX_CONTEXT_TOKENS`.
     :param summary_prompt: The prompt; ``{messages}`` is replaced by the conversation,
         fenced as data.
     :param debounce_turns: Minimum turns between two summary attempts.
@@ -150,7 +157,7 @@ class SummaryConfig:
     """
 
     trigger_token_ratio: float = field(default=0.75, validator=_ratio)
-    max_context_tokens: int = field(default=32_000, validator=_int_at_least(1))
+    max_context_tokens: int | None = field(default=None, validator=_optional_int_at_least(1))
     summary_prompt: str = field(default=DEFAULT_SUMMARY_PROMPT, validator=_prompt)
     debounce_turns: int = field(default=3, validator=_int_at_least(0))
     summary_model: str | None = field(default=None, validator=_optional_name)
@@ -196,32 +203,39 @@ class SummaryConfig:
             [Message.user(build_prompt(self.summary_prompt, ""))]
         )
         needed = prompt + self.max_summary_tokens + MIN_SUMMARY_INPUT_TOKENS + self.summary_reserve
-        if needed > self.max_context_tokens:
+        if needed > self.window:
             raise ValueError(
-                f"max_context_tokens ({self.max_context_tokens}) leaves no room for a summary "
+                f"max_context_tokens ({self.window}) leaves no room for a summary "
                 f"request: the summary_prompt ({prompt} tokens), the previous summary "
                 f"(max_summary_tokens, {self.max_summary_tokens}), {MIN_SUMMARY_INPUT_TOKENS} "
                 f"tokens of conversation and {self.summary_reserve} tokens for the reply need "
                 f"{needed}: lower max_summary_tokens or raise max_context_tokens"
             )
-        if self.recent_budget + self.max_summary_tokens >= self.max_context_tokens:
+        if self.recent_budget + self.max_summary_tokens >= self.window:
             raise ValueError(
                 f"keep_recent_tokens ({self.recent_budget}) + max_summary_tokens "
                 f"({self.max_summary_tokens}) must be below max_context_tokens "
-                f"({self.max_context_tokens}), or a summarized context could not fit the window"
+                f"({self.window}), or a summarized context could not fit the window"
             )
+
+    @property
+    def window(self) -> int:
+        """``max_context_tokens``, or :data:`DEFAULT_MAX_CONTEXT_TOKENS` while it is None."""
+        if self.max_context_tokens is None:
+            return DEFAULT_MAX_CONTEXT_TOKENS
+        return self.max_context_tokens
 
     @property
     def trigger_tokens(self) -> int:
         """The watermark in tokens: ``max_context_tokens * trigger_token_ratio``."""
-        return int(self.max_context_tokens * self.trigger_token_ratio)
+        return int(self.window * self.trigger_token_ratio)
 
     @property
     def recent_budget(self) -> int:
         """Tokens of recent messages kept verbatim after a summary."""
         if self.keep_recent_tokens is not None:
             return self.keep_recent_tokens
-        return self.max_context_tokens // 4
+        return self.window // 4
 
     @property
     def summary_reserve(self) -> int:
@@ -231,7 +245,7 @@ class SummaryConfig:
         the request's ``max_tokens`` is whatever the window leaves after the
         input, up to ``max_summary_tokens``.
         """
-        return min(self.max_summary_tokens, self.max_context_tokens // 4)
+        return min(self.max_summary_tokens, self.window // 4)
 
     @classmethod
     def coerce(cls, value: Any) -> SummaryConfig:

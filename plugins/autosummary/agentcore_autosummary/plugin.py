@@ -20,6 +20,7 @@ from agentcore import (
     FocusedConfig,
     Message,
     PluginSetting,
+    SlotConfig,
     TurnContext,
     Usage,
     hookimpl,
@@ -41,6 +42,7 @@ from agentcore_autosummary.budget import (
 )
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.formatting import MAX_CONVERSATION_CHARS
+from agentcore_autosummary.pins import check_pins_fit, unpinned
 from agentcore_autosummary.planner import chunk_end, recent_tail_start
 from agentcore_autosummary.retention import append_missing, log_missing, missing_identifiers
 from agentcore_autosummary.state import SummaryState, state_from_json, state_key, state_to_json
@@ -59,6 +61,7 @@ from agentcore_autosummary.tails import (
     window_drops,
 )
 from agentcore_autosummary.trigger import is_due, measure
+from agentcore_autosummary.windows import known_config, resolve_config
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -139,6 +142,15 @@ def summary_memory_key(config: AgentConfig) -> str | None:
 
 
 @hookimpl
+def check_slot_config(session: AgentSession, slot: ContextSlot, config: SlotConfig) -> None:
+    """Refuse pins that cannot fit ``max_context_tokens`` (see :func:`check_pins_fit`)."""
+    summary_config = _config(session.bundle.config)
+    if summary_config is not None:
+        summary_config = known_config(session.bundle.provider, summary_config)
+        check_pins_fit(session, slot, config, summary_config)
+
+
+@hookimpl
 async def before_model_call(ctx: TurnContext) -> None:
     """Keep the request about to be sent inside ``max_context_tokens``.
 
@@ -157,6 +169,7 @@ async def before_model_call(ctx: TurnContext) -> None:
     config = _config(ctx.config)
     if config is None:
         return
+    config = await resolve_config(ctx, config)
     runtime = _runtime(ctx.session)
     await _before_window_drops(ctx, runtime)
     budget = turn_budget(ctx, config, await _correction(ctx, runtime))
@@ -202,9 +215,7 @@ def _warn_once(ctx: TurnContext, config: SummaryConfig, message: str) -> None:
     if ctx.extra.get(_WARNED_KEY):
         return
     ctx.extra[_WARNED_KEY] = True
-    logger.warning(
-        "session %s turn %d: " + message, ctx.session_id, ctx.turn_index, config.max_context_tokens
-    )
+    logger.warning("session %s turn %d: " + message, ctx.session_id, ctx.turn_index, config.window)
 
 
 async def _make_room(
@@ -222,7 +233,7 @@ async def _make_room(
             "session %s turn %d waits for the pending summary to stay within %d tokens",
             ctx.session_id,
             ctx.turn_index,
-            config.max_context_tokens,
+            config.window,
         )
         await asyncio.shield(pending)
     tokens = await budget.size(_request(ctx))
@@ -287,7 +298,7 @@ async def _learn_from_overflow(
         sent,
         error,
     )
-    server = overflow_prompt_tokens(error, config.max_context_tokens, ctx.session.agent.max_tokens)
+    server = overflow_prompt_tokens(error, config.window, ctx.session.agent.max_tokens)
     return budget.with_correction(await _learn(ctx, runtime, budget.model, sent, server))
 
 
@@ -297,6 +308,7 @@ async def post_turn_end(ctx: TurnContext) -> None:
     config = _config(ctx.config)
     if config is None:
         return
+    config = await resolve_config(ctx, config)
     runtime = _runtime(ctx.session)
     slot = ctx.slot
     sent = runtime.sent.pop(slot.id, None)
@@ -372,7 +384,7 @@ def _plan(
         start, end, previous = 0, slot.message_count(), None
     else:
         start, end = covered, tail
-    if end <= start:
+    if end <= start or not unpinned(slot, start, end):
         return None
     return _Plan(
         slot=slot,
@@ -382,7 +394,7 @@ def _plan(
         start=start,
         end=end,
         covers=max(covered, tail),
-        messages=tuple(slot.raw_messages(start, end)),
+        messages=unpinned(slot, start, end),
         model=config.summary_model or ctx.session.agent.model,
     )
 
@@ -514,7 +526,7 @@ async def _request_summary(
         except SummaryOverflowError as exc:
             if attempt:
                 raise
-            server = overflow_prompt_tokens(exc.error, config.max_context_tokens, exc.max_tokens)
+            server = overflow_prompt_tokens(exc.error, config.window, exc.max_tokens)
             await _learn(ctx, runtime, fit.model, exc.local_tokens, server)
             continue
         ctx.cost.add(reply.usage, purpose="summary")
@@ -573,7 +585,7 @@ def _label(slot: ContextSlot) -> str:
 
 def _input_budget(config: SummaryConfig, head: list[Message], fit: SummaryFit) -> int:
     """Local tokens of conversation one summary request may carry."""
-    room = fit.correction.unapply(fit.model, config.max_context_tokens - config.summary_reserve)
+    room = fit.correction.unapply(fit.model, config.window - config.summary_reserve)
     fixed = fit.counter.count_text(config.summary_prompt)
     fixed += sum(fit.counter.count_text(message.text) for message in head)
     return max(room - fixed - _INPUT_MARGIN_TOKENS, 64)
