@@ -69,7 +69,7 @@ class FocusedConfig:
     never promoted to system instructions. User and assistant turns still
     alternate: when a user message would follow the summary (the first kept
     message, or the turn's own message), the summary is paired with the
-    assistant reply :data:`SUMMARY_ACKNOWLEDGEMENT`.
+    assistant reply ``SUMMARY_ACKNOWLEDGEMENT``.
 
     ``pinned`` lists raw indices always sent verbatim: pinned messages that
     the summary covers or the window leaves out are sent, in order, right
@@ -165,7 +165,7 @@ def _with_user_summary(
 ) -> list[Message]:
     """The context with the summary as a user message, alternation kept.
 
-    The summary is followed by :data:`SUMMARY_ACKNOWLEDGEMENT` from the
+    The summary is followed by ``SUMMARY_ACKNOWLEDGEMENT`` from the
     assistant whenever the next message is a user message; at the end the
     next message is always the turn's user message.
     """

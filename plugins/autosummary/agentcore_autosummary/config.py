@@ -116,9 +116,9 @@ class SummaryConfig:
     :param trigger_token_ratio: Fraction of ``max_context_tokens`` that triggers a summary.
     :param max_context_tokens: The model's context window, in tokens. None: discovered
         from the model on the first turn (see
-        :func:`agentcore.providers.windows.discover_context_window`), else
-        :data:`DEFAULT_MAX_CONTEXT_TOKENS` with a warning; until then the checks below
-        use :data:`DEFAULT_MAX_CONTEXT_TOKENS`.
+        ``agentcore.providers.windows.discover_context_window``), else
+        ``DEFAULT_MAX_CONTEXT_TOKENS`` with a warning; until then the checks below
+        use ``DEFAULT_MAX_CONTEXT_TOKENS``.
     :param summary_prompt: The prompt; ``{messages}`` is replaced by the conversation,
         fenced as data.
     :param debounce_turns: Minimum turns between two summary attempts.
@@ -147,11 +147,11 @@ class SummaryConfig:
     :param keep_recent_messages: At most this many recent messages stay verbatim after a
         summary (None: no cap by count); the tail also fits ``keep_recent_tokens``.
     :param summary_style: ``"prose"``: the ``summary_prompt``; ``"structured"``: the
-        :data:`~agentcore_autosummary.prompt.STRUCTURED_SUMMARY_PROMPT`, with sections for
+        ``STRUCTURED_SUMMARY_PROMPT``, with sections for
         goals, decisions, facts and identifiers (kept verbatim) and open tasks. A structured
         style replaces the default prompt; it cannot be combined with a custom one.
     :param retention_check: After each summary, look for identifiers (URLs, paths, ids,
-        numbers; see :mod:`agentcore_autosummary.retention`) of its input that it left out:
+        numbers; see ``agentcore_autosummary.retention``) of its input that it left out:
         ``"append"`` adds them as an ``Also mentioned:`` line, ``"log"`` logs a warning
         listing them, ``"off"`` does not look.
     """
@@ -220,7 +220,7 @@ class SummaryConfig:
 
     @property
     def window(self) -> int:
-        """``max_context_tokens``, or :data:`DEFAULT_MAX_CONTEXT_TOKENS` while it is None."""
+        """``max_context_tokens``, or ``DEFAULT_MAX_CONTEXT_TOKENS`` while it is None."""
         if self.max_context_tokens is None:
             return DEFAULT_MAX_CONTEXT_TOKENS
         return self.max_context_tokens

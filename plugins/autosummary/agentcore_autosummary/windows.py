@@ -29,7 +29,7 @@ async def resolve_config(ctx: TurnContext, config: SummaryConfig) -> SummaryConf
 
     Discovery (:func:`~agentcore.providers.windows.discover_context_window`)
     runs once per provider, model and config; without an answer the window
-    is :data:`DEFAULT_MAX_CONTEXT_TOKENS`, with a warning. A discovered window
+    is ``DEFAULT_MAX_CONTEXT_TOKENS``, with a warning. A discovered window
     too small for the rest of the config raises :class:`ConfigError`.
     """
     if config.max_context_tokens is not None:
