@@ -29,7 +29,9 @@ if TYPE_CHECKING:
     from agentcore.compaction import SummaryInfo, SummaryRequestInfo
     from agentcore.context import TurnContext
     from agentcore.llm import LlmProvider
+    from agentcore.session import AgentSession
     from agentcore.settings import PluginSetting
+    from agentcore.slots import ContextSlot, SlotConfig
 
 PROJECT_NAME = "agentcore"
 """The pluggy project name, also the entry-point group plugins publish in."""
@@ -311,4 +313,21 @@ def on_summary_error(
     :param ctx: The context of the turn (or of the ``compact`` call) the summary belongs to.
     :param request: The summary request that failed, as the hooks left it.
     :param error: What went wrong.
+    """
+
+
+@hookspec
+def check_slot_config(
+    session: AgentSession, slot: ContextSlot, config: SlotConfig
+) -> Awaitable[None] | None:
+    """Check a slot config the user is about to store; raise to refuse it.
+
+    Called by :meth:`~agentcore.AgentSession.pin` and
+    :meth:`~agentcore.AgentSession.unpin` before the new config is written.
+    An exception (a :class:`~agentcore.errors.ConfigError` naming the
+    problem) propagates to the caller and nothing is stored.
+
+    :param session: The session whose slot changes.
+    :param slot: The slot, holding its current config and raw history.
+    :param config: The config about to be stored.
     """

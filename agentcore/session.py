@@ -37,6 +37,7 @@ from agentcore.errors import (
 )
 from agentcore.llm import ResponseComplete
 from agentcore.messages import Message, invalid_text, make_valid
+from agentcore.pins import pin_group, resolve_index
 from agentcore.plugins import call_each
 from agentcore.session_memory import SessionMemory, check_json, check_key
 from agentcore.slots import (
@@ -367,6 +368,54 @@ class AgentSession:
         await self.write_slot_config(
             slot.id, attrs.evolve(slot.config, mode=mode), usage=None, retry_on_conflict=True
         )
+
+    async def pin(self, index: int, slot_id: str | None = None) -> tuple[int, ...]:
+        """Pin raw message ``index`` of a Focused slot: it is never summarized away.
+
+        A negative ``index`` counts from the end (``-2``: the user message of
+        the last plain turn). Pinning a tool call or one of its results pins
+        the call with all of its results. Plugins may refuse the pin through
+        the ``check_slot_config`` hook (autosummary refuses pins that cannot
+        fit the window) with :class:`~agentcore.errors.ConfigError`; then
+        nothing is stored. Returns the slot's pinned indices.
+        """
+        return await self._change_pins(index, slot_id, add=True)
+
+    async def unpin(self, index: int, slot_id: str | None = None) -> tuple[int, ...]:
+        """Unpin raw message ``index`` (and its tool group); returns the pinned indices."""
+        return await self._change_pins(index, slot_id, add=False)
+
+    async def _change_pins(self, index: int, slot_id: str | None, *, add: bool) -> tuple[int, ...]:
+        self._check_writable("pin a message")
+        for _ in range(3):
+            slot = await self.get_slot(slot_id)
+            focused = slot.config.focused
+            if focused is None:
+                raise ConfigError(
+                    f"slot {slot.id!r} is in Full mode, where every message is sent: "
+                    "pins apply to a Focused slot"
+                )
+            group = set(pin_group(slot.messages, resolve_index(slot.messages, index)))
+            pins = set(focused.pinned) | group if add else set(focused.pinned) - group
+            config = attrs.evolve(slot.config, mode=attrs.evolve(focused, pinned=pins))
+            if add:
+                await call_each(
+                    self._pm,
+                    "check_slot_config",
+                    isolate=False,
+                    session=self,
+                    slot=slot,
+                    config=config,
+                )
+            try:
+                await self.write_slot_config(
+                    slot.id, config, expected_version=slot.version, usage=None
+                )
+            except ConflictError:
+                continue  # a summary or mode change landed meanwhile: recompute from it
+            assert config.focused is not None
+            return config.focused.pinned
+        raise ConflictError(f"slot {slot_id!r}: the pin kept conflicting with other writes")
 
     async def write_slot_config(
         self,

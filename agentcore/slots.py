@@ -12,10 +12,17 @@ from attrs import define, field, frozen
 
 from agentcore.errors import ConfigError
 from agentcore.messages import Message
+from agentcore.pins import pinned_before, pins_converter
 from agentcore.stores.base import JsonValue, MemoryStore, StoreWrite
 
 SummaryPosition = Literal["after_system", "end"]
 """Where a Focused slot puts the summary: after the system prompt, or last."""
+
+SummaryRole = Literal["system", "user"]
+"""As what a Focused slot sends the summary: a system message or a user-side message."""
+
+SUMMARY_ACKNOWLEDGEMENT = "OK."
+"""The assistant reply paired with a user-role summary when a user message would follow it."""
 
 DEFAULT_SUMMARY_LABEL = "[上下文摘要]"
 """The label that prefixes the summary message."""
@@ -36,6 +43,11 @@ def _summary_text(instance: object, attribute: attrs.Attribute[Any], value: Any)
         raise ConfigError(f"{attribute.name} must be a str or None, got {type(value).__name__}")
 
 
+def _role(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value not in ("system", "user"):
+        raise ConfigError(f"summary_role must be 'system' or 'user', got {value!r}")
+
+
 def _position(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
     if value not in ("after_system", "end"):
         raise ConfigError(f"summary_position must be 'after_system' or 'end', got {value!r}")
@@ -51,6 +63,19 @@ class FocusedConfig:
     on, at most the last ``max_recent_messages`` of them. The summary sits
     right after the system prompt (``"after_system"``) or after every other
     message (``"end"``).
+
+    ``summary_role="user"`` sends the summary as a user message instead of a
+    system message, so text copied from the conversation into a summary is
+    never promoted to system instructions. User and assistant turns still
+    alternate: when a user message would follow the summary (the first kept
+    message, or the turn's own message), the summary is paired with the
+    assistant reply ``SUMMARY_ACKNOWLEDGEMENT``.
+
+    ``pinned`` lists raw indices always sent verbatim: pinned messages that
+    the summary covers or the window leaves out are sent, in order, right
+    before the kept messages (after the summary at ``"after_system"``).
+    Change them with :meth:`~agentcore.AgentSession.pin` and
+    :meth:`~agentcore.AgentSession.unpin`.
     """
 
     summary_override: str | None = field(default=None, validator=_summary_text)
@@ -60,6 +85,8 @@ class FocusedConfig:
         default=DEFAULT_SUMMARY_LABEL, validator=attrs.validators.instance_of(str)
     )
     summary_position: SummaryPosition = field(default="after_system", validator=_position)
+    summary_role: SummaryRole = field(default="system", validator=_role)
+    pinned: tuple[int, ...] = field(default=(), converter=pins_converter)
 
 
 FULL: Literal["full"] = "full"
@@ -120,13 +147,34 @@ def render_context(
     focused = config.focused
     if focused is None:
         return [*head, *messages]
-    kept = list(messages[focused_window(messages, focused) :])
+    start = focused_window(messages, focused)
+    kept = [*pinned_before(messages, focused.pinned, start), *messages[start:]]
     if focused.summary_override is None:
         return [*head, *kept]
-    summary = _system_message(f"{focused.summary_label} {focused.summary_override}")
+    text = f"{focused.summary_label} {focused.summary_override}"
+    if focused.summary_role == "user":
+        return _with_user_summary(head, kept, text, focused.summary_position)
+    summary = _system_message(text)
     if focused.summary_position == "end":
         return [*head, *kept, summary]
     return [*head, summary, *kept]
+
+
+def _with_user_summary(
+    head: list[Message], kept: list[Message], text: str, position: SummaryPosition
+) -> list[Message]:
+    """The context with the summary as a user message, alternation kept.
+
+    The summary is followed by ``SUMMARY_ACKNOWLEDGEMENT`` from the
+    assistant whenever the next message is a user message; at the end the
+    next message is always the turn's user message.
+    """
+    summary = [Message.user(text)]
+    if position == "end":
+        return [*head, *kept, *summary, Message.assistant(SUMMARY_ACKNOWLEDGEMENT)]
+    if not kept or kept[0].role == "user":
+        summary.append(Message.assistant(SUMMARY_ACKNOWLEDGEMENT))
+    return [*head, *summary, *kept]
 
 
 @define

@@ -18,7 +18,10 @@ from agentcore import (
     AgentConfig,
     AgentSession,
     ConfigError,
+    ContextSlot,
+    FocusedConfig,
     PluginSetting,
+    SlotConfig,
     TurnContext,
     hookimpl,
     hookspecs,
@@ -535,3 +538,33 @@ async def test_turn_hooks_get_the_start_time_of_the_turn(make_session: MakeSessi
     await make_session(plugins=(Plugin(),)).submit_turn("hello")
     assert len(starts) == 2 and starts[0] == starts[1]
     assert before <= starts[0] <= time.time()
+
+
+async def test_hook_check_slot_config(agent: Any) -> None:
+    seen: list[tuple[int, ...]] = []
+
+    class AtMostOnePin:
+        @hookimpl
+        def check_slot_config(
+            self, session: AgentSession, slot: ContextSlot, config: SlotConfig
+        ) -> None:
+            assert config.focused is not None
+            seen.append(config.focused.pinned)
+            if len(config.focused.pinned) > 1:
+                raise ConfigError("at most one pinned message")
+
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(["hi"]))
+        .load_plugins(False)
+        .plugin(AtMostOnePin())
+        .build()
+    )
+    session = AgentSession(agent, "s", bundle, FocusedConfig())
+    await session.submit_turn("hello")
+    assert await session.pin(0) == (0,)
+    with pytest.raises(ConfigError, match="at most one"):
+        await session.pin(1)
+    assert seen == [(0,), (0, 1)]
+    slot = await session.get_slot()
+    assert slot.config.focused is not None and slot.config.focused.pinned == (0,)

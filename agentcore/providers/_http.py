@@ -489,6 +489,34 @@ class ApiClient:
     def _request_id(self, response: httpx.Response) -> str | None:
         return read_server_error("", redact=self.redact, headers=response.headers).request_id
 
+    async def probe_json(
+        self, method: str, url: str, body: Mapping[str, Any] | None = None, *, timeout: float = 5.0
+    ) -> Any:
+        """One request to ``url`` (absolute) with the API's headers; its JSON, or None.
+
+        No retries: any failure (refused connection, error status, a reply
+        that is not JSON) gives None. For optional look-ups such as the
+        context window a server reports.
+        """
+        if self._closed:
+            return None
+        headers = {**self._headers, **self._auth_headers()}
+        auth: Any = self._auth if self._auth is not None else httpx.USE_CLIENT_DEFAULT
+        try:
+            response = await self._client.request(
+                method,
+                url,
+                json=body,
+                headers=headers,
+                timeout=timeout,
+                auth=auth,
+            )
+            if response.status_code != 200:
+                return None
+            return response.json()
+        except (httpx.HTTPError, ValueError):
+            return None
+
     def _build_request(self, path: str, body: Mapping[str, Any], *, stream: bool) -> httpx.Request:
         if self._closed:
             raise LlmError(f"the provider for the {self.label} is closed; create a new one")

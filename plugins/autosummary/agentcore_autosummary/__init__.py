@@ -5,7 +5,8 @@ Enable it with ``AgentBuilder().summary_config(SummaryConfig(...))``.
 
 from agentcore_autosummary.config import CORRECTION_KEY, SummaryConfig
 from agentcore_autosummary.formatting import format_message, format_messages_as_text
-from agentcore_autosummary.prompt import DEFAULT_SUMMARY_PROMPT
+from agentcore_autosummary.prompt import DEFAULT_SUMMARY_PROMPT, STRUCTURED_SUMMARY_PROMPT
+from agentcore_autosummary.retention import find_identifiers
 from agentcore_autosummary.state import SummaryState
 from agentcore_autosummary.summarizer import SummaryFailedError
 
@@ -14,10 +15,12 @@ __version__ = "0.3.0"
 __all__ = [
     "CORRECTION_KEY",
     "DEFAULT_SUMMARY_PROMPT",
+    "STRUCTURED_SUMMARY_PROMPT",
     "SummaryConfig",
     "SummaryFailedError",
     "SummaryState",
     "__version__",
+    "find_identifiers",
     "format_message",
     "format_messages_as_text",
 ]

@@ -99,7 +99,7 @@ def turn_budget(ctx: TurnContext, config: SummaryConfig, correction: TokenCorrec
     model = turn_model(ctx)
     registry = ctx.session.bundle.tools
     tools = tuple(registry.specs()) if registry is not None and len(registry) else ()
-    window = config.max_context_tokens
+    window = config.window
     return TurnBudget(
         window=window,
         reserve=reply_reservation(ctx.session.agent.max_tokens, window),

@@ -10,18 +10,28 @@ from attrs import field, frozen
 
 from agentcore import LlmProvider, Message
 from agentcore.tokens import get_token_counter
-from agentcore_autosummary.prompt import DEFAULT_SUMMARY_PROMPT, MESSAGES_PLACEHOLDER, build_prompt
+from agentcore_autosummary.prompt import (
+    DEFAULT_SUMMARY_PROMPT,
+    MESSAGES_PLACEHOLDER,
+    STRUCTURED_SUMMARY_PROMPT,
+    build_prompt,
+)
 from agentcore_autosummary.state import STATE_KEY_PREFIX
 
 Trigger = Literal["context", "cumulative"]
 Strategy = Literal["incremental", "full"]
 Mode = Literal["inline", "background"]
+SummaryStyle = Literal["prose", "structured"]
+RetentionCheck = Literal["append", "log", "off"]
 
 CORRECTION_KEY = "autosummary.token_correction"
 """Session-data key of the token correction the plugin learns from usage."""
 
 SESSION_COUNTER_KEY = "autosummary.last_summary_turn"
 """Session-data key of the turn of the session's last applied summary (the seed's counter)."""
+
+DEFAULT_MAX_CONTEXT_TOKENS = 32_000
+"""The window assumed when ``max_context_tokens`` is None and no window can be discovered."""
 
 MIN_SUMMARY_INPUT_TOKENS = 128
 """Conversation tokens a summary request must have room for, at the least."""
@@ -121,7 +131,11 @@ class SummaryConfig:
     passed since the last attempt.
 
     :param trigger_token_ratio: Fraction of ``max_context_tokens`` that triggers a summary.
-    :param max_context_tokens: The model's context window, in tokens.
+    :param max_context_tokens: The model's context window, in tokens. None: discovered
+        from the model on the first turn (see
+        ``agentcore.providers.windows.discover_context_window``), else
+        ``DEFAULT_MAX_CONTEXT_TOKENS`` with a warning; until then the checks below
+        use ``DEFAULT_MAX_CONTEXT_TOKENS``.
     :param summary_prompt: The prompt; ``{messages}`` is replaced by the conversation,
         fenced as data.
     :param debounce_turns: Minimum turns between two summary attempts.
@@ -149,10 +163,22 @@ class SummaryConfig:
         provider: an :class:`~agentcore.LlmProvider`, or a ``"prefix:model"`` name
         resolved with :func:`agentcore.providers.get_provider` at the first summary
         (None: the turns' provider). ``summary_model``, when set, is asked of it.
+    :param trigger_messages: A summary is also due when this many raw messages are not
+        covered by the summary yet (None: no trigger by count). Either mark triggers.
+    :param keep_recent_messages: At most this many recent messages stay verbatim after a
+        summary (None: no cap by count); the tail also fits ``keep_recent_tokens``.
+    :param summary_style: ``"prose"``: the ``summary_prompt``; ``"structured"``: the
+        ``STRUCTURED_SUMMARY_PROMPT``, with sections for
+        goals, decisions, facts and identifiers (kept verbatim) and open tasks. A structured
+        style replaces the default prompt; it cannot be combined with a custom one.
+    :param retention_check: After each summary, look for identifiers (URLs, paths, ids,
+        numbers; see ``agentcore_autosummary.retention``) of its input that it left out:
+        ``"append"`` adds them as an ``Also mentioned:`` line, ``"log"`` logs a warning
+        listing them, ``"off"`` does not look.
     """
 
     trigger_token_ratio: float = field(default=0.75, validator=_ratio)
-    max_context_tokens: int = field(default=32_000, validator=_int_at_least(1))
+    max_context_tokens: int | None = field(default=None, validator=_optional_int_at_least(1))
     summary_prompt: str = field(default=DEFAULT_SUMMARY_PROMPT, validator=_prompt)
     debounce_turns: int = field(default=3, validator=_int_at_least(0))
     summary_model: str | None = field(default=None, validator=_optional_name)
@@ -167,8 +193,31 @@ class SummaryConfig:
     summary_provider: LlmProvider | str | None = field(
         default=None, validator=_provider_or_name, eq=False
     )
+    trigger_messages: int | None = field(default=None, validator=_optional_int_at_least(1))
+    keep_recent_messages: int | None = field(default=None, validator=_optional_int_at_least(0))
+    summary_style: SummaryStyle = field(default="prose", validator=_one_of("prose", "structured"))
+    retention_check: RetentionCheck = field(
+        default="off", validator=_one_of("append", "log", "off")
+    )
 
     def __attrs_post_init__(self) -> None:
+        if self.summary_style == "structured":
+            if self.summary_prompt not in (DEFAULT_SUMMARY_PROMPT, STRUCTURED_SUMMARY_PROMPT):
+                raise ValueError(
+                    "summary_style='structured' brings its own prompt: give either a custom "
+                    "summary_prompt or summary_style='structured', not both"
+                )
+            object.__setattr__(self, "summary_prompt", STRUCTURED_SUMMARY_PROMPT)
+        if (
+            self.trigger_messages is not None
+            and self.keep_recent_messages is not None
+            and self.keep_recent_messages >= self.trigger_messages
+        ):
+            raise ValueError(
+                f"keep_recent_messages ({self.keep_recent_messages}) must be below "
+                f"trigger_messages ({self.trigger_messages}), or every summary would "
+                "re-trigger at once"
+            )
         if self.recent_budget >= self.trigger_tokens:
             raise ValueError(
                 f"keep_recent_tokens ({self.recent_budget}) must be below the trigger "
@@ -178,32 +227,39 @@ class SummaryConfig:
             [Message.user(build_prompt(self.summary_prompt, ""))]
         )
         needed = prompt + self.max_summary_tokens + MIN_SUMMARY_INPUT_TOKENS + self.summary_reserve
-        if needed > self.max_context_tokens:
+        if needed > self.window:
             raise ValueError(
-                f"max_context_tokens ({self.max_context_tokens}) leaves no room for a summary "
+                f"max_context_tokens ({self.window}) leaves no room for a summary "
                 f"request: the summary_prompt ({prompt} tokens), the previous summary "
                 f"(max_summary_tokens, {self.max_summary_tokens}), {MIN_SUMMARY_INPUT_TOKENS} "
                 f"tokens of conversation and {self.summary_reserve} tokens for the reply need "
                 f"{needed}: lower max_summary_tokens or raise max_context_tokens"
             )
-        if self.recent_budget + self.max_summary_tokens >= self.max_context_tokens:
+        if self.recent_budget + self.max_summary_tokens >= self.window:
             raise ValueError(
                 f"keep_recent_tokens ({self.recent_budget}) + max_summary_tokens "
                 f"({self.max_summary_tokens}) must be below max_context_tokens "
-                f"({self.max_context_tokens}), or a summarized context could not fit the window"
+                f"({self.window}), or a summarized context could not fit the window"
             )
+
+    @property
+    def window(self) -> int:
+        """``max_context_tokens``, or ``DEFAULT_MAX_CONTEXT_TOKENS`` while it is None."""
+        if self.max_context_tokens is None:
+            return DEFAULT_MAX_CONTEXT_TOKENS
+        return self.max_context_tokens
 
     @property
     def trigger_tokens(self) -> int:
         """The watermark in tokens: ``max_context_tokens * trigger_token_ratio``."""
-        return int(self.max_context_tokens * self.trigger_token_ratio)
+        return int(self.window * self.trigger_token_ratio)
 
     @property
     def recent_budget(self) -> int:
         """Tokens of recent messages kept verbatim after a summary."""
         if self.keep_recent_tokens is not None:
             return self.keep_recent_tokens
-        return self.max_context_tokens // 4
+        return self.window // 4
 
     @property
     def summary_reserve(self) -> int:
@@ -213,7 +269,7 @@ class SummaryConfig:
         the request's ``max_tokens`` is whatever the window leaves after the
         input, up to ``max_summary_tokens``.
         """
-        return min(self.max_summary_tokens, self.max_context_tokens // 4)
+        return min(self.max_summary_tokens, self.window // 4)
 
     @classmethod
     def coerce(cls, value: Any) -> SummaryConfig:

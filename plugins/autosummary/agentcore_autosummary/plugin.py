@@ -23,6 +23,7 @@ from agentcore import (
     FocusedConfig,
     Message,
     PluginSetting,
+    SlotConfig,
     SummaryInfo,
     SummaryRequestInfo,
     TurnContext,
@@ -52,8 +53,10 @@ from agentcore_autosummary.hooks import (
     summary_error,
     with_instructions,
 )
+from agentcore_autosummary.pins import check_pins_fit, unpinned
 from agentcore_autosummary.planner import chunk_end, recent_tail_start
 from agentcore_autosummary.provider import counting_model, summary_model, summary_provider
+from agentcore_autosummary.retention import append_missing, log_missing, missing_identifiers
 from agentcore_autosummary.seed_rule import cumulative_due
 from agentcore_autosummary.state import SummaryState, state_from_json, state_key, state_to_json
 from agentcore_autosummary.summarizer import (
@@ -63,7 +66,15 @@ from agentcore_autosummary.summarizer import (
     SummaryReply,
     request_summary,
 )
+from agentcore_autosummary.tails import (
+    cap_tail,
+    messages_due,
+    tail_cap,
+    unsummarized,
+    window_drops,
+)
 from agentcore_autosummary.trigger import is_due, measure
+from agentcore_autosummary.windows import known_config, resolve_config
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -144,6 +155,15 @@ def summary_memory_key(config: AgentConfig) -> str | None:
 
 
 @hookimpl
+def check_slot_config(session: AgentSession, slot: ContextSlot, config: SlotConfig) -> None:
+    """Refuse pins that cannot fit ``max_context_tokens`` (see :func:`check_pins_fit`)."""
+    summary_config = _config(session.bundle.config)
+    if summary_config is not None:
+        summary_config = known_config(session.bundle.provider, summary_config)
+        check_pins_fit(session, slot, config, summary_config)
+
+
+@hookimpl
 async def before_model_call(ctx: TurnContext) -> None:
     """Keep the request about to be sent inside ``max_context_tokens``.
 
@@ -162,7 +182,9 @@ async def before_model_call(ctx: TurnContext) -> None:
     config = _config(ctx.config)
     if config is None:
         return
+    config = await resolve_config(ctx, config)
     runtime = _runtime(ctx.session)
+    await _before_window_drops(ctx, runtime)
     budget = turn_budget(ctx, config, await _correction(ctx, runtime))
     overflow = ctx.extra.get(OVERFLOW_KEY)
     if isinstance(overflow, ContextWindowExceededError):
@@ -187,6 +209,16 @@ async def before_model_call(ctx: TurnContext) -> None:
     runtime.sent[ctx.slot.id] = await budget.local(_request(ctx))
 
 
+async def _before_window_drops(ctx: TurnContext, runtime: _SessionRuntime) -> None:
+    """Wait for a pending summary when the slot's window would leave messages out."""
+    pending = runtime.pending.get(ctx.slot.id)
+    if pending is None or pending.done():
+        return
+    covered, _ = _covered_and_previous(ctx.slot, await _load_state(ctx, runtime))
+    if window_drops(ctx.slot, covered):
+        await asyncio.shield(pending)
+
+
 def _request(ctx: TurnContext) -> list[Message]:
     """The messages of the request the turn is about to send."""
     return [*ctx.slot.load_messages(), *ctx.messages]
@@ -196,9 +228,7 @@ def _warn_once(ctx: TurnContext, config: SummaryConfig, message: str) -> None:
     if ctx.extra.get(_WARNED_KEY):
         return
     ctx.extra[_WARNED_KEY] = True
-    logger.warning(
-        "session %s turn %d: " + message, ctx.session_id, ctx.turn_index, config.max_context_tokens
-    )
+    logger.warning("session %s turn %d: " + message, ctx.session_id, ctx.turn_index, config.window)
 
 
 async def _make_room(
@@ -216,7 +246,7 @@ async def _make_room(
             "session %s turn %d waits for the pending summary to stay within %d tokens",
             ctx.session_id,
             ctx.turn_index,
-            config.max_context_tokens,
+            config.window,
         )
         await asyncio.shield(pending)
     tokens = await budget.size(_request(ctx))
@@ -281,7 +311,7 @@ async def _learn_from_overflow(
         sent,
         error,
     )
-    server = overflow_prompt_tokens(error, config.max_context_tokens, ctx.session.agent.max_tokens)
+    server = overflow_prompt_tokens(error, config.window, ctx.session.agent.max_tokens)
     return budget.with_correction(await _learn(ctx, runtime, budget.model, sent, server))
 
 
@@ -291,6 +321,7 @@ async def post_turn_end(ctx: TurnContext) -> None:
     config = _config(ctx.config)
     if config is None:
         return
+    config = await resolve_config(ctx, config)
     runtime = _runtime(ctx.session)
     slot = ctx.slot
     sent = runtime.sent.pop(slot.id, None)
@@ -307,10 +338,15 @@ async def post_turn_end(ctx: TurnContext) -> None:
     if isinstance(attempted, set) and slot.id in attempted:
         return  # this turn already tried before a call
     state = await _load_state(ctx, runtime)
+    covered, _ = _covered_and_previous(slot, state)
     if config.trigger == "cumulative":
-        if not await cumulative_due(ctx, config):
+        if not (await cumulative_due(ctx, config) or window_drops(slot, covered)):
             return
-    elif not is_due(config, state, ctx.turn_index, tokens):
+    elif not (
+        is_due(config, state, ctx.turn_index, tokens)
+        or messages_due(config, state, ctx.turn_index, unsummarized(slot, covered))
+        or window_drops(slot, covered)
+    ):
         return
     await _warm_counts(ctx, state)
     plan = _plan(ctx, config, state, correction)
@@ -337,6 +373,7 @@ async def compact_session(ctx: TurnContext, instructions: str | None) -> Summary
     config = _config(ctx.config)
     if config is None:
         return None
+    config = await resolve_config(ctx, config)
     slot = ctx.slot
     if slot.config.focused is None:
         raise CompactError(
@@ -399,12 +436,13 @@ def _plan(
     model = turn_model(ctx)
     recent = correction.unapply(model, config.recent_budget)
     tail = recent_tail_start(slot.messages, covered, recent, counter_for(ctx, model))
+    tail = cap_tail(slot.messages, tail, tail_cap(config, slot))
     if config.strategy == "full":
         # The original rule: the whole history, front-truncated when formatted.
         start, end, previous = 0, slot.message_count(), None
     else:
         start, end = covered, tail
-    if end <= start:
+    if end <= start or not unpinned(slot, start, end):
         return None
     return _Plan(
         slot=slot,
@@ -414,7 +452,7 @@ def _plan(
         start=start,
         end=end,
         covers=max(covered, tail),
-        messages=tuple(slot.raw_messages(start, end)),
+        messages=unpinned(slot, start, end),
         model=summary_model(ctx, config),
     )
 
@@ -503,8 +541,9 @@ async def _summarize(
         await summary_error(ctx, request, exc)
         raise
     except asyncio.CancelledError:
-        for purpose, part in spent.breakdown().items():
-            ctx.cost.add(part, purpose)
+        # The summary is abandoned, but its finished calls were paid for: store their cost
+        # (the write itself is out of the cancellation's reach), so a resume counts it too.
+        await _store_spent(ctx, spent)
         raise
     if not applied:
         if strict:
@@ -532,6 +571,23 @@ async def _context_tokens(ctx: TurnContext, slot_id: str) -> int:
     """Tokens of the context slot ``slot_id`` sends now, counted for the turn model."""
     slot = await ctx.session.get_slot(slot_id)
     return await counter_for(ctx, turn_model(ctx)).count_messages_async(slot.load_messages())
+
+
+async def _store_spent(ctx: TurnContext, spent: CostTracker) -> None:
+    """Store what an abandoned summary's calls cost; in memory only if that write fails."""
+    breakdown = spent.breakdown()
+    if not breakdown:
+        return
+    try:
+        await ctx.session.record_usage(spent.total("summary"), "summary")
+    except Exception as exc:
+        for purpose, part in breakdown.items():
+            ctx.cost.add(part, purpose)
+        logger.error(
+            "could not store the cost of an abandoned summary (session=%s): %s",
+            ctx.session_id,
+            exc,
+        )
 
 
 async def _isolated(work: Coroutine[Any, Any, str]) -> str:
@@ -573,6 +629,7 @@ async def _make_summary(ctx: TurnContext, config: SummaryConfig, plan: _Plan) ->
         summary = reply.text
     else:
         summary = await _summarize_in_chunks(ctx, config, plan)
+    summary = await _check_retention(ctx, config, plan, summary)
     await _check_shrinks(ctx, plan, summary)
     return summary
 
@@ -629,7 +686,7 @@ async def _request_summary(
         except SummaryOverflowError as exc:
             if attempt:
                 raise
-            server = overflow_prompt_tokens(exc.error, config.max_context_tokens, exc.max_tokens)
+            server = overflow_prompt_tokens(exc.error, config.window, exc.max_tokens)
             await _learn(ctx, runtime, fit.model, exc.local_tokens, server)
             continue
         ctx.cost.add(reply.usage, purpose="summary")
@@ -637,6 +694,25 @@ async def _request_summary(
             await _learn(ctx, runtime, fit.model, reply.request_tokens, reply.usage.input_tokens)
         return reply
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def _check_retention(
+    ctx: TurnContext, config: SummaryConfig, plan: _Plan, summary: str
+) -> str:
+    """Apply ``config.retention_check`` to ``summary``: append or log what it left out."""
+    if config.retention_check == "off":
+        return summary
+    previous = None if config.strategy == "full" else plan.previous
+    missing = await asyncio.to_thread(
+        missing_identifiers, summary, previous, plan.messages, config.max_tool_result_chars
+    )
+    if not missing:
+        return summary
+    if config.retention_check == "log":
+        log_missing(ctx.session_id, missing)
+        return summary
+    counter = (await _fit(ctx, config, plan)).counter
+    return append_missing(summary, missing, counter, config.max_summary_tokens)
 
 
 async def _check_shrinks(ctx: TurnContext, plan: _Plan, summary: str) -> None:
@@ -669,7 +745,7 @@ def _label(slot: ContextSlot) -> str:
 
 def _input_budget(config: SummaryConfig, head: list[Message], fit: SummaryFit) -> int:
     """Local tokens of conversation one summary request may carry."""
-    room = fit.correction.unapply(fit.model, config.max_context_tokens - config.summary_reserve)
+    room = fit.correction.unapply(fit.model, config.window - config.summary_reserve)
     fixed = fit.counter.count_text(config.summary_prompt)
     fixed += sum(fit.counter.count_text(message.text) for message in head)
     return max(room - fixed - _INPUT_MARGIN_TOKENS, 64)

@@ -24,7 +24,7 @@ async def last_summary_turn(ctx: TurnContext) -> int:
 
 def seed_watermark_reached(config: SummaryConfig, tokens: int) -> bool:
     """``tokens >= max_context_tokens * trigger_token_ratio``, with no rounding."""
-    return float(tokens) >= config.max_context_tokens * config.trigger_token_ratio
+    return float(tokens) >= config.window * config.trigger_token_ratio
 
 
 async def cumulative_due(ctx: TurnContext, config: SummaryConfig) -> bool:

@@ -86,7 +86,7 @@ async def request_summary(
     """Ask the model to summarize ``messages``; return the summary and its cost.
 
     One tool-less request with ``purpose="summary"`` that always fits
-    ``config.max_context_tokens`` in the model's corrected tokens: a
+    ``config.window`` in the model's corrected tokens: a
     conversation too long for the room left after the prompt and
     ``config.summary_reserve`` is cut in the middle (head and tail kept, a
     marker says how many tokens were left out); ``max_tokens`` is what the
@@ -98,7 +98,7 @@ async def request_summary(
     timeouts (``config.timeout``) propagate.
     """
     counter, correction, key = fit.counter, fit.correction, fit.model
-    window = config.max_context_tokens
+    window = config.window
     conversation = format_messages_as_text(
         messages, config.max_tool_result_chars, max_chars=max_chars
     )

@@ -28,7 +28,8 @@ TINY = SummaryConfig(**TINY_WINDOW, trigger_token_ratio=0.005, keep_recent_token
 def test_summary_config_defaults() -> None:
     config = SummaryConfig()
     assert config.trigger_token_ratio == 0.75
-    assert config.max_context_tokens == 32_000
+    # None: discovered from the model; the seed's 32,000 when nothing is known.
+    assert config.max_context_tokens is None and config.window == 32_000
     assert config.summary_prompt == DEFAULT_SUMMARY_PROMPT
     assert "{messages}" in DEFAULT_SUMMARY_PROMPT
     assert config.debounce_turns == 3

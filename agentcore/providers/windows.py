@@ -1,0 +1,146 @@
+"""Context windows: the known ones of hosted models, and what a local server reports.
+
+:func:`known_context_window` looks a model name up in :data:`KNOWN_CONTEXT_WINDOWS`
+by longest prefix. :func:`discover_context_window` tries that table, then,
+for an OpenAI-compatible provider, asks the server, in this order:
+
+- llama.cpp: ``GET {root}/props`` → ``default_generation_settings.n_ctx``;
+- vLLM: ``GET {base_url}/models`` → ``max_model_len`` of the model's entry;
+- Ollama: ``POST {root}/api/show`` with ``{"model": name}`` →
+  ``model_info["<architecture>.context_length"]`` (or ``num_ctx`` in its
+  ``parameters``, when set).
+
+``root`` is ``base_url`` without a trailing ``/v1``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from agentcore.llm import LlmProvider
+from agentcore.providers._base import HttpProvider
+
+logger = logging.getLogger(__name__)
+
+# Sources (checked November 2026): OpenAI's model pages,
+# https://platform.openai.com/docs/models (gpt-4o and gpt-4o-mini: 128,000;
+# gpt-4.1, -mini, -nano: 1,047,576; o1, o3, o3-mini, o4-mini: 200,000;
+# o1-mini and o1-preview: 128,000; gpt-4-turbo: 128,000; gpt-4: 8,192;
+# gpt-3.5-turbo: 16,385), and Anthropic's models overview,
+# https://docs.anthropic.com/en/docs/about-claude/models/overview (every
+# Claude 3, 3.5, 3.7, Sonnet 4 and Opus 4 model: 200,000; Sonnet 4's 1M window
+# needs a beta header, so 200,000 is what a plain request gets).
+KNOWN_CONTEXT_WINDOWS: Mapping[str, int] = {
+    "gpt-4o": 128_000,
+    "gpt-4o-mini": 128_000,
+    "chatgpt-4o": 128_000,
+    "gpt-4.1": 1_047_576,
+    "gpt-4.1-mini": 1_047_576,
+    "gpt-4.1-nano": 1_047_576,
+    "gpt-4-turbo": 128_000,
+    "gpt-4": 8_192,
+    "gpt-3.5-turbo": 16_385,
+    "o1": 200_000,
+    "o1-mini": 128_000,
+    "o1-preview": 128_000,
+    "o3": 200_000,
+    "o3-mini": 200_000,
+    "o4-mini": 200_000,
+    "claude-3": 200_000,
+    "claude-3-5": 200_000,
+    "claude-3-7": 200_000,
+    "claude-sonnet-4": 200_000,
+    "claude-opus-4": 200_000,
+}
+"""Context windows of hosted models, in tokens, by model-name prefix."""
+
+
+def known_context_window(model: str | None) -> int | None:
+    """The window of ``model`` from :data:`KNOWN_CONTEXT_WINDOWS` (longest prefix), or None.
+
+    A prefix matches the whole name or a name continuing with ``-`` (dated
+    versions such as ``gpt-4o-2024-08-06``), so ``gpt-4`` does not match
+    ``gpt-4o``. An ``openai/`` or ``anthropic/`` routing prefix is ignored.
+    """
+    if not model:
+        return None
+    name = model.lower().rsplit("/", 1)[-1]
+    best: tuple[int, int] | None = None
+    for prefix, window in KNOWN_CONTEXT_WINDOWS.items():
+        matches = name == prefix or name.startswith(prefix + "-")
+        if matches and (best is None or len(prefix) > best[0]):
+            best = (len(prefix), window)
+    return best[1] if best is not None else None
+
+
+def _positive(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 1:
+        return None
+    return int(value)
+
+
+def _llama_cpp(props: Any) -> int | None:
+    if not isinstance(props, dict):
+        return None
+    settings = props.get("default_generation_settings")
+    return _positive(settings.get("n_ctx")) if isinstance(settings, dict) else None
+
+
+def _vllm(models: Any, model: str) -> int | None:
+    data = models.get("data") if isinstance(models, dict) else None
+    if not isinstance(data, list):
+        return None
+    entries = [entry for entry in data if isinstance(entry, dict)]
+    for entry in entries:
+        if entry.get("id") == model and "max_model_len" in entry:
+            return _positive(entry["max_model_len"])
+    if len(entries) == 1:
+        return _positive(entries[0].get("max_model_len"))
+    return None
+
+
+def _ollama(show: Any) -> int | None:
+    if not isinstance(show, dict):
+        return None
+    parameters = show.get("parameters")
+    if isinstance(parameters, str):
+        for line in parameters.splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[0] == "num_ctx" and parts[1].isdigit():
+                return _positive(int(parts[1]))
+    info = show.get("model_info")
+    if isinstance(info, dict):
+        for key, value in info.items():
+            if isinstance(key, str) and key.endswith(".context_length"):
+                return _positive(value)
+    return None
+
+
+async def server_context_window(provider: HttpProvider, model: str) -> int | None:
+    """The window an OpenAI-compatible server reports for ``model``, or None."""
+    api = provider._api
+    base = api.base_url
+    root = base[: -len("/v1")] if base.endswith("/v1") else base
+    found = _llama_cpp(await api.probe_json("GET", root + "/props"))
+    if found is None:
+        found = _vllm(await api.probe_json("GET", base + "/models"), model)
+    if found is None:
+        found = _ollama(await api.probe_json("POST", root + "/api/show", {"model": model}))
+    return found
+
+
+async def discover_context_window(provider: LlmProvider, model: str | None) -> int | None:
+    """The context window of ``model`` on ``provider``: the table, else the server, else None."""
+    name = model or getattr(provider, "model", None)
+    known = known_context_window(name if isinstance(name, str) else None)
+    if known is not None:
+        return known
+    wrapped = getattr(provider, "wrapped", provider)
+    if isinstance(wrapped, HttpProvider) and isinstance(name, str) and name:
+        from agentcore.providers.openai import OpenAIProvider
+
+        if isinstance(wrapped, OpenAIProvider):
+            return await server_context_window(wrapped, name)
+    return None

@@ -1,0 +1,51 @@
+"""Pinned messages: never summarized, always sent, and counted against the window."""
+
+from __future__ import annotations
+
+from agentcore import AgentSession, ConfigError, ContextSlot, Message, SlotConfig
+from agentcore.budget import reply_reservation
+from agentcore.tokens import get_token_counter
+from agentcore_autosummary.config import SummaryConfig
+
+
+def unpinned(slot: ContextSlot, start: int, end: int) -> tuple[Message, ...]:
+    """Raw messages ``start:end`` of ``slot`` without the pinned ones: a summary's input."""
+    focused = slot.config.focused
+    pinned = set(focused.pinned) if focused is not None else set()
+    return tuple(
+        message
+        for index, message in enumerate(slot.raw_messages(start, end), start)
+        if index not in pinned
+    )
+
+
+def check_pins_fit(
+    session: AgentSession, slot: ContextSlot, config: SlotConfig, summary: SummaryConfig
+) -> None:
+    """Raise :class:`ConfigError` when ``config``'s pins cannot fit the window.
+
+    A request always carries the system prompt and every pinned message;
+    with room for a summary (``max_summary_tokens``) and the reply
+    reservation they must fit ``max_context_tokens``, or no turn could be
+    sent once the rest is summarized.
+    """
+    focused = config.focused
+    if focused is None or not focused.pinned:
+        return
+    agent = session.agent
+    counter = agent.token_counter or get_token_counter(agent.model)
+    pins = [slot.messages[index] for index in focused.pinned if index < slot.message_count()]
+    pinned_tokens = counter.count_messages(pins)
+    system = (
+        counter.count_messages([Message.system(agent.system_prompt)]) if agent.system_prompt else 0
+    )
+    window = summary.window
+    reserve = reply_reservation(agent.max_tokens, window)
+    needed = pinned_tokens + system + summary.max_summary_tokens + reserve
+    if needed > window:
+        raise ConfigError(
+            f"the pinned messages need {pinned_tokens} tokens; with the system prompt "
+            f"({system}), room for a summary (max_summary_tokens, {summary.max_summary_tokens}) "
+            f"and the reply reservation ({reserve}) a request needs {needed} tokens, over "
+            f"max_context_tokens ({window}): unpin a message or raise max_context_tokens"
+        )
