@@ -16,6 +16,7 @@ import tracemalloc
 from typing import Any
 
 from agentcore.budget import reply_reservation
+from bench import facts
 from bench.conversations import Conversation, Turn, fresh, generated, split_at_messages
 from bench.measure import Recorder, TokenMeter, median, percentile
 from bench.settings import Settings
@@ -23,13 +24,19 @@ from bench.systems import Env, System
 
 
 def _env(settings: Settings, delay: float = 0.0) -> Env:
-    recorder = Recorder(TokenMeter(), reply_reservation(None, settings.budget))
+    recorder = Recorder(
+        TokenMeter(),
+        reply_reservation(None, settings.budget),
+        summary_cap=settings.max_summary_tokens,
+    )
     return Env(settings, recorder, TokenMeter(), summary_delay=delay)
 
 
 async def replay(system: System, conversation: Conversation, settings: Settings) -> dict[str, Any]:
+    conversation, planted = facts.plant(conversation)
     env = _env(settings)
     recorder = env.recorder
+    recorder.probes = frozenset(facts.probe_turns(len(conversation.turns)))
     gc.collect()
     tracemalloc.start()
     start = time.perf_counter()
@@ -48,10 +55,19 @@ async def replay(system: System, conversation: Conversation, settings: Settings)
         per_turn[turn] = max(per_turn[turn], tokens)
     sizes = [tokens for _, tokens in recorder.requests]
     summaries = [tokens for _, tokens in recorder.summaries]
+    kept = facts.retention(recorder.seen, planted)
     return {
         "turns": len(conversation.turns),
         "requests": len(sizes),
         "input_tokens": sum(sizes),
+        # What a provider bills as input: turn requests and summary requests.
+        "input_tokens_total": sum(sizes) + sum(summaries),
+        "retention": kept["retention"],
+        "retention_by_kind": kept["by_kind"],
+        "probes": kept["probes"],
+        "facts": [
+            {"number": fact.number, "kind": fact.kind, "turn": fact.turn} for fact in planted
+        ],
         "max_request": max(sizes, default=0),
         # Messages + tool definitions + the reply reservation (max_tokens, else the
         # default share of the window), turn and summary requests alike.

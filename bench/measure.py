@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from agentcore.tokens import REPLY_PRIMING_TOKENS, TOKENS_PER_MESSAGE, get_token_counter
+from bench import facts
 
 Pair = tuple[str, str]
 """A message as ``(role, text)``; roles are system, user, assistant and tool."""
@@ -66,6 +67,12 @@ class Recorder:
     """``(turn, tokens)`` of every summarizer request."""
     model_seconds: float = 0.0
     """Time spent inside the fake models (recording included), to subtract from turns."""
+    summary_cap: int = 1024
+    """The faithful summarizer's token cap (the summary's ``max_tokens``)."""
+    probes: frozenset[int] = frozenset()
+    """Turns whose first request is searched for planted facts."""
+    seen: dict[int, set[int]] = field(default_factory=dict)
+    """Probe turn -> numbers of the planted facts its first request carried."""
 
     @contextmanager
     def model_time(self) -> Iterator[None]:
@@ -78,18 +85,25 @@ class Recorder:
     def request(
         self, pairs: Iterable[Pair], *, tool_tokens: int = 0, max_tokens: int | None = None
     ) -> None:
+        pairs = list(pairs)
         tokens = self.meter.request(pairs)
         self.requests.append((self.turn, tokens))
         reply = self.reply_reserve if max_tokens is None else max_tokens
         self.budgeted.append(tokens + tool_tokens + reply)
+        if self.turn in self.probes and self.turn not in self.seen:
+            self.seen[self.turn] = facts.fact_numbers(text for _, text in pairs)
 
     def summary(
         self, pairs: Iterable[Pair], *, tool_tokens: int = 0, max_tokens: int | None = None
-    ) -> None:
+    ) -> str:
+        """Record a summarizer request; return the faithful summary of it."""
+        pairs = list(pairs)
         tokens = self.meter.request(pairs)
         self.summaries.append((self.turn, tokens))
         reply = self.reply_reserve if max_tokens is None else max_tokens
         self.budgeted.append(tokens + tool_tokens + reply)
+        cap = self.summary_cap if max_tokens is None else min(max_tokens, self.summary_cap)
+        return facts.faithful_summary(pairs, cap, self.meter)
 
 
 def percentile(values: Sequence[float], q: float) -> float:

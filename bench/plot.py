@@ -77,3 +77,40 @@ def context_per_turn(
     figure.tight_layout()
     figure.savefig(path, dpi=80)
     plt.close(figure)
+
+
+def retention(path: Path, index: dict[Any, Any], systems: Sequence[str]) -> None:
+    """Input tokens sent (summary calls included) against the facts retained, per system.
+
+    Systems with the same figures (agentcore inline, SqliteStore, background)
+    share a point; the legend lists every system.
+    """
+    figure, axes = plt.subplots(1, len(TITLES), figsize=(14, 6), squeeze=False)
+    colors = plt.get_cmap("tab10")
+    markers = "osD^v<>Pp*"
+    for column, (name, title) in enumerate(TITLES.items()):
+        axis = axes[0][column]
+        for number, key in enumerate(systems):
+            result = index.get(("replay", key, name))
+            if not result or result.get("status") != "ok" or result.get("retention") is None:
+                continue
+            tokens = result.get("input_tokens_total", result["input_tokens"])
+            axis.scatter(
+                tokens,
+                result["retention"] * 100,
+                color=colors(number),
+                marker=markers[number % len(markers)],
+                s=90 - 8 * number,
+                label=label(key),
+                alpha=0.85,
+            )
+        axis.set_xscale("log")
+        axis.set_xlabel("input tokens sent, summary calls included (log scale)")
+        axis.set_ylabel("planted facts retained at the probes, %")
+        axis.set_ylim(-5, 105)
+        axis.set_title(f"{title}: up and left is better", fontsize=10)
+        axis.grid(True, alpha=0.3)
+        axis.legend(fontsize=7, loc="center right")
+    figure.tight_layout()
+    figure.savefig(path, dpi=80)
+    plt.close(figure)

@@ -13,9 +13,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from bench import plot
+from bench import facts, plot
 from bench.measure import TokenMeter
-from bench.settings import SUMMARY_TEXT, SYSTEM_PROMPT, Settings
+from bench.settings import SYSTEM_PROMPT, Settings
 from bench.systems import BASELINE, label
 
 START_MARK = "<!-- bench:results:start -->"
@@ -157,7 +157,7 @@ def _context_table(index: dict[Any, Any], systems: Sequence[str], name: str) -> 
         result = index.get(("replay", key, name), {"status": "error", "reason": "not run"})
         failed = _failed(result)
         if failed:
-            rows.append([label(key), failed, *[""] * 7])
+            rows.append([label(key), failed, *[""] * 10])
             continue
         per_call = " / ".join(
             _int(result[field])
@@ -167,13 +167,14 @@ def _context_table(index: dict[Any, Any], systems: Sequence[str], name: str) -> 
             [
                 label(key),
                 _int(result["requests"]),
-                _int(result["input_tokens"])
-                + _ratio(result["input_tokens"], base.get("input_tokens")),
+                _int(result["input_tokens"]),
+                _int(result["summary_input_tokens"]),
+                _int(_total(result)) + _ratio(_total(result), _total(base)),
+                _pct(result.get("retention")),
                 _int(result["max_request"]),
                 _int(result["over_budget"]),
                 _int(result["summary_calls"]),
                 per_call,
-                _int(result["summary_input_tokens"]),
                 _mib(result["peak_memory"])
                 + _ratio(result["peak_memory"], base.get("peak_memory")),
             ]
@@ -181,14 +182,52 @@ def _context_table(index: dict[Any, Any], systems: Sequence[str], name: str) -> 
     header = [
         "System",
         "Requests",
-        "Input tokens sent (× baseline)",
+        "Input tokens, turn requests",
+        "Input tokens, summary requests",
+        "Input tokens sent, total (× baseline)",
+        "Facts retained",
         "Largest request",
         "Requests over budget",
         "Summary calls",
         "Summarizer input per call: first / median / last",
-        "Summarizer input, total",
         "Peak memory (× baseline)",
     ]
+    return _table(header, rows)
+
+
+def _total(result: dict[str, Any]) -> Any:
+    """Turn and summary input tokens: what a provider bills as input."""
+    if "input_tokens" not in result:
+        return None
+    return result.get("input_tokens_total", result["input_tokens"])
+
+
+def _pct(value: Any) -> str:
+    return "–" if value is None else f"{value * 100:.0f}%"
+
+
+def _retention_table(index: dict[Any, Any], systems: Sequence[str]) -> list[str]:
+    rows = []
+    for key in systems:
+        row = [label(key)]
+        for name in plot.TITLES:
+            result = index.get(("replay", key, name), {"status": "error", "reason": "not run"})
+            failed = _failed(result)
+            if failed:
+                row += [failed, "", ""]
+                continue
+            probes = " / ".join(
+                f"{len(probe['kept'])}/{probe['planted']}" for probe in result.get("probes", [])
+            )
+            row += [_pct(result.get("retention")), probes, _int(_total(result))]
+        rows.append(row)
+    header = ["System"]
+    for title in plot.TITLES.values():
+        header += [
+            f"{title}: facts retained",
+            f"{title}: at each probe (kept/planted)",
+            f"{title}: input tokens, total",
+        ]
     return _table(header, rows)
 
 
@@ -277,8 +316,9 @@ def _body(
         "counter) after converting it to plain role + text. Context budget: "
         f"{settings.budget:,} tokens for every system; summaries are due at "
         f"{settings.trigger_tokens:,} tokens and keep about {settings.keep_tokens:,} recent "
-        f"tokens where the library lets one say so. Every summary call returns the same "
-        f"{TokenMeter().request([('assistant', SUMMARY_TEXT)]):,}-token text. "
+        f"tokens where the library lets one say so. Every summary call is answered by the "
+        f"faithful summarizer of `bench/facts.py`: it keeps the planted facts it is shown, "
+        f"in order, up to {settings.max_summary_tokens:,} tokens, and nothing else. "
         f"Wall time of the jobs: {timing.wall:.0f} s "
         + "("
         + ", ".join(
@@ -290,6 +330,22 @@ def _body(
     ]
     if quick:
         lines += ["", "**Quick run (`--quick`): reduced sizes, not the published figures.**"]
+    lines += [
+        "",
+        "### Retention against tokens",
+        "",
+        f"{facts.FACT_COUNT} facts (names, numbers, decisions, identifiers) are each stated "
+        f"once, in user messages spread from {facts.PLANT_FROM:.0%} to {facts.PLANT_TO:.0%} "
+        "of the conversation. At the probe turns ("
+        + ", ".join(f"{fraction:.0%}" for fraction in facts.PROBES)
+        + " of the conversation) the first request of the turn is searched for every fact "
+        "planted before it; a fact counts as retained if the request carries it, verbatim or "
+        "in a summary. *Facts retained* sums over the probes; the input tokens are the whole "
+        "run's, summary requests included.",
+        "",
+    ]
+    lines += _retention_table(index, systems)
+    lines += ["", "![Input tokens against retention](retention.png)"]
     for name, title in (
         ("generated", f"Generated conversation ({settings.generated_turns} turns)"),
         ("corpus", "Corpus conversation (chatterbot-corpus English dialogs)"),
@@ -366,6 +422,7 @@ def write(
     )
     plot_path = out / "context_per_turn.png"
     plot.context_per_turn(plot_path, _index(phases), systems, settings.budget)
+    plot.retention(out / "retention.png", _index(phases), systems)
     return Written(markdown, body, markdown_path, plot_path, json_path)
 
 
@@ -373,6 +430,7 @@ def update_docs(path: Path, body: str) -> None:
     """Replace the results between the markers of ``docs/benchmarks.md``."""
     text = path.read_text(encoding="utf-8")
     embedded = body.replace("](context_per_turn.png)", "](../bench/results/context_per_turn.png)")
+    embedded = embedded.replace("](retention.png)", "](../bench/results/retention.png)")
     pattern = re.compile(re.escape(START_MARK) + ".*?" + re.escape(END_MARK), re.DOTALL)
     if not pattern.search(text):
         raise ValueError(f"{path} has no {START_MARK} ... {END_MARK} section")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, replace
 
 SYSTEM_PROMPT = (
@@ -10,27 +9,6 @@ SYSTEM_PROMPT = (
     "question needs data you do not have, and keep track of the user's decisions."
 )
 """The system prompt every system sends first."""
-
-
-_SUMMARY_WORDS = (
-    "user goal deploy service database migration decided postgres retry budget "
-    "open question latency report tool result file config owner deadline risk "
-    "agreed rollback plan metrics alert threshold cache index query schema"
-)
-
-
-def _summary_text() -> str:
-    rng = random.Random(1234)
-    words = _SUMMARY_WORDS.split()
-    sentences = []
-    for _ in range(16):
-        sentence = " ".join(rng.choice(words) for _ in range(rng.randint(10, 18)))
-        sentences.append(sentence.capitalize() + ".")
-    return "Summary of the conversation so far: " + " ".join(sentences)
-
-
-SUMMARY_TEXT = _summary_text()
-"""The summarizer's reply, identical for every system and every call (about 260 tokens)."""
 
 
 @dataclass(frozen=True)

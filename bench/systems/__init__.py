@@ -22,6 +22,11 @@ SYSTEMS: dict[str, tuple[str, str, str]] = {
         "bench.systems.agentcore_systems",
         "InlineSystem",
     ),
+    "agentcore-sqlite": (
+        "agentcore autosummary defaults, inline, SqliteStore",
+        "bench.systems.agentcore_systems",
+        "SqliteSystem",
+    ),
     "agentcore-background": (
         "agentcore autosummary defaults, background",
         "bench.systems.agentcore_systems",

@@ -2,14 +2,17 @@
 
 Each runs a real :class:`AgentSession` with a :class:`ToolRegistry` (the
 scripted tool calls run through it, in parallel) over an
-:class:`InMemoryStore`, answered by :class:`MockProvider`.
+:class:`InMemoryStore` (or, for ``agentcore-sqlite``, a :class:`SqliteStore`
+in a temporary file), answered by :class:`MockProvider`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import tempfile
 from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
 from typing import ClassVar
 
 from agentcore import (
@@ -20,7 +23,9 @@ from agentcore import (
     InMemoryStore,
     LlmRequest,
     LlmResponse,
+    MemoryStore,
     Message,
+    SqliteStore,
     StreamEvent,
     ToolRegistry,
     ToolUseBlock,
@@ -32,7 +37,7 @@ from agentcore.tokens import get_token_counter
 from agentcore_autosummary import SummaryConfig
 from bench.conversations import TOOL_NAMES, ToolCall, Turn
 from bench.measure import Pair, Recorder
-from bench.settings import SUMMARY_TEXT, SYSTEM_PROMPT, Settings
+from bench.settings import SYSTEM_PROMPT, Settings
 from bench.systems.base import Env, System, TurnScript
 
 SESSION_ID = "bench"
@@ -70,13 +75,17 @@ class _RecordingProvider:
     def __init__(self, inner: MockProvider, recorder: Recorder) -> None:
         self._inner = inner
         self._recorder = recorder
+        self.last_summary = ""
+        """The faithful summary of the latest summary request, which the responder returns."""
 
     async def complete(self, request: LlmRequest) -> LlmResponse:
         with self._recorder.model_time():
             pairs = [pair(message) for message in request.messages]
             tools = get_token_counter(None).count_tools(request.tools)
             if request.purpose == "summary":
-                self._recorder.summary(pairs, tool_tokens=tools, max_tokens=request.max_tokens)
+                self.last_summary = self._recorder.summary(
+                    pairs, tool_tokens=tools, max_tokens=request.max_tokens
+                )
             else:
                 self._recorder.request(pairs, tool_tokens=tools, max_tokens=request.max_tokens)
             response = await self._inner.complete(request)
@@ -96,14 +105,18 @@ class _AgentcoreSystem(System):
     def summary_config(self, settings: Settings) -> SummaryConfig | None:
         return None
 
+    def make_store(self) -> MemoryStore:
+        return InMemoryStore()
+
     async def prepare(self, env: Env, history: Sequence[Turn]) -> None:
         self._delay = env.summary_delay
         self._script = TurnScript()
         provider = _RecordingProvider(MockProvider(responder=self._respond), env.recorder)
+        self._provider = provider
         registry = ToolRegistry()
         for name in TOOL_NAMES:
             registry.register(self._tool, name=name, description=f"The {name} tool.")
-        store = InMemoryStore()
+        store = self.make_store()
         builder = AgentBuilder().provider(provider).tool_registry(registry).store(store)
         summary = self.summary_config(env.settings)
         if summary is not None:
@@ -128,7 +141,7 @@ class _AgentcoreSystem(System):
         if request.purpose == "summary":
             if self._delay:
                 await asyncio.sleep(self._delay)
-            return SUMMARY_TEXT
+            return self._provider.last_summary
         step = self._script.next_step()
         return LlmResponse(Message.assistant(step.text, _tool_uses(step.calls)))
 
@@ -201,3 +214,19 @@ class BackgroundSystem(InlineSystem):
     async def pause(self) -> None:
         # A user slower than the summary call: the pending summary completes.
         await self._session.aclose()
+
+
+class SqliteSystem(InlineSystem):
+    """The plugin's defaults, inline, with the session kept in a :class:`SqliteStore`."""
+
+    key: ClassVar[str] = "agentcore-sqlite"
+
+    def make_store(self) -> MemoryStore:
+        self._folder = tempfile.TemporaryDirectory(prefix="agentcore-bench-")
+        self._store = SqliteStore(Path(self._folder.name) / "bench.db")
+        return self._store
+
+    async def finish(self) -> None:
+        await super().finish()
+        await self._store.close()
+        self._folder.cleanup()

@@ -2,8 +2,8 @@
 
 :class:`ScriptedChatModel` is a ``BaseChatModel`` that answers with a
 function of the messages it receives: the scripted assistant steps for turns,
-the fixed summary for the summarizer. ``bind_tools`` returns the model itself,
-so ``create_agent`` can offer it tools.
+the faithful summary (:mod:`bench.facts`) for the summarizer. ``bind_tools``
+returns the model itself, so ``create_agent`` can offer it tools.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from bench.conversations import Step, Turn
 from bench.measure import Pair, Recorder, TokenMeter
-from bench.settings import SUMMARY_TEXT
 from bench.systems.base import TurnScript
 
 _ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
@@ -100,9 +99,9 @@ def turn_model(script: TurnScript, recorder: Recorder) -> ScriptedChatModel:
 def summary_model(recorder: Recorder, delay: float) -> ScriptedChatModel:
     def respond(messages: list[BaseMessage]) -> AIMessage:
         with recorder.model_time():
-            recorder.summary(pair(message) for message in messages)
+            summary = recorder.summary(pair(message) for message in messages)
             if delay:
                 time.sleep(delay)
-            return AIMessage(content=SUMMARY_TEXT)
+            return AIMessage(content=summary)
 
     return ScriptedChatModel(respond=respond)

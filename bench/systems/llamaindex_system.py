@@ -33,7 +33,7 @@ from llama_index.core.memory import ChatSummaryMemoryBuffer
 
 from bench.conversations import Step, Turn
 from bench.measure import Pair, Recorder
-from bench.settings import SUMMARY_TEXT, SYSTEM_PROMPT
+from bench.settings import SYSTEM_PROMPT
 from bench.systems.base import Env, System, TurnScript
 
 
@@ -122,10 +122,10 @@ def _turn_reply(script: TurnScript, recorder: Recorder) -> Any:
 def _summary_reply(recorder: Recorder, delay: float) -> Any:
     def reply(messages: list[ChatMessage]) -> ChatMessage:
         with recorder.model_time():
-            recorder.summary(pair(message) for message in messages)
+            summary = recorder.summary(pair(message) for message in messages)
             if delay:
                 time.sleep(delay)
-            return ChatMessage(role=MessageRole.ASSISTANT, content=SUMMARY_TEXT)
+            return ChatMessage(role=MessageRole.ASSISTANT, content=summary)
 
     return reply
 
