@@ -590,8 +590,12 @@ class AgentSession:
 
     # -- turns ------------------------------------------------------------------
 
-    async def submit_turn(self, user_input: str | Message) -> Message:
+    async def submit_turn(self, user_input: str | Message, *, pin: bool = False) -> Message:
         """Run one turn and return the assistant's final message.
+
+        With ``pin`` the user's message is pinned in the same store write as
+        the turn (see :meth:`pin`); a pin that cannot fit is refused with
+        :class:`ConfigError` before any model call, and nothing is stored.
 
         Follows these steps: check the input (text that is not valid Unicode
         raises :class:`ConfigError` before any hook or model call), read-only
@@ -606,17 +610,20 @@ class AgentSession:
         the message is returned.
         """
         user_message = self._user_message(user_input)
+        _check_pin_flag(pin)
         self._check_writable("submit a turn")
         self._check_no_open_stream()
         async with self._turn_lock:
             deadline = self._deadline()
             with deadline.guard():
-                return await self._run_turn(user_message)
+                return await self._run_turn(user_message, pin=pin)
 
-    async def _run_turn(self, user_message: Message) -> Message:
+    async def _run_turn(self, user_message: Message, *, pin: bool) -> Message:
         await self.load()
         await self._catch_up()
         slot = self._slots[self._current]
+        if pin:
+            await self._check_pin_fits(slot, user_message)
         ctx = self._context(slot, self._turn_index, user_message, is_stream=False)
         try:
             await call_each(self._pm, "on_turn_start", isolate=False, ctx=ctx)
@@ -626,15 +633,17 @@ class AgentSession:
             else:
                 result = await cycle.submit_messages([])
             added = [make_valid(message) for message in result.new_messages]
-            await complete_despite_cancel(self._commit_turn(slot, [user_message, *added], result))
+            await complete_despite_cancel(
+                self._commit_turn(slot, [user_message, *added], result, pin=pin)
+            )
         except BaseException as exc:
             await call_each(self._pm, "on_turn_error", isolate=True, ctx=ctx, error=exc)
             raise
         await self._end_turn(ctx, user_message, added, result)
         return _final(added, result)
 
-    def submit_turn_stream(self, user_input: str | Message) -> TurnStream:
-        """Run one turn, streaming the reply.
+    def submit_turn_stream(self, user_input: str | Message, *, pin: bool = False) -> TurnStream:
+        """Run one turn, streaming the reply (``pin`` as in :meth:`submit_turn`).
 
         Iterate the returned :class:`TurnStream` for events. The turn is
         stored, and ``on_turn_end`` and ``post_turn_end`` have run, before
@@ -647,12 +656,13 @@ class AgentSession:
         counts too).
         """
         user_message = self._user_message(user_input)
+        _check_pin_flag(pin)
         self._check_writable("submit a turn")
         self._check_no_open_stream()
-        return TurnStream(self._stream_turn(user_message))
+        return TurnStream(self._stream_turn(user_message, pin=pin))
 
     async def _stream_turn(
-        self, user_message: Message
+        self, user_message: Message, *, pin: bool
     ) -> AsyncGenerator[CycleEvent | _FinalEvent, None]:
         await self._turn_lock.acquire()
         self._open_stream = True
@@ -671,6 +681,8 @@ class AgentSession:
                 await self.load()
                 await self._catch_up()
                 slot = self._slots[self._current]
+                if pin:
+                    await self._check_pin_fits(slot, user_message)
                 ctx = self._context(slot, self._turn_index, user_message, is_stream=True)
             final: tuple[ResponseComplete, list[Message], CycleResult] | None = None
             try:
@@ -693,7 +705,7 @@ class AgentSession:
                             result = stream.result
                             added = [make_valid(message) for message in result.new_messages]
                             await complete_despite_cancel(
-                                self._commit_turn(slot, [user_message, *added], result)
+                                self._commit_turn(slot, [user_message, *added], result, pin=pin)
                             )
                         final = (event, added, result)
                         break
@@ -916,28 +928,64 @@ class AgentSession:
                 stored()
                 return
 
+    async def _check_pin_fits(self, slot: ContextSlot, user_message: Message) -> None:
+        """Refuse, before any model call, a pin of ``user_message`` that cannot be stored."""
+        focused = slot.config.focused
+        if focused is None:
+            raise ConfigError(
+                f"slot {slot.id!r} is in Full mode, where every message is sent: "
+                "pins apply to a Focused slot"
+            )
+        index = len(slot)
+        probe = ContextSlot(
+            slot.session_id,
+            slot.id,
+            slot.config,
+            system_prompt=slot.system_prompt,
+            messages=[*slot.messages, user_message],
+        )
+        config = attrs.evolve(
+            slot.config, mode=attrs.evolve(focused, pinned=(*focused.pinned, index))
+        )
+        await call_each(
+            self._pm, "check_slot_config", isolate=False, session=self, slot=probe, config=config
+        )
+
     async def _commit_turn(
-        self, slot: ContextSlot, messages: list[Message], result: CycleResult
+        self, slot: ContextSlot, messages: list[Message], result: CycleResult, *, pin: bool = False
     ) -> None:
-        """Store the turn's messages with the state and cost; then the object holds them."""
+        """Store the turn's messages with the state and cost; then the object holds them.
+
+        With ``pin`` the turn's first message (the user's) is pinned in the
+        same write.
+        """
         writes_config = False
+        config = slot.config
+        version = slot.version
 
         def build() -> StoreWrite:
-            nonlocal writes_config
+            nonlocal writes_config, config, version
             batch = self._guarded_write()
-            batch.appends[slot.id] = MessageAppend(len(slot), messages)
+            start = len(slot)
+            batch.appends[slot.id] = MessageAppend(start, messages)
             batch.state = self._state(turn_index=self._turn_index + 1, usage=result.usage)
-            writes_config = slot.version == 0
+            config, version = slot.config, slot.version
+            focused = config.focused
+            if pin and focused is not None:
+                pinned = attrs.evolve(focused, pinned=(*focused.pinned, start))
+                config = attrs.evolve(config, mode=pinned)
+            # A slot's first write stores its config; later turns leave it alone unless
+            # they pin.
+            writes_config = version == 0 or config is not slot.config
             if writes_config:
-                # The slot's first write; later turns leave its config alone.
-                batch.slot_configs[slot.id] = config_to_json(slot.config)
-                batch.expected_versions[slot.id] = 0
+                batch.slot_configs[slot.id] = config_to_json(config)
+                batch.expected_versions[slot.id] = version
             return batch
 
         def stored() -> None:
             slot._extend(messages)
             if writes_config:
-                slot._set_stored(slot.config, 1)
+                slot._set_stored(config, version + 1)
             self._turn_index += 1
             self._cost.add(result.usage, "turn")
 
@@ -968,6 +1016,11 @@ class AgentSession:
                 self._session_id,
                 ctx.turn_index,
             )
+
+
+def _check_pin_flag(pin: object) -> None:
+    if not isinstance(pin, bool):
+        raise ConfigError(f"pin must be True or False, got {pin!r}")
 
 
 def _final(added: Sequence[Message], result: CycleResult) -> Message:

@@ -89,6 +89,61 @@ async def test_pins_need_a_focused_slot(make_session: MakeSession) -> None:
         await session.pin(0)
 
 
+@pytest.mark.parametrize("streamed", [False, True], ids=["submit", "stream"])
+async def test_a_message_pinned_when_submitted_is_stored_pinned_in_the_turn_write(
+    make_session: MakeSession, tmp_path: object, streamed: bool
+) -> None:
+    store = SqliteStore(f"{tmp_path}/pin-at-submit.db")
+    provider = MockProvider(responder=Replies())
+    session = make_session(provider, summary=CONFIG, mode=FocusedConfig(), store=store)
+    await session.submit_turn("hello")
+    text = "The deploy token is JIRA-4711" + LONG
+    if streamed:
+        await session.submit_turn_stream(text, pin=True).finalize()
+    else:
+        await session.submit_turn(text, pin=True)
+    slot = await session.get_slot()
+    assert slot.config.focused is not None and slot.config.focused.pinned == (2,)
+    assert slot.messages[2].text == text
+    for turn in range(4):
+        await session.submit_turn(f"turn {turn}{LONG}")
+    assert provider.calls_for("summary")
+    for call in provider.calls_for("summary"):
+        assert "JIRA-4711" not in call.messages[-1].text
+    assert slot.messages[2] in await session.load_messages()
+    await session.aclose()
+    resumed = make_session(summary=CONFIG, mode=FocusedConfig(), store=store)
+    resumed_slot = await resumed.get_slot()
+    assert resumed_slot.config.focused is not None
+    assert resumed_slot.config.focused.pinned == (2,)
+    await resumed.aclose()
+
+
+async def test_a_pin_at_submit_that_cannot_fit_is_refused_before_any_call(
+    make_session: MakeSession,
+) -> None:
+    provider = MockProvider(responder=Replies())
+    config = SummaryConfig(max_context_tokens=2000, max_summary_tokens=200)
+    session = make_session(provider, summary=config, mode=FocusedConfig())
+    with pytest.raises(ConfigError, match=r"pinned messages need \d+ tokens"):
+        await session.submit_turn("word " * 1600, pin=True)
+    assert provider.calls == []
+    assert await session.history() == []
+    assert session.turn_index == 0
+    await session.submit_turn("a normal turn still works")
+    assert len(await session.history()) == 2
+
+
+async def test_a_pin_at_submit_needs_a_focused_slot_and_a_bool(make_session: MakeSession) -> None:
+    provider = MockProvider(responder=Replies())
+    session = make_session(provider)
+    with pytest.raises(ConfigError, match="Full mode"):
+        await session.submit_turn("hello", pin=True)
+    with pytest.raises(ConfigError, match="pin must be True or False"):
+        await session.submit_turn("hello", pin="yes")  # type: ignore[arg-type]
+    assert provider.calls == [] and await session.history() == []
+
+
 def test_pinning_a_tool_result_pins_its_call_and_all_results() -> None:
     call = Message.assistant(
         tool_calls=[ToolUseBlock("a", "lookup", {}), ToolUseBlock("b", "lookup", {})]
