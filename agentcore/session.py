@@ -48,6 +48,7 @@ from agentcore.slots import (
     SlotMode,
     config_from_json,
     config_to_json,
+    window_start,
 )
 from agentcore.stores.base import JsonValue, MessageAppend, SessionState, SlotHead, StoreWrite
 from agentcore.usage import CostTracker, Usage
@@ -203,9 +204,8 @@ class AgentSession:
             configs = await store.load_slot_configs(self._session_id)
             for slot_id, data in configs.items():
                 config = config_from_json(data, where=self._where(slot_id))
-                messages = await store.load_messages(self._session_id, slot_id)
-                version = heads.get(slot_id, SlotHead()).version
-                self._slots[slot_id] = self._new_slot(slot_id, config, messages, version)
+                head = heads.get(slot_id, SlotHead())
+                self._slots[slot_id] = await self._load_slot(slot_id, config, head)
             state = await store.load_state(self._session_id)
             if state is not None:
                 self._apply_state(state)
@@ -224,7 +224,12 @@ class AgentSession:
         self._cost.restore(state.cost)
 
     def _new_slot(
-        self, slot_id: str, config: SlotConfig, messages: Sequence[Message], version: int = 0
+        self,
+        slot_id: str,
+        config: SlotConfig,
+        messages: Sequence[Message],
+        version: int = 0,
+        offset: int = 0,
     ) -> ContextSlot:
         return ContextSlot(
             self._session_id,
@@ -232,8 +237,15 @@ class AgentSession:
             config,
             system_prompt=self._agent.system_prompt or None,
             messages=list(messages),
+            offset=offset,
             version=version,
         )
+
+    async def _load_slot(self, slot_id: str, config: SlotConfig, head: SlotHead) -> ContextSlot:
+        """A stored slot holding only the messages its mode sends (from :func:`window_start`)."""
+        start = window_start(config, head.count)
+        messages = await self._bundle.store.load_messages(self._session_id, slot_id, start)
+        return self._new_slot(slot_id, config, messages, head.version, start)
 
     async def _catch_up(self) -> bool:
         """Reload what another writer changed; True when something had changed.
@@ -273,11 +285,11 @@ class AgentSession:
                 continue
             config = config_from_json(configs[slot_id], where=self._where(slot_id))
             if slot is None:
-                messages = await store.load_messages(session_id, slot_id)
-                self._slots[slot_id] = self._new_slot(slot_id, config, messages, head.version)
+                self._slots[slot_id] = await self._load_slot(slot_id, config, head)
                 continue
             slot._set_stored(config, head.version)
             slot._extend(await store.load_messages(session_id, slot_id, len(slot)))
+            await slot.ensure_loaded(store)
         # Read last, so the state is never older than the messages read above:
         # a guarded write built from this view then cannot store a stale state.
         state = await store.load_state(session_id)
@@ -479,6 +491,7 @@ class AgentSession:
                 self._cost.add(usage, purpose)
 
         await complete_despite_cancel(self._commit(write, stored))
+        await slot.ensure_loaded(self._bundle.store)
 
     async def record_usage(
         self,
@@ -521,9 +534,30 @@ class AgentSession:
         """Exactly what the next request of a slot will carry, before the new user message."""
         return (await self.get_slot(slot_id)).load_messages()
 
-    async def history(self, slot_id: str | None = None) -> list[Message]:
-        """The raw, complete message history of a slot."""
-        return (await self.get_slot(slot_id)).raw_messages()
+    async def history(
+        self, slot_id: str | None = None, *, start: int = 0, stop: int | None = None
+    ) -> list[Message]:
+        """The raw message history of a slot from ``start`` up to ``stop`` (default: all of it).
+
+        Messages the slot holds in memory come from there; older ones are
+        read from the store (a range read), so paging through a long history
+        costs what the page holds. Indices are absolute, as in
+        :meth:`ContextSlot.message_count`.
+        """
+        for name, value in (("start", start), ("stop", stop)):
+            if value is not None and (
+                not isinstance(value, int) or isinstance(value, bool) or value < 0
+            ):
+                raise ConfigError(f"history {name} must be an int >= 0, got {value!r}")
+        slot = await self.get_slot(slot_id)
+        count = len(slot)
+        stop = count if stop is None else min(stop, count)
+        start = min(start, stop)
+        if start >= slot.offset:
+            return slot.raw_messages(start, stop)
+        middle = min(stop, slot.offset)
+        older = await self._bundle.store.load_messages(self._session_id, slot.id, start, middle)
+        return [*older, *slot.raw_messages(middle, stop)]
 
     # -- session data -------------------------------------------------------------
 

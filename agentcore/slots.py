@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal, overload
 
 import attrs
 from attrs import define, field, frozen
 
-from agentcore.errors import ConfigError
+from agentcore.errors import ConfigError, SessionError
 from agentcore.messages import Message
 from agentcore.pins import pinned_before, pins_converter
 from agentcore.stores.base import JsonValue, MemoryStore, StoreWrite
@@ -127,10 +127,24 @@ def _starts_kept_window(messages: Sequence[Message], start: int) -> int:
 
 def focused_window(messages: Sequence[Message], config: FocusedConfig) -> int:
     """Index of the first raw message a Focused slot sends."""
-    start = min(config.summary_covers, len(messages))
-    if config.max_recent_messages is not None:
-        start = max(start, len(messages) - config.max_recent_messages)
-    return _starts_kept_window(messages, start)
+    return _starts_kept_window(messages, window_start(config, len(messages)))
+
+
+def window_start(mode: SlotMode | SlotConfig, count: int) -> int:
+    """The oldest raw message a slot of ``count`` messages needs to render its next request.
+
+    0 in Full mode (every message is sent); in Focused mode the first
+    message after what the summary covers, at most ``max_recent_messages``
+    back from the end. A resumed slot loads its messages from here on.
+    """
+    if isinstance(mode, SlotConfig):
+        mode = mode.mode
+    if not isinstance(mode, FocusedConfig):
+        return 0
+    start = min(mode.summary_covers, count)
+    if mode.max_recent_messages is not None:
+        start = max(start, count - mode.max_recent_messages)
+    return start
 
 
 @functools.lru_cache(maxsize=256)
@@ -185,6 +199,14 @@ class ContextSlot:
     the next request will carry (before the user's new message).
     ``version`` is the store's config version of the slot this object holds
     (0 before its config was first stored); see :class:`~agentcore.stores.SlotHead`.
+
+    The object holds a window of the history: the messages from index
+    :attr:`offset` on (a resumed slot loads only what its mode sends, see
+    :func:`window_start`). Indices are absolute everywhere: ``messages[i]``
+    is raw message ``i`` and :meth:`message_count` is the true total.
+    Reading a message before the window raises :class:`~agentcore.errors.SessionError`;
+    older messages come from the store through
+    :meth:`~agentcore.AgentSession.history` or :meth:`ensure_loaded`.
     """
 
     session_id: str
@@ -192,6 +214,7 @@ class ContextSlot:
     config: SlotConfig = field(factory=SlotConfig)
     system_prompt: str | None = None
     _messages: list[Message] = field(factory=list, alias="messages")
+    _offset: int = field(default=0, alias="offset", validator=_non_negative_int)
     _version: int = field(default=0, alias="version", validator=_non_negative_int)
     _lock: asyncio.Lock = field(factory=asyncio.Lock, init=False, repr=False)
 
@@ -202,23 +225,51 @@ class ContextSlot:
 
     @property
     def messages(self) -> Sequence[Message]:
-        """The raw history, oldest first: a read-only view, not a copy."""
-        return _ReadOnlyMessages(self._messages)
+        """The raw history by absolute index, oldest first: a read-only view of the window."""
+        return _WindowMessages(self._messages, self._offset, self.id)
+
+    @property
+    def offset(self) -> int:
+        """Index of the oldest raw message the object holds (0: it holds them all)."""
+        return self._offset
 
     def __len__(self) -> int:
-        return len(self._messages)
+        return self._offset + len(self._messages)
 
     def message_count(self) -> int:
-        """How many raw messages the slot holds."""
-        return len(self._messages)
+        """How many raw messages the slot holds, loaded or not."""
+        return self._offset + len(self._messages)
 
     def raw_messages(self, start: int = 0, stop: int | None = None) -> list[Message]:
-        """A copy of the raw history from ``start`` to ``stop``."""
-        return self._messages[start:stop]
+        """A copy of the raw history from ``start`` to ``stop`` (absolute, loaded indices)."""
+        return _WindowMessages(self._messages, self._offset, self.id)[start:stop]
 
     def load_messages(self) -> list[Message]:
         """The messages the next request will carry, system prompt first."""
-        return render_context(self.system_prompt, self._messages, self.config)
+        return render_context(self.system_prompt, self.messages, self.config)
+
+    async def ensure_loaded(self, store: MemoryStore, start: int | None = None) -> None:
+        """Read from ``store`` the messages from ``start`` up to the window.
+
+        ``start`` defaults to what the slot's config needs (:func:`window_start`).
+        One range read of the missing messages; nothing happens when they
+        are already held.
+        """
+        if start is None:
+            start = window_start(self.config, len(self))
+        start = max(0, min(start, len(self)))
+        if start >= self._offset:
+            return
+        older = await store.load_messages(self.session_id, self.id, start, self._offset)
+        if len(older) != self._offset - start:
+            from agentcore.errors import CorruptDataError
+
+            raise CorruptDataError(
+                f"slot {self.id!r} of session {self.session_id!r}: the store returned "
+                f"{len(older)} messages for indices {start}..{self._offset}"
+            )
+        self._messages[:0] = older
+        self._offset = start
 
     @property
     def lock(self) -> asyncio.Lock:
@@ -252,6 +303,7 @@ class ContextSlot:
             await store.write(write)
             self.config = new_config
             self._version += 1
+            await self.ensure_loaded(store)
 
     def _set_stored(self, config: SlotConfig, version: int) -> None:
         self.config = config
@@ -261,13 +313,22 @@ class ContextSlot:
         self._messages.extend(messages)
 
 
-class _ReadOnlyMessages(Sequence[Message]):
-    """A read-only view of a slot's message list (no copy is made)."""
+class _WindowMessages(Sequence[Message]):
+    """A read-only view of a slot's loaded window, indexed by absolute position."""
 
-    __slots__ = ("_items",)
+    __slots__ = ("_items", "_offset", "_slot_id")
 
-    def __init__(self, items: list[Message]) -> None:
+    def __init__(self, items: list[Message], offset: int, slot_id: str) -> None:
         self._items = items
+        self._offset = offset
+        self._slot_id = slot_id
+
+    def _not_loaded(self, index: int) -> SessionError:
+        return SessionError(
+            f"raw message {index} of slot {self._slot_id!r} is not loaded (the slot holds "
+            f"messages {self._offset}.. of {len(self)}): read older messages with "
+            "`await session.history(slot_id, start=..., stop=...)`"
+        )
 
     @overload
     def __getitem__(self, index: int) -> Message: ...
@@ -276,18 +337,39 @@ class _ReadOnlyMessages(Sequence[Message]):
     def __getitem__(self, index: slice) -> list[Message]: ...
 
     def __getitem__(self, index: int | slice) -> Message | list[Message]:
-        return self._items[index]
+        total = len(self)
+        if isinstance(index, slice):
+            start, stop, step = index.indices(total)
+            if step != 1:
+                raise SessionError("a slot's message view takes slices with step 1 only")
+            if stop <= start:
+                return []
+            if start < self._offset:
+                raise self._not_loaded(start)
+            return self._items[start - self._offset : stop - self._offset]
+        if index < 0:
+            index += total
+        if not 0 <= index < total:
+            raise IndexError(f"message index {index} out of range (slot holds {total})")
+        if index < self._offset:
+            raise self._not_loaded(index)
+        return self._items[index - self._offset]
+
+    def __iter__(self) -> Iterator[Message]:
+        if self._offset:
+            raise self._not_loaded(0)
+        return iter(self._items)
 
     def __len__(self) -> int:
-        return len(self._items)
+        return self._offset + len(self._items)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence):
-            return list(self._items) == list(other)
+            return self._offset == 0 and list(self._items) == list(other)
         return NotImplemented
 
     def __repr__(self) -> str:
-        return f"<{len(self._items)} messages>"
+        return f"<{len(self)} messages, {len(self._items)} loaded>"
 
 
 def config_to_json(config: SlotConfig) -> dict[str, JsonValue]:

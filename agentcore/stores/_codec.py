@@ -206,3 +206,14 @@ def check_start(start: object) -> int:
     if not isinstance(start, int) or isinstance(start, bool) or start < 0:
         raise StoreError(f"load_messages needs a start index >= 0, got {start!r}")
     return start
+
+
+def check_stop(start: int, stop: object) -> int | None:
+    """``stop`` of a range read: None (to the end) or an int >= ``start``."""
+    if stop is None:
+        return None
+    if not isinstance(stop, int) or isinstance(stop, bool) or stop < start:
+        raise StoreError(
+            f"load_messages needs a stop index >= start ({start}) or None, got {stop!r}"
+        )
+    return stop

@@ -258,7 +258,7 @@ async def _make_room(
         return tokens
     attempted.add(ctx.slot.id)
     state = await _load_state(ctx, runtime)
-    await _warm_counts(ctx, state)
+    await _warm_counts(ctx, config, state)
     plan = _plan(ctx, config, state, budget.correction)
     if plan is None:
         _warn_once(ctx, config, "the request exceeds %d tokens and nothing is left to summarize")
@@ -348,7 +348,7 @@ async def post_turn_end(ctx: TurnContext) -> None:
         or window_drops(slot, covered)
     ):
         return
-    await _warm_counts(ctx, state)
+    await _warm_counts(ctx, config, state)
     plan = _plan(ctx, config, state, correction)
     if plan is None:
         return
@@ -420,9 +420,15 @@ def _covered_and_previous(slot: ContextSlot, state: SummaryState) -> tuple[int, 
     return state.covered, state.summary
 
 
-async def _warm_counts(ctx: TurnContext, state: SummaryState) -> None:
-    """Count the messages a plan may read off the event loop, so planning finds them cached."""
+async def _warm_counts(ctx: TurnContext, config: SummaryConfig, state: SummaryState) -> None:
+    """Load the messages a plan reads and count them off the event loop.
+
+    A resumed slot holds only the messages its mode sends; what a plan
+    reads before that window (all of it for the ``"full"`` strategy) is
+    read from the store first, so the plan made next finds it loaded.
+    """
     covered, _ = _covered_and_previous(ctx.slot, state)
+    await ctx.slot.ensure_loaded(ctx.store, 0 if config.strategy == "full" else covered)
     counter = counter_for(ctx, turn_model(ctx))
     for message in ctx.slot.messages[covered:]:
         await counter.count_message_async(message)
