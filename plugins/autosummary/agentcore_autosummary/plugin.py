@@ -385,7 +385,7 @@ async def compact_session(ctx: TurnContext, instructions: str | None) -> Summary
     if pending is not None and not pending.done():
         await asyncio.shield(pending)
     state = await _load_state(ctx, runtime)
-    await _warm_counts(ctx, state)
+    await _warm_counts(ctx, config, state)
     plan = _plan(ctx, config, state, await _correction(ctx, runtime))
     if plan is None:
         raise CompactError(
