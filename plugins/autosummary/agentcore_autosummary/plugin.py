@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 import weakref
 from collections.abc import Coroutine, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 from attrs import define, field, frozen
@@ -54,7 +53,7 @@ from agentcore_autosummary.hooks import (
     with_instructions,
 )
 from agentcore_autosummary.pins import check_pins_fit, unpinned
-from agentcore_autosummary.planner import chunk_end, recent_tail_start
+from agentcore_autosummary.planner import plan_chunks, recent_tail_start
 from agentcore_autosummary.provider import counting_model, summary_model, summary_provider
 from agentcore_autosummary.retention import append_missing, log_missing, missing_identifiers
 from agentcore_autosummary.seed_rule import cumulative_due
@@ -82,6 +81,13 @@ SETTING = "summary_config"
 """The builder setting that enables the plugin."""
 
 _INPUT_MARGIN_TOKENS = 32
+
+_PART_OVERHEAD_TOKENS = 16
+
+CHUNK_CONCURRENCY = 4
+"""How many chunk summaries of one backlog are requested at once."""
+
+T = TypeVar("T")
 
 _WARNED_KEY = "autosummary.overflow_warned"
 _ATTEMPTED_KEY = "autosummary.attempted"  # ctx.extra: slots summarized for the hard limit
@@ -264,7 +270,11 @@ async def _make_room(
         _warn_once(ctx, config, "the request exceeds %d tokens and nothing is left to summarize")
         return tokens
     runtime.states[ctx.slot.id] = attrs.evolve(state, last_attempt_turn=ctx.turn_index)
-    await _summarize_quietly(ctx, config, runtime, plan, "budget")
+    info = await _summarize_quietly(ctx, config, runtime, plan, "budget")
+    if info is not None and info.covers < plan.covers and config.mode == "background":
+        # The rest of the backlog goes on after this call, not inside it.
+        work = _catch_up(ctx, config, runtime, None, "budget")
+        runtime.pending[ctx.slot.id] = ctx.session.run_in_background(work)
     return await budget.size(_request(ctx))
 
 
@@ -353,10 +363,10 @@ async def post_turn_end(ctx: TurnContext) -> None:
     if plan is None:
         return
     runtime.states[slot.id] = attrs.evolve(state, last_attempt_turn=ctx.turn_index)
-    work = _summarize_quietly(ctx, config, runtime, plan, "watermark")
     if config.mode == "inline":
-        await work
+        await _summarize_quietly(ctx, config, runtime, plan, "watermark")
     else:
+        work = _catch_up(ctx, config, runtime, plan, "watermark")
         runtime.pending[slot.id] = ctx.session.run_in_background(work)
 
 
@@ -400,6 +410,34 @@ async def compact_session(ctx: TurnContext, instructions: str | None) -> Summary
         raise
     except Exception as exc:
         raise CompactError(f"the summary failed: {type(exc).__name__}: {exc}") from exc
+
+
+async def _catch_up(
+    ctx: TurnContext,
+    config: SummaryConfig,
+    runtime: _SessionRuntime,
+    plan: _Plan | None,
+    reason: SummaryReason,
+) -> None:
+    """Background summaries: one round of calls after another, until the backlog is covered.
+
+    Each round is stored as soon as it is made, so a later turn's request
+    benefits at once; the loop ends when a round covers its plan, fails, or
+    makes no progress. ``plan`` None plans the first round from the slot.
+    """
+    last_start = -1
+    while True:
+        if plan is None:
+            state = await _load_state(ctx, runtime)
+            await _warm_counts(ctx, config, state)
+            plan = _plan(ctx, config, state, await _correction(ctx, runtime))
+            if plan is None or plan.start <= last_start:
+                return
+        last_start = plan.start
+        info = await _summarize_quietly(ctx, config, runtime, plan, reason)
+        if info is None or info.covers >= plan.covers:
+            return
+        plan = None
 
 
 # -- steps ------------------------------------------------------------------------
@@ -469,10 +507,12 @@ async def _summarize_quietly(
     runtime: _SessionRuntime,
     plan: _Plan,
     reason: SummaryReason,
-) -> None:
+) -> SummaryInfo | None:
     """An automatic summary: a failure is logged and recorded by :func:`_summarize`, not raised."""
-    with contextlib.suppress(Exception):  # a summary must never break a session
-        await _summarize(ctx, config, runtime, plan, reason)
+    try:
+        return await _summarize(ctx, config, runtime, plan, reason)
+    except Exception:  # a summary must never break a session
+        return None
 
 
 async def _summarize(
@@ -492,6 +532,9 @@ async def _summarize(
     A failure is logged, recorded (:func:`_record_failure`), reported to
     ``on_summary_error`` and raised. A summary dropped because a newer one
     was applied meanwhile returns None (``strict``: raises CompactError).
+
+    The returned summary may cover less than ``plan`` (see
+    ``max_summary_calls_per_turn``): its ``covers`` says how much.
 
     A ``CancelledError`` raised by the summary call itself (not a
     cancellation of the task running this) counts as a failed attempt like
@@ -530,7 +573,7 @@ async def _summarize(
         if request.prompt != config.summary_prompt:
             config = attrs.evolve(config, summary_prompt=request.prompt)
         plan = attrs.evolve(plan, messages=tuple(request.messages))
-        summary = await _isolated(_make_summary(attrs.evolve(ctx, cost=spent), config, plan))
+        summary, plan = await _isolated(_make_summary(attrs.evolve(ctx, cost=spent), config, plan))
         usage = spent.total("summary") if spent.breakdown() else None
         applied = await _apply(ctx, config, runtime, plan, summary, version, usage)
     except Exception as exc:
@@ -596,7 +639,7 @@ async def _store_spent(ctx: TurnContext, spent: CostTracker) -> None:
         )
 
 
-async def _isolated(work: Coroutine[Any, Any, str]) -> str:
+async def _isolated(work: Coroutine[Any, Any, T]) -> T:
     """Await ``work``; its own ``CancelledError`` becomes :class:`SummaryFailedError`.
 
     Only a cancellation of the current task propagates as ``CancelledError``:
@@ -624,43 +667,105 @@ async def _isolated(work: Coroutine[Any, Any, str]) -> str:
         raise
 
 
-async def _make_summary(ctx: TurnContext, config: SummaryConfig, plan: _Plan) -> str:
-    """The summary of ``plan``, made in requests that each fit the window.
+async def _make_summary(ctx: TurnContext, config: SummaryConfig, plan: _Plan) -> tuple[str, _Plan]:
+    """The summary of ``plan``, made in requests that each fit the window, and what it covers.
 
-    A summary applied to a Focused slot must leave a smaller context than the
-    one it replaces, or it raises :class:`SummaryFailedError`.
+    The plan returned is ``plan`` cut to what the summary covers when the
+    backlog needed more than ``max_summary_calls_per_turn`` calls. A summary
+    applied to a Focused slot must leave a smaller context than the one it
+    replaces, or it raises :class:`SummaryFailedError`.
     """
     if config.strategy == "full":
         reply = await _request_summary(ctx, config, plan, plan.messages, MAX_CONVERSATION_CHARS)
         summary = reply.text
     else:
-        summary = await _summarize_in_chunks(ctx, config, plan)
+        raw = _summarized_indices(plan)
+        # Messages edited by a before_summary hook no longer map to raw indices:
+        # they are summarized whole, however many calls that takes.
+        capped = len(raw) == len(plan.messages)
+        max_calls = config.max_summary_calls_per_turn if capped else None
+        summary, covered = await _summarize_in_chunks(ctx, config, plan, max_calls)
+        if covered < len(plan.messages):
+            # The rest of the backlog is left for the next summary.
+            rest = raw[covered]
+            plan = attrs.evolve(plan, end=rest, covers=rest, messages=plan.messages[:covered])
     summary = await _check_retention(ctx, config, plan, summary)
     await _check_shrinks(ctx, plan, summary)
-    return summary
+    return summary, plan
 
 
-async def _summarize_in_chunks(ctx: TurnContext, config: SummaryConfig, plan: _Plan) -> str:
+def _summarized_indices(plan: _Plan) -> list[int]:
+    """The raw indices of the messages ``plan`` summarizes: ``start:end`` without pins."""
+    focused = plan.slot.config.focused
+    pinned = set(focused.pinned) if focused is not None else set()
+    return [index for index in range(plan.start, plan.end) if index not in pinned]
+
+
+async def _summarize_in_chunks(
+    ctx: TurnContext, config: SummaryConfig, plan: _Plan, max_calls: int | None
+) -> tuple[str, int]:
+    """The summary of as much of ``plan`` as ``max_calls`` calls cover (None: all of it).
+
+    Returns the summary and how many of ``plan.messages`` it covers. One
+    chunk is summarized with the previous summary in one call; more chunks
+    are summarized concurrently (:data:`CHUNK_CONCURRENCY` at once, after
+    the first, whose usage calibrates the token correction) and merged with
+    the previous summary by one more call. Without a cap, rounds of that
+    follow each other until every message is covered.
+    """
+    previous = plan.previous
+    covered = 0
+    while True:
+        summary, count = await _summary_round(
+            ctx, config, plan, previous, plan.messages[covered:], max_calls
+        )
+        covered += count
+        previous = summary
+        if max_calls is not None or covered >= len(plan.messages):
+            return summary, covered
+
+
+async def _summary_round(
+    ctx: TurnContext,
+    config: SummaryConfig,
+    plan: _Plan,
+    previous: str | None,
+    messages: Sequence[Message],
+    max_calls: int | None,
+) -> tuple[str, int]:
+    """One round: the summary of ``previous`` and a head of ``messages``, and its length."""
     label = _label(plan.slot)
     fit = await _fit(ctx, config, plan)
-    previous = plan.previous
-    start = 0
-    while start < len(plan.messages):
-        head = [Message.system(f"{label} {previous}")] if previous else []
-        budget = _input_budget(config, head, fit)
-        end = chunk_end(
-            plan.messages,
-            start,
-            len(plan.messages),
-            budget,
-            fit.counter,
-            config.max_tool_result_chars,
-        )
-        reply = await _request_summary(ctx, config, plan, [*head, *plan.messages[start:end]], None)
-        previous = reply.text
-        start = end
-    assert previous is not None
-    return previous
+    head = [Message.system(f"{label} {previous}")] if previous else []
+    budget = _input_budget(config, head, fit)
+    # The merge call carries the previous summary and every part: no more
+    # parts than the input budget holds at max_summary_tokens each.
+    parts_fit = budget // (config.max_summary_tokens + _PART_OVERHEAD_TOKENS)
+    max_chunks = max(1, parts_fit if max_calls is None else min(max_calls - 1, parts_fit))
+    spans = plan_chunks(
+        messages, budget, fit.counter, config.max_tool_result_chars, max_chunks=max_chunks
+    )
+    if len(spans) == 1 or max_chunks == 1:
+        start, end = spans[0]
+        reply = await _request_summary(ctx, config, plan, [*head, *messages[start:end]], None)
+        return reply.text, end
+    limit = asyncio.Semaphore(CHUNK_CONCURRENCY)
+
+    async def part(start: int, end: int) -> str:
+        async with limit:
+            reply = await _request_summary(ctx, config, plan, messages[start:end], None)
+            return reply.text
+
+    # The first part alone, so the token correction learned from its usage
+    # sizes the others; then the rest at once.
+    first = await part(*spans[0])
+    parts = [first, *await asyncio.gather(*(part(start, end) for start, end in spans[1:]))]
+    merged = [
+        Message.user(f"{label} (part {number} of {len(parts)}) {text}")
+        for number, text in enumerate(parts, 1)
+    ]
+    reply = await _request_summary(ctx, config, plan, [*head, *merged], None)
+    return reply.text, spans[-1][1]
 
 
 async def _fit(ctx: TurnContext, config: SummaryConfig, plan: _Plan) -> SummaryFit:
