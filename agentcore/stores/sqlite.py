@@ -326,13 +326,14 @@ class SqliteStore:
         """
         start = check_start(start)
         stop = check_stop(start, stop)
-        end = -1 if stop is None else stop
+        # Both bounds on idx, so the read is a range scan of the primary key.
+        end = (1 << 63) - 1 if stop is None else stop
 
         def load() -> list[Message]:
             rows = self._fetchall(
                 "SELECT idx, body FROM messages WHERE session_id = ? AND slot_id = ? "
-                "AND idx >= ? AND (? < 0 OR idx < ?) ORDER BY idx",
-                (session_id, slot_id, start, end, end),
+                "AND idx >= ? AND idx < ? ORDER BY idx",
+                (session_id, slot_id, start, end),
             )
             messages: list[Message] = []
             for expected, (index, body) in enumerate(rows, start):

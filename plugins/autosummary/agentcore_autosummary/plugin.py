@@ -882,12 +882,14 @@ async def _apply(
     """
     slot = plan.slot
     async with runtime.lock:
+        # A Focused slot's config holds the summary; the state keeps its own copy
+        # only for a slot without one. The memory_key snapshot is the public copy.
         state = SummaryState(
             last_summary_turn=plan.turn_index,
             last_attempt_turn=plan.turn_index,
             covered=plan.covers,
             generation=plan.base_generation + 1,
-            summary=summary,
+            summary=summary if slot.config.focused is None else None,
         )
         data: dict[str, Any] = {
             config.memory_key: summary,

@@ -131,3 +131,24 @@ async def test_chunk_summaries_run_concurrently_and_are_merged() -> None:
         await session.submit_turn("hello")
     assert peak >= 2
     assert merged, "the chunk summaries were merged by one more call"
+
+
+async def test_the_summary_is_kept_once_in_the_slot_config_and_once_as_the_snapshot() -> None:
+    store = await backlog_store(60)
+    provider = MockProvider(responder=Replies())
+    config = SummaryConfig(max_context_tokens=4000, max_summary_tokens=200)
+    bundle = AgentBuilder().provider(provider).store(store).summary_config(config).build()
+    session = AgentSession(AGENT, "s", bundle)
+    await session.submit_turn("hello")
+    slot = await session.get_slot()
+    assert slot.config.focused is not None
+    summary = slot.config.focused.summary_override
+    assert summary is not None
+    assert await session.get_conversation_summary() == summary
+    state = await session.get_session_data("autosummary/default")
+    assert state["summary"] is None and state["covered"] == slot.config.focused.summary_covers
+    # A state stored with a copy of the summary (older data) still loads.
+    await session.set_session_data("autosummary/default", {**state, "summary": "old copy"})
+    resumed = AgentSession(AGENT, "s", bundle)
+    await resumed.submit_turn("again")
+    assert await resumed.get_conversation_summary() is not None
