@@ -50,7 +50,14 @@ from agentcore.slots import (
     config_to_json,
     window_start,
 )
-from agentcore.stores.base import JsonValue, MessageAppend, SessionState, SlotHead, StoreWrite
+from agentcore.stores.base import (
+    JsonValue,
+    MemoryStore,
+    MessageAppend,
+    SessionState,
+    SlotHead,
+    StoreWrite,
+)
 from agentcore.usage import CostTracker, Usage
 
 logger = logging.getLogger("agentcore")
@@ -245,7 +252,9 @@ class AgentSession:
         """A stored slot holding only the messages its mode sends (from :func:`window_start`)."""
         start = window_start(config, head.count)
         messages = await self._bundle.store.load_messages(self._session_id, slot_id, start)
-        return self._new_slot(slot_id, config, messages, head.version, start)
+        slot = self._new_slot(slot_id, config, messages, head.version, start)
+        await slot.ensure_loaded(self._bundle.store)  # pinned messages older than the window
+        return slot
 
     async def _catch_up(self) -> bool:
         """Reload what another writer changed; True when something had changed.
@@ -407,7 +416,9 @@ class AgentSession:
                     f"slot {slot.id!r} is in Full mode, where every message is sent: "
                     "pins apply to a Focused slot"
                 )
-            group = set(pin_group(slot.messages, resolve_index(slot.messages, index)))
+            resolved = resolve_index(slot.messages, index)
+            await _load_group(self._bundle.store, slot, resolved)
+            group = set(pin_group(slot.messages, resolved))
             pins = set(focused.pinned) | group if add else set(focused.pinned) - group
             config = attrs.evolve(slot.config, mode=attrs.evolve(focused, pinned=pins))
             if add:
@@ -1112,3 +1123,10 @@ class TurnStream:
     async def aclose(self) -> None:
         """Abandon the stream: if the turn was not finalized, nothing is stored."""
         await self._events.aclose()
+
+
+async def _load_group(store: MemoryStore, slot: ContextSlot, index: int) -> None:
+    """Load raw message ``index`` of ``slot`` and, back to its tool call, what precedes it."""
+    await slot.ensure_loaded(store, index)
+    while slot.offset > 0 and slot.messages[slot.offset].role == "tool":
+        await slot.ensure_loaded(store, slot.offset - 1)

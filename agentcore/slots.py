@@ -217,6 +217,8 @@ class ContextSlot:
     _offset: int = field(default=0, alias="offset", validator=_non_negative_int)
     _version: int = field(default=0, alias="version", validator=_non_negative_int)
     _lock: asyncio.Lock = field(factory=asyncio.Lock, init=False, repr=False)
+    _pins_held: dict[int, Message] = field(factory=dict, init=False, repr=False)
+    """Pinned messages older than the window, by absolute index."""
 
     @property
     def version(self) -> int:
@@ -226,7 +228,7 @@ class ContextSlot:
     @property
     def messages(self) -> Sequence[Message]:
         """The raw history by absolute index, oldest first: a read-only view of the window."""
-        return _WindowMessages(self._messages, self._offset, self.id)
+        return _WindowMessages(self._messages, self._offset, self.id, self._pins_held)
 
     @property
     def offset(self) -> int:
@@ -242,34 +244,53 @@ class ContextSlot:
 
     def raw_messages(self, start: int = 0, stop: int | None = None) -> list[Message]:
         """A copy of the raw history from ``start`` to ``stop`` (absolute, loaded indices)."""
-        return _WindowMessages(self._messages, self._offset, self.id)[start:stop]
+        return _WindowMessages(self._messages, self._offset, self.id, self._pins_held)[start:stop]
 
     def load_messages(self) -> list[Message]:
         """The messages the next request will carry, system prompt first."""
         return render_context(self.system_prompt, self.messages, self.config)
 
     async def ensure_loaded(self, store: MemoryStore, start: int | None = None) -> None:
-        """Read from ``store`` the messages from ``start`` up to the window.
+        """Read from ``store`` the messages from ``start`` up to the window, and the pinned ones.
 
         ``start`` defaults to what the slot's config needs (:func:`window_start`).
-        One range read of the missing messages; nothing happens when they
-        are already held.
+        One range read of the missing messages, plus one per run of pinned
+        messages older than that (a Focused slot sends them whatever their
+        age); nothing is read when they are already held.
         """
         if start is None:
             start = window_start(self.config, len(self))
         start = max(0, min(start, len(self)))
-        if start >= self._offset:
+        if start < self._offset:
+            self._messages[:0] = await self._read(store, start, self._offset)
+            self._offset = start
+        await self._load_pins(store)
+
+    async def _load_pins(self, store: MemoryStore) -> None:
+        focused = self.config.focused
+        if focused is None:
             return
-        older = await store.load_messages(self.session_id, self.id, start, self._offset)
-        if len(older) != self._offset - start:
+        missing = [
+            index
+            for index in focused.pinned
+            if index < self._offset and index not in self._pins_held
+        ]
+        for run in _runs(missing):
+            for index, message in zip(
+                run, await self._read(store, run.start, run.stop), strict=True
+            ):
+                self._pins_held[index] = message
+
+    async def _read(self, store: MemoryStore, start: int, stop: int) -> list[Message]:
+        messages = await store.load_messages(self.session_id, self.id, start, stop)
+        if len(messages) != stop - start:
             from agentcore.errors import CorruptDataError
 
             raise CorruptDataError(
                 f"slot {self.id!r} of session {self.session_id!r}: the store returned "
-                f"{len(older)} messages for indices {start}..{self._offset}"
+                f"{len(messages)} messages for indices {start}..{stop}"
             )
-        self._messages[:0] = older
-        self._offset = start
+        return messages
 
     @property
     def lock(self) -> asyncio.Lock:
@@ -316,12 +337,19 @@ class ContextSlot:
 class _WindowMessages(Sequence[Message]):
     """A read-only view of a slot's loaded window, indexed by absolute position."""
 
-    __slots__ = ("_items", "_offset", "_slot_id")
+    __slots__ = ("_items", "_offset", "_pins", "_slot_id")
 
-    def __init__(self, items: list[Message], offset: int, slot_id: str) -> None:
+    def __init__(
+        self,
+        items: list[Message],
+        offset: int,
+        slot_id: str,
+        pins: Mapping[int, Message] | None = None,
+    ) -> None:
         self._items = items
         self._offset = offset
         self._slot_id = slot_id
+        self._pins = pins or {}
 
     def _not_loaded(self, index: int) -> SessionError:
         return SessionError(
@@ -352,7 +380,10 @@ class _WindowMessages(Sequence[Message]):
         if not 0 <= index < total:
             raise IndexError(f"message index {index} out of range (slot holds {total})")
         if index < self._offset:
-            raise self._not_loaded(index)
+            pinned = self._pins.get(index)
+            if pinned is None:
+                raise self._not_loaded(index)
+            return pinned
         return self._items[index - self._offset]
 
     def __iter__(self) -> Iterator[Message]:
@@ -370,6 +401,17 @@ class _WindowMessages(Sequence[Message]):
 
     def __repr__(self) -> str:
         return f"<{len(self)} messages, {len(self._items)} loaded>"
+
+
+def _runs(indices: Sequence[int]) -> list[range]:
+    """Sorted ``indices`` as runs of consecutive numbers."""
+    runs: list[range] = []
+    for index in indices:
+        if runs and runs[-1].stop == index:
+            runs[-1] = range(runs[-1].start, index + 1)
+        else:
+            runs.append(range(index, index + 1))
+    return runs
 
 
 def config_to_json(config: SlotConfig) -> dict[str, JsonValue]:
