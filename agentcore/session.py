@@ -20,7 +20,7 @@ from attrs import frozen
 
 from agentcore._cancel import Deadline, complete_despite_cancel, consume_cancel
 from agentcore.agent import Agent
-from agentcore.budget import OVERFLOW_KEY
+from agentcore.budget import OVERFLOW_KEY, turn_counter
 from agentcore.builder import AgentBundle
 from agentcore.call_hooks import HookedProvider, tool_call_hooks
 from agentcore.compaction import CompactError, SummaryInfo
@@ -678,6 +678,7 @@ class AgentSession:
             else:
                 result = await cycle.submit_messages([])
             added = [make_valid(message) for message in result.new_messages]
+            await self._count_for_storage([user_message, *added])
             await complete_despite_cancel(
                 self._commit_turn(slot, [user_message, *added], result, pin=pin)
             )
@@ -749,6 +750,7 @@ class AgentSession:
                         with deadline.guard():
                             result = stream.result
                             added = [make_valid(message) for message in result.new_messages]
+                            await self._count_for_storage([user_message, *added])
                             await complete_despite_cancel(
                                 self._commit_turn(slot, [user_message, *added], result, pin=pin)
                             )
@@ -995,6 +997,16 @@ class AgentSession:
         await call_each(
             self._pm, "check_slot_config", isolate=False, session=self, slot=probe, config=config
         )
+
+    async def _count_for_storage(self, messages: Sequence[Message]) -> None:
+        """Count ``messages`` with the turn counter, so their counts are stored with them.
+
+        A message already counted (the user's, by the pre-call budget) costs
+        nothing; a long one is counted off the event loop.
+        """
+        counter = turn_counter(self._agent, self._bundle.provider)
+        for message in messages:
+            await counter.count_message_async(message)
 
     async def _commit_turn(
         self, slot: ContextSlot, messages: list[Message], result: CycleResult, *, pin: bool = False

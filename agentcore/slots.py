@@ -14,6 +14,7 @@ from agentcore.errors import ConfigError, SessionError
 from agentcore.messages import Message
 from agentcore.pins import pinned_before, pins_converter
 from agentcore.stores.base import JsonValue, MemoryStore, StoreWrite
+from agentcore.tokens import TokenCounter
 
 SummaryPosition = Literal["after_system", "end"]
 """Where a Focused slot puts the summary: after the system prompt, or last."""
@@ -157,38 +158,52 @@ def render_context(
     system_prompt: str | None, messages: Sequence[Message], config: SlotConfig
 ) -> list[Message]:
     """What a request carries for a slot with ``config`` and raw ``messages``."""
+    before, start, after = render_parts(system_prompt, messages, config)
+    return [*before, *messages[start:], *after]
+
+
+def render_parts(
+    system_prompt: str | None, messages: Sequence[Message], config: SlotConfig
+) -> tuple[list[Message], int, list[Message]]:
+    """:func:`render_context` in three parts: ``(before, start, after)``.
+
+    The request is ``before``, then raw messages ``start:`` (the window),
+    then ``after``: the system prompt, summary and pinned messages lie
+    outside the window, so its tokens can be kept as running totals.
+    """
     head = [_system_message(system_prompt)] if system_prompt else []
     focused = config.focused
     if focused is None:
-        return [*head, *messages]
+        return head, 0, []
     start = focused_window(messages, focused)
-    kept = [*pinned_before(messages, focused.pinned, start), *messages[start:]]
+    pins = pinned_before(messages, focused.pinned, start)
     if focused.summary_override is None:
-        return [*head, *kept]
+        return [*head, *pins], start, []
     text = f"{focused.summary_label} {focused.summary_override}"
     if focused.summary_role == "user":
-        return _with_user_summary(head, kept, text, focused.summary_position)
-    summary = _system_message(text)
+        summary = [_user_message(text)]
+        if focused.summary_position == "end":
+            return [*head, *pins], start, [*summary, _acknowledgement()]
+        first = pins[0] if pins else messages[start] if start < len(messages) else None
+        if first is None or first.role == "user":
+            summary.append(_acknowledgement())
+        return [*head, *summary, *pins], start, []
+    summary_message = _system_message(text)
     if focused.summary_position == "end":
-        return [*head, *kept, summary]
-    return [*head, summary, *kept]
+        return [*head, *pins], start, [summary_message]
+    return [*head, summary_message, *pins], start, []
 
 
-def _with_user_summary(
-    head: list[Message], kept: list[Message], text: str, position: SummaryPosition
-) -> list[Message]:
-    """The context with the summary as a user message, alternation kept.
+@functools.lru_cache(maxsize=256)
+def _user_message(text: str) -> Message:
+    """One shared user message per summary text, so its token count is kept."""
+    return Message.user(text)
 
-    The summary is followed by ``SUMMARY_ACKNOWLEDGEMENT`` from the
-    assistant whenever the next message is a user message; at the end the
-    next message is always the turn's user message.
-    """
-    summary = [Message.user(text)]
-    if position == "end":
-        return [*head, *kept, *summary, Message.assistant(SUMMARY_ACKNOWLEDGEMENT)]
-    if not kept or kept[0].role == "user":
-        summary.append(Message.assistant(SUMMARY_ACKNOWLEDGEMENT))
-    return [*head, *summary, *kept]
+
+@functools.lru_cache(maxsize=1)
+def _acknowledgement() -> Message:
+    """The assistant's reply after a user-role summary, so roles keep alternating."""
+    return Message.assistant(SUMMARY_ACKNOWLEDGEMENT)
 
 
 @define
@@ -202,7 +217,7 @@ class ContextSlot:
 
     The object holds a window of the history: the messages from index
     :attr:`offset` on (a resumed slot loads only what its mode sends, see
-    :func:`window_start`). Indices are absolute everywhere: ``messages[i]``
+    ``window_start``). Indices are absolute everywhere: ``messages[i]``
     is raw message ``i`` and :meth:`message_count` is the true total.
     Reading a message before the window raises :class:`~agentcore.errors.SessionError`;
     older messages come from the store through
@@ -219,6 +234,9 @@ class ContextSlot:
     _lock: asyncio.Lock = field(factory=asyncio.Lock, init=False, repr=False)
     _pins_held: dict[int, Message] = field(factory=dict, init=False, repr=False)
     """Pinned messages older than the window, by absolute index."""
+    _sums: list[int] = field(factory=lambda: [0], init=False, repr=False)
+    """Running token totals of the loaded messages: ``_sums[i]`` is the sum of the first i."""
+    _sums_key: tuple[str, int] | None = field(default=None, init=False, repr=False)
 
     @property
     def version(self) -> int:
@@ -250,10 +268,34 @@ class ContextSlot:
         """The messages the next request will carry, system prompt first."""
         return render_context(self.system_prompt, self.messages, self.config)
 
+    async def count_context(self, counter: TokenCounter) -> int:
+        """The tokens :meth:`load_messages` costs as a request, counted by ``counter``.
+
+        The window's tokens come from running totals kept per slot: a call
+        counts only the messages appended since the last one (their counts
+        usually come with them from the store, see
+        :attr:`~agentcore.tokens.TokenCounter.key`), whatever the history's
+        length. Long messages are counted off the event loop.
+        """
+        before, start, after = render_parts(self.system_prompt, self.messages, self.config)
+        return await counter.count_messages_async([*before, *after]) + await self._window_tokens(
+            counter, start
+        )
+
+    async def _window_tokens(self, counter: TokenCounter, start: int) -> int:
+        """Tokens of loaded raw messages ``start:``, from the running totals."""
+        key = (counter.key, self._offset)
+        if self._sums_key != key:
+            self._sums_key, self._sums = key, [0]
+        sums = self._sums
+        for message in self._messages[len(sums) - 1 :]:
+            sums.append(sums[-1] + await counter.count_message_async(message))
+        return sums[-1] - sums[start - self._offset]
+
     async def ensure_loaded(self, store: MemoryStore, start: int | None = None) -> None:
         """Read from ``store`` the messages from ``start`` up to the window, and the pinned ones.
 
-        ``start`` defaults to what the slot's config needs (:func:`window_start`).
+        ``start`` defaults to what the slot's config needs (``window_start``).
         One range read of the missing messages, plus one per run of pinned
         messages older than that (a Focused slot sends them whatever their
         age); nothing is read when they are already held.

@@ -339,7 +339,8 @@ async def post_turn_end(ctx: TurnContext) -> None:
     if sent is not None and usage is not None:
         await _learn(ctx, runtime, turn_model(ctx), sent, usage.input_tokens)
     correction = await _correction(ctx, runtime)
-    tokens = measure(ctx, config, correction.factor(turn_model(ctx)))
+    model = turn_model(ctx)
+    tokens = await measure(ctx, config, counter_for(ctx, model), correction.factor(model))
     runtime.last_context[slot.id] = tokens
     pending = runtime.pending.get(slot.id)
     if pending is not None and not pending.done():
@@ -619,7 +620,7 @@ async def _summarize(
 async def _context_tokens(ctx: TurnContext, slot_id: str) -> int:
     """Tokens of the context slot ``slot_id`` sends now, counted for the turn model."""
     slot = await ctx.session.get_slot(slot_id)
-    return await counter_for(ctx, turn_model(ctx)).count_messages_async(slot.load_messages())
+    return await slot.count_context(counter_for(ctx, turn_model(ctx)))
 
 
 async def _store_spent(ctx: TurnContext, spent: CostTracker) -> None:
@@ -840,7 +841,7 @@ async def _check_shrinks(ctx: TurnContext, plan: _Plan, summary: str) -> None:
         ),
     )
     counter = counter_for(ctx, turn_model(ctx))
-    before_tokens = await counter.count_messages_async(slot.load_messages())
+    before_tokens = await slot.count_context(counter)
     after_tokens = await counter.count_messages_async(after)
     if after_tokens >= before_tokens:
         raise SummaryFailedError(
