@@ -287,8 +287,8 @@ class TokenCounter:
         own tokenizer; when given, every count goes through it instead of tiktoken.
     :param exact: whether ``count_text`` is the model's own tokenizer (default
         True); ignored without ``count_text``.
-    :param name: names ``count_text`` in :attr:`key` (default: the function's
-        module and qualified name). Change it when the function starts to count
+    :param name: names ``count_text`` in :attr:`key` (default: the model and the
+        function's module and qualified name). Change it when the function starts to count
         differently, so counts stored with messages are made again.
 
     Counts of messages are kept on the messages (see :attr:`key`).
@@ -318,7 +318,7 @@ class TokenCounter:
             # cl100k standing in for a model tiktoken does not know is an estimate.
             self._exact = same and _model_encoding(model) is not None
         if count_text is not None:
-            function = name or _function_name(count_text)
+            function = name or f"{model}:{_function_name(count_text)}"
             self._key = f"custom:{function}/{COUNT_RULES_VERSION}"
         else:
             self._key = f"{self.encoding_name}/{COUNT_RULES_VERSION}"

@@ -47,11 +47,13 @@ from agentcore import (
 from agentcore.slots import SlotMode, config_to_json
 from agentcore.stores import MemoryStore, MessageAppend, StoreWrite
 from agentcore.testing import MockProvider
+from agentcore.tokens import get_token_counter
 
 SIZES = (10, 1_000, 10_000, 50_000)
 QUICK_SIZES = (10, 1_000, 5_000)
 RUNS = 21
 AGENT = Agent("assistant", system_prompt="You are a helpful assistant.")
+COUNTER = get_token_counter(AGENT.model)
 WORDS = ("the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "river", "flows")
 
 
@@ -64,13 +66,24 @@ def history(count: int) -> list[Message]:
     return messages
 
 
-async def populate(store: MemoryStore, session_id: str, count: int, mode: SlotMode) -> None:
-    """Store a session of ``count`` messages in one slot with ``mode``."""
+async def populate(
+    store: MemoryStore, session_id: str, count: int, mode: SlotMode, *, counted: bool = True
+) -> None:
+    """Store a session of ``count`` messages in one slot with ``mode``.
+
+    ``counted``: each message carries its token count for the agent's counter,
+    as a session stores them; without, as a store written before counts were
+    stored (or read by a counter with another key) holds them.
+    """
+    messages = history(count)
+    if counted:
+        for message in messages:
+            COUNTER.count_message(message)
     await store.write(
         StoreWrite(
             session_id,
             slot_configs={"default": config_to_json(SlotConfig(mode))},
-            appends={"default": MessageAppend(0, history(count))},
+            appends={"default": MessageAppend(0, messages)},
             expected_versions={"default": 0},
         )
     )
@@ -163,15 +176,28 @@ async def turn_overhead(store: MemoryStore, session_id: str, turns: int = 10) ->
 
 
 async def full_slot(name: str, store: MemoryStore, count: int) -> str:
-    session_id = f"full-{count}"
-    await populate(store, session_id, count, "full")
+    """Resume a Full slot of ``count`` messages and count its context, counts stored or not."""
+    row = []
+    for counted in (True, False):
+        session_id = f"full-{count}-{counted}"
+        await populate(store, session_id, count, "full", counted=counted)
 
-    async def once() -> None:
-        await resume(store, session_id)
+        async def once(session_id: str = session_id) -> None:
+            await resume(store, session_id)
 
-    seconds = await timed(once, runs=3)
-    peak = await peak_bytes(once)
-    return f"| {name} | {count:,} | {seconds * 1000:.1f} ms | {peak / 1024 / 1024:.1f} MiB |"
+        if counted:
+            seconds = await timed(once, runs=3)
+            peak = await peak_bytes(once)
+            row += [f"{seconds * 1000:.1f} ms", f"{peak / 1024 / 1024:.1f} MiB"]
+        session = await resume(store, session_id)
+        slot = await session.get_slot()
+        start = time.perf_counter()
+        await slot.count_context(COUNTER)
+        row.append(f"{(time.perf_counter() - start) * 1000:.1f} ms")
+        if counted:
+            row.append(f"{gc_pause() * 1000:.1f} ms")
+        del session, slot
+    return f"| {name} | {count:,} | " + " | ".join(row) + " |"
 
 
 async def backlog(count: int, calls: int) -> list[str]:
@@ -185,7 +211,9 @@ async def backlog(count: int, calls: int) -> list[str]:
         provider = MockProvider(
             responder=lambda r: "summary of the part" if r.purpose == "summary" else "ok"
         )
-        config = SummaryConfig(mode=mode, max_summary_calls_per_turn=calls)
+        config = SummaryConfig(
+            mode=mode, max_summary_calls_per_turn=calls, max_context_tokens=32_000
+        )
         built = AgentBuilder().provider(provider).store(store).summary_config(config).build()
         session = AgentSession(AGENT, "backlog", built)
         await session.load()
@@ -236,8 +264,12 @@ async def main(quick: bool) -> None:
                 await postgres.delete_session(session_id)
             await measure_store("postgres", postgres, sizes)
         print()
-        print("| store | Full slot messages | resume (median) | resume peak |")
-        print("|---|---:|---:|---:|")
+        print(
+            "| store | Full slot messages | resume (median) | resume peak "
+            "| counting its context, counts stored | full GC "
+            "| counting its context, no stored counts |"
+        )
+        print("|---|---:|---:|---:|---:|---:|---:|")
         print(await full_slot("memory", InMemoryStore(), sizes[-1]), flush=True)
         sqlite = SqliteStore(Path(tmp) / "full.db")
         print(await full_slot("sqlite", sqlite, sizes[-1]), flush=True)

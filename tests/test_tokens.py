@@ -180,7 +180,7 @@ def test_a_custom_counter_is_named_after_its_function_unless_given_a_name() -> N
         return len(text)
 
     assert TokenCounter(count_text=my_tokenizer).key == (
-        f"custom:{__name__}.test_a_custom_counter_is_named_after_its_function_unless_given_a_name"
+        f"custom:None:{__name__}.test_a_custom_counter_is_named_after_its_function_unless_given_a_name"
         ".<locals>.my_tokenizer/1"
     )
     with pytest.raises(TypeError, match="name"):

@@ -91,6 +91,7 @@ T = TypeVar("T")
 
 _WARNED_KEY = "autosummary.overflow_warned"
 _ATTEMPTED_KEY = "autosummary.attempted"  # ctx.extra: slots summarized for the hard limit
+_BACKLOG_KEY = "autosummary.backlog"  # ctx.extra: messages a capped summary left uncovered
 
 
 @frozen
@@ -202,6 +203,19 @@ async def before_model_call(ctx: TurnContext) -> None:
     if tokens > budget.window and await cut_tool_results(ctx, budget, tokens - budget.window):
         tokens = await budget.size(_request(ctx))
     if tokens > budget.window:
+        backlog = ctx.extra.get(_BACKLOG_KEY)
+        if ctx.slot.config.focused is not None and isinstance(backlog, int):
+            raise ContextWindowExceededError(
+                f"the request needs about {tokens} tokens (reply reservation included), over "
+                f"max_context_tokens ({budget.window}), while {backlog} messages still await "
+                f"their summary: each turn makes at most {config.max_summary_calls_per_turn} "
+                "summary calls (max_summary_calls_per_turn). Nothing of the turn was stored; "
+                "submit it again"
+                + (", the summary goes on meanwhile" if config.mode == "background" else ""),
+                prompt_tokens=tokens - budget.reserve,
+                limit_tokens=budget.window,
+                requested_tokens=tokens,
+            )
         if ctx.slot.config.focused is not None:
             raise ContextWindowExceededError(
                 f"the request needs about {tokens} tokens (reply reservation included) and "
@@ -271,10 +285,12 @@ async def _make_room(
         return tokens
     runtime.states[ctx.slot.id] = attrs.evolve(state, last_attempt_turn=ctx.turn_index)
     info = await _summarize_quietly(ctx, config, runtime, plan, "budget")
-    if info is not None and info.covers < plan.covers and config.mode == "background":
-        # The rest of the backlog goes on after this call, not inside it.
-        work = _catch_up(ctx, config, runtime, None, "budget")
-        runtime.pending[ctx.slot.id] = ctx.session.run_in_background(work)
+    if info is not None and info.covers < plan.covers:
+        ctx.extra[_BACKLOG_KEY] = plan.covers - info.covers
+        if config.mode == "background":
+            # The rest of the backlog goes on after this call, not inside it.
+            work = _catch_up(ctx, config, runtime, None, "budget")
+            runtime.pending[ctx.slot.id] = ctx.session.run_in_background(work)
     return await budget.size(_request(ctx))
 
 

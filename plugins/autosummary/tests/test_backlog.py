@@ -70,7 +70,7 @@ async def test_a_turn_makes_at_most_the_configured_summary_calls(mode: str) -> N
     slot = await session.get_slot()
     # The backlog needs many summary calls: the first turn makes at most 3 of them
     # and refuses rather than send a request over the window.
-    with pytest.raises(ContextWindowExceededError):
+    with pytest.raises(ContextWindowExceededError, match="await their summary"):
         await session.submit_turn("hello")
     if mode == "inline":
         assert replies.summaries == 3
