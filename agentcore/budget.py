@@ -22,9 +22,10 @@ from typing import Any
 
 from attrs import field, frozen
 
-from agentcore.llm import ToolSpec
+from agentcore.agent import Agent
+from agentcore.llm import LlmProvider, ToolSpec
 from agentcore.messages import Message
-from agentcore.tokens import TokenCounter
+from agentcore.tokens import TokenCounter, get_token_counter
 
 DEFAULT_REPLY_SHARE = 0.125
 """Share of the window reserved for the reply of a request without ``max_tokens``."""
@@ -40,6 +41,24 @@ MAX_CORRECTION = 4.0
 
 OVERFLOW_KEY = "agentcore.context_overflow"
 """``TurnContext.extra`` key of the server's overflow error during the retry's hooks."""
+
+
+def provider_model(provider: LlmProvider) -> str | None:
+    """The provider's default model name, when it exposes one as ``.model``."""
+    model = getattr(provider, "model", None)
+    return model if isinstance(model, str) and model else None
+
+
+def turn_counter(agent: Agent, provider: LlmProvider) -> TokenCounter:
+    """The counter of ``agent``'s turn requests: its ``token_counter``, else its model's.
+
+    The model is the agent's, else the provider's default. Sessions count
+    each message they store with it, so the counts the budget uses are made
+    once and stored with the messages.
+    """
+    if agent.token_counter is not None:
+        return agent.token_counter
+    return get_token_counter(agent.model or provider_model(provider))
 
 
 def reply_reservation(max_tokens: int | None, window: int) -> int:

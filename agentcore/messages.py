@@ -131,6 +131,9 @@ class Message:
     content: tuple[ContentBlock, ...] = field(converter=_to_blocks, factory=tuple)
     tool_call_id: str | None = None
     is_error: bool = False
+    _token_counts: tuple[tuple[str, int], ...] = field(
+        default=(), init=False, eq=False, hash=False, repr=False
+    )
 
     def __attrs_post_init__(self) -> None:
         if self.role == "tool" and not self.tool_call_id:
@@ -184,6 +187,34 @@ class Message:
     def tool_calls(self) -> tuple[ToolUseBlock, ...]:
         """The tool calls this (assistant) message asks for, in order."""
         return tuple(block for block in self.content if isinstance(block, ToolUseBlock))
+
+
+# -- token counts a message carries ---------------------------------------------
+
+MAX_KEPT_COUNTS = 2
+"""How many counters' counts one message keeps (the turn model's and a summarizer's)."""
+
+
+def token_counts(message: Message) -> tuple[tuple[str, int], ...]:
+    """The token counts ``message`` carries: ``(counter key, count)`` pairs, newest first.
+
+    A :class:`~agentcore.tokens.TokenCounter` keeps its count of a message on
+    the message, under its :attr:`~agentcore.tokens.TokenCounter.key`; stores
+    save the counts with the message and give them back when it is loaded, so
+    a resumed session does not count its history again.
+    """
+    return message._token_counts
+
+
+def set_token_count(message: Message, key: str, count: int) -> None:
+    """Keep ``count`` on ``message`` as the count of the counter ``key``.
+
+    At most :data:`MAX_KEPT_COUNTS` counters' counts are kept; the oldest
+    other one is dropped. A message's fields never change: the count is a
+    cache beside them (not part of equality, hashing or ``repr``).
+    """
+    kept = tuple(pair for pair in message._token_counts if pair[0] != key)
+    object.__setattr__(message, "_token_counts", ((key, count), *kept)[:MAX_KEPT_COUNTS])
 
 
 # -- text validity ------------------------------------------------------------

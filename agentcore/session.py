@@ -20,7 +20,7 @@ from attrs import frozen
 
 from agentcore._cancel import Deadline, complete_despite_cancel, consume_cancel
 from agentcore.agent import Agent
-from agentcore.budget import OVERFLOW_KEY
+from agentcore.budget import OVERFLOW_KEY, turn_counter
 from agentcore.builder import AgentBundle
 from agentcore.call_hooks import HookedProvider, tool_call_hooks
 from agentcore.compaction import CompactError, SummaryInfo
@@ -48,8 +48,16 @@ from agentcore.slots import (
     SlotMode,
     config_from_json,
     config_to_json,
+    window_start,
 )
-from agentcore.stores.base import JsonValue, MessageAppend, SessionState, SlotHead, StoreWrite
+from agentcore.stores.base import (
+    JsonValue,
+    MemoryStore,
+    MessageAppend,
+    SessionState,
+    SlotHead,
+    StoreWrite,
+)
 from agentcore.usage import CostTracker, Usage
 
 logger = logging.getLogger("agentcore")
@@ -203,9 +211,8 @@ class AgentSession:
             configs = await store.load_slot_configs(self._session_id)
             for slot_id, data in configs.items():
                 config = config_from_json(data, where=self._where(slot_id))
-                messages = await store.load_messages(self._session_id, slot_id)
-                version = heads.get(slot_id, SlotHead()).version
-                self._slots[slot_id] = self._new_slot(slot_id, config, messages, version)
+                head = heads.get(slot_id, SlotHead())
+                self._slots[slot_id] = await self._load_slot(slot_id, config, head)
             state = await store.load_state(self._session_id)
             if state is not None:
                 self._apply_state(state)
@@ -224,7 +231,12 @@ class AgentSession:
         self._cost.restore(state.cost)
 
     def _new_slot(
-        self, slot_id: str, config: SlotConfig, messages: Sequence[Message], version: int = 0
+        self,
+        slot_id: str,
+        config: SlotConfig,
+        messages: Sequence[Message],
+        version: int = 0,
+        offset: int = 0,
     ) -> ContextSlot:
         return ContextSlot(
             self._session_id,
@@ -232,8 +244,17 @@ class AgentSession:
             config,
             system_prompt=self._agent.system_prompt or None,
             messages=list(messages),
+            offset=offset,
             version=version,
         )
+
+    async def _load_slot(self, slot_id: str, config: SlotConfig, head: SlotHead) -> ContextSlot:
+        """A stored slot holding only the messages its mode sends (from :func:`window_start`)."""
+        start = window_start(config, head.count)
+        messages = await self._bundle.store.load_messages(self._session_id, slot_id, start)
+        slot = self._new_slot(slot_id, config, messages, head.version, start)
+        await slot.ensure_loaded(self._bundle.store)  # pinned messages older than the window
+        return slot
 
     async def _catch_up(self) -> bool:
         """Reload what another writer changed; True when something had changed.
@@ -273,11 +294,11 @@ class AgentSession:
                 continue
             config = config_from_json(configs[slot_id], where=self._where(slot_id))
             if slot is None:
-                messages = await store.load_messages(session_id, slot_id)
-                self._slots[slot_id] = self._new_slot(slot_id, config, messages, head.version)
+                self._slots[slot_id] = await self._load_slot(slot_id, config, head)
                 continue
             slot._set_stored(config, head.version)
             slot._extend(await store.load_messages(session_id, slot_id, len(slot)))
+            await slot.ensure_loaded(store)
         # Read last, so the state is never older than the messages read above:
         # a guarded write built from this view then cannot store a stale state.
         state = await store.load_state(session_id)
@@ -395,7 +416,9 @@ class AgentSession:
                     f"slot {slot.id!r} is in Full mode, where every message is sent: "
                     "pins apply to a Focused slot"
                 )
-            group = set(pin_group(slot.messages, resolve_index(slot.messages, index)))
+            resolved = resolve_index(slot.messages, index)
+            await _load_group(self._bundle.store, slot, resolved)
+            group = set(pin_group(slot.messages, resolved))
             pins = set(focused.pinned) | group if add else set(focused.pinned) - group
             config = attrs.evolve(slot.config, mode=attrs.evolve(focused, pinned=pins))
             if add:
@@ -479,6 +502,7 @@ class AgentSession:
                 self._cost.add(usage, purpose)
 
         await complete_despite_cancel(self._commit(write, stored))
+        await slot.ensure_loaded(self._bundle.store)
 
     async def record_usage(
         self,
@@ -521,9 +545,30 @@ class AgentSession:
         """Exactly what the next request of a slot will carry, before the new user message."""
         return (await self.get_slot(slot_id)).load_messages()
 
-    async def history(self, slot_id: str | None = None) -> list[Message]:
-        """The raw, complete message history of a slot."""
-        return (await self.get_slot(slot_id)).raw_messages()
+    async def history(
+        self, slot_id: str | None = None, *, start: int = 0, stop: int | None = None
+    ) -> list[Message]:
+        """The raw message history of a slot from ``start`` up to ``stop`` (default: all of it).
+
+        Messages the slot holds in memory come from there; older ones are
+        read from the store (a range read), so paging through a long history
+        costs what the page holds. Indices are absolute, as in
+        :meth:`ContextSlot.message_count`.
+        """
+        for name, value in (("start", start), ("stop", stop)):
+            if value is not None and (
+                not isinstance(value, int) or isinstance(value, bool) or value < 0
+            ):
+                raise ConfigError(f"history {name} must be an int >= 0, got {value!r}")
+        slot = await self.get_slot(slot_id)
+        count = len(slot)
+        stop = count if stop is None else min(stop, count)
+        start = min(start, stop)
+        if start >= slot.offset:
+            return slot.raw_messages(start, stop)
+        middle = min(stop, slot.offset)
+        older = await self._bundle.store.load_messages(self._session_id, slot.id, start, middle)
+        return [*older, *slot.raw_messages(middle, stop)]
 
     # -- session data -------------------------------------------------------------
 
@@ -633,6 +678,7 @@ class AgentSession:
             else:
                 result = await cycle.submit_messages([])
             added = [make_valid(message) for message in result.new_messages]
+            await self._count_for_storage([user_message, *added])
             await complete_despite_cancel(
                 self._commit_turn(slot, [user_message, *added], result, pin=pin)
             )
@@ -704,6 +750,7 @@ class AgentSession:
                         with deadline.guard():
                             result = stream.result
                             added = [make_valid(message) for message in result.new_messages]
+                            await self._count_for_storage([user_message, *added])
                             await complete_despite_cancel(
                                 self._commit_turn(slot, [user_message, *added], result, pin=pin)
                             )
@@ -951,6 +998,16 @@ class AgentSession:
             self._pm, "check_slot_config", isolate=False, session=self, slot=probe, config=config
         )
 
+    async def _count_for_storage(self, messages: Sequence[Message]) -> None:
+        """Count ``messages`` with the turn counter, so their counts are stored with them.
+
+        A message already counted (the user's, by the pre-call budget) costs
+        nothing; a long one is counted off the event loop.
+        """
+        counter = turn_counter(self._agent, self._bundle.provider)
+        for message in messages:
+            await counter.count_message_async(message)
+
     async def _commit_turn(
         self, slot: ContextSlot, messages: list[Message], result: CycleResult, *, pin: bool = False
     ) -> None:
@@ -1078,3 +1135,10 @@ class TurnStream:
     async def aclose(self) -> None:
         """Abandon the stream: if the turn was not finalized, nothing is stored."""
         await self._events.aclose()
+
+
+async def _load_group(store: MemoryStore, slot: ContextSlot, index: int) -> None:
+    """Load raw message ``index`` of ``slot`` and, back to its tool call, what precedes it."""
+    await slot.ensure_loaded(store, index)
+    while slot.offset > 0 and slot.messages[slot.offset].role == "tool":
+        await slot.ensure_loaded(store, slot.offset - 1)

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal, overload
 
 import attrs
 from attrs import define, field, frozen
 
-from agentcore.errors import ConfigError
+from agentcore.errors import ConfigError, SessionError
 from agentcore.messages import Message
 from agentcore.pins import pinned_before, pins_converter
 from agentcore.stores.base import JsonValue, MemoryStore, StoreWrite
+from agentcore.tokens import TokenCounter
 
 SummaryPosition = Literal["after_system", "end"]
 """Where a Focused slot puts the summary: after the system prompt, or last."""
@@ -127,10 +128,24 @@ def _starts_kept_window(messages: Sequence[Message], start: int) -> int:
 
 def focused_window(messages: Sequence[Message], config: FocusedConfig) -> int:
     """Index of the first raw message a Focused slot sends."""
-    start = min(config.summary_covers, len(messages))
-    if config.max_recent_messages is not None:
-        start = max(start, len(messages) - config.max_recent_messages)
-    return _starts_kept_window(messages, start)
+    return _starts_kept_window(messages, window_start(config, len(messages)))
+
+
+def window_start(mode: SlotMode | SlotConfig, count: int) -> int:
+    """The oldest raw message a slot of ``count`` messages needs to render its next request.
+
+    0 in Full mode (every message is sent); in Focused mode the first
+    message after what the summary covers, at most ``max_recent_messages``
+    back from the end. A resumed slot loads its messages from here on.
+    """
+    if isinstance(mode, SlotConfig):
+        mode = mode.mode
+    if not isinstance(mode, FocusedConfig):
+        return 0
+    start = min(mode.summary_covers, count)
+    if mode.max_recent_messages is not None:
+        start = max(start, count - mode.max_recent_messages)
+    return start
 
 
 @functools.lru_cache(maxsize=256)
@@ -143,38 +158,52 @@ def render_context(
     system_prompt: str | None, messages: Sequence[Message], config: SlotConfig
 ) -> list[Message]:
     """What a request carries for a slot with ``config`` and raw ``messages``."""
+    before, start, after = render_parts(system_prompt, messages, config)
+    return [*before, *messages[start:], *after]
+
+
+def render_parts(
+    system_prompt: str | None, messages: Sequence[Message], config: SlotConfig
+) -> tuple[list[Message], int, list[Message]]:
+    """:func:`render_context` in three parts: ``(before, start, after)``.
+
+    The request is ``before``, then raw messages ``start:`` (the window),
+    then ``after``: the system prompt, summary and pinned messages lie
+    outside the window, so its tokens can be kept as running totals.
+    """
     head = [_system_message(system_prompt)] if system_prompt else []
     focused = config.focused
     if focused is None:
-        return [*head, *messages]
+        return head, 0, []
     start = focused_window(messages, focused)
-    kept = [*pinned_before(messages, focused.pinned, start), *messages[start:]]
+    pins = pinned_before(messages, focused.pinned, start)
     if focused.summary_override is None:
-        return [*head, *kept]
+        return [*head, *pins], start, []
     text = f"{focused.summary_label} {focused.summary_override}"
     if focused.summary_role == "user":
-        return _with_user_summary(head, kept, text, focused.summary_position)
-    summary = _system_message(text)
+        summary = [_user_message(text)]
+        if focused.summary_position == "end":
+            return [*head, *pins], start, [*summary, _acknowledgement()]
+        first = pins[0] if pins else messages[start] if start < len(messages) else None
+        if first is None or first.role == "user":
+            summary.append(_acknowledgement())
+        return [*head, *summary, *pins], start, []
+    summary_message = _system_message(text)
     if focused.summary_position == "end":
-        return [*head, *kept, summary]
-    return [*head, summary, *kept]
+        return [*head, *pins], start, [summary_message]
+    return [*head, summary_message, *pins], start, []
 
 
-def _with_user_summary(
-    head: list[Message], kept: list[Message], text: str, position: SummaryPosition
-) -> list[Message]:
-    """The context with the summary as a user message, alternation kept.
+@functools.lru_cache(maxsize=256)
+def _user_message(text: str) -> Message:
+    """One shared user message per summary text, so its token count is kept."""
+    return Message.user(text)
 
-    The summary is followed by ``SUMMARY_ACKNOWLEDGEMENT`` from the
-    assistant whenever the next message is a user message; at the end the
-    next message is always the turn's user message.
-    """
-    summary = [Message.user(text)]
-    if position == "end":
-        return [*head, *kept, *summary, Message.assistant(SUMMARY_ACKNOWLEDGEMENT)]
-    if not kept or kept[0].role == "user":
-        summary.append(Message.assistant(SUMMARY_ACKNOWLEDGEMENT))
-    return [*head, *summary, *kept]
+
+@functools.lru_cache(maxsize=1)
+def _acknowledgement() -> Message:
+    """The assistant's reply after a user-role summary, so roles keep alternating."""
+    return Message.assistant(SUMMARY_ACKNOWLEDGEMENT)
 
 
 @define
@@ -185,6 +214,14 @@ class ContextSlot:
     the next request will carry (before the user's new message).
     ``version`` is the store's config version of the slot this object holds
     (0 before its config was first stored); see :class:`~agentcore.stores.SlotHead`.
+
+    The object holds a window of the history: the messages from index
+    :attr:`offset` on (a resumed slot loads only what its mode sends, see
+    ``window_start``). Indices are absolute everywhere: ``messages[i]``
+    is raw message ``i`` and :meth:`message_count` is the true total.
+    Reading a message before the window raises :class:`~agentcore.errors.SessionError`;
+    older messages come from the store through
+    :meth:`~agentcore.AgentSession.history` or :meth:`ensure_loaded`.
     """
 
     session_id: str
@@ -192,8 +229,14 @@ class ContextSlot:
     config: SlotConfig = field(factory=SlotConfig)
     system_prompt: str | None = None
     _messages: list[Message] = field(factory=list, alias="messages")
+    _offset: int = field(default=0, alias="offset", validator=_non_negative_int)
     _version: int = field(default=0, alias="version", validator=_non_negative_int)
     _lock: asyncio.Lock = field(factory=asyncio.Lock, init=False, repr=False)
+    _pins_held: dict[int, Message] = field(factory=dict, init=False, repr=False)
+    """Pinned messages older than the window, by absolute index."""
+    _sums: list[int] = field(factory=lambda: [0], init=False, repr=False)
+    """Running token totals of the loaded messages: ``_sums[i]`` is the sum of the first i."""
+    _sums_key: tuple[str, int] | None = field(default=None, init=False, repr=False)
 
     @property
     def version(self) -> int:
@@ -202,23 +245,94 @@ class ContextSlot:
 
     @property
     def messages(self) -> Sequence[Message]:
-        """The raw history, oldest first: a read-only view, not a copy."""
-        return _ReadOnlyMessages(self._messages)
+        """The raw history by absolute index, oldest first: a read-only view of the window."""
+        return _WindowMessages(self._messages, self._offset, self.id, self._pins_held)
+
+    @property
+    def offset(self) -> int:
+        """Index of the oldest raw message the object holds (0: it holds them all)."""
+        return self._offset
 
     def __len__(self) -> int:
-        return len(self._messages)
+        return self._offset + len(self._messages)
 
     def message_count(self) -> int:
-        """How many raw messages the slot holds."""
-        return len(self._messages)
+        """How many raw messages the slot holds, loaded or not."""
+        return self._offset + len(self._messages)
 
     def raw_messages(self, start: int = 0, stop: int | None = None) -> list[Message]:
-        """A copy of the raw history from ``start`` to ``stop``."""
-        return self._messages[start:stop]
+        """A copy of the raw history from ``start`` to ``stop`` (absolute, loaded indices)."""
+        return _WindowMessages(self._messages, self._offset, self.id, self._pins_held)[start:stop]
 
     def load_messages(self) -> list[Message]:
         """The messages the next request will carry, system prompt first."""
-        return render_context(self.system_prompt, self._messages, self.config)
+        return render_context(self.system_prompt, self.messages, self.config)
+
+    async def count_context(self, counter: TokenCounter) -> int:
+        """The tokens :meth:`load_messages` costs as a request, counted by ``counter``.
+
+        The window's tokens come from running totals kept per slot: a call
+        counts only the messages appended since the last one (their counts
+        usually come with them from the store, see
+        :attr:`~agentcore.tokens.TokenCounter.key`), whatever the history's
+        length. Long messages are counted off the event loop.
+        """
+        before, start, after = render_parts(self.system_prompt, self.messages, self.config)
+        return await counter.count_messages_async([*before, *after]) + await self._window_tokens(
+            counter, start
+        )
+
+    async def _window_tokens(self, counter: TokenCounter, start: int) -> int:
+        """Tokens of loaded raw messages ``start:``, from the running totals."""
+        key = (counter.key, self._offset)
+        if self._sums_key != key:
+            self._sums_key, self._sums = key, [0]
+        sums = self._sums
+        for message in self._messages[len(sums) - 1 :]:
+            sums.append(sums[-1] + await counter.count_message_async(message))
+        return sums[-1] - sums[start - self._offset]
+
+    async def ensure_loaded(self, store: MemoryStore, start: int | None = None) -> None:
+        """Read from ``store`` the messages from ``start`` up to the window, and the pinned ones.
+
+        ``start`` defaults to what the slot's config needs (``window_start``).
+        One range read of the missing messages, plus one per run of pinned
+        messages older than that (a Focused slot sends them whatever their
+        age); nothing is read when they are already held.
+        """
+        if start is None:
+            start = window_start(self.config, len(self))
+        start = max(0, min(start, len(self)))
+        if start < self._offset:
+            self._messages[:0] = await self._read(store, start, self._offset)
+            self._offset = start
+        await self._load_pins(store)
+
+    async def _load_pins(self, store: MemoryStore) -> None:
+        focused = self.config.focused
+        if focused is None:
+            return
+        missing = [
+            index
+            for index in focused.pinned
+            if index < self._offset and index not in self._pins_held
+        ]
+        for run in _runs(missing):
+            for index, message in zip(
+                run, await self._read(store, run.start, run.stop), strict=True
+            ):
+                self._pins_held[index] = message
+
+    async def _read(self, store: MemoryStore, start: int, stop: int) -> list[Message]:
+        messages = await store.load_messages(self.session_id, self.id, start, stop)
+        if len(messages) != stop - start:
+            from agentcore.errors import CorruptDataError
+
+            raise CorruptDataError(
+                f"slot {self.id!r} of session {self.session_id!r}: the store returned "
+                f"{len(messages)} messages for indices {start}..{stop}"
+            )
+        return messages
 
     @property
     def lock(self) -> asyncio.Lock:
@@ -252,6 +366,7 @@ class ContextSlot:
             await store.write(write)
             self.config = new_config
             self._version += 1
+            await self.ensure_loaded(store)
 
     def _set_stored(self, config: SlotConfig, version: int) -> None:
         self.config = config
@@ -261,13 +376,29 @@ class ContextSlot:
         self._messages.extend(messages)
 
 
-class _ReadOnlyMessages(Sequence[Message]):
-    """A read-only view of a slot's message list (no copy is made)."""
+class _WindowMessages(Sequence[Message]):
+    """A read-only view of a slot's loaded window, indexed by absolute position."""
 
-    __slots__ = ("_items",)
+    __slots__ = ("_items", "_offset", "_pins", "_slot_id")
 
-    def __init__(self, items: list[Message]) -> None:
+    def __init__(
+        self,
+        items: list[Message],
+        offset: int,
+        slot_id: str,
+        pins: Mapping[int, Message] | None = None,
+    ) -> None:
         self._items = items
+        self._offset = offset
+        self._slot_id = slot_id
+        self._pins = pins or {}
+
+    def _not_loaded(self, index: int) -> SessionError:
+        return SessionError(
+            f"raw message {index} of slot {self._slot_id!r} is not loaded (the slot holds "
+            f"messages {self._offset}.. of {len(self)}): read older messages with "
+            "`await session.history(slot_id, start=..., stop=...)`"
+        )
 
     @overload
     def __getitem__(self, index: int) -> Message: ...
@@ -276,18 +407,53 @@ class _ReadOnlyMessages(Sequence[Message]):
     def __getitem__(self, index: slice) -> list[Message]: ...
 
     def __getitem__(self, index: int | slice) -> Message | list[Message]:
-        return self._items[index]
+        total = len(self)
+        if isinstance(index, slice):
+            start, stop, step = index.indices(total)
+            if step != 1:
+                raise SessionError("a slot's message view takes slices with step 1 only")
+            if stop <= start:
+                return []
+            if start < self._offset:
+                raise self._not_loaded(start)
+            return self._items[start - self._offset : stop - self._offset]
+        if index < 0:
+            index += total
+        if not 0 <= index < total:
+            raise IndexError(f"message index {index} out of range (slot holds {total})")
+        if index < self._offset:
+            pinned = self._pins.get(index)
+            if pinned is None:
+                raise self._not_loaded(index)
+            return pinned
+        return self._items[index - self._offset]
+
+    def __iter__(self) -> Iterator[Message]:
+        if self._offset:
+            raise self._not_loaded(0)
+        return iter(self._items)
 
     def __len__(self) -> int:
-        return len(self._items)
+        return self._offset + len(self._items)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence):
-            return list(self._items) == list(other)
+            return self._offset == 0 and list(self._items) == list(other)
         return NotImplemented
 
     def __repr__(self) -> str:
-        return f"<{len(self._items)} messages>"
+        return f"<{len(self)} messages, {len(self._items)} loaded>"
+
+
+def _runs(indices: Sequence[int]) -> list[range]:
+    """Sorted ``indices`` as runs of consecutive numbers."""
+    runs: list[range] = []
+    for index in indices:
+        if runs and runs[-1].stop == index:
+            runs[-1] = range(runs[-1].start, index + 1)
+        else:
+            runs.append(range(index, index + 1))
+    return runs
 
 
 def config_to_json(config: SlotConfig) -> dict[str, JsonValue]:

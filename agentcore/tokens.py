@@ -58,7 +58,6 @@ import logging
 import math
 import os
 import threading
-import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -73,6 +72,8 @@ from agentcore.messages import (
     Message,
     TextBlock,
     ToolUseBlock,
+    set_token_count,
+    token_counts,
 )
 
 if TYPE_CHECKING:
@@ -120,6 +121,9 @@ ESTIMATE_BYTES_PER_TOKEN = 4
 
 TOKENS_PER_TOOL = 8
 """Tokens each tool definition costs besides its JSON (the wrapper a server renders)."""
+
+COUNT_RULES_VERSION = 1
+"""Version of how a message is counted (overheads, blocks): part of :attr:`TokenCounter.key`."""
 
 INLINE_COUNT_CHARS = 16_384
 """Texts longer than this are counted in a worker thread by the async methods."""
@@ -283,6 +287,11 @@ class TokenCounter:
         own tokenizer; when given, every count goes through it instead of tiktoken.
     :param exact: whether ``count_text`` is the model's own tokenizer (default
         True); ignored without ``count_text``.
+    :param name: names ``count_text`` in :attr:`key` (default: the model and the
+        function's module and qualified name). Change it when the function starts to count
+        differently, so counts stored with messages are made again.
+
+    Counts of messages are kept on the messages (see :attr:`key`).
     """
 
     def __init__(
@@ -291,9 +300,12 @@ class TokenCounter:
         *,
         count_text: Callable[[str], int] | None = None,
         exact: bool = True,
+        name: str | None = None,
     ) -> None:
         if count_text is not None and not callable(count_text):
             raise TypeError(f"count_text must be callable, got {count_text!r}")
+        if name is not None and (not isinstance(name, str) or not name):
+            raise TypeError(f"name must be a non-empty string, got {name!r}")
         self._model = model
         self._custom = count_text
         self._wanted = encoding_for_model(model)
@@ -305,9 +317,11 @@ class TokenCounter:
                 self._encoding, same = _resolve(self._wanted)
             # cl100k standing in for a model tiktoken does not know is an estimate.
             self._exact = same and _model_encoding(model) is not None
-        # id(message) -> (weak reference to the message, its count). Entries
-        # leave when their message is collected, so the cache cleans itself.
-        self._cache: dict[int, tuple[weakref.ref[Message], int]] = {}
+        if count_text is not None:
+            function = name or f"{model}:{_function_name(count_text)}"
+            self._key = f"custom:{function}/{COUNT_RULES_VERSION}"
+        else:
+            self._key = f"{self.encoding_name}/{COUNT_RULES_VERSION}"
 
     def __repr__(self) -> str:
         return (
@@ -331,6 +345,18 @@ class TokenCounter:
         if self._custom is not None:
             return CUSTOM
         return ESTIMATE if self._encoding is None else self._encoding.name
+
+    @property
+    def key(self) -> str:
+        """What identifies this counter's counts: its encoding (or function) and counting rules.
+
+        Two counters with the same key count every message alike. A message
+        keeps its count under this key (``agentcore.messages.token_counts``)
+        and stores save it with the message, so a history is counted once,
+        when it is stored, not again on every resume; a counter with another
+        key (a new model, tokenizer or counting rules) counts it afresh.
+        """
+        return self._key
 
     @property
     def exact(self) -> bool:
@@ -369,7 +395,8 @@ class TokenCounter:
     def count_message(self, message: Message) -> int:
         """Count the tokens ``message`` costs in a request, overhead included.
 
-        The result is cached for as long as ``message`` is alive.
+        The count is kept on the message under :attr:`key`, so a message is
+        counted once per counter key.
         """
         cached = self._cached(message)
         if cached is not None:
@@ -460,29 +487,14 @@ class TokenCounter:
         return f"[… {total} tokens left out …]"
 
     def _cached(self, message: Message) -> int | None:
-        entry = self._cache.get(id(message))
-        if entry is not None and entry[0]() is message:
-            return entry[1]
+        for key, count in token_counts(message):
+            if key == self._key:
+                return count
         return None
 
     def _remember(self, message: Message, count: int) -> int:
-        key = id(message)
-        try:
-            ref = weakref.ref(message, self._forget(key))
-        except TypeError:  # a subclass without weak reference support
-            return count
-        self._cache[key] = (ref, count)
+        set_token_count(message, self._key, count)
         return count
-
-    def _forget(self, key: int) -> Callable[[weakref.ref[Message]], None]:
-        cache = self._cache
-
-        def forget(ref: weakref.ref[Message]) -> None:
-            entry = cache.get(key)
-            if entry is not None and entry[0] is ref:
-                cache.pop(key, None)
-
-        return forget
 
     def _count_message(self, message: Message) -> int:
         count = TOKENS_PER_MESSAGE + self.count_text(message.role)
@@ -512,6 +524,12 @@ class TokenCounter:
                 return count + math.ceil(_base64_size(block.data) / ESTIMATE_BYTES_PER_TOKEN)
             return count + FILE_URL_TOKENS
         return 0
+
+
+def _function_name(function: Callable[[str], int]) -> str:
+    module = getattr(function, "__module__", None) or "?"
+    qualname = getattr(function, "__qualname__", None) or type(function).__qualname__
+    return f"{module}.{qualname}"
 
 
 def _slices(text: str) -> Iterable[str]:

@@ -398,3 +398,84 @@ async def test_a_slot_id_cannot_be_created_twice(make_session: MakeSession) -> N
     with pytest.raises(ConfigError, match="slot_id"):
         await session.create_slot("")
     assert await session.slot_ids() == ["default", "notes"]
+
+
+async def test_a_resumed_focused_slot_loads_only_its_window_and_pages_the_rest(
+    agent: Agent, tmp_path: Path
+) -> None:
+    store = SqliteStore(tmp_path / "window.db")
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=lambda r: "r"))
+        .store(store)
+        .load_plugins(False)
+        .build()
+    )
+    first = AgentSession(agent, "w", bundle)
+    for i in range(10):
+        await first.submit_turn(f"u{i}")
+    await first.set_mode(FocusedConfig(summary_override="S", summary_covers=16))
+    expected_request = await first.load_messages()
+
+    resumed = AgentSession(agent, "w", bundle)
+    slot = await resumed.get_slot()
+    assert slot.offset == 16
+    assert slot.message_count() == len(slot) == 20
+    assert await resumed.load_messages() == expected_request
+    assert slot.messages[19].text == "r"
+    with pytest.raises(SessionError, match="not loaded"):
+        slot.messages[3]
+    # Older messages are paged from the store, with absolute indices.
+    page = await resumed.history(start=2, stop=6)
+    assert [m.text for m in page] == ["u1", "r", "u2", "r"]
+    assert [m.text for m in await resumed.history(start=14, stop=18)] == ["u7", "r", "u8", "r"]
+    assert len(await resumed.history()) == 20
+    # A turn appends at the true count; another resume sees it.
+    await resumed.submit_turn("next")
+    assert len(slot) == 22 and slot.offset == 16
+    again = AgentSession(agent, "w", bundle)
+    assert [m.text for m in await again.history(start=20)] == ["next", "r"]
+    # A mode that sends older messages loads them.
+    await again.set_mode("full")
+    again_slot = await again.get_slot()
+    assert again_slot.offset == 0
+    assert len(await again.load_messages()) == 23
+    with pytest.raises(ConfigError, match="start"):
+        await again.history(start=-1)
+    await store.close()
+
+
+async def test_pinned_messages_older_than_the_window_survive_a_resume(
+    agent: Agent, tmp_path: Path
+) -> None:
+    store = SqliteStore(tmp_path / "pins.db")
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=lambda r: "r"))
+        .store(store)
+        .load_plugins(False)
+        .build()
+    )
+    first = AgentSession(agent, "p", bundle)
+    await first.set_mode(FocusedConfig())
+    for i in range(10):
+        await first.submit_turn(f"u{i}", pin=i in (1, 2))
+    await first.set_mode(FocusedConfig(summary_override="S", summary_covers=16, pinned=(2, 4)))
+    await first.pin(6)
+    expected_request = await first.load_messages()
+    texts = [m.text for m in expected_request]
+    assert texts[texts.index("u1") :][:4] == ["u1", "u2", "u3", "u8"]
+
+    resumed = AgentSession(agent, "p", bundle)
+    slot = await resumed.get_slot()
+    assert slot.offset == 16
+    assert await resumed.load_messages() == expected_request
+    assert slot.messages[2].text == "u1"
+    with pytest.raises(SessionError, match="not loaded"):
+        slot.messages[3]
+    # Pinning a message older than the window loads it (and its neighbours up to the window).
+    assert await resumed.pin(8) == (2, 4, 6, 8)
+    again = AgentSession(agent, "p", bundle)
+    texts = [m.text for m in await again.load_messages()]
+    assert texts[texts.index("u1") :][:5] == ["u1", "u2", "u3", "u4", "u8"]
+    await store.close()

@@ -101,7 +101,7 @@ async def check_session(engine: StoreEngine, turns: int) -> int:
         assert [int(t) for t in MARKER.findall(summary)] == covered_turns
         state = await store.get_data(SESSION, "autosummary/default")
         assert state is not None
-        assert state["summary"] == summary
+        assert state["summary"] is None  # the slot config holds it, not a second copy
         assert state["covered"] == covers
         return int(state["generation"])
     finally:

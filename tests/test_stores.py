@@ -181,6 +181,19 @@ async def test_load_messages_from_start(store: MemoryStore) -> None:
         await store.load_messages("s", "main", start=-1)
 
 
+async def test_load_messages_reads_a_range(store: MemoryStore) -> None:
+    history = msgs(7)
+    await store.write(StoreWrite("s", appends={"main": append(0, history)}))
+    for start in range(8):
+        for stop in range(start, 10):
+            assert await store.load_messages("s", "main", start, stop) == history[start:stop]
+    assert await store.load_messages("s", "main", 2, None) == history[2:]
+    with pytest.raises(StoreError, match="stop"):
+        await store.load_messages("s", "main", 3, 2)
+    with pytest.raises(StoreError, match="stop"):
+        await store.load_messages("s", "main", 0, -1)
+
+
 async def test_count_messages_per_slot_and_session(store: MemoryStore) -> None:
     await store.write(
         StoreWrite("a", appends={"main": append(0, msgs(3)), "other": append(0, msgs(1))})

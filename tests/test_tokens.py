@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import gc
 import logging
 import threading
 import time
@@ -13,7 +12,7 @@ from hypothesis import strategies as st
 
 from agentcore import tokens
 from agentcore.encodings import load_bundled_encoding
-from agentcore.messages import ImageBlock, Message, TextBlock, ToolUseBlock
+from agentcore.messages import ImageBlock, Message, TextBlock, ToolUseBlock, token_counts
 from agentcore.tokens import (
     IMAGE_TOKENS,
     REPLY_PRIMING_TOKENS,
@@ -156,14 +155,36 @@ def test_appending_messages_encodes_only_the_new_ones(monkeypatch: pytest.Monkey
     assert after == before + sum(counter.count_message(m) for m in new)
 
 
-def test_the_cache_forgets_collected_messages() -> None:
-    counter = TokenCounter()
-    messages = [Message.user(f"message {i}") for i in range(100)]
-    counter.count_messages(messages)
-    assert len(counter._cache) == 100
-    del messages
-    gc.collect()
-    assert len(counter._cache) == 0
+def test_a_count_travels_with_the_message_under_the_counter_key() -> None:
+    message = Message.user("message one two three")
+    first = TokenCounter("gpt-4o").count_message(message)
+    assert token_counts(message) == ((TokenCounter("gpt-4o").key, first),)
+    # Another counter with the same key reads it without counting again.
+    calls: list[str] = []
+    same_key = TokenCounter("gpt-4o")
+    same_key._encoding = None  # counting would now estimate: a reuse is visible
+    assert same_key.count_message(message) == first
+    # A counter with another key counts afresh and keeps both counts.
+    other = TokenCounter("m", count_text=lambda text: calls.append(text) or 1, name="words-v1")
+    assert other.key == "custom:words-v1/1"
+    assert other.count_message(message) == 3 + 2
+    assert calls == ["user", "message one two three"]
+    assert dict(token_counts(message)) == {other.key: 5, same_key.key: first}
+    # Counts are a cache beside the fields: equality and hashing ignore them.
+    assert message == Message.user("message one two three")
+    assert hash(message) == hash(Message.user("message one two three"))
+
+
+def test_a_custom_counter_is_named_after_its_function_unless_given_a_name() -> None:
+    def my_tokenizer(text: str) -> int:
+        return len(text)
+
+    assert TokenCounter(count_text=my_tokenizer).key == (
+        f"custom:None:{__name__}.test_a_custom_counter_is_named_after_its_function_unless_given_a_name"
+        ".<locals>.my_tokenizer/1"
+    )
+    with pytest.raises(TypeError, match="name"):
+        TokenCounter(count_text=my_tokenizer, name="")
 
 
 @pytest.mark.parametrize(

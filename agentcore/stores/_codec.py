@@ -9,11 +9,12 @@ import json
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
+import cattrs
 from attrs import frozen
 
 from agentcore.errors import ConflictError, CorruptDataError, StoreError
-from agentcore.messages import Message
-from agentcore.serialization import converter, message_to_json, structure_json
+from agentcore.messages import Message, set_token_count, token_counts
+from agentcore.serialization import converter, message_to_dict, structure_json
 from agentcore.stores.base import JsonValue, MessageAppend, SessionState, StoreWrite
 
 T = TypeVar("T")
@@ -126,7 +127,7 @@ def encode_batch(batch: StoreWrite) -> EncodedWrite:
             if not isinstance(message, Message):
                 raise StoreError(f"{what} must be a Message, not {type(message).__name__}")
             try:
-                body = message_to_json(message)
+                body = encode_message(message)
             except (TypeError, ValueError, RecursionError) as exc:
                 raise StoreError(f"{what} is not JSON-serializable: {exc}") from exc
             _check_utf8(body, what)
@@ -154,6 +155,19 @@ def encode_batch(batch: StoreWrite) -> EncodedWrite:
         expected[slot_id] = version
 
     return EncodedWrite(session_id, state, slot_configs, appends, data, deleted, expected)
+
+
+TOKENS_FIELD = "tokens"
+"""The key of a stored message's token counts: counter key → count."""
+
+
+def encode_message(message: Message) -> str:
+    """``message`` as stored JSON, with the token counts it carries (:data:`TOKENS_FIELD`)."""
+    data = message_to_dict(message)
+    counts = token_counts(message)
+    if counts:
+        data[TOKENS_FIELD] = dict(counts)
+    return _dumps(data)
 
 
 def append_conflict(session_id: str, slot_id: str, start: int, count: int) -> ConflictError:
@@ -186,12 +200,41 @@ def _decode(text: Any, cls: type[T], where: str) -> T:
         raise CorruptDataError(f"stored {where} does not match its format: {exc!r}") from exc
 
 
+def _decode_data(data: Any, cls: type[T], where: str) -> T:
+    """:func:`_decode` for JSON already parsed."""
+    try:
+        return converter.structure(data, cls)
+    except Exception as exc:
+        detail = (
+            "; ".join(cattrs.transform_error(exc))
+            if isinstance(exc, cattrs.BaseValidationError)
+            else repr(exc)
+        )
+        raise CorruptDataError(f"stored {where} does not match its format: {detail}") from exc
+
+
 def decode_config(text: Any, slot_id: str, session_id: str) -> _ConfigDict:
     return _decode(text, _ConfigDict, f"config of slot {slot_id!r} in session {session_id!r}")
 
 
 def decode_message(text: Any, slot_id: str, index: int, session_id: str) -> Message:
-    return _decode(text, Message, f"message {index} of slot {slot_id!r} in session {session_id!r}")
+    """The stored message ``text``, carrying the token counts stored with it.
+
+    Counts are a cache: a malformed count is dropped (the message is counted
+    again when needed), never an error.
+    """
+    where = f"message {index} of slot {slot_id!r} in session {session_id!r}"
+    try:
+        data = json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise CorruptDataError(f"stored {where} is not valid JSON: {exc}") from exc
+    counts = data.pop(TOKENS_FIELD, None) if isinstance(data, dict) else None
+    message = _decode_data(data, Message, where)
+    if isinstance(counts, dict):
+        for key, count in reversed(list(counts.items())):
+            if isinstance(key, str) and type(count) is int and count >= 0:
+                set_token_count(message, key, count)
+    return message
 
 
 def decode_state(text: Any, session_id: str) -> SessionState:
@@ -206,3 +249,14 @@ def check_start(start: object) -> int:
     if not isinstance(start, int) or isinstance(start, bool) or start < 0:
         raise StoreError(f"load_messages needs a start index >= 0, got {start!r}")
     return start
+
+
+def check_stop(start: int, stop: object) -> int | None:
+    """``stop`` of a range read: None (to the end) or an int >= ``start``."""
+    if stop is None:
+        return None
+    if not isinstance(stop, int) or isinstance(stop, bool) or stop < start:
+        raise StoreError(
+            f"load_messages needs a stop index >= start ({start}) or None, got {stop!r}"
+        )
+    return stop

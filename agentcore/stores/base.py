@@ -98,8 +98,14 @@ class MemoryStore(Protocol):
         """Every slot's saved config (JSON), by slot id."""
         ...
 
-    async def load_messages(self, session_id: str, slot_id: str, start: int = 0) -> list[Message]:
-        """The raw history of a slot from index ``start`` on, oldest first."""
+    async def load_messages(
+        self, session_id: str, slot_id: str, start: int = 0, stop: int | None = None
+    ) -> list[Message]:
+        """The raw history of a slot from index ``start`` up to ``stop`` (exclusive), oldest first.
+
+        ``stop`` None reads to the end; a ``stop`` past the end reads to the
+        end. The cost depends on the length of the range, not of the history.
+        """
         ...
 
     async def count_messages(self, session_id: str, slot_id: str) -> int:

@@ -12,6 +12,7 @@ from agentcore.messages import Message
 from agentcore.stores._codec import (
     append_conflict,
     check_start,
+    check_stop,
     decode_config,
     decode_data,
     decode_message,
@@ -115,15 +116,18 @@ class InMemoryStore:
             for slot_id, text in sorted(session.slot_configs.items())
         }
 
-    async def load_messages(self, session_id: str, slot_id: str, start: int = 0) -> list[Message]:
-        """Return the raw history of a slot from index ``start`` on, oldest first."""
+    async def load_messages(
+        self, session_id: str, slot_id: str, start: int = 0, stop: int | None = None
+    ) -> list[Message]:
+        """Return the raw history of a slot from ``start`` up to ``stop``, oldest first."""
         self._check_open()
         start = check_start(start)
+        stop = check_stop(start, stop)
         session = self._sessions.get(session_id)
         bodies = session.messages.get(slot_id, []) if session is not None else []
         return [
             decode_message(body, slot_id, index, session_id)
-            for index, body in enumerate(bodies[start:], start)
+            for index, body in enumerate(bodies[start:stop], start)
         ]
 
     async def count_messages(self, session_id: str, slot_id: str) -> int:

@@ -26,6 +26,7 @@ from agentcore.stores._codec import (
     EncodedWrite,
     append_conflict,
     check_start,
+    check_stop,
     decode_config,
     decode_data,
     decode_message,
@@ -413,14 +414,27 @@ class PostgresStore:
         )
         return {slot_id: decode_config(config, slot_id, session_id) for slot_id, config in rows}
 
-    async def load_messages(self, session_id: str, slot_id: str, start: int = 0) -> list[Message]:
-        """Return the raw history of a slot from index ``start`` on, oldest first."""
+    async def load_messages(
+        self, session_id: str, slot_id: str, start: int = 0, stop: int | None = None
+    ) -> list[Message]:
+        """Return the raw history of a slot from ``start`` up to ``stop``, oldest first.
+
+        A range read on the primary key (session, slot, index).
+        """
         start = check_start(start)
-        rows = await self._fetchall(
-            "SELECT idx, body FROM agentcore_messages "
-            "WHERE session_id = %s AND slot_id = %s AND idx >= %s ORDER BY idx",
-            (session_id, slot_id, start),
-        )
+        stop = check_stop(start, stop)
+        if stop is None:
+            rows = await self._fetchall(
+                "SELECT idx, body FROM agentcore_messages "
+                "WHERE session_id = %s AND slot_id = %s AND idx >= %s ORDER BY idx",
+                (session_id, slot_id, start),
+            )
+        else:
+            rows = await self._fetchall(
+                "SELECT idx, body FROM agentcore_messages "
+                "WHERE session_id = %s AND slot_id = %s AND idx >= %s AND idx < %s ORDER BY idx",
+                (session_id, slot_id, start, stop),
+            )
         messages: list[Message] = []
         for expected, (index, body) in enumerate(rows, start):
             if index != expected:

@@ -18,6 +18,7 @@ from agentcore.stores._codec import (
     EncodedWrite,
     append_conflict,
     check_start,
+    check_stop,
     decode_config,
     decode_data,
     decode_message,
@@ -316,15 +317,23 @@ class SqliteStore:
 
         return await asyncio.to_thread(load)
 
-    async def load_messages(self, session_id: str, slot_id: str, start: int = 0) -> list[Message]:
-        """Return the raw history of a slot from index ``start`` on, oldest first."""
+    async def load_messages(
+        self, session_id: str, slot_id: str, start: int = 0, stop: int | None = None
+    ) -> list[Message]:
+        """Return the raw history of a slot from ``start`` up to ``stop``, oldest first.
+
+        A range read on the primary key (session, slot, index).
+        """
         start = check_start(start)
+        stop = check_stop(start, stop)
+        # Both bounds on idx, so the read is a range scan of the primary key.
+        end = (1 << 63) - 1 if stop is None else stop
 
         def load() -> list[Message]:
             rows = self._fetchall(
                 "SELECT idx, body FROM messages WHERE session_id = ? AND slot_id = ? "
-                "AND idx >= ? ORDER BY idx",
-                (session_id, slot_id, start),
+                "AND idx >= ? AND idx < ? ORDER BY idx",
+                (session_id, slot_id, start, end),
             )
             messages: list[Message] = []
             for expected, (index, body) in enumerate(rows, start):

@@ -16,8 +16,13 @@ from collections.abc import Sequence
 
 from attrs import frozen
 
-from agentcore import LlmProvider, Message, TurnContext
-from agentcore.budget import TokenCorrection, counted_request_async, reply_reservation
+from agentcore import Message, TurnContext
+from agentcore.budget import (
+    TokenCorrection,
+    counted_request_async,
+    provider_model,
+    reply_reservation,
+)
 from agentcore.errors import ContextWindowExceededError
 from agentcore.llm import ToolSpec
 from agentcore.tokens import INLINE_COUNT_CHARS, TokenCounter, get_token_counter
@@ -29,12 +34,6 @@ MIN_TOOL_RESULT_TOKENS = 64
 """An in-flight tool result is never cut below this many tokens for a request."""
 
 _CUT_MARGIN_TOKENS = 16
-
-
-def provider_model(provider: LlmProvider) -> str | None:
-    """The provider's default model name, when it exposes one as ``.model``."""
-    model = getattr(provider, "model", None)
-    return model if isinstance(model, str) and model else None
 
 
 def turn_model(ctx: TurnContext) -> str | None:

@@ -175,6 +175,11 @@ class SummaryConfig:
         numbers; see ``agentcore_autosummary.retention``) of its input that it left out:
         ``"append"`` adds them as an ``Also mentioned:`` line, ``"log"`` logs a warning
         listing them, ``"off"`` does not look.
+    :param max_summary_calls_per_turn: Summary calls one summary may make. A backlog
+        larger than one call is summarized in chunks made concurrently (at most 4 at
+        once) and merged by one more call; what does not fit in this many calls is
+        left for the next summary (the background task goes on with it right away in
+        ``"background"`` mode).
     """
 
     trigger_token_ratio: float = field(default=0.75, validator=_ratio)
@@ -199,6 +204,7 @@ class SummaryConfig:
     retention_check: RetentionCheck = field(
         default="off", validator=_one_of("append", "log", "off")
     )
+    max_summary_calls_per_turn: int = field(default=4, validator=_int_at_least(1))
 
     def __attrs_post_init__(self) -> None:
         if self.summary_style == "structured":

@@ -63,3 +63,26 @@ def chunk_end(
         if at_boundary:
             end = index + 1
     return end if end > start else stop
+
+
+def plan_chunks(
+    messages: Sequence[Message],
+    budget: int,
+    counter: TokenCounter,
+    max_tool_result_chars: int,
+    *,
+    max_chunks: int,
+) -> list[tuple[int, int]]:
+    """Up to ``max_chunks`` consecutive spans of ``messages`` from 0, each fitting ``budget``.
+
+    Spans are cut with :func:`chunk_end`. The last span returned ends before
+    ``len(messages)`` when more spans would be needed: that rest is left
+    for a later summary.
+    """
+    spans: list[tuple[int, int]] = []
+    start = 0
+    while start < len(messages) and len(spans) < max_chunks:
+        end = chunk_end(messages, start, len(messages), budget, counter, max_tool_result_chars)
+        spans.append((start, end))
+        start = end
+    return spans

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 import weakref
 from collections.abc import Coroutine, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 from attrs import define, field, frozen
@@ -54,7 +53,7 @@ from agentcore_autosummary.hooks import (
     with_instructions,
 )
 from agentcore_autosummary.pins import check_pins_fit, unpinned
-from agentcore_autosummary.planner import chunk_end, recent_tail_start
+from agentcore_autosummary.planner import plan_chunks, recent_tail_start
 from agentcore_autosummary.provider import counting_model, summary_model, summary_provider
 from agentcore_autosummary.retention import append_missing, log_missing, missing_identifiers
 from agentcore_autosummary.seed_rule import cumulative_due
@@ -83,8 +82,16 @@ SETTING = "summary_config"
 
 _INPUT_MARGIN_TOKENS = 32
 
+_PART_OVERHEAD_TOKENS = 16
+
+CHUNK_CONCURRENCY = 4
+"""How many chunk summaries of one backlog are requested at once."""
+
+T = TypeVar("T")
+
 _WARNED_KEY = "autosummary.overflow_warned"
 _ATTEMPTED_KEY = "autosummary.attempted"  # ctx.extra: slots summarized for the hard limit
+_BACKLOG_KEY = "autosummary.backlog"  # ctx.extra: messages a capped summary left uncovered
 
 
 @frozen
@@ -196,6 +203,19 @@ async def before_model_call(ctx: TurnContext) -> None:
     if tokens > budget.window and await cut_tool_results(ctx, budget, tokens - budget.window):
         tokens = await budget.size(_request(ctx))
     if tokens > budget.window:
+        backlog = ctx.extra.get(_BACKLOG_KEY)
+        if ctx.slot.config.focused is not None and isinstance(backlog, int):
+            raise ContextWindowExceededError(
+                f"the request needs about {tokens} tokens (reply reservation included), over "
+                f"max_context_tokens ({budget.window}), while {backlog} messages still await "
+                f"their summary: each turn makes at most {config.max_summary_calls_per_turn} "
+                "summary calls (max_summary_calls_per_turn). Nothing of the turn was stored; "
+                "submit it again"
+                + (", the summary goes on meanwhile" if config.mode == "background" else ""),
+                prompt_tokens=tokens - budget.reserve,
+                limit_tokens=budget.window,
+                requested_tokens=tokens,
+            )
         if ctx.slot.config.focused is not None:
             raise ContextWindowExceededError(
                 f"the request needs about {tokens} tokens (reply reservation included) and "
@@ -258,13 +278,19 @@ async def _make_room(
         return tokens
     attempted.add(ctx.slot.id)
     state = await _load_state(ctx, runtime)
-    await _warm_counts(ctx, state)
+    await _warm_counts(ctx, config, state)
     plan = _plan(ctx, config, state, budget.correction)
     if plan is None:
         _warn_once(ctx, config, "the request exceeds %d tokens and nothing is left to summarize")
         return tokens
     runtime.states[ctx.slot.id] = attrs.evolve(state, last_attempt_turn=ctx.turn_index)
-    await _summarize_quietly(ctx, config, runtime, plan, "budget")
+    info = await _summarize_quietly(ctx, config, runtime, plan, "budget")
+    if info is not None and info.covers < plan.covers:
+        ctx.extra[_BACKLOG_KEY] = plan.covers - info.covers
+        if config.mode == "background":
+            # The rest of the backlog goes on after this call, not inside it.
+            work = _catch_up(ctx, config, runtime, None, "budget")
+            runtime.pending[ctx.slot.id] = ctx.session.run_in_background(work)
     return await budget.size(_request(ctx))
 
 
@@ -329,7 +355,8 @@ async def post_turn_end(ctx: TurnContext) -> None:
     if sent is not None and usage is not None:
         await _learn(ctx, runtime, turn_model(ctx), sent, usage.input_tokens)
     correction = await _correction(ctx, runtime)
-    tokens = measure(ctx, config, correction.factor(turn_model(ctx)))
+    model = turn_model(ctx)
+    tokens = await measure(ctx, config, counter_for(ctx, model), correction.factor(model))
     runtime.last_context[slot.id] = tokens
     pending = runtime.pending.get(slot.id)
     if pending is not None and not pending.done():
@@ -348,15 +375,15 @@ async def post_turn_end(ctx: TurnContext) -> None:
         or window_drops(slot, covered)
     ):
         return
-    await _warm_counts(ctx, state)
+    await _warm_counts(ctx, config, state)
     plan = _plan(ctx, config, state, correction)
     if plan is None:
         return
     runtime.states[slot.id] = attrs.evolve(state, last_attempt_turn=ctx.turn_index)
-    work = _summarize_quietly(ctx, config, runtime, plan, "watermark")
     if config.mode == "inline":
-        await work
+        await _summarize_quietly(ctx, config, runtime, plan, "watermark")
     else:
+        work = _catch_up(ctx, config, runtime, plan, "watermark")
         runtime.pending[slot.id] = ctx.session.run_in_background(work)
 
 
@@ -385,7 +412,7 @@ async def compact_session(ctx: TurnContext, instructions: str | None) -> Summary
     if pending is not None and not pending.done():
         await asyncio.shield(pending)
     state = await _load_state(ctx, runtime)
-    await _warm_counts(ctx, state)
+    await _warm_counts(ctx, config, state)
     plan = _plan(ctx, config, state, await _correction(ctx, runtime))
     if plan is None:
         raise CompactError(
@@ -400,6 +427,34 @@ async def compact_session(ctx: TurnContext, instructions: str | None) -> Summary
         raise
     except Exception as exc:
         raise CompactError(f"the summary failed: {type(exc).__name__}: {exc}") from exc
+
+
+async def _catch_up(
+    ctx: TurnContext,
+    config: SummaryConfig,
+    runtime: _SessionRuntime,
+    plan: _Plan | None,
+    reason: SummaryReason,
+) -> None:
+    """Background summaries: one round of calls after another, until the backlog is covered.
+
+    Each round is stored as soon as it is made, so a later turn's request
+    benefits at once; the loop ends when a round covers its plan, fails, or
+    makes no progress. ``plan`` None plans the first round from the slot.
+    """
+    last_start = -1
+    while True:
+        if plan is None:
+            state = await _load_state(ctx, runtime)
+            await _warm_counts(ctx, config, state)
+            plan = _plan(ctx, config, state, await _correction(ctx, runtime))
+            if plan is None or plan.start <= last_start:
+                return
+        last_start = plan.start
+        info = await _summarize_quietly(ctx, config, runtime, plan, reason)
+        if info is None or info.covers >= plan.covers:
+            return
+        plan = None
 
 
 # -- steps ------------------------------------------------------------------------
@@ -420,9 +475,15 @@ def _covered_and_previous(slot: ContextSlot, state: SummaryState) -> tuple[int, 
     return state.covered, state.summary
 
 
-async def _warm_counts(ctx: TurnContext, state: SummaryState) -> None:
-    """Count the messages a plan may read off the event loop, so planning finds them cached."""
+async def _warm_counts(ctx: TurnContext, config: SummaryConfig, state: SummaryState) -> None:
+    """Load the messages a plan reads and count them off the event loop.
+
+    A resumed slot holds only the messages its mode sends; what a plan
+    reads before that window (all of it for the ``"full"`` strategy) is
+    read from the store first, so the plan made next finds it loaded.
+    """
     covered, _ = _covered_and_previous(ctx.slot, state)
+    await ctx.slot.ensure_loaded(ctx.store, 0 if config.strategy == "full" else covered)
     counter = counter_for(ctx, turn_model(ctx))
     for message in ctx.slot.messages[covered:]:
         await counter.count_message_async(message)
@@ -463,10 +524,12 @@ async def _summarize_quietly(
     runtime: _SessionRuntime,
     plan: _Plan,
     reason: SummaryReason,
-) -> None:
+) -> SummaryInfo | None:
     """An automatic summary: a failure is logged and recorded by :func:`_summarize`, not raised."""
-    with contextlib.suppress(Exception):  # a summary must never break a session
-        await _summarize(ctx, config, runtime, plan, reason)
+    try:
+        return await _summarize(ctx, config, runtime, plan, reason)
+    except Exception:  # a summary must never break a session
+        return None
 
 
 async def _summarize(
@@ -486,6 +549,9 @@ async def _summarize(
     A failure is logged, recorded (:func:`_record_failure`), reported to
     ``on_summary_error`` and raised. A summary dropped because a newer one
     was applied meanwhile returns None (``strict``: raises CompactError).
+
+    The returned summary may cover less than ``plan`` (see
+    ``max_summary_calls_per_turn``): its ``covers`` says how much.
 
     A ``CancelledError`` raised by the summary call itself (not a
     cancellation of the task running this) counts as a failed attempt like
@@ -524,7 +590,7 @@ async def _summarize(
         if request.prompt != config.summary_prompt:
             config = attrs.evolve(config, summary_prompt=request.prompt)
         plan = attrs.evolve(plan, messages=tuple(request.messages))
-        summary = await _isolated(_make_summary(attrs.evolve(ctx, cost=spent), config, plan))
+        summary, plan = await _isolated(_make_summary(attrs.evolve(ctx, cost=spent), config, plan))
         usage = spent.total("summary") if spent.breakdown() else None
         applied = await _apply(ctx, config, runtime, plan, summary, version, usage)
     except Exception as exc:
@@ -570,7 +636,7 @@ async def _summarize(
 async def _context_tokens(ctx: TurnContext, slot_id: str) -> int:
     """Tokens of the context slot ``slot_id`` sends now, counted for the turn model."""
     slot = await ctx.session.get_slot(slot_id)
-    return await counter_for(ctx, turn_model(ctx)).count_messages_async(slot.load_messages())
+    return await slot.count_context(counter_for(ctx, turn_model(ctx)))
 
 
 async def _store_spent(ctx: TurnContext, spent: CostTracker) -> None:
@@ -590,7 +656,7 @@ async def _store_spent(ctx: TurnContext, spent: CostTracker) -> None:
         )
 
 
-async def _isolated(work: Coroutine[Any, Any, str]) -> str:
+async def _isolated(work: Coroutine[Any, Any, T]) -> T:
     """Await ``work``; its own ``CancelledError`` becomes :class:`SummaryFailedError`.
 
     Only a cancellation of the current task propagates as ``CancelledError``:
@@ -618,43 +684,105 @@ async def _isolated(work: Coroutine[Any, Any, str]) -> str:
         raise
 
 
-async def _make_summary(ctx: TurnContext, config: SummaryConfig, plan: _Plan) -> str:
-    """The summary of ``plan``, made in requests that each fit the window.
+async def _make_summary(ctx: TurnContext, config: SummaryConfig, plan: _Plan) -> tuple[str, _Plan]:
+    """The summary of ``plan``, made in requests that each fit the window, and what it covers.
 
-    A summary applied to a Focused slot must leave a smaller context than the
-    one it replaces, or it raises :class:`SummaryFailedError`.
+    The plan returned is ``plan`` cut to what the summary covers when the
+    backlog needed more than ``max_summary_calls_per_turn`` calls. A summary
+    applied to a Focused slot must leave a smaller context than the one it
+    replaces, or it raises :class:`SummaryFailedError`.
     """
     if config.strategy == "full":
         reply = await _request_summary(ctx, config, plan, plan.messages, MAX_CONVERSATION_CHARS)
         summary = reply.text
     else:
-        summary = await _summarize_in_chunks(ctx, config, plan)
+        raw = _summarized_indices(plan)
+        # Messages edited by a before_summary hook no longer map to raw indices:
+        # they are summarized whole, however many calls that takes.
+        capped = len(raw) == len(plan.messages)
+        max_calls = config.max_summary_calls_per_turn if capped else None
+        summary, covered = await _summarize_in_chunks(ctx, config, plan, max_calls)
+        if covered < len(plan.messages):
+            # The rest of the backlog is left for the next summary.
+            rest = raw[covered]
+            plan = attrs.evolve(plan, end=rest, covers=rest, messages=plan.messages[:covered])
     summary = await _check_retention(ctx, config, plan, summary)
     await _check_shrinks(ctx, plan, summary)
-    return summary
+    return summary, plan
 
 
-async def _summarize_in_chunks(ctx: TurnContext, config: SummaryConfig, plan: _Plan) -> str:
+def _summarized_indices(plan: _Plan) -> list[int]:
+    """The raw indices of the messages ``plan`` summarizes: ``start:end`` without pins."""
+    focused = plan.slot.config.focused
+    pinned = set(focused.pinned) if focused is not None else set()
+    return [index for index in range(plan.start, plan.end) if index not in pinned]
+
+
+async def _summarize_in_chunks(
+    ctx: TurnContext, config: SummaryConfig, plan: _Plan, max_calls: int | None
+) -> tuple[str, int]:
+    """The summary of as much of ``plan`` as ``max_calls`` calls cover (None: all of it).
+
+    Returns the summary and how many of ``plan.messages`` it covers. One
+    chunk is summarized with the previous summary in one call; more chunks
+    are summarized concurrently (:data:`CHUNK_CONCURRENCY` at once, after
+    the first, whose usage calibrates the token correction) and merged with
+    the previous summary by one more call. Without a cap, rounds of that
+    follow each other until every message is covered.
+    """
+    previous = plan.previous
+    covered = 0
+    while True:
+        summary, count = await _summary_round(
+            ctx, config, plan, previous, plan.messages[covered:], max_calls
+        )
+        covered += count
+        previous = summary
+        if max_calls is not None or covered >= len(plan.messages):
+            return summary, covered
+
+
+async def _summary_round(
+    ctx: TurnContext,
+    config: SummaryConfig,
+    plan: _Plan,
+    previous: str | None,
+    messages: Sequence[Message],
+    max_calls: int | None,
+) -> tuple[str, int]:
+    """One round: the summary of ``previous`` and a head of ``messages``, and its length."""
     label = _label(plan.slot)
     fit = await _fit(ctx, config, plan)
-    previous = plan.previous
-    start = 0
-    while start < len(plan.messages):
-        head = [Message.system(f"{label} {previous}")] if previous else []
-        budget = _input_budget(config, head, fit)
-        end = chunk_end(
-            plan.messages,
-            start,
-            len(plan.messages),
-            budget,
-            fit.counter,
-            config.max_tool_result_chars,
-        )
-        reply = await _request_summary(ctx, config, plan, [*head, *plan.messages[start:end]], None)
-        previous = reply.text
-        start = end
-    assert previous is not None
-    return previous
+    head = [Message.system(f"{label} {previous}")] if previous else []
+    budget = _input_budget(config, head, fit)
+    # The merge call carries the previous summary and every part: no more
+    # parts than the input budget holds at max_summary_tokens each.
+    parts_fit = budget // (config.max_summary_tokens + _PART_OVERHEAD_TOKENS)
+    max_chunks = max(1, parts_fit if max_calls is None else min(max_calls - 1, parts_fit))
+    spans = plan_chunks(
+        messages, budget, fit.counter, config.max_tool_result_chars, max_chunks=max_chunks
+    )
+    if len(spans) == 1 or max_chunks == 1:
+        start, end = spans[0]
+        reply = await _request_summary(ctx, config, plan, [*head, *messages[start:end]], None)
+        return reply.text, end
+    limit = asyncio.Semaphore(CHUNK_CONCURRENCY)
+
+    async def part(start: int, end: int) -> str:
+        async with limit:
+            reply = await _request_summary(ctx, config, plan, messages[start:end], None)
+            return reply.text
+
+    # The first part alone, so the token correction learned from its usage
+    # sizes the others; then the rest at once.
+    first = await part(*spans[0])
+    parts = [first, *await asyncio.gather(*(part(start, end) for start, end in spans[1:]))]
+    merged = [
+        Message.user(f"{label} (part {number} of {len(parts)}) {text}")
+        for number, text in enumerate(parts, 1)
+    ]
+    reply = await _request_summary(ctx, config, plan, [*head, *merged], None)
+    return reply.text, spans[-1][1]
 
 
 async def _fit(ctx: TurnContext, config: SummaryConfig, plan: _Plan) -> SummaryFit:
@@ -729,7 +857,7 @@ async def _check_shrinks(ctx: TurnContext, plan: _Plan, summary: str) -> None:
         ),
     )
     counter = counter_for(ctx, turn_model(ctx))
-    before_tokens = await counter.count_messages_async(slot.load_messages())
+    before_tokens = await slot.count_context(counter)
     after_tokens = await counter.count_messages_async(after)
     if after_tokens >= before_tokens:
         raise SummaryFailedError(
@@ -771,12 +899,14 @@ async def _apply(
     """
     slot = plan.slot
     async with runtime.lock:
+        # A Focused slot's config holds the summary; the state keeps its own copy
+        # only for a slot without one. The memory_key snapshot is the public copy.
         state = SummaryState(
             last_summary_turn=plan.turn_index,
             last_attempt_turn=plan.turn_index,
             covered=plan.covers,
             generation=plan.base_generation + 1,
-            summary=summary,
+            summary=summary if slot.config.focused is None else None,
         )
         data: dict[str, Any] = {
             config.memory_key: summary,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import weakref
 
 from agentcore import AgentSession, LlmProvider, TurnContext
+from agentcore.budget import provider_model
 from agentcore.call_hooks import HookedProvider
 from agentcore.providers import get_provider
-from agentcore_autosummary.budget import provider_model
 from agentcore_autosummary.config import SummaryConfig
 
 _resolved: weakref.WeakKeyDictionary[AgentSession, dict[str, LlmProvider]] = (

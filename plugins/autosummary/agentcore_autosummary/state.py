@@ -18,7 +18,9 @@ class SummaryState:
     :param last_attempt_turn: Turn of the last attempt, successful or not.
     :param covered: Index of the first raw message the summary does not cover.
     :param generation: How many summaries have been applied to the slot.
-    :param summary: The latest summary of the slot.
+    :param summary: The latest summary of a slot that has no Focused config to hold
+        it; None for a Focused slot, whose ``summary_override`` is the summary (data
+        stored before kept a copy here too, still read as is).
     """
 
     last_summary_turn: int | None = None

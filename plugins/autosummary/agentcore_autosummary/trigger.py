@@ -5,17 +5,19 @@ from __future__ import annotations
 import math
 
 from agentcore import TurnContext
-from agentcore.tokens import count_tokens
+from agentcore.tokens import TokenCounter
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.state import SummaryState
 
 
-def measure(ctx: TurnContext, config: SummaryConfig, factor: float = 1.0) -> int:
+async def measure(
+    ctx: TurnContext, config: SummaryConfig, counter: TokenCounter, factor: float = 1.0
+) -> int:
     """The tokens the trigger compares with the watermark.
 
     ``"context"``: the context the conversation occupies now, that is the
     last provider call's reported input + output tokens, or, without usage,
-    the counted size of the slot's next context, times the token correction
+    the size of the slot's next context counted by ``counter``, times the token correction
     ``factor``. ``"cumulative"``: every
     token the session's turns have used (summary calls not included).
     """
@@ -24,7 +26,7 @@ def measure(ctx: TurnContext, config: SummaryConfig, factor: float = 1.0) -> int
     usage = ctx.response.usage if ctx.response is not None else None
     if usage is not None:
         return usage.input_tokens + usage.output_tokens
-    return math.ceil(count_tokens(ctx.slot.load_messages(), ctx.session.agent.model) * factor)
+    return math.ceil(await ctx.slot.count_context(counter) * factor)
 
 
 def is_due(config: SummaryConfig, state: SummaryState, turn_index: int, tokens: int) -> bool:

@@ -1,0 +1,154 @@
+"""A long unsummarized history: caught up in bounded rounds of concurrent chunk summaries."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from summary_helpers import Replies
+
+from agentcore import (
+    Agent,
+    AgentBuilder,
+    AgentSession,
+    ContextWindowExceededError,
+    FocusedConfig,
+    InMemoryStore,
+    LlmRequest,
+    Message,
+    SlotConfig,
+)
+from agentcore.slots import config_to_json
+from agentcore.stores import MessageAppend, StoreWrite
+from agentcore.testing import MockProvider
+from agentcore_autosummary import SummaryConfig
+
+AGENT = Agent("assistant", system_prompt="You are a helpful assistant.")
+
+
+async def backlog_store(pairs: int) -> InMemoryStore:
+    """A store with a Focused slot of ``pairs`` user/assistant exchanges and no summary."""
+    store = InMemoryStore()
+    history: list[Message] = []
+    for i in range(pairs):
+        history.append(Message.user(f"question {i}: " + "lorem ipsum dolor sit amet " * 8))
+        history.append(Message.assistant(f"answer {i}: " + "consectetur adipiscing elit " * 8))
+    await store.write(
+        StoreWrite(
+            "s",
+            slot_configs={"default": config_to_json(SlotConfig(FocusedConfig()))},
+            appends={"default": MessageAppend(0, history)},
+            expected_versions={"default": 0},
+        )
+    )
+    return store
+
+
+class CountingReplies(Replies):
+    """Numbered summaries; records how many summary calls ran at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls_per_turn: list[int] = []
+
+    def __call__(self, request: LlmRequest) -> str:
+        if request.purpose != "summary":
+            self.calls_per_turn.append(self.summaries)
+        return super().__call__(request)
+
+
+@pytest.mark.parametrize("mode", ["inline", "background"])
+async def test_a_turn_makes_at_most_the_configured_summary_calls(mode: str) -> None:
+    store = await backlog_store(300)
+    replies = Replies()
+    provider = MockProvider(responder=replies)
+    config = SummaryConfig(
+        max_context_tokens=4000, max_summary_tokens=200, max_summary_calls_per_turn=3, mode=mode
+    )
+    bundle = AgentBuilder().provider(provider).store(store).summary_config(config).build()
+    session = AgentSession(AGENT, "s", bundle)
+    slot = await session.get_slot()
+    # The backlog needs many summary calls: the first turn makes at most 3 of them
+    # and refuses rather than send a request over the window.
+    with pytest.raises(ContextWindowExceededError, match="await their summary"):
+        await session.submit_turn("hello")
+    if mode == "inline":
+        assert replies.summaries == 3
+    else:
+        await session.aclose()
+    focused = slot.config.focused
+    assert focused is not None and focused.summary_override is not None
+    assert 0 < focused.summary_covers < 600
+    if mode == "background":
+        # The background rounds went on until the request fits.
+        assert replies.summaries > 3
+    # Every later turn makes at most 3 calls, and the backlog is caught up in the end.
+    for _ in range(100):
+        before = replies.summaries
+        try:
+            await session.submit_turn("hello")
+        except ContextWindowExceededError:
+            assert replies.summaries - before <= 3
+            continue
+        assert replies.summaries - before <= 3
+        break
+    else:
+        pytest.fail("the backlog was never caught up")
+    await session.aclose()
+    assert len(provider.calls_for("turn")) >= 1
+
+
+async def test_chunk_summaries_run_concurrently_and_are_merged() -> None:
+    store = await backlog_store(300)
+    running = 0
+    peak = 0
+    merged: list[str] = []
+
+    async def summarize(request: LlmRequest) -> str:
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        await asyncio.sleep(0.01)
+        running -= 1
+        text = request.messages[-1].text
+        if "(part 1 of" in text:
+            merged.append(text)
+        return "summary"
+
+    class Provider(MockProvider):
+        async def complete(self, request: LlmRequest) -> object:  # type: ignore[override]
+            if request.purpose == "summary":
+                await summarize(request)
+            return await super().complete(request)
+
+    provider = Provider(responder=Replies())
+    config = SummaryConfig(
+        max_context_tokens=4000, max_summary_tokens=200, max_summary_calls_per_turn=5
+    )
+    bundle = AgentBuilder().provider(provider).store(store).summary_config(config).build()
+    session = AgentSession(AGENT, "s", bundle)
+    with pytest.raises(ContextWindowExceededError):
+        await session.submit_turn("hello")
+    assert peak >= 2
+    assert merged, "the chunk summaries were merged by one more call"
+
+
+async def test_the_summary_is_kept_once_in_the_slot_config_and_once_as_the_snapshot() -> None:
+    store = await backlog_store(60)
+    provider = MockProvider(responder=Replies())
+    config = SummaryConfig(max_context_tokens=4000, max_summary_tokens=200)
+    bundle = AgentBuilder().provider(provider).store(store).summary_config(config).build()
+    session = AgentSession(AGENT, "s", bundle)
+    await session.submit_turn("hello")
+    slot = await session.get_slot()
+    assert slot.config.focused is not None
+    summary = slot.config.focused.summary_override
+    assert summary is not None
+    assert await session.get_conversation_summary() == summary
+    state = await session.get_session_data("autosummary/default")
+    assert state["summary"] is None and state["covered"] == slot.config.focused.summary_covers
+    # A state stored with a copy of the summary (older data) still loads.
+    await session.set_session_data("autosummary/default", {**state, "summary": "old copy"})
+    resumed = AgentSession(AGENT, "s", bundle)
+    await resumed.submit_turn("again")
+    assert await resumed.get_conversation_summary() is not None

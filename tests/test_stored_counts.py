@@ -1,0 +1,103 @@
+"""Token counts made once, when a message is stored, and running totals of a slot's window."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from agentcore import Agent, AgentBuilder, AgentSession, FocusedConfig, Message, SqliteStore
+from agentcore.slots import ContextSlot, SlotConfig
+from agentcore.testing import MockProvider
+from agentcore.tokens import TokenCounter
+
+HISTORY = [
+    Message.user(f"q{i} " * (i + 1)) if i % 2 == 0 else Message.assistant(f"a{i}")
+    for i in range(12)
+]
+
+
+class CountingTokenizer:
+    """A tokenizer (one token per word) that records every text it is asked to count."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def __call__(self, text: str) -> int:
+        self.texts.append(text)
+        return len(text.split())
+
+
+def _bundle(tmp_path: Path):  # type: ignore[no-untyped-def]
+    return (
+        AgentBuilder()
+        .provider(MockProvider(responder=lambda request: "a fine reply"))
+        .store(SqliteStore(tmp_path / "counts.db"))
+        .load_plugins(False)
+        .build()
+    )
+
+
+async def test_a_resumed_history_is_not_counted_again(tmp_path: Path) -> None:
+    tokenizer = CountingTokenizer()
+    counter = TokenCounter("m", count_text=tokenizer, name="words-v1")
+    agent = Agent("assistant", system_prompt="Be brief.", token_counter=counter)
+    bundle = _bundle(tmp_path)
+    first = AgentSession(agent, "s", bundle)
+    for i in range(5):
+        await first.submit_turn(f"question number {i}")
+    expected = counter.count_messages(await first.load_messages())
+
+    # The counts are stored with each message, under the counter's key.
+    with sqlite3.connect(tmp_path / "counts.db") as db:
+        bodies = [json.loads(row[0]) for row in db.execute("SELECT body FROM messages")]
+    assert len(bodies) == 10
+    assert all(body["tokens"]["custom:words-v1/1"] == body_tokens(body) for body in bodies)
+
+    tokenizer.texts.clear()
+    resumed = AgentSession(agent, "s", bundle)
+    slot = await resumed.get_slot()
+    assert await slot.count_context(counter) == expected
+    # Nothing was counted again: the history's counts came from the store.
+    assert tokenizer.texts == []
+
+    # A counter with another key counts the history afresh.
+    other = TokenCounter("m", count_text=tokenizer, name="words-v2")
+    tokenizer.texts.clear()
+    assert await slot.count_context(other) == expected
+    assert len(tokenizer.texts) > 20
+
+
+def body_tokens(body: dict[str, object]) -> int:
+    """What the one-token-per-word counter gives for a stored message body."""
+    content = body["content"]
+    assert isinstance(content, list)
+    words = sum(len(block["text"].split()) for block in content)
+    return 3 + 1 + words
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [
+        None,
+        FocusedConfig(),
+        FocusedConfig(summary_override="S s", summary_covers=6),
+        FocusedConfig(summary_override="S", summary_covers=5, summary_role="user"),
+        FocusedConfig(summary_override="S", summary_covers=6, summary_role="user"),
+        FocusedConfig(summary_override="S", summary_covers=6, summary_position="end"),
+        FocusedConfig(
+            summary_override="S", summary_covers=6, summary_position="end", summary_role="user"
+        ),
+        FocusedConfig(summary_override="S", summary_covers=8, pinned=(1, 3)),
+        FocusedConfig(max_recent_messages=3, pinned=(0,)),
+    ],
+)
+async def test_running_totals_equal_counting_the_whole_request(mode: FocusedConfig | None) -> None:
+    counter = TokenCounter("gpt-4o")
+    config = SlotConfig() if mode is None else SlotConfig(mode)
+    slot = ContextSlot("s", "default", config, "sys", messages=list(HISTORY[:9]))
+    assert await slot.count_context(counter) == counter.count_messages(slot.load_messages())
+    slot._extend(HISTORY[9:])  # appended after the totals were made
+    assert await slot.count_context(counter) == counter.count_messages(slot.load_messages())
