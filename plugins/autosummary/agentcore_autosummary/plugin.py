@@ -29,7 +29,8 @@ from agentcore import (
     Usage,
     hookimpl,
 )
-from agentcore.budget import OVERFLOW_KEY, TokenCorrection
+from agentcore.budget import OVERFLOW_KEY, TokenCorrection, counted_request_async
+from agentcore.calls import ModelCallInfo
 from agentcore.compaction import SummaryReason
 from agentcore.errors import ContextWindowExceededError
 from agentcore.slots import DEFAULT_SUMMARY_LABEL, render_context
@@ -181,10 +182,10 @@ async def before_model_call(ctx: TurnContext) -> None:
     When the request would not fit: wait for a pending background summary;
     if it still would not fit, summarize now whatever the debounce says (once
     per turn, and once more after the server refused the request as too
-    long); if it still would not fit, cut the turn's in-flight tool results
-    for this request. Only Focused slots can be summarized; a Focused slot
-    whose request cannot be made to fit raises ``ContextWindowExceededError``
-    rather than sending it.
+    long), giving up as much of the verbatim tail as needed; if it still
+    would not fit, cut the turn's in-flight tool results for this request.
+    Only Focused slots can be summarized; a Focused slot whose request cannot
+    be made to fit raises ``ContextWindowExceededError`` rather than sending it.
     """
     config = _config(ctx.config)
     if config is None:
@@ -280,18 +281,64 @@ async def _make_room(
     state = await _load_state(ctx, runtime)
     await _warm_counts(ctx, config, state)
     plan = _plan(ctx, config, state, budget.correction)
-    if plan is None:
+    if plan is not None:
+        runtime.states[ctx.slot.id] = attrs.evolve(state, last_attempt_turn=ctx.turn_index)
+        info = await _summarize_quietly(ctx, config, runtime, plan, "budget")
+        if info is not None and info.covers < plan.covers:
+            ctx.extra[_BACKLOG_KEY] = plan.covers - info.covers
+            if config.mode == "background":
+                # The rest of the backlog goes on after this call, not inside it.
+                work = _catch_up(ctx, config, runtime, None, "budget")
+                runtime.pending[ctx.slot.id] = ctx.session.run_in_background(work)
+            return await budget.size(_request(ctx))
+        tokens = await budget.size(_request(ctx))
+        if tokens <= budget.window or info is None:
+            return tokens
+    return await _give_up_tail(ctx, config, runtime, budget, plan is not None)
+
+
+async def _give_up_tail(
+    ctx: TurnContext,
+    config: SummaryConfig,
+    runtime: _SessionRuntime,
+    budget: TurnBudget,
+    summarized: bool,
+) -> int:
+    """Summarize part or all of the verbatim tail when the request still does not fit.
+
+    The recent tail (``keep_recent_tokens``) is kept verbatim while the window
+    allows; a request that cannot fit otherwise (a large new message, a
+    server that counts more than agentcore, tool definitions) summarizes first
+    what the overflow requires of it, then all of it. Never more than two
+    summaries; the pinned messages stay verbatim.
+    """
+    model = budget.model
+    full_tail = budget.correction.unapply(model, config.recent_budget)
+    tokens = await budget.size(_request(ctx))
+    over = budget.correction.unapply(model, tokens - budget.window) + 1
+    for recent in sorted({max(0, full_tail - over), 0}, reverse=True):
+        state = await _load_state(ctx, runtime)
+        plan = _plan(ctx, config, state, budget.correction, recent=recent)
+        if plan is None:
+            continue
+        summarized = True
+        logger.info(
+            "session %s turn %d: the request needs %d tokens of %d; summarizing the recent "
+            "tail down to %d tokens",
+            ctx.session_id,
+            ctx.turn_index,
+            tokens,
+            budget.window,
+            recent,
+        )
+        if await _summarize_quietly(ctx, config, runtime, plan, "budget") is None:
+            break
+        tokens = await budget.size(_request(ctx))
+        if tokens <= budget.window:
+            break
+    if not summarized:
         _warn_once(ctx, config, "the request exceeds %d tokens and nothing is left to summarize")
-        return tokens
-    runtime.states[ctx.slot.id] = attrs.evolve(state, last_attempt_turn=ctx.turn_index)
-    info = await _summarize_quietly(ctx, config, runtime, plan, "budget")
-    if info is not None and info.covers < plan.covers:
-        ctx.extra[_BACKLOG_KEY] = plan.covers - info.covers
-        if config.mode == "background":
-            # The rest of the backlog goes on after this call, not inside it.
-            work = _catch_up(ctx, config, runtime, None, "budget")
-            runtime.pending[ctx.slot.id] = ctx.session.run_in_background(work)
-    return await budget.size(_request(ctx))
+    return tokens
 
 
 async def _correction(ctx: TurnContext, runtime: _SessionRuntime) -> TokenCorrection:
@@ -342,18 +389,33 @@ async def _learn_from_overflow(
 
 
 @hookimpl
+async def after_model_call(ctx: TurnContext, call: ModelCallInfo) -> None:
+    """Learn the token correction from every turn call whose reply reports usage.
+
+    Every round of a tool loop teaches it, not only the turn's last reply:
+    the request's local count (messages and tool definitions, as the budget
+    counts them) against the prompt tokens the server reported.
+    """
+    usage = call.usage
+    if call.purpose != "turn" or usage is None or _config(ctx.config) is None:
+        return
+    model = turn_model(ctx)
+    local = await counted_request_async(
+        counter_for(ctx, model), call.request.messages, call.request.tools
+    )
+    await _learn(ctx, _runtime(ctx.session), model, local, usage.input_tokens)
+
+
+@hookimpl
 async def post_turn_end(ctx: TurnContext) -> None:
-    """The summary checkpoint: learn from the reply's usage, summarize at the watermark."""
+    """The summary checkpoint: summarize when the watermark is reached."""
     config = _config(ctx.config)
     if config is None:
         return
     config = await resolve_config(ctx, config)
     runtime = _runtime(ctx.session)
     slot = ctx.slot
-    sent = runtime.sent.pop(slot.id, None)
-    usage = ctx.response.usage if ctx.response is not None else None
-    if sent is not None and usage is not None:
-        await _learn(ctx, runtime, turn_model(ctx), sent, usage.input_tokens)
+    runtime.sent.pop(slot.id, None)
     correction = await _correction(ctx, runtime)
     model = turn_model(ctx)
     tokens = await measure(ctx, config, counter_for(ctx, model), correction.factor(model))
@@ -490,12 +552,22 @@ async def _warm_counts(ctx: TurnContext, config: SummaryConfig, state: SummarySt
 
 
 def _plan(
-    ctx: TurnContext, config: SummaryConfig, state: SummaryState, correction: TokenCorrection
+    ctx: TurnContext,
+    config: SummaryConfig,
+    state: SummaryState,
+    correction: TokenCorrection,
+    *,
+    recent: int | None = None,
 ) -> _Plan | None:
+    """The next summary of ``ctx.slot``, or None when nothing lies before the recent tail.
+
+    ``recent``: local tokens of the tail kept verbatim (default: ``keep_recent_tokens``).
+    """
     slot = ctx.slot
     covered, previous = _covered_and_previous(slot, state)
     model = turn_model(ctx)
-    recent = correction.unapply(model, config.recent_budget)
+    if recent is None:
+        recent = correction.unapply(model, config.recent_budget)
     tail = recent_tail_start(slot.messages, covered, recent, counter_for(ctx, model))
     tail = cap_tail(slot.messages, tail, tail_cap(config, slot))
     if config.strategy == "full":

@@ -29,6 +29,7 @@ from agentcore import (
 )
 from agentcore.budget import reply_reservation
 from agentcore.errors import ServiceUnavailableError
+from agentcore.testing import MockProvider
 from agentcore.tokens import TokenCounter, count_text_tokens
 from agentcore_autosummary import CORRECTION_KEY, SummaryConfig
 
@@ -343,3 +344,47 @@ def test_the_dict_form_reaches_exactly_the_checks_of_the_class(
             SummaryConfig(**fields)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=named):
         AgentBuilder().provider(StrictServer(2048).provider).summary_config(fields).build()
+
+
+async def test_the_verbatim_tail_is_summarized_when_a_large_message_needs_its_room() -> None:
+    # Against a real server, a pasted document met a 512-token verbatim tail and a
+    # counting overhead no local count sees: the turn was refused although summarizing
+    # the tail would have made room.
+    server = StrictServer(2048, ratio=1.3, turn=lambda request: text(60, len(request.messages)))
+    config = SummaryConfig(max_context_tokens=2048, max_summary_tokens=256)
+    chat = session(server, config)
+    small = [text(60, i) for i in range(12)]
+    assert await run_turns(chat, small) == 0
+    # About 1,330 server tokens: fits with the summary, not beside a 512-token tail.
+    document = text(1020, 99)
+    await chat.submit_turn(document)
+    assert server.rejected == []
+    assert over(server, 2048) == []
+    request = server.calls("turn")[-1].messages
+    assert request[-1].text == document
+    # What the tail held went into the summary: only the summary and the document are sent.
+    assert [m.role for m in request] == ["system", "system", "user"]
+    # The conversation goes on with the usual tail afterwards.
+    assert await run_turns(chat, [text(60, 200 + i) for i in range(4)]) == 0
+    assert server.rejected == [] and over(server, 2048) == []
+
+
+async def test_every_tool_round_teaches_the_correction() -> None:
+    # The turn's last reply reports no usage (as some servers' streamed replies do);
+    # the tool round before it did, and that is enough to learn the server's count.
+    server = StrictServer(16_000, ratio=1.4, turn=_call_the_tool)
+    original = server.__call__
+
+    def last_round_without_usage(request: LlmRequest) -> LlmResponse | BaseException:
+        response = original(request)
+        if isinstance(response, LlmResponse) and not response.message.tool_calls:
+            return LlmResponse(response.message, None, response.stop_reason)
+        return response
+
+    server.provider = MockProvider(responder=last_round_without_usage)
+    config = SummaryConfig(max_context_tokens=16_000)
+    chat = session(server, config, tools=_tools(random.Random(5)))
+    await chat.submit_turn("Read page 3 of the report.")
+    stored = await chat.get_session_data(CORRECTION_KEY)
+    assert isinstance(stored, dict)
+    assert stored["ratios"][""] == pytest.approx(1.4, abs=0.03)

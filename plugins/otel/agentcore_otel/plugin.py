@@ -115,6 +115,20 @@ def on_turn_start(ctx: TurnContext) -> None:
 
 
 @hookimpl(wrapper=True)
+def on_turn_end(ctx: TurnContext) -> Generator[None, list[object], list[object]]:
+    """Close the turn span when the turn is cancelled while its ``on_turn_end`` hooks run.
+
+    The turn is stored by then (it succeeded), but ``post_turn_end`` will not
+    run, so its span would otherwise stay open.
+    """
+    try:
+        return (yield)
+    except BaseException:
+        _end_turn(ctx, None)
+        raise
+
+
+@hookimpl(wrapper=True)
 def post_turn_end(ctx: TurnContext) -> Generator[None, list[object], list[object]]:
     """Close the turn span after every ``post_turn_end`` implementation has run."""
     try:

@@ -18,6 +18,7 @@ from agentcore import (
     AgentSession,
     ConfigError,
     FocusedConfig,
+    InMemoryStore,
     LlmError,
     LlmRequest,
     LlmResponse,
@@ -25,6 +26,7 @@ from agentcore import (
     ToolRegistry,
     ToolUseBlock,
     Usage,
+    hookimpl,
 )
 from agentcore.plugins import create_plugin_manager, list_plugins
 from agentcore.testing import MockProvider
@@ -409,3 +411,34 @@ def test_the_attribute_names_are_the_semantic_conventions() -> None:
         attributes.OPERATION_INVOKE_AGENT,
         attributes.OPERATION_EXECUTE_TOOL,
     } <= operations
+
+
+class SlowTurnEnd:
+    """A plugin whose ``on_turn_end`` takes long, so a caller may cancel the turn there."""
+
+    def __init__(self) -> None:
+        self.entered = asyncio.Event()
+
+    @hookimpl
+    async def on_turn_end(self, ctx: Any) -> None:
+        self.entered.set()
+        await asyncio.sleep(10)
+
+
+async def test_a_turn_cancelled_in_its_end_hooks_still_ends_its_span(
+    agent: Any, traces: Traces
+) -> None:
+    slow = SlowTurnEnd()
+    builder = AgentBuilder().provider(MockProvider(["stored reply"])).store(InMemoryStore())
+    builder.load_plugins(True).plugin(slow).setting("otel_tracer_provider", traces.provider)
+    session = AgentSession(agent, "chat-1", builder.build(), "full")
+    task = asyncio.ensure_future(session.submit_turn("Hello"))
+    await asyncio.wait_for(slow.entered.wait(), 5)
+    task.cancel()
+    # The turn was stored before its end hooks: the caller gets the reply.
+    assert (await task).text == "stored reply"
+    turn, chat = traces.spans()
+    assert turn.end_time is not None
+    assert turn.status.status_code is StatusCode.UNSET
+    assert parent_id(chat) == span_id(turn)
+    assert not trace.get_current_span().get_span_context().is_valid
