@@ -10,6 +10,7 @@ import pytest
 from agentcore import (
     Agent,
     AgentBuilder,
+    AgentBundle,
     AgentSession,
     ConfigError,
     CorruptDataError,
@@ -400,17 +401,22 @@ async def test_a_slot_id_cannot_be_created_twice(make_session: MakeSession) -> N
     assert await session.slot_ids() == ["default", "notes"]
 
 
-async def test_a_resumed_focused_slot_loads_only_its_window_and_pages_the_rest(
-    agent: Agent, tmp_path: Path
-) -> None:
-    store = SqliteStore(tmp_path / "window.db")
-    bundle = (
+def _replying_r(store: SqliteStore) -> AgentBundle:
+    """A bundle on ``store`` whose model replies "r" to everything, without plugins."""
+    return (
         AgentBuilder()
         .provider(MockProvider(responder=lambda r: "r"))
         .store(store)
         .load_plugins(False)
         .build()
     )
+
+
+async def test_a_resumed_focused_slot_loads_only_its_window_and_pages_the_rest(
+    agent: Agent, tmp_path: Path
+) -> None:
+    store = SqliteStore(tmp_path / "window.db")
+    bundle = _replying_r(store)
     first = AgentSession(agent, "w", bundle)
     for i in range(10):
         await first.submit_turn(f"u{i}")
@@ -449,13 +455,7 @@ async def test_pinned_messages_older_than_the_window_survive_a_resume(
     agent: Agent, tmp_path: Path
 ) -> None:
     store = SqliteStore(tmp_path / "pins.db")
-    bundle = (
-        AgentBuilder()
-        .provider(MockProvider(responder=lambda r: "r"))
-        .store(store)
-        .load_plugins(False)
-        .build()
-    )
+    bundle = _replying_r(store)
     first = AgentSession(agent, "p", bundle)
     await first.set_mode(FocusedConfig())
     for i in range(10):

@@ -29,8 +29,7 @@ from agentcore import (
     Usage,
     hookimpl,
 )
-from agentcore.budget import OVERFLOW_KEY, TokenCorrection, counted_request_async
-from agentcore.calls import ModelCallInfo
+from agentcore.budget import OVERFLOW_KEY, TokenCorrection
 from agentcore.compaction import SummaryReason
 from agentcore.errors import ContextWindowExceededError
 from agentcore.slots import DEFAULT_SUMMARY_LABEL, render_context
@@ -389,33 +388,18 @@ async def _learn_from_overflow(
 
 
 @hookimpl
-async def after_model_call(ctx: TurnContext, call: ModelCallInfo) -> None:
-    """Learn the token correction from every turn call whose reply reports usage.
-
-    Every round of a tool loop teaches it, not only the turn's last reply:
-    the request's local count (messages and tool definitions, as the budget
-    counts them) against the prompt tokens the server reported.
-    """
-    usage = call.usage
-    if call.purpose != "turn" or usage is None or _config(ctx.config) is None:
-        return
-    model = turn_model(ctx)
-    local = await counted_request_async(
-        counter_for(ctx, model), call.request.messages, call.request.tools
-    )
-    await _learn(ctx, _runtime(ctx.session), model, local, usage.input_tokens)
-
-
-@hookimpl
 async def post_turn_end(ctx: TurnContext) -> None:
-    """The summary checkpoint: summarize when the watermark is reached."""
+    """The summary checkpoint: learn from the reply's usage, summarize at the watermark."""
     config = _config(ctx.config)
     if config is None:
         return
     config = await resolve_config(ctx, config)
     runtime = _runtime(ctx.session)
     slot = ctx.slot
-    runtime.sent.pop(slot.id, None)
+    sent = runtime.sent.pop(slot.id, None)
+    usage = ctx.response.usage if ctx.response is not None else None
+    if sent is not None and usage is not None:
+        await _learn(ctx, runtime, turn_model(ctx), sent, usage.input_tokens)
     correction = await _correction(ctx, runtime)
     model = turn_model(ctx)
     tokens = await measure(ctx, config, counter_for(ctx, model), correction.factor(model))

@@ -29,7 +29,6 @@ from agentcore import (
 )
 from agentcore.budget import reply_reservation
 from agentcore.errors import ServiceUnavailableError
-from agentcore.testing import MockProvider
 from agentcore.tokens import TokenCounter, count_text_tokens
 from agentcore_autosummary import CORRECTION_KEY, SummaryConfig
 
@@ -367,24 +366,3 @@ async def test_the_verbatim_tail_is_summarized_when_a_large_message_needs_its_ro
     # The conversation goes on with the usual tail afterwards.
     assert await run_turns(chat, [text(60, 200 + i) for i in range(4)]) == 0
     assert server.rejected == [] and over(server, 2048) == []
-
-
-async def test_every_tool_round_teaches_the_correction() -> None:
-    # The turn's last reply reports no usage (as some servers' streamed replies do);
-    # the tool round before it did, and that is enough to learn the server's count.
-    server = StrictServer(16_000, ratio=1.4, turn=_call_the_tool)
-    original = server.__call__
-
-    def last_round_without_usage(request: LlmRequest) -> LlmResponse | BaseException:
-        response = original(request)
-        if isinstance(response, LlmResponse) and not response.message.tool_calls:
-            return LlmResponse(response.message, None, response.stop_reason)
-        return response
-
-    server.provider = MockProvider(responder=last_round_without_usage)
-    config = SummaryConfig(max_context_tokens=16_000)
-    chat = session(server, config, tools=_tools(random.Random(5)))
-    await chat.submit_turn("Read page 3 of the report.")
-    stored = await chat.get_session_data(CORRECTION_KEY)
-    assert isinstance(stored, dict)
-    assert stored["ratios"][""] == pytest.approx(1.4, abs=0.03)
