@@ -24,6 +24,7 @@ FLAGS = {
     "strategy": "--strategy",
     "mode": "--summary-mode",
     "summary_model": "--summary-model",
+    "summary_provider": "--summary-provider",
     "summary_prompt": "--summary-prompt",
 }
 """The flag that sets each ``SummaryConfig`` field, for error messages."""
@@ -124,6 +125,13 @@ def add_summary_arguments(parser: argparse.ArgumentParser, *, max_context_tokens
         help="the model that writes summaries (plugin default: the chat model)",
     )
     group.add_argument(
+        "--summary-provider",
+        metavar="PREFIX:MODEL",
+        help="another provider for summaries, by name, such as openai:gpt-4o-mini or "
+        "ollama:qwen2.5 (its key and URL from the environment, see the providers guide; "
+        "plugin default: the chat provider)",
+    )
+    group.add_argument(
         "--summary-prompt",
         metavar="PROMPT",
         help="the prompt that asks for a summary, with {messages} where the conversation "
@@ -149,6 +157,7 @@ def summary_settings(args: argparse.Namespace, **defaults: Any) -> dict[str, Any
         "strategy": args.strategy,
         "mode": args.summary_mode,
         "summary_model": args.summary_model,
+        "summary_provider": args.summary_provider,
         "summary_prompt": _prompt_text(args.summary_prompt),
     }
     settings.update({name: value for name, value in flags.items() if value is not None})

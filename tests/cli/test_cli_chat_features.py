@@ -152,6 +152,9 @@ def test_summary_errors_name_the_flags(run_cli) -> None:
     assert result.returncode == 2
     assert "--summary-model must be" in result.stderr
     assert "summary_config" not in result.stderr
+    provider = run_cli("demo", "--summary-provider", "gpt-4o-mini")
+    assert provider.returncode == 2
+    assert "--summary-provider must be an LlmProvider, a 'prefix:model' name" in provider.stderr
     small = run_cli("demo", "--trigger-ratio", "0.01")
     assert small.returncode == 2
     assert "raise --max-context-tokens or --trigger-ratio" in small.stderr

@@ -63,3 +63,18 @@ def test_sessions_compact(run_cli, base, openai_server) -> None:
     assert "nothing compacted: nothing to compact" in again.stderr
     missing = run_cli("sessions", "compact", "nope", *options)
     assert missing.returncode == 1 and "no session 'nope'" in missing.stderr
+
+
+def test_summary_provider_sends_summaries_elsewhere(run_cli, base, openai_server) -> None:
+    # Ollama's provider reads OLLAMA_HOST; pointed at the same fake server, the summary
+    # requests are told apart by the model they ask for.
+    env = {"OLLAMA_HOST": openai_server.base_url.removesuffix("/v1")}
+    options = ["--max-context-tokens", "2000", "--summary-provider", "ollama:summarizer"]
+    result = run_cli("chat", *base, *options, input=TURNS + "/compact\n", env=env)
+    assert result.returncode == 0, result.stderr
+    models = {
+        request["model"]
+        for request in openai_server.requests
+        if SUMMARY_MARKER in str(request["messages"][-1]["content"])
+    }
+    assert models == {"summarizer"}
