@@ -194,7 +194,11 @@ class InlineSystem(_AgentcoreSystem):
 
     def summary_config(self, settings: Settings) -> SummaryConfig | None:
         return SummaryConfig(
-            max_context_tokens=settings.budget, max_summary_tokens=settings.max_summary_tokens
+            **{
+                "max_context_tokens": settings.budget,
+                "max_summary_tokens": settings.max_summary_tokens,
+                **settings.summary_overrides,
+            }
         )
 
 
@@ -206,9 +210,12 @@ class BackgroundSystem(InlineSystem):
 
     def summary_config(self, settings: Settings) -> SummaryConfig | None:
         return SummaryConfig(
-            max_context_tokens=settings.budget,
-            max_summary_tokens=settings.max_summary_tokens,
-            mode="background",
+            **{
+                "max_context_tokens": settings.budget,
+                "max_summary_tokens": settings.max_summary_tokens,
+                **settings.summary_overrides,
+                "mode": "background",
+            }
         )
 
     async def pause(self) -> None:
