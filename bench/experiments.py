@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
+import pickle
 import time
 import tracemalloc
+from pathlib import Path
 from typing import Any
 
 from agentcore.budget import reply_reservation
@@ -21,6 +24,9 @@ from bench.conversations import Conversation, Turn, fresh, generated, split_at_m
 from bench.measure import Recorder, TokenMeter, median, percentile
 from bench.settings import Settings
 from bench.systems import Env, System
+
+CACHE_ENV = "AGENTCORE_BENCH_CACHE"
+"""Environment variable naming a folder where jobs of one run share generated histories."""
 
 
 def _env(settings: Settings, delay: float = 0.0) -> Env:
@@ -92,12 +98,29 @@ def _probe(settings: Settings) -> list[Turn]:
 
 
 def _history(settings: Settings, length: int) -> list[Turn]:
+    """The stored history of an overhead job: the same turns for every system and round.
+
+    Generating 10,000 messages takes about half a second; under ``run.py`` the
+    first job of a length pickles them into the run's scratch folder
+    (:data:`CACHE_ENV`) and the others load them.
+    """
+    folder = os.environ.get(CACHE_ENV)
+    cached = Path(folder) / f"history-{settings.generated_seed}-{length}.pickle" if folder else None
+    if cached is not None and cached.exists():
+        history: list[Turn] = pickle.loads(cached.read_bytes())
+        return history
     turns = length // 2 + 50
     while True:
         source = generated(settings.generated_seed + 1, turns, id_prefix="h")
         if source.message_count > length:
-            return split_at_messages(source.turns, length)[0]
+            history = split_at_messages(source.turns, length)[0]
+            break
         turns *= 2
+    if cached is not None:
+        partial = cached.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_bytes(pickle.dumps(history, protocol=pickle.HIGHEST_PROTOCOL))
+        partial.replace(cached)
+    return history
 
 
 async def overhead(system: System, settings: Settings, length: int) -> dict[str, Any]:

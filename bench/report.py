@@ -13,6 +13,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from agentcore_autosummary import SummaryConfig
 from bench import facts, plot
 from bench.measure import TokenMeter
 from bench.settings import SYSTEM_PROMPT, Settings
@@ -304,6 +305,13 @@ def _body(
     quick: bool,
 ) -> str:
     index = _index(phases)
+    agentcore = SummaryConfig(
+        **{
+            "max_context_tokens": settings.budget,
+            "max_summary_tokens": settings.max_summary_tokens,
+            **settings.summary_overrides,
+        }
+    )
     versions = ", ".join(f"{name} {version}" for name, version in machine["versions"].items())
     lines = [
         f"Run on {machine['date']}: {machine['cpu']}, {machine['cpu_count']} CPUs "
@@ -314,9 +322,11 @@ def _body(
         "",
         f"Every request is counted with one tokenizer ({machine['tokenizer']}, agentcore's "
         "counter) after converting it to plain role + text. Context budget: "
-        f"{settings.budget:,} tokens for every system; summaries are due at "
-        f"{settings.trigger_tokens:,} tokens and keep about {settings.keep_tokens:,} recent "
-        f"tokens where the library lets one say so. Every summary call is answered by the "
+        f"{settings.budget:,} tokens for every system. agentcore's autosummary defaults "
+        f"summarize at {agentcore.trigger_tokens:,} tokens and keep about "
+        f"{agentcore.recent_budget:,} recent tokens verbatim; langmem and LangChain summarize "
+        f"at {settings.trigger_tokens:,} tokens and LangChain keeps about "
+        f"{settings.keep_tokens:,}. Every summary call is answered by the "
         f"faithful summarizer of `bench/facts.py`: it keeps the planted facts it is shown, "
         f"in order, up to {settings.max_summary_tokens:,} tokens, and nothing else. "
         f"Wall time of the jobs: {timing.wall:.0f} s "
@@ -330,6 +340,22 @@ def _body(
     ]
     if quick:
         lines += ["", "**Quick run (`--quick`): reduced sizes, not the published figures.**"]
+    if settings.summary_overrides:
+        overrides = settings.summary_overrides.items()
+        fields = ", ".join(f"`{name}={value!r}`" for name, value in overrides)
+        lines += [
+            "",
+            f"**Experiment (`--summary-config`): the agentcore autosummary systems ran with "
+            f"{fields} instead of the defaults; not the published figures.**",
+        ]
+    default = Settings()
+    if (settings.trigger_ratio, settings.keep_ratio) != (default.trigger_ratio, default.keep_ratio):
+        lines += [
+            "",
+            f"**Experiment (`--peer-*-ratio`): the peers summarize at {settings.trigger_ratio:g} "
+            f"of the budget and LangChain keeps {settings.keep_ratio:g}, instead of "
+            f"{default.trigger_ratio:g} and {default.keep_ratio:g}; not the published figures.**",
+        ]
     lines += [
         "",
         "### Retention against tokens",

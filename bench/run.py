@@ -1,6 +1,7 @@
 """Run every job in its own process, then write the table, the plot and the raw figures.
 
-``python -m bench [--quick] [--only KEY ...] [--update-docs]``. Replay and
+``python -m bench [--quick] [--only KEY ...] [--phases PHASE ...]
+[--summary-config FIELD=VALUE ...] [--update-docs]``. Replay and
 latency jobs run two (resp. four) at a time: replays are not timed, and the
 latency jobs mostly sleep. Overhead jobs run one at a time with nothing else
 running, since they are the timed ones.
@@ -17,10 +18,11 @@ import tempfile
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench import report
+from bench import experiments, report
 from bench.settings import Settings
 from bench.systems import SYSTEMS
 
@@ -28,13 +30,25 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 DOCS = HERE.parent / "docs" / "benchmarks.md"
 CONVERSATIONS = ("generated", "corpus")
+PHASES = ("replay", "overhead", "latency")
+LATENCY_LONGEST = ("llamaindex", "agentcore-background", "agentcore-seed")
+"""Latency jobs that take longest: LlamaIndex and the seed rule summarize most often, the
+background system pauses after every turn."""
+EXPERIMENT_FIELDS = ("summary_overrides", "trigger_ratio", "keep_ratio")
+"""Settings an experiment may change from the command line; a published run changes none."""
 
 
 def _jobs(
     settings: Settings, systems: Sequence[str], quick: bool
 ) -> dict[str, list[dict[str, Any]]]:
+    changed = {
+        name: getattr(settings, name)
+        for name in EXPERIMENT_FIELDS
+        if getattr(settings, name) != getattr(Settings(), name)
+    }
+
     def job(**fields: Any) -> dict[str, Any]:
-        return {**fields, "quick": quick}
+        return {**fields, "quick": quick, **({"settings": changed} if changed else {})}
 
     return {
         # Slowest first (the corpus, the peers), so the two workers finish together.
@@ -50,7 +64,11 @@ def _jobs(
             for key in systems
             for length in settings.overhead_lengths
         ],
-        "latency": [job(phase="latency", system=key) for key in systems],
+        # The jobs that sleep longest first, so the four slots finish together.
+        "latency": [
+            job(phase="latency", system=key)
+            for key in sorted(systems, key=lambda key: key not in LATENCY_LONGEST)
+        ],
     }
 
 
@@ -64,10 +82,16 @@ def _describe(job: dict[str, Any]) -> str:
 def _run_job(job: dict[str, Any], timeout: float, scratch: Path) -> dict[str, Any]:
     out = scratch / f"{abs(hash(json.dumps(job, sort_keys=True)))}.json"
     command = [sys.executable, "-m", "bench.worker", json.dumps(job), str(out)]
+    environment = {**os.environ, experiments.CACHE_ENV: str(scratch)}
     start = time.perf_counter()
     try:
         completed = subprocess.run(
-            command, cwd=HERE.parent, capture_output=True, text=True, timeout=timeout
+            command,
+            cwd=HERE.parent,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=environment,
         )
     except subprocess.TimeoutExpired:
         result = {"status": "error", "reason": f"did not finish within {timeout:.0f} s"}
@@ -119,6 +143,27 @@ def _rewrite(source: Path, out: Path, update_docs: bool) -> int:
     return 0
 
 
+def _overrides(parser: argparse.ArgumentParser, pairs: Sequence[str]) -> dict[str, Any]:
+    """``FIELD=VALUE`` pairs as a dict, each checked by building a ``SummaryConfig``."""
+    overrides: dict[str, Any] = {}
+    for item in pairs:
+        name, equals, raw = item.partition("=")
+        if not equals or not name:
+            parser.error(f"--summary-config takes FIELD=VALUE, got {item!r}")
+        try:
+            overrides[name] = json.loads(raw)
+        except json.JSONDecodeError:
+            overrides[name] = raw
+    if overrides:
+        from agentcore_autosummary import SummaryConfig
+
+        try:
+            SummaryConfig.coerce({"max_context_tokens": Settings().budget, **overrides})
+        except (TypeError, ValueError) as exc:
+            parser.error(f"--summary-config: {exc}")
+    return overrides
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
@@ -133,12 +178,58 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="RESULTS_JSON",
         help="rewrite the table, the plot (and with --update-docs the docs) from a results.json",
     )
+    parser.add_argument(
+        "--phases",
+        nargs="+",
+        choices=PHASES,
+        default=list(PHASES),
+        help="run these phases only (default: all)",
+    )
+    parser.add_argument(
+        "--summary-config",
+        nargs="+",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="experiment: SummaryConfig fields for the agentcore autosummary systems "
+        "(inline, sqlite, background), e.g. keep_recent_tokens=1000; VALUE is JSON, else a str",
+    )
+    parser.add_argument(
+        "--peer-trigger-ratio",
+        type=float,
+        metavar="RATIO",
+        help="experiment: the share of the budget at which the peers summarize (default 0.75)",
+    )
+    parser.add_argument(
+        "--peer-keep-ratio",
+        type=float,
+        metavar="RATIO",
+        help="experiment: the share of the budget LangChain keeps verbatim (default 0.25)",
+    )
     args = parser.parse_args(argv)
     if args.from_json:
         return _rewrite(args.from_json, args.out, args.update_docs)
+    overrides = _overrides(parser, args.summary_config)
+    peers = {
+        name: value
+        for name, value in (
+            ("trigger_ratio", args.peer_trigger_ratio),
+            ("keep_ratio", args.peer_keep_ratio),
+        )
+        if value is not None
+    }
+    for name, value in peers.items():
+        if not 0 < value < 1:
+            parser.error(f"--peer-{name.replace('_', '-')} must be in (0, 1), got {value}")
+    experiment = overrides or peers or set(args.phases) != set(PHASES)
+    if args.update_docs and experiment:
+        parser.error(
+            "--update-docs publishes a full run: not with --phases, --summary-config "
+            "or --peer-*-ratio"
+        )
 
     started = time.perf_counter()
     settings = Settings().quick() if args.quick else Settings()
+    settings = replace(settings, summary_overrides=overrides, **peers)
     systems = args.only or list(SYSTEMS)
     jobs = _jobs(settings, systems, args.quick)
     phases: dict[str, list[dict[str, Any]]] = {}
@@ -146,6 +237,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     load: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="agentcore-bench-") as scratch:
         for phase, workers in (("replay", 2), ("overhead", 1), ("latency", 4)):
+            if phase not in args.phases:
+                continue
             load[phase] = os.getloadavg()[0]
             print(
                 f"{phase}: {len(jobs[phase])} jobs, {workers} at a time "

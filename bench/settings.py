@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 SYSTEM_PROMPT = (
     "You are a careful engineering assistant. Answer precisely, use the tools when a "
@@ -18,9 +19,11 @@ class Settings:
     budget: int = 16_000
     """The model's context window in tokens, the same for every system."""
     trigger_ratio: float = 0.75
-    """Fraction of the budget at which a summary is due (agentcore's default)."""
+    """Fraction of the budget at which the peers summarize (langmem, LangChain): the seed's
+    ratio, agentcore's default until it moved to 0.5 (``docs/benchmarks.md`` says why)."""
     keep_ratio: float = 0.25
-    """Fraction of the budget kept verbatim after a summary (agentcore's default)."""
+    """Fraction of the budget LangChain keeps verbatim after a summary (agentcore's former
+    default; it now keeps an eighth)."""
     max_summary_tokens: int = 1024
     generated_seed: int = 20_240_611
     generated_turns: int = 600
@@ -38,6 +41,10 @@ class Settings:
     """Pause between turns in the latency run, for the system that summarizes in the background."""
     job_timeout: float = 420.0
     """Seconds one job may take before it is reported as not finished."""
+    summary_overrides: dict[str, Any] = field(default_factory=dict)
+    """``SummaryConfig`` fields that replace the defaults of the agentcore autosummary
+    systems (inline, SqliteStore, background), for experiments: ``--summary-config``.
+    Empty in a published run."""
 
     @property
     def trigger_tokens(self) -> int:

@@ -2,7 +2,9 @@
 
 A job is ``{"phase": "replay"|"overhead"|"latency", "system": KEY, ...}``
 (``conversation`` for replay, ``length`` for overhead, ``quick`` for the
-smoke settings). The result is ``{"status": "ok", ...figures}`` or
+smoke settings, ``settings`` for the :class:`Settings` fields an experiment
+changes: ``summary_overrides``, ``trigger_ratio``, ``keep_ratio``). The result
+is ``{"status": "ok", ...figures}`` or
 ``{"status": "unavailable"|"error", "reason": ...}``: a system that cannot
 run is reported, never dropped.
 """
@@ -16,6 +18,7 @@ import os
 import sys
 import traceback
 import warnings
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +41,8 @@ def _conversation(name: str, settings: Settings) -> conversations.Conversation:
 
 async def run(job: dict[str, Any]) -> dict[str, Any]:
     settings = Settings().quick() if job.get("quick") else Settings()
+    if job.get("settings"):
+        settings = replace(settings, **job["settings"])
     phase = job["phase"]
     conversation = None
     if phase == "replay":

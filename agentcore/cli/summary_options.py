@@ -100,7 +100,7 @@ def add_summary_arguments(parser: argparse.ArgumentParser, *, max_context_tokens
         "--trigger-ratio",
         type=ratio,
         metavar="R",
-        help="summarize when the context passes this share of the window (plugin default: 0.75)",
+        help="summarize when the context passes this share of the window (plugin default: 0.5)",
     )
     group.add_argument(
         "--trigger",
@@ -202,7 +202,7 @@ def explain_settings_error(message: str) -> str:
     text = _RECENT_TAIL.sub(
         lambda match: (
             f"the window is too small: the recent messages kept verbatim after a "
-            f"summary ({match.group(1)} tokens, a quarter of --max-context-tokens) must be fewer "
+            f"summary ({match.group(1)} tokens, an eighth of --max-context-tokens) must be fewer "
             f"than the tokens that trigger a summary ({match.group(2)}: --max-context-tokens "
             "times --trigger-ratio); raise --max-context-tokens or --trigger-ratio"
         ),

@@ -164,7 +164,7 @@ class FullSystem(_AgentcoreSystem):
 
 
 class SeedRuleSystem(_AgentcoreSystem):
-    """The seed's rule: cumulative tokens trigger, the whole history is summarized.
+    """The seed's rule: cumulative tokens trigger at 0.75, the whole history is summarized.
 
     The slot is a plain ``FocusedConfig()``, as for the other agentcore systems:
     only the summary policy differs.
@@ -181,6 +181,10 @@ class SeedRuleSystem(_AgentcoreSystem):
             trigger="cumulative",
             strategy="full",
             max_summary_tokens=settings.max_summary_tokens,
+            # The seed's ratio, and the tail the plugin kept before its defaults moved to
+            # 0.5 and an eighth: this system stays the rule of the design.
+            trigger_token_ratio=0.75,
+            keep_recent_tokens=settings.budget // 4,
         )
 
 
@@ -194,7 +198,11 @@ class InlineSystem(_AgentcoreSystem):
 
     def summary_config(self, settings: Settings) -> SummaryConfig | None:
         return SummaryConfig(
-            max_context_tokens=settings.budget, max_summary_tokens=settings.max_summary_tokens
+            **{
+                "max_context_tokens": settings.budget,
+                "max_summary_tokens": settings.max_summary_tokens,
+                **settings.summary_overrides,
+            }
         )
 
 
@@ -206,9 +214,12 @@ class BackgroundSystem(InlineSystem):
 
     def summary_config(self, settings: Settings) -> SummaryConfig | None:
         return SummaryConfig(
-            max_context_tokens=settings.budget,
-            max_summary_tokens=settings.max_summary_tokens,
-            mode="background",
+            **{
+                "max_context_tokens": settings.budget,
+                "max_summary_tokens": settings.max_summary_tokens,
+                **settings.summary_overrides,
+                "mode": "background",
+            }
         )
 
     async def pause(self) -> None:

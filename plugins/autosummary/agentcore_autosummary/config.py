@@ -130,7 +130,9 @@ class SummaryConfig:
     trigger_token_ratio`` tokens and at least ``debounce_turns`` turns have
     passed since the last attempt.
 
-    :param trigger_token_ratio: Fraction of ``max_context_tokens`` that triggers a summary.
+    :param trigger_token_ratio: Fraction of ``max_context_tokens`` that triggers a summary
+        (0.5; the seed's 0.75, with a quarter of the window kept verbatim, sent about 1.5
+        times the input tokens in the benchmarks, see ``docs/benchmarks.md``).
     :param max_context_tokens: The model's context window, in tokens. None: discovered
         from the model on the first turn (see
         ``agentcore.providers.windows.discover_context_window``), else
@@ -157,7 +159,7 @@ class SummaryConfig:
     :param memory_key: Session-data key of the summary snapshot. It may not be one of
         the plugin's own keys: ``autosummary.token_correction`` and ``autosummary/<slot id>``.
     :param keep_recent_tokens: Tokens of recent messages kept verbatim after a summary
-        (None: a quarter of ``max_context_tokens``).
+        (None: an eighth of ``max_context_tokens``).
     :param timeout: Seconds a summary call may take before it counts as failed.
     :param summary_provider: The provider summary calls go to instead of the turns'
         provider: an :class:`~agentcore.LlmProvider`, or a ``"prefix:model"`` name
@@ -182,7 +184,7 @@ class SummaryConfig:
         ``"background"`` mode).
     """
 
-    trigger_token_ratio: float = field(default=0.75, validator=_ratio)
+    trigger_token_ratio: float = field(default=0.5, validator=_ratio)
     max_context_tokens: int | None = field(default=None, validator=_optional_int_at_least(1))
     summary_prompt: str = field(default=DEFAULT_SUMMARY_PROMPT, validator=_prompt)
     debounce_turns: int = field(default=3, validator=_int_at_least(0))
@@ -262,10 +264,13 @@ class SummaryConfig:
 
     @property
     def recent_budget(self) -> int:
-        """Tokens of recent messages kept verbatim after a summary."""
+        """Tokens of recent messages kept verbatim after a summary.
+
+        ``keep_recent_tokens``, else an eighth of ``max_context_tokens``.
+        """
         if self.keep_recent_tokens is not None:
             return self.keep_recent_tokens
-        return self.window // 4
+        return self.window // 8
 
     @property
     def summary_reserve(self) -> int:

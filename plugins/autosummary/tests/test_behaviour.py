@@ -361,7 +361,10 @@ async def test_a_tool_round_that_would_overflow_is_summarized_before_the_call(
         return "A reply of moderate length that explains a few things about the setup."
 
     provider = MockProvider(responder=responder)
-    config = SummaryConfig(max_context_tokens=1000, max_summary_tokens=200, debounce_turns=1)
+    # A watermark above 600 tokens, so the context reaches 600 without a watermark summary.
+    config = SummaryConfig(
+        max_context_tokens=1000, max_summary_tokens=200, debounce_turns=1, trigger_token_ratio=0.75
+    )
     bundle = (
         AgentBuilder().provider(provider).tool_registry(registry).summary_config(config).build()
     )
