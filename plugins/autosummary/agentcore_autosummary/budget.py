@@ -25,7 +25,12 @@ from agentcore.budget import (
 )
 from agentcore.errors import ContextWindowExceededError
 from agentcore.llm import ToolSpec
-from agentcore.tokens import INLINE_COUNT_CHARS, TokenCounter, get_token_counter
+from agentcore.tokens import (
+    INLINE_COUNT_CHARS,
+    REPLY_PRIMING_TOKENS,
+    TokenCounter,
+    get_token_counter,
+)
 from agentcore_autosummary.config import CORRECTION_KEY, SummaryConfig
 
 logger = logging.getLogger("agentcore.autosummary")
@@ -85,6 +90,22 @@ class TurnBudget:
     async def size(self, messages: Sequence[Message]) -> int:
         """A request's size against the rule: corrected count plus the reply reservation."""
         return self.correction.apply(self.model, await self.local(messages)) + self.reserve
+
+    async def turn_local(self, ctx: TurnContext) -> int:
+        """:meth:`local` of the turn's next request, from the slot's running totals.
+
+        The request is the slot's context (``ctx.slot.load_messages()``,
+        counted by :meth:`~agentcore.slots.ContextSlot.count_context`, which
+        counts only what was appended since its last call) followed by the
+        turn's messages so far, so its cost does not grow with the window.
+        """
+        in_flight = await self.counter.count_messages_async(ctx.messages)
+        context = await ctx.slot.count_context(self.counter)
+        return context + in_flight - REPLY_PRIMING_TOKENS + self.counter.count_tools(self.tools)
+
+    async def turn_size(self, ctx: TurnContext) -> int:
+        """:meth:`size` of the turn's next request (see :meth:`turn_local`)."""
+        return self.correction.apply(self.model, await self.turn_local(ctx)) + self.reserve
 
     def with_correction(self, correction: TokenCorrection) -> TurnBudget:
         """The same budget under another correction."""

@@ -197,11 +197,11 @@ async def before_model_call(ctx: TurnContext) -> None:
     if isinstance(overflow, ContextWindowExceededError):
         budget = await _learn_from_overflow(ctx, config, runtime, budget, overflow)
     await refuse_oversized_input(ctx, budget)
-    tokens = await budget.size(_request(ctx))
+    tokens = await budget.turn_size(ctx)
     if tokens > budget.window or overflow is not None:
         tokens = await _make_room(ctx, config, runtime, budget, forced=overflow is not None)
     if tokens > budget.window and await cut_tool_results(ctx, budget, tokens - budget.window):
-        tokens = await budget.size(_request(ctx))
+        tokens = await budget.turn_size(ctx)
     if tokens > budget.window:
         backlog = ctx.extra.get(_BACKLOG_KEY)
         if ctx.slot.config.focused is not None and isinstance(backlog, int):
@@ -226,7 +226,7 @@ async def before_model_call(ctx: TurnContext) -> None:
                 requested_tokens=tokens,
             )
         _warn_once(ctx, config, "the request exceeds %d tokens and a Full slot is never summarized")
-    runtime.sent[ctx.slot.id] = await budget.local(_request(ctx))
+    runtime.sent[ctx.slot.id] = await budget.turn_local(ctx)
 
 
 async def _before_window_drops(ctx: TurnContext, runtime: _SessionRuntime) -> None:
@@ -237,11 +237,6 @@ async def _before_window_drops(ctx: TurnContext, runtime: _SessionRuntime) -> No
     covered, _ = _covered_and_previous(ctx.slot, await _load_state(ctx, runtime))
     if window_drops(ctx.slot, covered):
         await asyncio.shield(pending)
-
-
-def _request(ctx: TurnContext) -> list[Message]:
-    """The messages of the request the turn is about to send."""
-    return [*ctx.slot.load_messages(), *ctx.messages]
 
 
 def _warn_once(ctx: TurnContext, config: SummaryConfig, message: str) -> None:
@@ -269,7 +264,7 @@ async def _make_room(
             config.window,
         )
         await asyncio.shield(pending)
-    tokens = await budget.size(_request(ctx))
+    tokens = await budget.turn_size(ctx)
     if (tokens <= budget.window and not forced) or ctx.slot.config.focused is None:
         return tokens
     attempted = ctx.extra.setdefault(_ATTEMPTED_KEY, set())
@@ -289,8 +284,8 @@ async def _make_room(
                 # The rest of the backlog goes on after this call, not inside it.
                 work = _catch_up(ctx, config, runtime, None, "budget")
                 runtime.pending[ctx.slot.id] = ctx.session.run_in_background(work)
-            return await budget.size(_request(ctx))
-        tokens = await budget.size(_request(ctx))
+            return await budget.turn_size(ctx)
+        tokens = await budget.turn_size(ctx)
         if tokens <= budget.window or info is None:
             return tokens
     return await _give_up_tail(ctx, config, runtime, budget, plan is not None)
@@ -313,7 +308,7 @@ async def _give_up_tail(
     """
     model = budget.model
     full_tail = budget.correction.unapply(model, config.recent_budget)
-    tokens = await budget.size(_request(ctx))
+    tokens = await budget.turn_size(ctx)
     over = budget.correction.unapply(model, tokens - budget.window) + 1
     for recent in sorted({max(0, full_tail - over), 0}, reverse=True):
         state = await _load_state(ctx, runtime)
@@ -332,7 +327,7 @@ async def _give_up_tail(
         )
         if await _summarize_quietly(ctx, config, runtime, plan, "budget") is None:
             break
-        tokens = await budget.size(_request(ctx))
+        tokens = await budget.turn_size(ctx)
         if tokens <= budget.window:
             break
     if not summarized:
