@@ -34,6 +34,11 @@ class TurnContext:
     on the slot's config version, that also stores the session data and cost.
     ``started_at`` is when the turn started, in seconds since the epoch
     (:func:`time.time`): the start of a tracer's turn span.
+
+    ``context`` is what the next model call sends before ``messages``: None
+    (the default, reset before every call's ``before_model_call`` hooks)
+    sends ``slot.load_messages()``. A ``before_model_call`` hook may set it
+    to send another context for that one call; nothing stored changes.
     """
 
     session: AgentSession
@@ -51,3 +56,4 @@ class TurnContext:
     response: LlmResponse | None = None
     extra: dict[str, object] = field(factory=dict)
     started_at: float = field(factory=time.time)
+    context: list[Message] | None = None

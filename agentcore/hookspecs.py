@@ -81,7 +81,9 @@ def before_model_call(ctx: TurnContext) -> Awaitable[None] | None:
     that shrinks the slot's context (a new summary saved with
     :meth:`~agentcore.ContextSlot.save`) shrinks this very request; one that
     replaces ``ctx.messages`` with shortened copies (a tool result cut to fit)
-    shortens them in this request only, the turn stores them whole.
+    shortens them in this request only, the turn stores them whole; one that
+    sets ``ctx.context`` sends that list instead of ``ctx.slot.load_messages()``
+    in this request only (it is reset before every call's hooks).
     ``ctx.extra[agentcore.budget.OVERFLOW_KEY]`` holds the server's
     :class:`~agentcore.errors.ContextWindowExceededError` when the call is the
     one retry after the server refused the request as too long.

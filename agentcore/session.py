@@ -867,6 +867,7 @@ class AgentSession:
     def _cycle(self, ctx: TurnContext, user_message: Message) -> LlmCycle:
         async def prepare(added: Sequence[Message]) -> list[Message]:
             ctx.messages = [user_message, *added]
+            ctx.context = None
             await call_each(
                 self._pm,
                 "before_model_call",
@@ -874,7 +875,8 @@ class AgentSession:
                 propagate=(ContextWindowExceededError,),
                 ctx=ctx,
             )
-            return [*ctx.slot.load_messages(), *ctx.messages]
+            context = ctx.slot.load_messages() if ctx.context is None else ctx.context
+            return [*context, *ctx.messages]
 
         async def on_overflow(
             error: ContextWindowExceededError, added: Sequence[Message]

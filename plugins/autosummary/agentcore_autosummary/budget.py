@@ -96,11 +96,14 @@ class TurnBudget:
 
         The request is the slot's context (``ctx.slot.load_messages()``,
         counted by :meth:`~agentcore.slots.ContextSlot.count_context`, which
-        counts only what was appended since its last call) followed by the
-        turn's messages so far, so its cost does not grow with the window.
+        counts only what was appended since its last call; or ``ctx.context``
+        when a hook set it) followed by the turn's messages so far.
         """
         in_flight = await self.counter.count_messages_async(ctx.messages)
-        context = await ctx.slot.count_context(self.counter)
+        if ctx.context is not None:
+            context = await self.counter.count_messages_async(ctx.context)
+        else:
+            context = await ctx.slot.count_context(self.counter)
         return context + in_flight - REPLY_PRIMING_TOKENS + self.counter.count_tools(self.tools)
 
     async def turn_size(self, ctx: TurnContext) -> int:

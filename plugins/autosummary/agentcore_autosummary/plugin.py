@@ -32,7 +32,7 @@ from agentcore import (
 from agentcore.budget import OVERFLOW_KEY, TokenCorrection
 from agentcore.compaction import SummaryReason
 from agentcore.errors import ContextWindowExceededError
-from agentcore.slots import DEFAULT_SUMMARY_LABEL, render_context
+from agentcore.slots import DEFAULT_SUMMARY_LABEL, render_context, render_parts
 from agentcore_autosummary.budget import (
     TurnBudget,
     counter_for,
@@ -90,8 +90,10 @@ CHUNK_CONCURRENCY = 4
 T = TypeVar("T")
 
 _WARNED_KEY = "autosummary.overflow_warned"
+_LEFT_OUT_SIZER = Message.system(
+    "[9999999 earlier messages are still being summarized and are left out of this request.]"
+)  # sizes the note of _without_backlog, whatever its number
 _ATTEMPTED_KEY = "autosummary.attempted"  # ctx.extra: slots summarized for the hard limit
-_BACKLOG_KEY = "autosummary.backlog"  # ctx.extra: messages a capped summary left uncovered
 
 
 @frozen
@@ -124,6 +126,8 @@ class _SessionRuntime:
     correction: TokenCorrection | None = None
     sent: dict[str, int] = field(factory=dict)
     """Per slot: the local count of the last turn request sent."""
+    backlog: dict[str, int] = field(factory=dict)
+    """Per slot: messages the last capped summary left uncovered (see ``_without_backlog``)."""
 
 
 _runtimes: weakref.WeakKeyDictionary[AgentSession, _SessionRuntime] = weakref.WeakKeyDictionary()
@@ -202,20 +206,11 @@ async def before_model_call(ctx: TurnContext) -> None:
         tokens = await _make_room(ctx, config, runtime, budget, forced=overflow is not None)
     if tokens > budget.window and await cut_tool_results(ctx, budget, tokens - budget.window):
         tokens = await budget.turn_size(ctx)
+    backlog = runtime.backlog.get(ctx.slot.id)
+    if tokens > budget.window and backlog and ctx.slot.config.focused is not None:
+        ctx.context = await _without_backlog(ctx, budget)
+        tokens = await budget.turn_size(ctx)
     if tokens > budget.window:
-        backlog = ctx.extra.get(_BACKLOG_KEY)
-        if ctx.slot.config.focused is not None and isinstance(backlog, int):
-            raise ContextWindowExceededError(
-                f"the request needs about {tokens} tokens (reply reservation included), over "
-                f"max_context_tokens ({budget.window}), while {backlog} messages still await "
-                f"their summary: each turn makes at most {config.max_summary_calls_per_turn} "
-                "summary calls (max_summary_calls_per_turn). Nothing of the turn was stored; "
-                "submit it again"
-                + (", the summary goes on meanwhile" if config.mode == "background" else ""),
-                prompt_tokens=tokens - budget.reserve,
-                limit_tokens=budget.window,
-                requested_tokens=tokens,
-            )
         if ctx.slot.config.focused is not None:
             raise ContextWindowExceededError(
                 f"the request needs about {tokens} tokens (reply reservation included) and "
@@ -227,6 +222,33 @@ async def before_model_call(ctx: TurnContext) -> None:
             )
         _warn_once(ctx, config, "the request exceeds %d tokens and a Full slot is never summarized")
     runtime.sent[ctx.slot.id] = await budget.turn_local(ctx)
+
+
+async def _without_backlog(ctx: TurnContext, budget: TurnBudget) -> list[Message]:
+    """The slot's context for this request, the part still awaiting its summary left out.
+
+    While a backlog larger than ``max_summary_calls_per_turn`` calls is
+    caught up, the request carries the summary made so far, a note saying how
+    many messages are left out, and the newest messages that fit.
+    """
+    slot = ctx.slot
+    counter = budget.counter
+    before, start, after = render_parts(slot.system_prompt, slot.messages, slot.config)
+    fixed = await counter.count_messages_async([*before, _LEFT_OUT_SIZER, *after, *ctx.messages])
+    room = budget.correction.unapply(budget.model, budget.window - budget.reserve)
+    room -= fixed + counter.count_tools(budget.tools)
+    tail = recent_tail_start(slot.messages, start, max(0, room), counter)
+    note = Message.system(
+        f"[{tail - start} earlier messages are still being summarized and are left out "
+        "of this request.]"
+    )
+    logger.info(
+        "session %s turn %d: %d messages await their summary; this request leaves them out",
+        ctx.session_id,
+        ctx.turn_index,
+        tail - start,
+    )
+    return [*before, note, *slot.raw_messages(tail), *after]
 
 
 async def _before_window_drops(ctx: TurnContext, runtime: _SessionRuntime) -> None:
@@ -256,6 +278,10 @@ async def _make_room(
 ) -> int:
     """Wait for a pending summary, then summarize if the request still does not fit."""
     pending = runtime.pending.get(ctx.slot.id)
+    if pending is not None and not pending.done() and runtime.backlog.get(ctx.slot.id):
+        # A backlog is being caught up in the background: the request leaves it out
+        # (see _without_backlog) rather than wait for all of it.
+        return await budget.turn_size(ctx)
     if pending is not None and not pending.done():
         logger.info(
             "session %s turn %d waits for the pending summary to stay within %d tokens",
@@ -275,11 +301,12 @@ async def _make_room(
     state = await _load_state(ctx, runtime)
     await _warm_counts(ctx, config, state)
     plan = _plan(ctx, config, state, budget.correction)
-    if plan is not None:
+    if plan is None:
+        runtime.backlog.pop(ctx.slot.id, None)
+    else:
         runtime.states[ctx.slot.id] = attrs.evolve(state, last_attempt_turn=ctx.turn_index)
         info = await _summarize_quietly(ctx, config, runtime, plan, "budget")
         if info is not None and info.covers < plan.covers:
-            ctx.extra[_BACKLOG_KEY] = plan.covers - info.covers
             if config.mode == "background":
                 # The rest of the backlog goes on after this call, not inside it.
                 work = _catch_up(ctx, config, runtime, None, "budget")
@@ -489,7 +516,10 @@ async def _catch_up(
             state = await _load_state(ctx, runtime)
             await _warm_counts(ctx, config, state)
             plan = _plan(ctx, config, state, await _correction(ctx, runtime))
-            if plan is None or plan.start <= last_start:
+            if plan is None:
+                runtime.backlog.pop(ctx.slot.id, None)  # all of it is covered
+                return
+            if plan.start <= last_start:
                 return
         last_start = plan.start
         info = await _summarize_quietly(ctx, config, runtime, plan, reason)
@@ -578,9 +608,14 @@ async def _summarize_quietly(
 ) -> SummaryInfo | None:
     """An automatic summary: a failure is logged and recorded by :func:`_summarize`, not raised."""
     try:
-        return await _summarize(ctx, config, runtime, plan, reason)
+        info = await _summarize(ctx, config, runtime, plan, reason)
     except Exception:  # a summary must never break a session
         return None
+    if info is not None and info.covers < plan.covers:
+        runtime.backlog[plan.slot.id] = plan.covers - info.covers
+    elif info is not None:
+        runtime.backlog.pop(plan.slot.id, None)
+    return info
 
 
 async def _summarize(
