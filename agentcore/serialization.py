@@ -67,10 +67,19 @@ def structure_json(text: str, cls: type[T], *, where: str) -> T:
 
     A failure raises :class:`CorruptDataError` naming ``where``.
     """
+    return structure_value(parse_json(text, where=where), cls, where=where)
+
+
+def parse_json(text: str, *, where: str) -> Any:
+    """The JSON value stored as ``text``; invalid JSON raises :class:`CorruptDataError`."""
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except (TypeError, ValueError) as exc:
         raise CorruptDataError(f"stored {where} is not valid JSON: {exc}") from exc
+
+
+def structure_value(data: Any, cls: type[T], *, where: str) -> T:
+    """Parsed JSON ``data`` as ``cls``; a mismatch raises :class:`CorruptDataError`."""
     try:
         return converter.structure(data, cls)
     except (cattrs.BaseValidationError, AttributeError, TypeError, ValueError, KeyError) as exc:

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from agentcore import Agent, AgentBuilder, AgentSession, FocusedConfig, Message, SqliteStore
+from agentcore import Agent, AgentBuilder, AgentBundle, AgentSession, FocusedConfig, Message
 from agentcore.slots import ContextSlot, SlotConfig
+from agentcore.stores import MemoryStore
 from agentcore.testing import MockProvider
 from agentcore.tokens import TokenCounter
+
+if TYPE_CHECKING:
+    from conftest import StoreEngine
 
 HISTORY = [
     Message.user(f"q{i} " * (i + 1)) if i % 2 == 0 else Message.assistant(f"a{i}")
@@ -30,34 +34,36 @@ class CountingTokenizer:
         return len(text.split())
 
 
-def _bundle(tmp_path: Path):  # type: ignore[no-untyped-def]
+def _bundle(store: MemoryStore) -> AgentBundle:
     return (
         AgentBuilder()
         .provider(MockProvider(responder=lambda request: "a fine reply"))
-        .store(SqliteStore(tmp_path / "counts.db"))
+        .store(store)
         .load_plugins(False)
         .build()
     )
 
 
-async def test_a_resumed_history_is_not_counted_again(tmp_path: Path) -> None:
+async def test_a_resumed_history_is_not_counted_again(store_engine: StoreEngine) -> None:
     tokenizer = CountingTokenizer()
     counter = TokenCounter("m", count_text=tokenizer, name="words-v1")
     agent = Agent("assistant", system_prompt="Be brief.", token_counter=counter)
-    bundle = _bundle(tmp_path)
+    bundle = _bundle(store_engine.open())
     first = AgentSession(agent, "s", bundle)
     for i in range(5):
         await first.submit_turn(f"question number {i}")
     expected = counter.count_messages(await first.load_messages())
 
-    # The counts are stored with each message, under the counter's key.
-    with sqlite3.connect(tmp_path / "counts.db") as db:
-        bodies = [json.loads(row[0]) for row in db.execute("SELECT body FROM messages")]
-    assert len(bodies) == 10
-    assert all(body["tokens"]["custom:words-v1/1"] == body_tokens(body) for body in bodies)
+    if store_engine.name == "sqlite":
+        # The counts are stored with each message, under the counter's key.
+        with sqlite3.connect(store_engine.location) as db:
+            bodies = [json.loads(row[0]) for row in db.execute("SELECT body FROM messages")]
+        assert len(bodies) == 10
+        assert all(body["tokens"]["custom:words-v1/1"] == body_tokens(body) for body in bodies)
 
     tokenizer.texts.clear()
-    resumed = AgentSession(agent, "s", bundle)
+    resumed_bundle = _bundle(store_engine.open()) if store_engine.persistent else bundle
+    resumed = AgentSession(agent, "s", resumed_bundle)
     slot = await resumed.get_slot()
     assert await slot.count_context(counter) == expected
     # Nothing was counted again: the history's counts came from the store.
@@ -68,6 +74,8 @@ async def test_a_resumed_history_is_not_counted_again(tmp_path: Path) -> None:
     tokenizer.texts.clear()
     assert await slot.count_context(other) == expected
     assert len(tokenizer.texts) > 20
+    await bundle.store.close()
+    await resumed_bundle.store.close()
 
 
 def body_tokens(body: dict[str, object]) -> int:

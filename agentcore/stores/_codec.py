@@ -9,12 +9,11 @@ import json
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
-import cattrs
 from attrs import frozen
 
 from agentcore.errors import ConflictError, CorruptDataError, StoreError
 from agentcore.messages import Message, set_token_count, token_counts
-from agentcore.serialization import converter, message_to_dict, structure_json
+from agentcore.serialization import converter, message_to_dict, parse_json, structure_value
 from agentcore.stores.base import JsonValue, MessageAppend, SessionState, StoreWrite
 
 T = TypeVar("T")
@@ -190,27 +189,19 @@ def version_conflict(session_id: str, slot_id: str, expected: int, stored: int) 
 
 def _decode(text: Any, cls: type[T], where: str) -> T:
     """Parse stored JSON ``text`` as ``cls``; anything wrong raises :class:`CorruptDataError`."""
+    return _structure(parse_json(text, where=where), cls, where)
+
+
+def _structure(data: Any, cls: type[T], where: str) -> T:
+    """Parsed JSON ``data`` as ``cls``; anything wrong raises :class:`CorruptDataError`."""
     try:
-        return structure_json(text, cls, where=where)
+        return structure_value(data, cls, where=where)
     except CorruptDataError:
         raise
     except Exception as exc:
-        # structure_json lets some shape errors through (e.g. a JSON list
+        # structure_value lets some shape errors through (e.g. a JSON list
         # where an object is stored); they still mean the record is corrupt.
         raise CorruptDataError(f"stored {where} does not match its format: {exc!r}") from exc
-
-
-def _decode_data(data: Any, cls: type[T], where: str) -> T:
-    """:func:`_decode` for JSON already parsed."""
-    try:
-        return converter.structure(data, cls)
-    except Exception as exc:
-        detail = (
-            "; ".join(cattrs.transform_error(exc))
-            if isinstance(exc, cattrs.BaseValidationError)
-            else repr(exc)
-        )
-        raise CorruptDataError(f"stored {where} does not match its format: {detail}") from exc
 
 
 def decode_config(text: Any, slot_id: str, session_id: str) -> _ConfigDict:
@@ -224,12 +215,9 @@ def decode_message(text: Any, slot_id: str, index: int, session_id: str) -> Mess
     again when needed), never an error.
     """
     where = f"message {index} of slot {slot_id!r} in session {session_id!r}"
-    try:
-        data = json.loads(text)
-    except (TypeError, ValueError) as exc:
-        raise CorruptDataError(f"stored {where} is not valid JSON: {exc}") from exc
+    data = parse_json(text, where=where)
     counts = data.pop(TOKENS_FIELD, None) if isinstance(data, dict) else None
-    message = _decode_data(data, Message, where)
+    message = _structure(data, Message, where)
     if isinstance(counts, dict):
         for key, count in reversed(list(counts.items())):
             if isinstance(key, str) and type(count) is int and count >= 0:

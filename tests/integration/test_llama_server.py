@@ -282,6 +282,22 @@ async def bounded(work: Any) -> None:
     await asyncio.wait_for(work, CONVERSATION_TIMEOUT)
 
 
+def plot_tools(calls: list[str]) -> ToolRegistry:
+    """A registry with one tool, ``plot_holder``, that records each call in ``calls``."""
+    tools = ToolRegistry(timeout=5.0)
+
+    @tools.tool
+    def plot_holder(plot: int) -> str:
+        """Who holds an allotment plot.
+
+        :param plot: The plot number.
+        """
+        calls.append(f"plot_holder({plot})")
+        return "Mr Okafor" if plot == 23 else f"plot {plot} is held by a long-standing member"
+
+    return tools
+
+
 @pytest.mark.parametrize(
     ("mode", "stream"),
     [("inline", False), ("background", True)],
@@ -325,17 +341,8 @@ async def test_pasted_documents_and_a_tool(
     """
     started = time.monotonic()
     mark = llama_server.log_size()
-    tools = ToolRegistry(timeout=5.0)
     calls: list[str] = []
-
-    @tools.tool
-    def plot_holder(plot: int) -> str:
-        """Who holds an allotment plot.
-
-        :param plot: The plot number.
-        """
-        calls.append(f"plot_holder({plot})")
-        return "Mr Okafor" if plot == 23 else f"plot {plot} is held by a long-standing member"
+    tools = plot_tools(calls)
 
     conv = make_conversation(
         llama_server,
@@ -372,17 +379,8 @@ async def test_tool_calls_round_trip(
     server = llama_tool_server
     started = time.monotonic()
     mark = server.log_size()
-    tools = ToolRegistry(timeout=5.0)
     calls: list[str] = []
-
-    @tools.tool
-    def plot_holder(plot: int) -> str:
-        """Who holds an allotment plot.
-
-        :param plot: The plot number.
-        """
-        calls.append(f"plot_holder({plot})")
-        return "Mr Okafor" if plot == 23 else f"plot {plot} is held by a long-standing member"
+    tools = plot_tools(calls)
 
     conv = make_conversation(
         server,

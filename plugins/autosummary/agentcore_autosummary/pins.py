@@ -8,15 +8,17 @@ from agentcore.tokens import get_token_counter
 from agentcore_autosummary.config import SummaryConfig
 
 
-def unpinned(slot: ContextSlot, start: int, end: int) -> tuple[Message, ...]:
-    """Raw messages ``start:end`` of ``slot`` without the pinned ones: a summary's input."""
+def unpinned_indices(slot: ContextSlot, start: int, end: int) -> list[int]:
+    """The raw indices ``start:end`` of ``slot`` that are not pinned: what a summary reads."""
     focused = slot.config.focused
     pinned = set(focused.pinned) if focused is not None else set()
-    return tuple(
-        message
-        for index, message in enumerate(slot.raw_messages(start, end), start)
-        if index not in pinned
-    )
+    return [index for index in range(start, end) if index not in pinned]
+
+
+def unpinned(slot: ContextSlot, start: int, end: int) -> tuple[Message, ...]:
+    """Raw messages ``start:end`` of ``slot`` without the pinned ones: a summary's input."""
+    messages = slot.messages
+    return tuple(messages[index] for index in unpinned_indices(slot, start, end))
 
 
 def check_pins_fit(

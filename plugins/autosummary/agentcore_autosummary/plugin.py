@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 import weakref
@@ -33,6 +34,7 @@ from agentcore.budget import OVERFLOW_KEY, TokenCorrection
 from agentcore.compaction import SummaryReason
 from agentcore.errors import ContextWindowExceededError
 from agentcore.slots import DEFAULT_SUMMARY_LABEL, render_context, render_parts
+from agentcore.stores.base import JsonValue
 from agentcore_autosummary.budget import (
     TurnBudget,
     counter_for,
@@ -52,7 +54,7 @@ from agentcore_autosummary.hooks import (
     summary_error,
     with_instructions,
 )
-from agentcore_autosummary.pins import check_pins_fit, unpinned
+from agentcore_autosummary.pins import check_pins_fit, unpinned, unpinned_indices
 from agentcore_autosummary.planner import plan_chunks, recent_tail_start
 from agentcore_autosummary.provider import counting_model, summary_model, summary_provider
 from agentcore_autosummary.retention import append_missing, log_missing, missing_identifiers
@@ -695,7 +697,7 @@ async def _summarize(
     except asyncio.CancelledError:
         # The summary is abandoned, but its finished calls were paid for: store their cost
         # (the write itself is out of the cancellation's reach), so a resume counts it too.
-        await _store_spent(ctx, spent)
+        await _store_spent(ctx, spent, "the cost of an abandoned summary")
         raise
     if not applied:
         if strict:
@@ -725,21 +727,29 @@ async def _context_tokens(ctx: TurnContext, slot_id: str) -> int:
     return await slot.count_context(counter_for(ctx, turn_model(ctx)))
 
 
-async def _store_spent(ctx: TurnContext, spent: CostTracker) -> None:
-    """Store what an abandoned summary's calls cost; in memory only if that write fails."""
+async def _store_spent(
+    ctx: TurnContext,
+    spent: CostTracker,
+    what: str,
+    data: dict[str, JsonValue] | None = None,
+    lock: asyncio.Lock | None = None,
+) -> None:
+    """Store what a summary's calls cost, with ``data``, in one write (under ``lock``).
+
+    When that write fails the cost is kept in memory (``ctx.cost``) and the
+    failure logged as "could not store ``what``".
+    """
     breakdown = spent.breakdown()
-    if not breakdown:
+    if not breakdown and not data:
         return
+    usage = spent.total("summary") if breakdown else None
     try:
-        await ctx.session.record_usage(spent.total("summary"), "summary")
+        async with lock or contextlib.nullcontext():
+            await ctx.session.record_usage(usage, "summary", data=data)
     except Exception as exc:
         for purpose, part in breakdown.items():
             ctx.cost.add(part, purpose)
-        logger.error(
-            "could not store the cost of an abandoned summary (session=%s): %s",
-            ctx.session_id,
-            exc,
-        )
+        logger.error("could not store %s (session=%s): %s", what, ctx.session_id, exc)
 
 
 async def _isolated(work: Coroutine[Any, Any, T]) -> T:
@@ -782,7 +792,7 @@ async def _make_summary(ctx: TurnContext, config: SummaryConfig, plan: _Plan) ->
         reply = await _request_summary(ctx, config, plan, plan.messages, MAX_CONVERSATION_CHARS)
         summary = reply.text
     else:
-        raw = _summarized_indices(plan)
+        raw = unpinned_indices(plan.slot, plan.start, plan.end)
         # Messages edited by a before_summary hook no longer map to raw indices:
         # they are summarized whole, however many calls that takes.
         capped = len(raw) == len(plan.messages)
@@ -795,13 +805,6 @@ async def _make_summary(ctx: TurnContext, config: SummaryConfig, plan: _Plan) ->
     summary = await _check_retention(ctx, config, plan, summary)
     await _check_shrinks(ctx, plan, summary)
     return summary, plan
-
-
-def _summarized_indices(plan: _Plan) -> list[int]:
-    """The raw indices of the messages ``plan`` summarizes: ``start:end`` without pins."""
-    focused = plan.slot.config.focused
-    pinned = set(focused.pinned) if focused is not None else set()
-    return [index for index in range(plan.start, plan.end) if index not in pinned]
 
 
 async def _summarize_in_chunks(
@@ -1051,19 +1054,6 @@ async def _record_failure(
         runtime.states.get(slot_id, SummaryState()), last_attempt_turn=plan.turn_index
     )
     runtime.states[slot_id] = state
-    breakdown = spent.breakdown()
-    usage = spent.total("summary") if breakdown else None
-    try:
-        async with runtime.lock:
-            await ctx.session.record_usage(
-                usage, "summary", data={state_key(slot_id): state_to_json(state)}
-            )
-    except Exception as exc:
-        for purpose, part in breakdown.items():
-            ctx.cost.add(part, purpose)
-        logger.error(
-            "could not record the failed summary attempt (session=%s, turn=%d): %s",
-            ctx.session_id,
-            plan.turn_index,
-            exc,
-        )
+    data: dict[str, JsonValue] = {state_key(slot_id): state_to_json(state)}
+    what = f"the failed summary attempt of turn {plan.turn_index}"
+    await _store_spent(ctx, spent, what, data, runtime.lock)
