@@ -1,0 +1,151 @@
+"""Storing a summary, a failed attempt, and what summary calls cost."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+import attrs
+
+from agentcore import (
+    ConflictError,
+    CostTracker,
+    FocusedConfig,
+    TurnContext,
+    Usage,
+)
+from agentcore.stores.base import JsonValue
+from agentcore_autosummary.budget import (
+    counter_for,
+    turn_model,
+)
+from agentcore_autosummary.config import SESSION_COUNTER_KEY, SummaryConfig
+from agentcore_autosummary.plan import Plan
+from agentcore_autosummary.runtime import SessionRuntime
+from agentcore_autosummary.state import SummaryState, state_from_json, state_key, state_to_json
+
+logger = logging.getLogger("agentcore.autosummary")
+
+
+async def context_tokens(ctx: TurnContext, slot_id: str) -> int:
+    """Tokens of the context slot ``slot_id`` sends now, counted for the turn model."""
+    slot = await ctx.session.get_slot(slot_id)
+    return await slot.count_context(counter_for(ctx, turn_model(ctx)))
+
+
+async def store_spent(
+    ctx: TurnContext,
+    spent: CostTracker,
+    what: str,
+    data: dict[str, JsonValue] | None = None,
+    lock: asyncio.Lock | None = None,
+) -> None:
+    """Store what a summary's calls cost, with ``data``, in one write (under ``lock``).
+
+    When that write fails the cost is kept in memory (``ctx.cost``) and the
+    failure logged as "could not store ``what``".
+    """
+    breakdown = spent.breakdown()
+    if not breakdown and not data:
+        return
+    usage = spent.total("summary") if breakdown else None
+    try:
+        async with lock or contextlib.nullcontext():
+            await ctx.session.record_usage(usage, "summary", data=data)
+    except Exception as exc:
+        for purpose, part in breakdown.items():
+            ctx.cost.add(part, purpose)
+        logger.error("could not store %s (session=%s): %s", what, ctx.session_id, exc)
+
+
+async def apply_summary(
+    ctx: TurnContext,
+    config: SummaryConfig,
+    runtime: SessionRuntime,
+    plan: Plan,
+    summary: str,
+    version: int,
+    usage: Usage | None,
+) -> bool:
+    """Write the summary, its snapshot, the session state and the summary's cost at once.
+
+    Returns False when the summary was dropped for a newer one.
+
+    The write goes through :meth:`AgentSession.write_slot_config`, conditional
+    on ``version``, the slot's config version the plan was made from: when
+    another summary (or a mode change) was applied since, the store refuses
+    it atomically and the summary is dropped.
+    """
+    slot = plan.slot
+    async with runtime.lock:
+        # A Focused slot's config holds the summary; the state keeps its own copy
+        # only for a slot without one. The memory_key snapshot is the public copy.
+        state = SummaryState(
+            last_summary_turn=plan.turn_index,
+            last_attempt_turn=plan.turn_index,
+            covered=plan.covers,
+            generation=plan.base_generation + 1,
+            summary=summary if slot.config.focused is None else None,
+        )
+        data: dict[str, Any] = {
+            config.memory_key: summary,
+            state_key(slot.id): state_to_json(state),
+        }
+        if config.trigger == "cumulative":
+            data[SESSION_COUNTER_KEY] = plan.turn_index  # the seed's one counter per session
+        new_config = slot.config
+        focused = slot.config.focused
+        if focused is not None:
+            new_focused: FocusedConfig = attrs.evolve(
+                focused, summary_override=summary, summary_covers=plan.covers
+            )
+            new_config = attrs.evolve(slot.config, mode=new_focused)
+        try:
+            await ctx.session.write_slot_config(
+                slot.id,
+                new_config,
+                expected_version=version,
+                data=data,
+                usage=usage,
+                purpose="summary",
+            )
+        except ConflictError:
+            logger.info(
+                "summary of session %s turn %d dropped: a newer summary was applied meanwhile",
+                ctx.session_id,
+                plan.turn_index,
+            )
+            stored = await ctx.memory.get(state_key(slot.id))
+            runtime.states[slot.id] = state_from_json(stored, slot_id=slot.id)
+            if usage is not None:
+                await ctx.session.record_usage(usage, "summary")
+            return False
+        runtime.states[slot.id] = state
+        logger.info(
+            "summary written (session=%s, slot=%s, turn=%d): covers messages 0..%d",
+            ctx.session_id,
+            slot.id,
+            plan.turn_index,
+            plan.covers - 1,
+        )
+        return True
+
+
+async def record_failure(
+    ctx: TurnContext, runtime: SessionRuntime, plan: Plan, spent: CostTracker
+) -> None:
+    """Persist the failed attempt, and what its calls cost, in one store write.
+
+    The attempt is stored so the debounce window holds across a resume; the
+    cost so that a resumed session counts the same tokens as this one.
+    """
+    slot_id = plan.slot.id
+    state = attrs.evolve(
+        runtime.states.get(slot_id, SummaryState()), last_attempt_turn=plan.turn_index
+    )
+    runtime.states[slot_id] = state
+    data: dict[str, JsonValue] = {state_key(slot_id): state_to_json(state)}
+    what = f"the failed summary attempt of turn {plan.turn_index}"
+    await store_spent(ctx, spent, what, data, runtime.lock)

@@ -1,0 +1,187 @@
+"""The summary pipeline: make a summary of a plan, fire its hooks, apply it."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+import attrs
+
+from agentcore import (
+    CompactError,
+    CostTracker,
+    SummaryInfo,
+    SummaryRequestInfo,
+    TurnContext,
+)
+from agentcore.compaction import SummaryReason
+from agentcore_autosummary.applying import (
+    apply_summary,
+    context_tokens,
+    record_failure,
+    store_spent,
+)
+from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.hooks import (
+    after_summary,
+    before_summary,
+    summary_error,
+    with_instructions,
+)
+from agentcore_autosummary.plan import Plan, make_plan, warm_counts
+from agentcore_autosummary.runtime import SessionRuntime, load_state, session_correction
+from agentcore_autosummary.summary_calls import isolated, make_summary
+
+logger = logging.getLogger("agentcore.autosummary")
+
+
+async def catch_up(
+    ctx: TurnContext,
+    config: SummaryConfig,
+    runtime: SessionRuntime,
+    plan: Plan | None,
+    reason: SummaryReason,
+) -> None:
+    """Background summaries: one round of calls after another, until the backlog is covered.
+
+    Each round is stored as soon as it is made, so a later turn's request
+    benefits at once; the loop ends when a round covers its plan, fails, or
+    makes no progress. ``plan`` None plans the first round from the slot.
+    """
+    last_start = -1
+    while True:
+        if plan is None:
+            state = await load_state(ctx, runtime)
+            await warm_counts(ctx, config, state)
+            plan = make_plan(ctx, config, state, await session_correction(ctx, runtime))
+            if plan is None:
+                runtime.backlog.pop(ctx.slot.id, None)  # all of it is covered
+                return
+            if plan.start <= last_start:
+                return
+        last_start = plan.start
+        info = await summarize_quietly(ctx, config, runtime, plan, reason)
+        if info is None or info.covers >= plan.covers:
+            return
+        plan = None
+
+
+async def summarize_quietly(
+    ctx: TurnContext,
+    config: SummaryConfig,
+    runtime: SessionRuntime,
+    plan: Plan,
+    reason: SummaryReason,
+) -> SummaryInfo | None:
+    """An automatic summary: a failure is logged and recorded by :func:`summarize`, not raised."""
+    try:
+        info = await summarize(ctx, config, runtime, plan, reason)
+    except Exception:  # a summary must never break a session
+        return None
+    if info is not None and info.covers < plan.covers:
+        runtime.backlog[plan.slot.id] = plan.covers - info.covers
+    elif info is not None:
+        runtime.backlog.pop(plan.slot.id, None)
+    return info
+
+
+async def summarize(
+    ctx: TurnContext,
+    config: SummaryConfig,
+    runtime: SessionRuntime,
+    plan: Plan,
+    reason: SummaryReason,
+    instructions: str | None = None,
+    *,
+    strict: bool = False,
+) -> SummaryInfo | None:
+    """Make the summary of ``plan``, apply it and return it, firing the summary hooks.
+
+    ``before_summary`` may edit the prompt and messages, or veto the summary
+    (None is returned; with ``strict``, :class:`CompactError` is raised).
+    A failure is logged, recorded (:func:`record_failure`), reported to
+    ``on_summary_error`` and raised. A summary dropped because a newer one
+    was applied meanwhile returns None (``strict``: raises CompactError).
+
+    The returned summary may cover less than ``plan`` (see
+    ``max_summary_calls_per_turn``): its ``covers`` says how much.
+
+    A ``CancelledError`` raised by the summary call itself (not a
+    cancellation of the task running this) counts as a failed attempt like
+    any other error. A cancellation of the task (the session closed with
+    ``aclose(cancel_pending=True)``, or a turn cancelled while it summarizes
+    inline) propagates, and nothing of the summary is stored. What the
+    summary calls cost is stored with the summary, or with the session's
+    next write when the summary is not applied.
+    """
+    request = SummaryRequestInfo(
+        slot_id=plan.slot.id,
+        turn_index=plan.turn_index,
+        reason=reason,
+        prompt=with_instructions(config.summary_prompt, instructions),
+        messages=list(plan.messages),
+        start=plan.start,
+        end=plan.end,
+        covers=plan.covers,
+        model=plan.model,
+        instructions=instructions,
+    )
+    if not await before_summary(ctx, request):
+        logger.info(
+            "summary of session %s turn %d vetoed by a before_summary hook",
+            ctx.session_id,
+            plan.turn_index,
+        )
+        if strict:
+            raise CompactError("a before_summary hook vetoed the summary; nothing was changed")
+        return None
+    version = plan.slot.version
+    spent = CostTracker()
+    started = time.perf_counter()
+    tokens_before = await context_tokens(ctx, plan.slot.id)
+    try:
+        if request.prompt != config.summary_prompt:
+            config = attrs.evolve(config, summary_prompt=request.prompt)
+        plan = attrs.evolve(plan, messages=tuple(request.messages))
+        summary, plan = await isolated(make_summary(attrs.evolve(ctx, cost=spent), config, plan))
+        usage = spent.total("summary") if spent.breakdown() else None
+        applied = await apply_summary(ctx, config, runtime, plan, summary, version, usage)
+    except Exception as exc:
+        logger.error(
+            "summary failed (session=%s, slot=%s, turn=%d): %s: %s",
+            ctx.session_id,
+            plan.slot.id,
+            plan.turn_index,
+            type(exc).__name__,
+            exc,
+            exc_info=logger.isEnabledFor(logging.DEBUG),
+        )
+        await record_failure(ctx, runtime, plan, spent)
+        await summary_error(ctx, request, exc)
+        raise
+    except asyncio.CancelledError:
+        # The summary is abandoned, but its finished calls were paid for: store their cost
+        # (the write itself is out of the cancellation's reach), so a resume counts it too.
+        await store_spent(ctx, spent, "the cost of an abandoned summary")
+        raise
+    if not applied:
+        if strict:
+            raise CompactError("a newer summary was applied meanwhile; this one was dropped")
+        return None
+    info = SummaryInfo(
+        slot_id=plan.slot.id,
+        turn_index=plan.turn_index,
+        reason=reason,
+        summary=summary,
+        start=plan.start,
+        end=plan.end,
+        covers=plan.covers,
+        tokens_before=tokens_before,
+        tokens_after=await context_tokens(ctx, plan.slot.id),
+        usage=usage,
+        duration=time.perf_counter() - started,
+        model=plan.model,
+    )
+    await after_summary(ctx, info)
+    return info

@@ -1,0 +1,102 @@
+"""The next summary to make of a slot: what it reads and what it covers."""
+
+from __future__ import annotations
+
+import logging
+
+from attrs import frozen
+
+from agentcore import (
+    ContextSlot,
+    Message,
+    TurnContext,
+)
+from agentcore.budget import TokenCorrection
+from agentcore_autosummary.budget import (
+    counter_for,
+    turn_model,
+)
+from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.pins import unpinned
+from agentcore_autosummary.planner import recent_tail_start
+from agentcore_autosummary.provider import summary_model
+from agentcore_autosummary.runtime import covered_and_previous
+from agentcore_autosummary.state import SummaryState
+from agentcore_autosummary.tails import (
+    cap_tail,
+    tail_cap,
+)
+
+logger = logging.getLogger("agentcore.autosummary")
+
+
+@frozen
+class Plan:
+    """One summary to make.
+
+    The summarizer reads ``previous`` and raw messages ``start:end`` of the
+    slot; once applied, the summary covers every raw message before ``covers``.
+    """
+
+    slot: ContextSlot
+    turn_index: int
+    base_generation: int
+    previous: str | None
+    start: int
+    end: int
+    covers: int
+    messages: tuple[Message, ...]
+    model: str | None
+
+
+async def warm_counts(ctx: TurnContext, config: SummaryConfig, state: SummaryState) -> None:
+    """Load the messages a plan reads and count them off the event loop.
+
+    A resumed slot holds only the messages its mode sends; what a plan
+    reads before that window (all of it for the ``"full"`` strategy) is
+    read from the store first, so the plan made next finds it loaded.
+    """
+    covered, _ = covered_and_previous(ctx.slot, state)
+    await ctx.slot.ensure_loaded(ctx.store, 0 if config.strategy == "full" else covered)
+    counter = counter_for(ctx, turn_model(ctx))
+    for message in ctx.slot.messages[covered:]:
+        await counter.count_message_async(message)
+
+
+def make_plan(
+    ctx: TurnContext,
+    config: SummaryConfig,
+    state: SummaryState,
+    correction: TokenCorrection,
+    *,
+    recent: int | None = None,
+) -> Plan | None:
+    """The next summary of ``ctx.slot``, or None when nothing lies before the recent tail.
+
+    ``recent``: local tokens of the tail kept verbatim (default: ``keep_recent_tokens``).
+    """
+    slot = ctx.slot
+    covered, previous = covered_and_previous(slot, state)
+    model = turn_model(ctx)
+    if recent is None:
+        recent = correction.unapply(model, config.recent_budget)
+    tail = recent_tail_start(slot.messages, covered, recent, counter_for(ctx, model))
+    tail = cap_tail(slot.messages, tail, tail_cap(config, slot))
+    if config.strategy == "full":
+        # The original rule: the whole history, front-truncated when formatted.
+        start, end, previous = 0, slot.message_count(), None
+    else:
+        start, end = covered, tail
+    if end <= start or not unpinned(slot, start, end):
+        return None
+    return Plan(
+        slot=slot,
+        turn_index=ctx.turn_index,
+        base_generation=state.generation,
+        previous=previous,
+        start=start,
+        end=end,
+        covers=max(covered, tail),
+        messages=unpinned(slot, start, end),
+        model=summary_model(ctx, config),
+    )

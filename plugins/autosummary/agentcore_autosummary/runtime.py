@@ -1,0 +1,102 @@
+"""What the plugin keeps in memory for a live session, and the stored state it reads."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+
+from attrs import define, field
+
+from agentcore import (
+    AgentConfig,
+    AgentSession,
+    ContextSlot,
+    TurnContext,
+)
+from agentcore.budget import TokenCorrection
+from agentcore_autosummary.budget import (
+    load_correction,
+    save_correction,
+)
+from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.state import SummaryState, state_from_json, state_key
+
+logger = logging.getLogger("agentcore.autosummary")
+
+SETTING = "summary_config"
+"""The builder setting that enables the plugin."""
+
+
+@define
+class SessionRuntime:
+    """What the plugin keeps in memory for one live session."""
+
+    lock: asyncio.Lock = field(factory=asyncio.Lock)
+    states: dict[str, SummaryState] = field(factory=dict)
+    pending: dict[str, asyncio.Task[None]] = field(factory=dict)
+    last_context: dict[str, int] = field(factory=dict)
+    correction: TokenCorrection | None = None
+    sent: dict[str, int] = field(factory=dict)
+    """Per slot: the local count of the last turn request sent."""
+    backlog: dict[str, int] = field(factory=dict)
+    """Per slot: messages the last capped summary left uncovered (see ``without_backlog``)."""
+
+
+_runtimes: weakref.WeakKeyDictionary[AgentSession, SessionRuntime] = weakref.WeakKeyDictionary()
+
+
+def runtime_of(session: AgentSession) -> SessionRuntime:
+    """The in-memory runtime of ``session``, made on first use."""
+    runtime = _runtimes.get(session)
+    if runtime is None:
+        runtime = _runtimes[session] = SessionRuntime()
+    return runtime
+
+
+def enabled_config(config: AgentConfig) -> SummaryConfig | None:
+    """The :class:`SummaryConfig` of a bundle's config, or None when summaries are off."""
+    value = config.get(SETTING)
+    return value if isinstance(value, SummaryConfig) else None
+
+
+async def session_correction(ctx: TurnContext, runtime: SessionRuntime) -> TokenCorrection:
+    """The session's token correction, read from its data on first use."""
+    if runtime.correction is None:
+        runtime.correction = await load_correction(ctx)
+    return runtime.correction
+
+
+async def learn(
+    ctx: TurnContext, runtime: SessionRuntime, model: str | None, local: int, server: int
+) -> TokenCorrection:
+    """Fold one observation into the session's correction, storing it when it changed."""
+    current = await session_correction(ctx, runtime)
+    learned = current.observe(model, local, server)
+    if learned is not current:
+        runtime.correction = learned
+        logger.info(
+            "session %s: the server counts %.3fx agentcore's tokens for model %r",
+            ctx.session_id,
+            learned.factor(model),
+            model,
+        )
+        await save_correction(ctx, learned)
+    return learned
+
+
+async def load_state(ctx: TurnContext, runtime: SessionRuntime) -> SummaryState:
+    """The summary state of ``ctx.slot``, read from the session data on first use."""
+    state = runtime.states.get(ctx.slot.id)
+    if state is None:
+        stored = await ctx.memory.get(state_key(ctx.slot.id))
+        state = runtime.states[ctx.slot.id] = state_from_json(stored, slot_id=ctx.slot.id)
+    return state
+
+
+def covered_and_previous(slot: ContextSlot, state: SummaryState) -> tuple[int, str | None]:
+    """How many raw messages the summary covers, and the summary itself (or None)."""
+    focused = slot.config.focused
+    if focused is not None:
+        return focused.summary_covers, focused.summary_override
+    return state.covered, state.summary

@@ -1,0 +1,265 @@
+"""Making one summary: the requests, in chunks that each fit the window, and its checks."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine, Sequence
+from typing import Any, TypeVar
+
+import attrs
+
+from agentcore import (
+    ContextSlot,
+    Message,
+    TurnContext,
+)
+from agentcore.slots import DEFAULT_SUMMARY_LABEL, render_context
+from agentcore_autosummary.budget import (
+    counter_for,
+    overflow_prompt_tokens,
+    turn_model,
+)
+from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.formatting import MAX_CONVERSATION_CHARS
+from agentcore_autosummary.pins import unpinned_indices
+from agentcore_autosummary.plan import Plan
+from agentcore_autosummary.planner import plan_chunks
+from agentcore_autosummary.provider import counting_model, summary_provider
+from agentcore_autosummary.retention import append_missing, log_missing, missing_identifiers
+from agentcore_autosummary.runtime import learn, runtime_of, session_correction
+from agentcore_autosummary.summarizer import (
+    SummaryFailedError,
+    SummaryFit,
+    SummaryOverflowError,
+    SummaryReply,
+    request_summary,
+)
+
+logger = logging.getLogger("agentcore.autosummary")
+
+_INPUT_MARGIN_TOKENS = 32
+
+_PART_OVERHEAD_TOKENS = 16
+
+CHUNK_CONCURRENCY = 4
+"""How many chunk summaries of one backlog are requested at once."""
+
+T = TypeVar("T")
+
+
+async def isolated(work: Coroutine[Any, Any, T]) -> T:
+    """Await ``work``; its own ``CancelledError`` becomes :class:`SummaryFailedError`.
+
+    Only a cancellation of the current task propagates as ``CancelledError``:
+    told apart by the task's ``cancelling()`` count (Python 3.11+), or on
+    3.10 by running ``work`` as a shielded child task.
+    """
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    if cancelling is not None:
+        try:
+            return await work
+        except asyncio.CancelledError:
+            if cancelling():
+                raise
+            raise SummaryFailedError("the summary call was cancelled") from None
+    child = asyncio.ensure_future(work)
+    try:
+        return await asyncio.shield(child)
+    except asyncio.CancelledError:
+        if not child.done():  # the current task is being cancelled
+            child.cancel()
+            raise
+        if child.cancelled():
+            raise SummaryFailedError("the summary call was cancelled") from None
+        raise
+
+
+async def make_summary(ctx: TurnContext, config: SummaryConfig, plan: Plan) -> tuple[str, Plan]:
+    """The summary of ``plan``, made in requests that each fit the window, and what it covers.
+
+    The plan returned is ``plan`` cut to what the summary covers when the
+    backlog needed more than ``max_summary_calls_per_turn`` calls. A summary
+    applied to a Focused slot must leave a smaller context than the one it
+    replaces, or it raises :class:`SummaryFailedError`.
+    """
+    if config.strategy == "full":
+        reply = await request_one_summary(ctx, config, plan, plan.messages, MAX_CONVERSATION_CHARS)
+        summary = reply.text
+    else:
+        raw = unpinned_indices(plan.slot, plan.start, plan.end)
+        # Messages edited by a before_summary hook no longer map to raw indices:
+        # they are summarized whole, however many calls that takes.
+        capped = len(raw) == len(plan.messages)
+        max_calls = config.max_summary_calls_per_turn if capped else None
+        summary, covered = await summarize_in_chunks(ctx, config, plan, max_calls)
+        if covered < len(plan.messages):
+            # The rest of the backlog is left for the next summary.
+            rest = raw[covered]
+            plan = attrs.evolve(plan, end=rest, covers=rest, messages=plan.messages[:covered])
+    summary = await check_retention(ctx, config, plan, summary)
+    await check_shrinks(ctx, plan, summary)
+    return summary, plan
+
+
+async def summarize_in_chunks(
+    ctx: TurnContext, config: SummaryConfig, plan: Plan, max_calls: int | None
+) -> tuple[str, int]:
+    """The summary of as much of ``plan`` as ``max_calls`` calls cover (None: all of it).
+
+    Returns the summary and how many of ``plan.messages`` it covers. One
+    chunk is summarized with the previous summary in one call; more chunks
+    are summarized concurrently (:data:`CHUNK_CONCURRENCY` at once, after
+    the first, whose usage calibrates the token correction) and merged with
+    the previous summary by one more call. Without a cap, rounds of that
+    follow each other until every message is covered.
+    """
+    previous = plan.previous
+    covered = 0
+    while True:
+        summary, count = await summary_round(
+            ctx, config, plan, previous, plan.messages[covered:], max_calls
+        )
+        covered += count
+        previous = summary
+        if max_calls is not None or covered >= len(plan.messages):
+            return summary, covered
+
+
+async def summary_round(
+    ctx: TurnContext,
+    config: SummaryConfig,
+    plan: Plan,
+    previous: str | None,
+    messages: Sequence[Message],
+    max_calls: int | None,
+) -> tuple[str, int]:
+    """One round: the summary of ``previous`` and a head of ``messages``, and its length."""
+    label = summary_label(plan.slot)
+    fit = await summary_fit(ctx, config, plan)
+    head = [Message.system(f"{label} {previous}")] if previous else []
+    budget = input_budget(config, head, fit)
+    # The merge call carries the previous summary and every part: no more
+    # parts than the input budget holds at max_summary_tokens each.
+    parts_fit = budget // (config.max_summary_tokens + _PART_OVERHEAD_TOKENS)
+    max_chunks = max(1, parts_fit if max_calls is None else min(max_calls - 1, parts_fit))
+    spans = plan_chunks(
+        messages, budget, fit.counter, config.max_tool_result_chars, max_chunks=max_chunks
+    )
+    if len(spans) == 1 or max_chunks == 1:
+        start, end = spans[0]
+        reply = await request_one_summary(ctx, config, plan, [*head, *messages[start:end]], None)
+        return reply.text, end
+    limit = asyncio.Semaphore(CHUNK_CONCURRENCY)
+
+    async def part(start: int, end: int) -> str:
+        async with limit:
+            reply = await request_one_summary(ctx, config, plan, messages[start:end], None)
+            return reply.text
+
+    # The first part alone, so the token correction learned from its usage
+    # sizes the others; then the rest at once.
+    first = await part(*spans[0])
+    parts = [first, *await asyncio.gather(*(part(start, end) for start, end in spans[1:]))]
+    merged = [
+        Message.user(f"{label} (part {number} of {len(parts)}) {text}")
+        for number, text in enumerate(parts, 1)
+    ]
+    reply = await request_one_summary(ctx, config, plan, [*head, *merged], None)
+    return reply.text, spans[-1][1]
+
+
+async def summary_fit(ctx: TurnContext, config: SummaryConfig, plan: Plan) -> SummaryFit:
+    """How the summary requests of ``plan`` are counted: counter, correction, model."""
+    model = plan.model or counting_model(ctx, config)
+    correction = await session_correction(ctx, runtime_of(ctx.session))
+    return SummaryFit(counter_for(ctx, model), correction, model)
+
+
+async def request_one_summary(
+    ctx: TurnContext,
+    config: SummaryConfig,
+    plan: Plan,
+    messages: Sequence[Message],
+    max_chars: int | None,
+) -> SummaryReply:
+    """One summary request; a server's overflow refusal teaches the correction, then one retry."""
+    runtime = runtime_of(ctx.session)
+    for attempt in range(2):
+        fit = await summary_fit(ctx, config, plan)
+        try:
+            reply = await request_summary(
+                summary_provider(ctx, config),
+                config,
+                messages,
+                model=plan.model,
+                max_chars=max_chars,
+                fit=fit,
+            )
+        except SummaryOverflowError as exc:
+            if attempt:
+                raise
+            server = overflow_prompt_tokens(exc.error, config.window, exc.max_tokens)
+            await learn(ctx, runtime, fit.model, exc.local_tokens, server)
+            continue
+        ctx.cost.add(reply.usage, purpose="summary")
+        if reply.reported:
+            await learn(ctx, runtime, fit.model, reply.request_tokens, reply.usage.input_tokens)
+        return reply
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def check_retention(ctx: TurnContext, config: SummaryConfig, plan: Plan, summary: str) -> str:
+    """Apply ``config.retention_check`` to ``summary``: append or log what it left out."""
+    if config.retention_check == "off":
+        return summary
+    previous = None if config.strategy == "full" else plan.previous
+    missing = await asyncio.to_thread(
+        missing_identifiers, summary, previous, plan.messages, config.max_tool_result_chars
+    )
+    if not missing:
+        return summary
+    if config.retention_check == "log":
+        log_missing(ctx.session_id, missing)
+        return summary
+    counter = (await summary_fit(ctx, config, plan)).counter
+    return append_missing(summary, missing, counter, config.max_summary_tokens)
+
+
+async def check_shrinks(ctx: TurnContext, plan: Plan, summary: str) -> None:
+    """Raise :class:`SummaryFailedError` unless ``summary`` leaves a smaller context."""
+    focused = plan.slot.config.focused
+    if focused is None:
+        return
+    slot = plan.slot
+    after = render_context(
+        slot.system_prompt,
+        slot.messages,
+        attrs.evolve(
+            slot.config,
+            mode=attrs.evolve(focused, summary_override=summary, summary_covers=plan.covers),
+        ),
+    )
+    counter = counter_for(ctx, turn_model(ctx))
+    before_tokens = await slot.count_context(counter)
+    after_tokens = await counter.count_messages_async(after)
+    if after_tokens >= before_tokens:
+        raise SummaryFailedError(
+            f"the summary would leave a context of {after_tokens} tokens, not smaller than "
+            f"the {before_tokens} it replaces: not applied"
+        )
+
+
+def summary_label(slot: ContextSlot) -> str:
+    """The label the slot puts before its summary."""
+    focused = slot.config.focused
+    return focused.summary_label if focused is not None else DEFAULT_SUMMARY_LABEL
+
+
+def input_budget(config: SummaryConfig, head: list[Message], fit: SummaryFit) -> int:
+    """Local tokens of conversation one summary request may carry."""
+    room = fit.correction.unapply(fit.model, config.window - config.summary_reserve)
+    fixed = fit.counter.count_text(config.summary_prompt)
+    fixed += sum(fit.counter.count_text(message.text) for message in head)
+    return max(room - fixed - _INPUT_MARGIN_TOKENS, 64)
