@@ -142,8 +142,9 @@ async def record_failure(
     cost so that a resumed session counts the same tokens as this one.
     """
     slot_id = plan.slot.id
+    previous = runtime.states.get(slot_id, SummaryState())
     state = attrs.evolve(
-        runtime.states.get(slot_id, SummaryState()), last_attempt_turn=plan.turn_index
+        previous, last_attempt_turn=plan.turn_index, failures=previous.failures + 1
     )
     runtime.states[slot_id] = state
     data: dict[str, JsonValue] = {state_key(slot_id): state_to_json(state)}

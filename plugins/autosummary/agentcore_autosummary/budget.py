@@ -150,16 +150,22 @@ def overflow_prompt_tokens(
 async def refuse_oversized_input(ctx: TurnContext, budget: TurnBudget) -> None:
     """Raise when the user's message cannot fit the window whatever is summarized.
 
-    The smallest request a turn can send holds the system prompt, the user's
-    message and the tool definitions, plus the reply reservation.
+    The smallest request a turn can send holds the system prompt, the pinned
+    messages, the user's message and the tool definitions, plus the reply
+    reservation: everything else can be summarized or left out.
     """
     system = ctx.session.agent.system_prompt
-    smallest = [*([Message.system(system)] if system else []), ctx.messages[0]]
+    slot = ctx.slot
+    focused = slot.config.focused
+    count = slot.message_count()
+    pins = [] if focused is None else [slot.messages[i] for i in focused.pinned if i < count]
+    smallest = [*([Message.system(system)] if system else []), *pins, ctx.messages[0]]
     size = await budget.size(smallest)
     if size <= budget.window:
         return
     raise ContextWindowExceededError(
-        f"the message needs about {size} tokens with the system prompt, the tool definitions "
+        f"the message needs about {size} tokens with the system prompt, the pinned messages, "
+        f"the tool definitions "
         f"and the {budget.reserve}-token reply reservation, but the context window "
         f"(max_context_tokens) is {budget.window} tokens: shorten or split the message",
         prompt_tokens=size - budget.reserve,

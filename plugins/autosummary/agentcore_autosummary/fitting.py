@@ -8,12 +8,10 @@ import logging
 import attrs
 
 from agentcore import (
-    Message,
     TurnContext,
 )
 from agentcore.budget import OVERFLOW_KEY
 from agentcore.errors import ContextWindowExceededError
-from agentcore.slots import render_parts
 from agentcore_autosummary.budget import (
     TurnBudget,
     cut_tool_results,
@@ -22,9 +20,9 @@ from agentcore_autosummary.budget import (
     turn_budget,
 )
 from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.leaving_out import leave_out_oldest
 from agentcore_autosummary.pipeline import catch_up, summarize_quietly
 from agentcore_autosummary.plan import make_plan, warm_counts
-from agentcore_autosummary.planner import recent_tail_start
 from agentcore_autosummary.runtime import (
     SessionRuntime,
     covered_and_previous,
@@ -37,14 +35,11 @@ from agentcore_autosummary.runtime import (
 from agentcore_autosummary.tails import (
     window_drops,
 )
+from agentcore_autosummary.trigger import backoff_turns, may_retry
 from agentcore_autosummary.windows import resolve_config
 
 logger = logging.getLogger("agentcore.autosummary")
 
-_WARNED_KEY = "autosummary.overflow_warned"
-_LEFT_OUT_SIZER = Message.system(
-    "[9999999 earlier messages are still being summarized and are left out of this request.]"
-)  # sizes the note of without_backlog, whatever its number
 ATTEMPTED_KEY = "autosummary.attempted"  # ctx.extra: slots summarized for the hard limit
 
 
@@ -52,16 +47,19 @@ async def fit_request(ctx: TurnContext) -> None:
     """Keep the request about to be sent inside ``max_context_tokens``.
 
     The request's size is its corrected count plus tool definitions plus the
-    reply reservation (:mod:`agentcore_autosummary.budget`). A user message
-    that cannot fit even alone is refused with
-    :class:`~agentcore.errors.ContextWindowExceededError` before any call.
-    When the request would not fit: wait for a pending background summary;
-    if it still would not fit, summarize now whatever the debounce says (once
-    per turn, and once more after the server refused the request as too
-    long), giving up as much of the verbatim tail as needed; if it still
-    would not fit, cut the turn's in-flight tool results for this request.
-    Only Focused slots can be summarized; a Focused slot whose request cannot
-    be made to fit raises ``ContextWindowExceededError`` rather than sending it.
+    reply reservation (:mod:`agentcore_autosummary.budget`). A turn whose own
+    new input (with the system prompt and the pinned messages) cannot fit is
+    refused with :class:`~agentcore.errors.ContextWindowExceededError` before
+    any call. When the request would not fit: wait for a pending background
+    summary; if it still would not fit, summarize now whatever the debounce
+    says (once per turn, and once more after the server refused the request
+    as too long; while attempts keep failing, at most every
+    :func:`~agentcore_autosummary.trigger.backoff_turns` turns), giving up
+    as much of the verbatim tail as needed; if it still would not fit, cut
+    the turn's in-flight tool results for this request; if it still would
+    not fit, degrade: this request leaves out the oldest messages the
+    summary does not cover (:func:`leave_out_oldest`), and the turn goes out
+    inside the window.
     """
     config = enabled_config(ctx.config)
     if config is None:
@@ -79,49 +77,22 @@ async def fit_request(ctx: TurnContext) -> None:
         tokens = await make_room(ctx, config, runtime, budget, forced=overflow is not None)
     if tokens > budget.window and await cut_tool_results(ctx, budget, tokens - budget.window):
         tokens = await budget.turn_size(ctx)
-    backlog = runtime.backlog.get(ctx.slot.id)
-    if tokens > budget.window and backlog and ctx.slot.config.focused is not None:
-        ctx.context = await without_backlog(ctx, budget)
+    if tokens > budget.window:
+        backlog = bool(runtime.backlog.get(ctx.slot.id)) and ctx.slot.config.focused is not None
+        why = runtime.why.get(ctx.slot.id, "no summary could make room")
+        ctx.context = await leave_out_oldest(ctx, budget, backlog=backlog, why=why)
         tokens = await budget.turn_size(ctx)
     if tokens > budget.window:
-        if ctx.slot.config.focused is not None:
-            raise ContextWindowExceededError(
-                f"the request needs about {tokens} tokens (reply reservation included) and "
-                f"neither a summary nor cutting the turn's tool results brought it within "
-                f"max_context_tokens ({budget.window}); nothing of the turn was stored",
-                prompt_tokens=tokens - budget.reserve,
-                limit_tokens=budget.window,
-                requested_tokens=tokens,
-            )
-        warn_once(ctx, config, "the request exceeds %d tokens and a Full slot is never summarized")
+        raise ContextWindowExceededError(
+            f"the request needs about {tokens} tokens (reply reservation included) even "
+            f"with every message the summary does not cover left out: the turn's new input, "
+            f"the system prompt and the pinned messages exceed max_context_tokens "
+            f"({budget.window}); nothing of the turn was stored",
+            prompt_tokens=tokens - budget.reserve,
+            limit_tokens=budget.window,
+            requested_tokens=tokens,
+        )
     runtime.sent[ctx.slot.id] = await budget.turn_local(ctx)
-
-
-async def without_backlog(ctx: TurnContext, budget: TurnBudget) -> list[Message]:
-    """The slot's context for this request, the part still awaiting its summary left out.
-
-    While a backlog larger than ``max_summary_calls_per_turn`` calls is
-    caught up, the request carries the summary made so far, a note saying how
-    many messages are left out, and the newest messages that fit.
-    """
-    slot = ctx.slot
-    counter = budget.counter
-    before, start, after = render_parts(slot.system_prompt, slot.messages, slot.config)
-    fixed = await counter.count_messages_async([*before, _LEFT_OUT_SIZER, *after, *ctx.messages])
-    room = budget.correction.unapply(budget.model, budget.window - budget.reserve)
-    room -= fixed + counter.count_tools(budget.tools)
-    tail = recent_tail_start(slot.messages, start, max(0, room), counter)
-    note = Message.system(
-        f"[{tail - start} earlier messages are still being summarized and are left out "
-        "of this request.]"
-    )
-    logger.info(
-        "session %s turn %d: %d messages await their summary; this request leaves them out",
-        ctx.session_id,
-        ctx.turn_index,
-        tail - start,
-    )
-    return [*before, note, *slot.raw_messages(tail), *after]
 
 
 async def before_window_drops(ctx: TurnContext, runtime: SessionRuntime) -> None:
@@ -134,14 +105,6 @@ async def before_window_drops(ctx: TurnContext, runtime: SessionRuntime) -> None
         await asyncio.shield(pending)
 
 
-def warn_once(ctx: TurnContext, config: SummaryConfig, message: str) -> None:
-    """Log ``message`` (formatted with the window) as a warning, once per turn."""
-    if ctx.extra.get(_WARNED_KEY):
-        return
-    ctx.extra[_WARNED_KEY] = True
-    logger.warning("session %s turn %d: " + message, ctx.session_id, ctx.turn_index, config.window)
-
-
 async def make_room(
     ctx: TurnContext,
     config: SummaryConfig,
@@ -151,6 +114,7 @@ async def make_room(
     forced: bool,
 ) -> int:
     """Wait for a pending summary, then summarize if the request still does not fit."""
+    runtime.why.pop(ctx.slot.id, None)
     pending = runtime.pending.get(ctx.slot.id)
     if pending is not None and not pending.done() and runtime.backlog.get(ctx.slot.id):
         # A backlog is being caught up in the background: the request leaves it out
@@ -165,7 +129,13 @@ async def make_room(
         )
         await asyncio.shield(pending)
     tokens = await budget.turn_size(ctx)
-    if (tokens <= budget.window and not forced) or ctx.slot.config.focused is None:
+    if tokens <= budget.window and not forced:
+        return tokens
+    if ctx.slot.config.focused is None:
+        runtime.why[ctx.slot.id] = (
+            "the slot is in Full mode, which is never summarized (switch it to a "
+            "FocusedConfig with session.set_mode)"
+        )
         return tokens
     attempted = ctx.extra.setdefault(ATTEMPTED_KEY, set())
     assert isinstance(attempted, set)
@@ -173,10 +143,18 @@ async def make_room(
         return tokens
     attempted.add(ctx.slot.id)
     state = await load_state(ctx, runtime)
+    if not may_retry(state, ctx.turn_index):
+        assert state.last_attempt_turn is not None
+        runtime.why[ctx.slot.id] = (
+            f"the last {state.failures} summary attempts failed; the next one waits until "
+            f"turn {state.last_attempt_turn + backoff_turns(state.failures)}"
+        )
+        return tokens
     await warm_counts(ctx, config, state)
     plan = make_plan(ctx, config, state, budget.correction)
     if plan is None:
         runtime.backlog.pop(ctx.slot.id, None)
+        runtime.why[ctx.slot.id] = "every message the summary does not cover is in the tail"
     else:
         runtime.states[ctx.slot.id] = attrs.evolve(state, last_attempt_turn=ctx.turn_index)
         info = await summarize_quietly(ctx, config, runtime, plan, "budget")
@@ -232,7 +210,9 @@ async def give_up_tail(
         if tokens <= budget.window:
             break
     if not summarized:
-        warn_once(ctx, config, "the request exceeds %d tokens and nothing is left to summarize")
+        runtime.why[ctx.slot.id] = "nothing is left to summarize"
+    elif tokens > budget.window and ctx.slot.id not in runtime.why:
+        runtime.why[ctx.slot.id] = "the summary did not make enough room"
     return tokens
 
 

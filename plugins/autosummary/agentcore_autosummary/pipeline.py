@@ -77,8 +77,11 @@ async def summarize_quietly(
     """An automatic summary: a failure is logged and recorded by :func:`summarize`, not raised."""
     try:
         info = await summarize(ctx, config, runtime, plan, reason)
-    except Exception:  # a summary must never break a session
+    except Exception as exc:  # a summary must never break a session
+        runtime.why[plan.slot.id] = f"the summary failed ({type(exc).__name__}: {exc})"
         return None
+    if info is None:
+        runtime.why[plan.slot.id] = "the summary was vetoed by a hook or dropped for a newer one"
     if info is not None and info.covers < plan.covers:
         runtime.backlog[plan.slot.id] = plan.covers - info.covers
     elif info is not None:

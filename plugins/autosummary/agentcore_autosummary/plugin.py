@@ -43,7 +43,7 @@ from agentcore_autosummary.tails import (
     unsummarized,
     window_drops,
 )
-from agentcore_autosummary.trigger import is_due, measure
+from agentcore_autosummary.trigger import is_due, may_retry, measure
 from agentcore_autosummary.windows import known_config, resolve_config
 
 logger = logging.getLogger("agentcore.autosummary")
@@ -111,6 +111,8 @@ async def post_turn_end(ctx: TurnContext) -> None:
     if config.trigger == "cumulative":
         if not (await cumulative_due(ctx, config) or window_drops(slot, covered)):
             return
+    elif not may_retry(state, ctx.turn_index):
+        return  # summaries keep failing: wait out the backoff
     elif not (
         is_due(config, state, ctx.turn_index, tokens)
         or messages_due(config, state, ctx.turn_index, unsummarized(slot, covered))

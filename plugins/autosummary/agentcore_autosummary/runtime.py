@@ -40,7 +40,9 @@ class SessionRuntime:
     sent: dict[str, int] = field(factory=dict)
     """Per slot: the local count of the last turn request sent."""
     backlog: dict[str, int] = field(factory=dict)
-    """Per slot: messages the last capped summary left uncovered (see ``without_backlog``)."""
+    """Per slot: messages the last capped summary left uncovered (see ``leave_out_oldest``)."""
+    why: dict[str, str] = field(factory=dict)
+    """Per slot: why the last automatic summary made no room, for the degraded request's log."""
 
 
 _runtimes: weakref.WeakKeyDictionary[AgentSession, SessionRuntime] = weakref.WeakKeyDictionary()

@@ -21,6 +21,8 @@ class SummaryState:
     :param summary: The latest summary of a slot that has no Focused config to hold
         it; None for a Focused slot, whose ``summary_override`` is the summary (data
         stored before kept a copy here too, still read as is).
+    :param failures: Summary attempts that failed in a row since the last applied one;
+        the next attempt waits :func:`~agentcore_autosummary.trigger.backoff_turns` turns.
     """
 
     last_summary_turn: int | None = None
@@ -28,6 +30,7 @@ class SummaryState:
     covered: int = 0
     generation: int = 0
     summary: str | None = None
+    failures: int = 0
 
 
 STATE_KEY_PREFIX = "autosummary/"

@@ -29,6 +29,25 @@ async def measure(
     return math.ceil(await ctx.slot.count_context(counter) * factor)
 
 
+MAX_BACKOFF_TURNS = 8
+"""The longest wait, in turns, between two attempts while summaries keep failing."""
+
+
+def backoff_turns(failures: int) -> int:
+    """Turns to wait after ``failures`` failed attempts in a row: 0, then 1, 2, 4, 8, 8, ..."""
+    if failures <= 0:
+        return 0
+    return int(min(2 ** (failures - 1), MAX_BACKOFF_TURNS))
+
+
+def may_retry(state: SummaryState, turn_index: int) -> bool:
+    """False while the attempts that failed in a row ask to wait (:func:`backoff_turns`)."""
+    last = state.last_attempt_turn
+    if state.failures <= 0 or last is None:
+        return True
+    return turn_index - last >= backoff_turns(state.failures)
+
+
 def is_due(config: SummaryConfig, state: SummaryState, turn_index: int, tokens: int) -> bool:
     """True when ``tokens`` reached the watermark and the debounce window has passed."""
     if tokens < config.trigger_tokens:
