@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from attrs import frozen
 
 from agentcore import LlmCycle, LlmProvider, Message, Usage
+from agentcore.messages import valid_text
 from agentcore.budget import TokenCorrection
 from agentcore.errors import ContextWindowExceededError
 from agentcore.tokens import INLINE_COUNT_CHARS, TokenCounter
@@ -91,13 +92,17 @@ async def request_summary(
     ``config.summary_reserve`` is cut in the middle (head and tail kept, a
     marker says how many tokens were left out); ``max_tokens`` is what the
     window leaves after the input, never more than ``config.max_summary_tokens``.
-    A summary longer than ``max_summary_tokens`` is cut to it. An empty or
+    A summary longer than ``max_summary_tokens`` is cut to it; lone surrogates
+    in it are repaired like a turn's text. No messages: an empty summary, and
+    no call (the seed's rule). An empty or
     blank reply, or a window with no room for the request, raises
     :class:`SummaryFailedError`; the server's refusal of the request as too
     long raises :class:`SummaryOverflowError`; other provider errors and
     timeouts (``config.timeout``) propagate.
     """
     counter, correction, key = fit.counter, fit.correction, fit.model
+    if not messages:
+        return SummaryReply("", Usage(0, 0), 0, reported=False)  # the seed: no call
     window = config.window
     conversation = format_messages_as_text(
         messages, config.max_tool_result_chars, max_chars=max_chars
@@ -127,7 +132,7 @@ async def request_summary(
         )
     except ContextWindowExceededError as exc:
         raise SummaryOverflowError(local, max_tokens, exc) from exc
-    text = result.final_message.text.strip()
+    text = valid_text(result.final_message.text).strip()
     if not text:
         raise SummaryFailedError("the model returned an empty summary")
     length = await counter.count_text_async(text)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable
+from typing import Any
 
 from agentcore import ContextWindowExceededError, LlmRequest, LlmResponse, Message, Usage
 from agentcore.budget import reply_reservation
@@ -48,7 +50,7 @@ class StrictServer:
         *,
         ratio: float = 1.3,
         turn: Callable[[LlmRequest], str | LlmResponse] = lambda request: "Sure, noted.",
-        summary: Callable[[LlmRequest], str] = lambda request: "A short summary.",
+        summary: Callable[[LlmRequest], Any] = lambda request: "A short summary.",
         report_usage: bool = True,
     ) -> None:
         self.window = window
@@ -65,7 +67,7 @@ class StrictServer:
         local = counter.count_messages(request.messages) + counter.count_tools(request.tools)
         return math.ceil(local * self.ratio)
 
-    def __call__(self, request: LlmRequest) -> LlmResponse | BaseException:
+    async def __call__(self, request: LlmRequest) -> LlmResponse | BaseException:
         prompt = self.count(request)
         reserve = reply_reservation(request.max_tokens, self.window)
         if prompt + reserve > self.window:
@@ -83,6 +85,8 @@ class StrictServer:
             return error
         if request.purpose == "summary":
             reply: str | LlmResponse = self.summary(request)
+            if inspect.isawaitable(reply):
+                reply = await reply
         else:
             reply = self.turn(request)
         response = (
