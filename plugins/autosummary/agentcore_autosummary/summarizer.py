@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from attrs import frozen
 
 from agentcore import LlmCycle, LlmProvider, Message, Usage
-from agentcore.messages import valid_text
 from agentcore.budget import TokenCorrection
 from agentcore.errors import ContextWindowExceededError
+from agentcore.messages import valid_text
 from agentcore.tokens import INLINE_COUNT_CHARS, TokenCounter
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.formatting import format_messages_as_text
