@@ -99,7 +99,11 @@ async def apply_summary(
         focused = slot.config.focused
         if focused is not None:
             new_focused: FocusedConfig = attrs.evolve(
-                focused, summary_override=summary, summary_covers=plan.covers
+                focused,
+                summary_override=summary,
+                summary_covers=plan.covers,
+                summary_role=config.summary_role or focused.summary_role,
+                summary_position=config.summary_position or focused.summary_position,
             )
             new_config = attrs.evolve(slot.config, mode=new_focused)
         try:

@@ -8,7 +8,8 @@ from typing import Any, Literal
 import attrs
 from attrs import field, frozen
 
-from agentcore import LlmProvider, Message
+from agentcore import ConfigError, LlmProvider, Message
+from agentcore.slots import SummaryPosition, SummaryRole
 from agentcore.tokens import get_token_counter
 from agentcore_autosummary.prompt import (
     DEFAULT_SUMMARY_PROMPT,
@@ -44,13 +45,13 @@ def _ratio(instance: object, attribute: attrs.Attribute[Any], value: Any) -> Non
         or not math.isfinite(value)
         or not 0 < value <= 1
     ):
-        raise ValueError(f"{attribute.name} must be a number in (0, 1], got {value!r}")
+        raise ConfigError(f"{attribute.name} must be a number in (0, 1], got {value!r}")
 
 
 def _int_at_least(minimum: int) -> Any:
     def check(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise ValueError(f"{attribute.name} must be an int >= {minimum}, got {value!r}")
+            raise ConfigError(f"{attribute.name} must be an int >= {minimum}, got {value!r}")
 
     return check
 
@@ -67,7 +68,7 @@ def _optional_int_at_least(minimum: int) -> Any:
 
 def _prompt(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
     if not isinstance(value, str) or MESSAGES_PLACEHOLDER not in value:
-        raise ValueError(
+        raise ConfigError(
             f"summary_prompt must be a str containing {MESSAGES_PLACEHOLDER}, "
             "where the conversation is inserted"
         )
@@ -76,21 +77,36 @@ def _prompt(instance: object, attribute: attrs.Attribute[Any], value: Any) -> No
 def _one_of(*choices: str) -> Any:
     def check(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
         if value not in choices:
-            raise ValueError(f"{attribute.name} must be one of {choices}, got {value!r}")
+            raise ConfigError(f"{attribute.name} must be one of {choices}, got {value!r}")
 
     return check
 
 
+def _optional_one_of(*choices: str) -> Any:
+    check = _one_of(*choices)
+
+    def optional(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+        if value is not None:
+            check(instance, attribute, value)
+
+    return optional
+
+
+def _bool(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{attribute.name} must be True or False, got {value!r}")
+
+
 def _optional_name(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
     if value is not None and (not isinstance(value, str) or not value.strip()):
-        raise ValueError(f"{attribute.name} must be a non-empty str or None, got {value!r}")
+        raise ConfigError(f"{attribute.name} must be a non-empty str or None, got {value!r}")
 
 
 def _memory_key(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
     if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"{attribute.name} must be a non-empty str, got {value!r}")
+        raise ConfigError(f"{attribute.name} must be a non-empty str, got {value!r}")
     if value in (CORRECTION_KEY, SESSION_COUNTER_KEY) or value.startswith(STATE_KEY_PREFIX):
-        raise ValueError(
+        raise ConfigError(
             f"{attribute.name} {value!r} is a key the plugin keeps its own state under "
             f"({CORRECTION_KEY!r}, {SESSION_COUNTER_KEY!r} and {STATE_KEY_PREFIX!r}<slot id>): "
             "choose another key"
@@ -104,7 +120,7 @@ def _positive_or_none(instance: object, attribute: attrs.Attribute[Any], value: 
         or not math.isfinite(value)
         or value <= 0
     ):
-        raise ValueError(
+        raise ConfigError(
             f"{attribute.name} must be a positive finite number or None, got {value!r}"
         )
 
@@ -116,7 +132,7 @@ def _provider_or_name(instance: object, attribute: attrs.Attribute[Any], value: 
         prefix, colon, model = value.partition(":")
         if colon and prefix.strip() and model.strip():
             return
-    raise ValueError(
+    raise ConfigError(
         f"{attribute.name} must be an LlmProvider, a 'prefix:model' name such as "
         f"'openai:gpt-4o-mini', or None, got {value!r}"
     )
@@ -155,11 +171,12 @@ class SummaryConfig:
         summarize after it, without adding latency.
     :param max_summary_tokens: Cap on the summary's length: a summary request's
         ``max_tokens`` is what the window leaves after its input, never more, and a
-        longer summary is cut to it.
+        longer summary is cut to it (None: an eighth of the window, between 8 and
+        1,024 tokens; see :attr:`summary_tokens`).
     :param memory_key: Session-data key of the summary snapshot. It may not be one of
         the plugin's own keys: ``autosummary.token_correction`` and ``autosummary/<slot id>``.
     :param keep_recent_tokens: Tokens of recent messages kept verbatim after a summary
-        (None: an eighth of ``max_context_tokens``).
+        (None: an eighth of ``max_context_tokens``, at most half the watermark).
     :param timeout: Seconds a summary call may take before it counts as failed.
     :param summary_provider: The provider summary calls go to instead of the turns'
         provider: an :class:`~agentcore.LlmProvider`, or a ``"prefix:model"`` name
@@ -182,6 +199,14 @@ class SummaryConfig:
         once) and merged by one more call; what does not fit in this many calls is
         left for the next summary (the background task goes on with it right away in
         ``"background"`` mode).
+    :param window_guard: True: every request is sized to ``max_context_tokens`` and a
+        turn that would not fit is summarized first, else degraded (its oldest messages
+        left out of that request). False: ``max_context_tokens`` is only the watermark of
+        the trigger, as in the original design (:meth:`seed`).
+    :param summary_role: The role the summary is sent with, written into the slot's
+        ``FocusedConfig.summary_role`` when a summary is applied (None: the slot's own).
+    :param summary_position: Where the summary goes, written into the slot's
+        ``FocusedConfig.summary_position`` likewise (None: the slot's own).
     """
 
     trigger_token_ratio: float = field(default=0.5, validator=_ratio)
@@ -193,7 +218,7 @@ class SummaryConfig:
     trigger: Trigger = field(default="context", validator=_one_of("context", "cumulative"))
     strategy: Strategy = field(default="incremental", validator=_one_of("incremental", "full"))
     mode: Mode = field(default="inline", validator=_one_of("inline", "background"))
-    max_summary_tokens: int = field(default=1024, validator=_int_at_least(1))
+    max_summary_tokens: int | None = field(default=None, validator=_optional_int_at_least(1))
     memory_key: str = field(default="conversation_summary", validator=_memory_key)
     keep_recent_tokens: int | None = field(default=None, validator=_optional_int_at_least(0))
     timeout: float | None = field(default=120.0, validator=_positive_or_none)
@@ -207,11 +232,18 @@ class SummaryConfig:
         default="off", validator=_one_of("append", "log", "off")
     )
     max_summary_calls_per_turn: int = field(default=4, validator=_int_at_least(1))
+    window_guard: bool = field(default=True, validator=_bool)
+    summary_role: SummaryRole | None = field(
+        default=None, validator=_optional_one_of("user", "system")
+    )
+    summary_position: SummaryPosition | None = field(
+        default=None, validator=_optional_one_of("after_system", "end")
+    )
 
     def __attrs_post_init__(self) -> None:
         if self.summary_style == "structured":
             if self.summary_prompt not in (DEFAULT_SUMMARY_PROMPT, STRUCTURED_SUMMARY_PROMPT):
-                raise ValueError(
+                raise ConfigError(
                     "summary_style='structured' brings its own prompt: give either a custom "
                     "summary_prompt or summary_style='structured', not both"
                 )
@@ -221,34 +253,93 @@ class SummaryConfig:
             and self.keep_recent_messages is not None
             and self.keep_recent_messages >= self.trigger_messages
         ):
-            raise ValueError(
+            raise ConfigError(
                 f"keep_recent_messages ({self.keep_recent_messages}) must be below "
                 f"trigger_messages ({self.trigger_messages}), or every summary would "
                 "re-trigger at once"
             )
-        if self.recent_budget >= self.trigger_tokens:
-            raise ValueError(
+        self._check_explicit_sizes()
+
+    def _check_explicit_sizes(self) -> None:
+        """Refuse token sizes the user set that contradict each other or the window.
+
+        A size left to its default is derived from the window and always fits
+        it; a window too small for any summary request is not an error (the
+        attempts fail and each turn is degraded instead, see
+        docs/autosummary.md), so only explicit settings are checked here.
+        """
+        if not self.window_guard:
+            return  # the window is only the watermark: requests are not sized to it
+        if self.keep_recent_tokens is not None and self.recent_budget >= self.trigger_tokens:
+            raise ConfigError(
                 f"keep_recent_tokens ({self.recent_budget}) must be below the trigger "
-                f"({self.trigger_tokens} tokens), or every summary would re-trigger at once"
+                f"({self.trigger_tokens} tokens: max_context_tokens {self.window} x "
+                f"trigger_token_ratio {self.trigger_token_ratio}), or every summary would "
+                "re-trigger at once"
             )
+        if self.max_summary_tokens is None or self.max_context_tokens is None:
+            return
         prompt = get_token_counter().count_messages(
             [Message.user(build_prompt(self.summary_prompt, ""))]
         )
-        needed = prompt + self.max_summary_tokens + MIN_SUMMARY_INPUT_TOKENS + self.summary_reserve
+        needed = prompt + self.summary_tokens + MIN_SUMMARY_INPUT_TOKENS + self.summary_reserve
         if needed > self.window:
-            raise ValueError(
+            raise ConfigError(
                 f"max_context_tokens ({self.window}) leaves no room for a summary "
                 f"request: the summary_prompt ({prompt} tokens), the previous summary "
-                f"(max_summary_tokens, {self.max_summary_tokens}), {MIN_SUMMARY_INPUT_TOKENS} "
+                f"(max_summary_tokens, {self.summary_tokens}), {MIN_SUMMARY_INPUT_TOKENS} "
                 f"tokens of conversation and {self.summary_reserve} tokens for the reply need "
-                f"{needed}: lower max_summary_tokens or raise max_context_tokens"
+                f"{needed}: lower max_summary_tokens, leave it unset (then it follows the "
+                "window) or raise max_context_tokens"
             )
-        if self.recent_budget + self.max_summary_tokens >= self.window:
-            raise ValueError(
+        if self.recent_budget + self.summary_tokens >= self.window:
+            raise ConfigError(
                 f"keep_recent_tokens ({self.recent_budget}) + max_summary_tokens "
-                f"({self.max_summary_tokens}) must be below max_context_tokens "
+                f"({self.summary_tokens}) must be below max_context_tokens "
                 f"({self.window}), or a summarized context could not fit the window"
             )
+
+    @classmethod
+    def seed(cls, **overrides: Any) -> SummaryConfig:
+        """The original design's behaviour, whole (``docs/autosummary.md``, "The seed's mode").
+
+        A summary is due when ``turn_index - last_summary_turn >= debounce_turns``
+        (``last_summary_turn`` starts at 0 and moves only when a summary is
+        applied, so a failure is tried again on the next turn) and every token
+        the session's turns used reaches ``max_context_tokens *
+        trigger_token_ratio`` (0.75 of 32,000); the summarizer reads the whole
+        history, cut to its newest 30,000 characters, with the Chinese default
+        prompt and ``max_tokens`` 1,024; nothing is kept verbatim beside the
+        summary, which is sent as a system message ``[上下文摘要] {summary}`` at
+        the end of the context. ``max_context_tokens`` is only the watermark:
+        requests are neither sized to it nor refused by it, so the original
+        test values (20, 100) work. ``overrides`` change any field.
+        """
+        settings: dict[str, Any] = {
+            "trigger_token_ratio": 0.75,
+            "max_context_tokens": DEFAULT_MAX_CONTEXT_TOKENS,
+            "trigger": "cumulative",
+            "strategy": "full",
+            "keep_recent_tokens": 0,
+            "max_summary_tokens": 1024,
+            "timeout": None,
+            "window_guard": False,
+            "summary_role": "system",
+            "summary_position": "end",
+        }
+        settings.update(overrides)
+        return cls.coerce(settings)
+
+    @property
+    def summary_tokens(self) -> int:
+        """The cap on a summary's length: ``max_summary_tokens``, else derived from the window.
+
+        Derived: an eighth of the window, at least 8 and at most 1,024 tokens
+        (1,024 from a window of 8,192 tokens up).
+        """
+        if self.max_summary_tokens is not None:
+            return self.max_summary_tokens
+        return max(8, min(1024, self.window // 8))
 
     @property
     def window(self) -> int:
@@ -266,21 +357,22 @@ class SummaryConfig:
     def recent_budget(self) -> int:
         """Tokens of recent messages kept verbatim after a summary.
 
-        ``keep_recent_tokens``, else an eighth of ``max_context_tokens``.
+        ``keep_recent_tokens``, else an eighth of ``max_context_tokens``, but at
+        most half the watermark (so a summary never re-triggers at once).
         """
         if self.keep_recent_tokens is not None:
             return self.keep_recent_tokens
-        return self.window // 8
+        return min(self.window // 8, self.trigger_tokens // 2)
 
     @property
     def summary_reserve(self) -> int:
         """Room kept for a summary's reply when its input is planned.
 
-        ``max_summary_tokens``, but at most a quarter of ``max_context_tokens``;
+        ``summary_tokens``, but at most a quarter of ``max_context_tokens``;
         the request's ``max_tokens`` is whatever the window leaves after the
         input, up to ``max_summary_tokens``.
         """
-        return min(self.max_summary_tokens, self.window // 4)
+        return min(self.summary_tokens, self.window // 4)
 
     @classmethod
     def coerce(cls, value: Any) -> SummaryConfig:
@@ -296,7 +388,7 @@ class SummaryConfig:
         names = {attribute.name for attribute in attrs.fields(SummaryConfig)}
         unknown = sorted(str(key) for key in value if key not in names)
         if unknown:
-            raise ValueError(
+            raise ConfigError(
                 f"unknown summary_config keys: {', '.join(unknown)} "
                 f"(known: {', '.join(sorted(names))})"
             )

@@ -62,7 +62,7 @@ async def fit_request(ctx: TurnContext) -> None:
     inside the window.
     """
     config = enabled_config(ctx.config)
-    if config is None:
+    if config is None or not config.window_guard:
         return
     config = await resolve_config(ctx, config)
     runtime = runtime_of(ctx.session)

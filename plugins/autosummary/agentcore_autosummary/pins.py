@@ -32,7 +32,7 @@ def check_pins_fit(
     sent once the rest is summarized.
     """
     focused = config.focused
-    if focused is None or not focused.pinned:
+    if focused is None or not focused.pinned or not summary.window_guard:
         return
     agent = session.agent
     counter = agent.token_counter or get_token_counter(agent.model)
@@ -43,11 +43,11 @@ def check_pins_fit(
     )
     window = summary.window
     reserve = reply_reservation(agent.max_tokens, window)
-    needed = pinned_tokens + system + summary.max_summary_tokens + reserve
+    needed = pinned_tokens + system + summary.summary_tokens + reserve
     if needed > window:
         raise ConfigError(
             f"the pinned messages need {pinned_tokens} tokens; with the system prompt "
-            f"({system}), room for a summary (max_summary_tokens, {summary.max_summary_tokens}) "
+            f"({system}), room for a summary (max_summary_tokens, {summary.summary_tokens}) "
             f"and the reply reservation ({reserve}) a request needs {needed} tokens, over "
             f"max_context_tokens ({window}): unpin a message or raise max_context_tokens"
         )

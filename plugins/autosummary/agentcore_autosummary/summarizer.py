@@ -91,7 +91,7 @@ async def request_summary(
     conversation too long for the room left after the prompt and
     ``config.summary_reserve`` is cut in the middle (head and tail kept, a
     marker says how many tokens were left out); ``max_tokens`` is what the
-    window leaves after the input, never more than ``config.max_summary_tokens``.
+    window leaves after the input, never more than ``config.summary_tokens``.
     A summary longer than ``max_summary_tokens`` is cut to it; lone surrogates
     in it are repaired like a turn's text. No messages: an empty summary, and
     no call (the seed's rule). An empty or
@@ -100,13 +100,49 @@ async def request_summary(
     long raises :class:`SummaryOverflowError`; other provider errors and
     timeouts (``config.timeout``) propagate.
     """
-    counter, correction, key = fit.counter, fit.correction, fit.model
+    counter = fit.counter
     if not messages:
         return SummaryReply("", Usage(0, 0), 0, reported=False)  # the seed: no call
-    window = config.window
     conversation = format_messages_as_text(
         messages, config.max_tool_result_chars, max_chars=max_chars
     )
+    if config.window_guard:
+        prompt, local, max_tokens = await _sized_request(config, conversation, fit)
+    else:  # the original design: a fixed max_tokens, the conversation cut by characters only
+        prompt = build_prompt(config.summary_prompt, conversation)
+        local = await counter.count_messages_async([Message.user(prompt)])
+        max_tokens = config.summary_tokens
+    cycle = LlmCycle(provider, model=model, max_tokens=max_tokens, purpose="summary")
+    try:
+        result = await asyncio.wait_for(
+            cycle.submit_messages([Message.user(prompt)]), config.timeout
+        )
+    except ContextWindowExceededError as exc:
+        raise SummaryOverflowError(local, max_tokens, exc) from exc
+    text = valid_text(result.final_message.text).strip()
+    if not text:
+        raise SummaryFailedError("the model returned an empty summary")
+    length = await counter.count_text_async(text)
+    if length > config.summary_tokens:
+        logger.warning(
+            "the summary has %d tokens, over max_summary_tokens (%d): it is cut to fit",
+            length,
+            config.summary_tokens,
+        )
+        text = await _cut(counter, text, config.summary_tokens)
+    usage = result.response.usage
+    if usage is not None:
+        return SummaryReply(text, usage, local, reported=True)
+    counted = Usage(local, await counter.count_text_async(text))
+    return SummaryReply(text, counted, local, reported=False)
+
+
+async def _sized_request(
+    config: SummaryConfig, conversation: str, fit: SummaryFit
+) -> tuple[str, int, int]:
+    """The prompt, its local count and its ``max_tokens``, sized to fit ``config.window``."""
+    counter, correction, key = fit.counter, fit.correction, fit.model
+    window = config.window
     empty = counter.count_messages([Message.user(build_prompt(config.summary_prompt, ""))])
     room = correction.unapply(key, window - config.summary_reserve) - empty - _FIT_MARGIN_TOKENS
     for _ in range(3):
@@ -119,32 +155,10 @@ async def request_summary(
             conversation = await _cut(counter, conversation, room)
         prompt = build_prompt(config.summary_prompt, conversation)
         local = await counter.count_messages_async([Message.user(prompt)])
-        max_tokens = min(config.max_summary_tokens, window - correction.apply(key, local))
-        if max_tokens >= min(config.summary_reserve, config.max_summary_tokens):
+        max_tokens = min(config.summary_tokens, window - correction.apply(key, local))
+        if max_tokens >= min(config.summary_reserve, config.summary_tokens):
             break
         room -= max(1, config.summary_reserve - max_tokens) + _FIT_MARGIN_TOKENS
     else:
         raise SummaryFailedError(f"no summary request fits max_context_tokens ({window})")
-    cycle = LlmCycle(provider, model=model, max_tokens=max_tokens, purpose="summary")
-    try:
-        result = await asyncio.wait_for(
-            cycle.submit_messages([Message.user(prompt)]), config.timeout
-        )
-    except ContextWindowExceededError as exc:
-        raise SummaryOverflowError(local, max_tokens, exc) from exc
-    text = valid_text(result.final_message.text).strip()
-    if not text:
-        raise SummaryFailedError("the model returned an empty summary")
-    length = await counter.count_text_async(text)
-    if length > config.max_summary_tokens:
-        logger.warning(
-            "the summary has %d tokens, over max_summary_tokens (%d): it is cut to fit",
-            length,
-            config.max_summary_tokens,
-        )
-        text = await _cut(counter, text, config.max_summary_tokens)
-    usage = result.response.usage
-    if usage is not None:
-        return SummaryReply(text, usage, local, reported=True)
-    counted = Usage(local, await counter.count_text_async(text))
-    return SummaryReply(text, counted, local, reported=False)
+    return prompt, local, max_tokens

@@ -142,7 +142,7 @@ async def summary_round(
     budget = input_budget(config, head, fit)
     # The merge call carries the previous summary and every part: no more
     # parts than the input budget holds at max_summary_tokens each.
-    parts_fit = budget // (config.max_summary_tokens + _PART_OVERHEAD_TOKENS)
+    parts_fit = budget // (config.summary_tokens + _PART_OVERHEAD_TOKENS)
     max_chunks = max(1, parts_fit if max_calls is None else min(max_calls - 1, parts_fit))
     spans = plan_chunks(
         messages, budget, fit.counter, config.max_tool_result_chars, max_chunks=max_chunks
@@ -224,7 +224,7 @@ async def check_retention(ctx: TurnContext, config: SummaryConfig, plan: Plan, s
         log_missing(ctx.session_id, missing)
         return summary
     counter = (await summary_fit(ctx, config, plan)).counter
-    return append_missing(summary, missing, counter, config.max_summary_tokens)
+    return append_missing(summary, missing, counter, config.summary_tokens)
 
 
 async def check_shrinks(ctx: TurnContext, plan: Plan, summary: str) -> None:

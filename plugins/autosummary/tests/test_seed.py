@@ -39,7 +39,8 @@ def test_summary_config_defaults() -> None:
     assert config.summary_model is None
     assert config.max_tool_result_chars == 500
     assert (config.trigger, config.strategy, config.mode) == ("context", "incremental", "inline")
-    assert config.max_summary_tokens == 1024
+    # None: derived from the window, 1,024 tokens from a window of 8,192 up.
+    assert config.max_summary_tokens is None and config.summary_tokens == 1024
     assert config.memory_key == "conversation_summary"
 
 
