@@ -149,8 +149,6 @@ def summary_settings(args: argparse.Namespace, **defaults: Any) -> dict[str, Any
     if args.no_summary:
         return None
     settings: dict[str, Any] = {**defaults, "max_context_tokens": args.max_context_tokens}
-    # The plugin's default summary cap (1,024) leaves no room in a small window.
-    settings.setdefault("max_summary_tokens", min(1024, args.max_context_tokens // 4))
     flags = {
         "trigger_token_ratio": args.trigger_ratio,
         "trigger": args.trigger,
@@ -182,9 +180,6 @@ def _prompt_text(given: str | None) -> str | None:
 
 _SETTING_PREFIX = re.compile(r"^invalid value for the setting '" + SUMMARY_SETTING + "': ")
 _CATTRS_PATH = re.compile(r" @ \$\S*$")
-_RECENT_TAIL = re.compile(
-    r"keep_recent_tokens \((\d+)\) must be below the trigger \((\d+) tokens\).*$"
-)
 _FIELD = re.compile(r"\b(" + "|".join(FLAGS) + r")\b(?= must)")
 
 
@@ -199,15 +194,6 @@ def explain_settings_error(message: str) -> str:
     if not _SETTING_PREFIX.match(text):
         return text
     text = _SETTING_PREFIX.sub("invalid summary options: ", text)
-    text = _RECENT_TAIL.sub(
-        lambda match: (
-            f"the window is too small: the recent messages kept verbatim after a "
-            f"summary ({match.group(1)} tokens, an eighth of --max-context-tokens) must be fewer "
-            f"than the tokens that trigger a summary ({match.group(2)}: --max-context-tokens "
-            "times --trigger-ratio); raise --max-context-tokens or --trigger-ratio"
-        ),
-        text,
-    )
     return _FIELD.sub(lambda match: FLAGS[match.group(1)], text)
 
 

@@ -155,10 +155,10 @@ def test_summary_errors_name_the_flags(run_cli) -> None:
     provider = run_cli("demo", "--summary-provider", "gpt-4o-mini")
     assert provider.returncode == 2
     assert "--summary-provider must be an LlmProvider, a 'prefix:model' name" in provider.stderr
-    small = run_cli("demo", "--trigger-ratio", "0.01")
-    assert small.returncode == 2
-    assert "raise --max-context-tokens or --trigger-ratio" in small.stderr
-    assert "keep_recent_tokens" not in small.stderr
+    ratio = run_cli("demo", "--trigger-ratio", "1.5")
+    assert ratio.returncode == 2
+    assert "argument --trigger-ratio: expected a ratio in (0, 1], got 1.5" in ratio.stderr
+    assert "trigger_token_ratio" not in ratio.stderr
 
 
 def test_summary_prompt_flag(run_cli, openai_server, require_openai_provider, tmp_path) -> None:
