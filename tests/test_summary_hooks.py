@@ -109,8 +109,23 @@ async def test_compact_summarizes_now_with_focus_instructions(agent: Agent) -> N
     assert slot.config.focused is not None
     assert slot.config.focused.summary_covers == result.covers
     assert await session.get_conversation_summary() == result.summary
+    # What is left is the last exchange's reply: nothing more to fold.
     with pytest.raises(CompactError, match="nothing to compact"):
         await session.compact()
+
+
+async def test_compact_on_a_short_conversation_in_a_large_window(agent: Agent) -> None:
+    # Issue 20: 12 turns in a 100,000-token window were refused ("every message ...
+    # is within the recent tail"); a user who asks to compact wants it now.
+    builder = AgentBuilder().provider(_summarizing_provider()).load_plugins(False)
+    builder.plugin(_autosummary()).setting("summary_config", {"max_context_tokens": 100_000})
+    bundle = builder.build()
+    session = AgentSession(agent, "short", bundle, FocusedConfig())
+    for number in range(12):
+        await session.submit_turn(f"point {number}")
+    result = await session.compact()
+    assert result.covers == 22 and result.summary == "They set up the deployment."
+    assert [m.text for m in await session.load_messages()][-2:] == ["point 11", "Noted."]
 
 
 async def test_compact_refuses_a_full_slot_and_reports_a_failed_summary(agent: Agent) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from attrs import frozen
 
@@ -63,6 +64,14 @@ async def warm_counts(ctx: TurnContext, config: SummaryConfig, state: SummarySta
         await counter.count_message_async(message)
 
 
+def last_exchange_start(messages: Sequence[Message], start: int) -> int:
+    """Raw index of the last user message at or after ``start`` (``start`` if none)."""
+    for index in range(len(messages) - 1, start - 1, -1):
+        if messages[index].role == "user":
+            return index
+    return start
+
+
 def make_plan(
     ctx: TurnContext,
     config: SummaryConfig,
@@ -70,18 +79,23 @@ def make_plan(
     correction: TokenCorrection,
     *,
     recent: int | None = None,
+    keep_from: int | None = None,
 ) -> Plan | None:
     """The next summary of ``ctx.slot``, or None when nothing lies before the recent tail.
 
     ``recent``: local tokens of the tail kept verbatim (default: ``keep_recent_tokens``).
+    ``keep_from``: the raw index the verbatim tail starts at, in place of ``recent``.
     """
     slot = ctx.slot
     covered, previous = covered_and_previous(slot, state)
     model = turn_model(ctx)
     if recent is None:
         recent = correction.unapply(model, config.recent_budget)
-    tail = recent_tail_start(slot.messages, covered, recent, counter_for(ctx, model))
-    tail = cap_tail(slot.messages, tail, tail_cap(config, slot))
+    if keep_from is not None:
+        tail = max(covered, keep_from)
+    else:
+        tail = recent_tail_start(slot.messages, covered, recent, counter_for(ctx, model))
+        tail = cap_tail(slot.messages, tail, tail_cap(config, slot))
     if config.strategy == "full":
         # The original rule: the whole history, front-truncated when formatted.
         start, end, previous = 0, slot.message_count(), None

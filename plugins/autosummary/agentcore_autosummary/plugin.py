@@ -27,7 +27,7 @@ from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.fitting import ATTEMPTED_KEY, fit_request
 from agentcore_autosummary.pins import check_pins_fit
 from agentcore_autosummary.pipeline import catch_up, summarize, summarize_quietly
-from agentcore_autosummary.plan import make_plan, warm_counts
+from agentcore_autosummary.plan import last_exchange_start, make_plan, warm_counts
 from agentcore_autosummary.runtime import (
     SETTING,
     covered_and_previous,
@@ -157,12 +157,18 @@ async def compact_session(ctx: TurnContext, instructions: str | None) -> Summary
         await asyncio.shield(pending)
     state = await load_state(ctx, runtime)
     await warm_counts(ctx, config, state)
-    plan = make_plan(ctx, config, state, await session_correction(ctx, runtime))
+    correction = await session_correction(ctx, runtime)
+    plan = make_plan(ctx, config, state, correction)
+    if plan is None:
+        # Everything lies in the verbatim tail: a manual compact folds all but the last
+        # exchange (the last user message and what answered it).
+        covered, _ = covered_and_previous(slot, state)
+        last = last_exchange_start(slot.messages, covered)
+        plan = make_plan(ctx, config, state, correction, keep_from=last)
     if plan is None:
         raise CompactError(
-            f"nothing to compact in slot {slot.id!r}: every message the summary does not "
-            f"cover yet is within the recent tail kept verbatim ({config.recent_budget} tokens, "
-            "keep_recent_tokens)"
+            f"nothing to compact in slot {slot.id!r}: beside the last exchange and the pinned "
+            "messages, every message is already covered by the summary"
         )
     runtime.states[slot.id] = attrs.evolve(state, last_attempt_turn=ctx.turn_index)
     try:
