@@ -12,18 +12,33 @@ MAX_CONVERSATION_CHARS = 30_000
 _ROLE_NAMES = {"system": "System", "user": "User", "assistant": "Assistant"}
 
 
+_CUT_MARK = "[…] "
+
+
 def format_message(message: Message, max_tool_result_chars: int = 500) -> str:
-    """One message as one entry of the summary input.
+    r"""One message as one entry of the summary input.
 
     ``System:``/``User:``/``Assistant:`` followed by the text; a tool call
     becomes ``[Tool: name]`` (arguments are left out); a tool result becomes
     ``Tool Result [id]:`` or ``Tool Error [id]:`` followed by its first
     ``max_tool_result_chars`` characters; any other block becomes
-    ``[{kind}]``, so a user's image reads ``User: [image]``.
+    ``[{kind}]``, so a user's image reads ``User: [image]``. The entry's
+    further lines are indented by two spaces, so only the first line of an
+    entry begins with a role: text that holds ``"\nAssistant: ..."`` cannot
+    pass for another entry.
     """
+    return _entry(message, max_tool_result_chars)
+
+
+def _entry(message: Message, max_tool_result_chars: int) -> str:
+    label, body = _label_and_body(message, max_tool_result_chars)
+    return f"{label}: {_indent(body)}"
+
+
+def _label_and_body(message: Message, max_tool_result_chars: int) -> tuple[str, str]:
     if message.role == "tool":
         label = "Tool Error" if message.is_error else "Tool Result"
-        return f"{label} [{message.tool_call_id}]: {message.text[:max_tool_result_chars]}"
+        return f"{label} [{message.tool_call_id}]", message.text[:max_tool_result_chars]
     parts: list[str] = []
     for block in message.content:
         if isinstance(block, TextBlock):
@@ -33,7 +48,11 @@ def format_message(message: Message, max_tool_result_chars: int = 500) -> str:
             parts.append(f"[Tool: {block.name}]")
         else:
             parts.append(f"[{block.kind}]")
-    return f"{_ROLE_NAMES[message.role]}: {' '.join(parts)}"
+    return _ROLE_NAMES[message.role], " ".join(parts)
+
+
+def _indent(body: str) -> str:
+    return body.replace("\n", "\n  ") if "\n" in body else body
 
 
 def format_messages_as_text(
@@ -44,21 +63,27 @@ def format_messages_as_text(
 ) -> str:
     """``messages`` as text, one entry per message, entries separated by a blank line.
 
-    When the text is longer than ``max_chars``, the oldest entries are dropped
-    (and, if the newest alone is too long, its beginning), so the newest part
-    of the conversation is kept. ``max_chars=None`` keeps everything.
+    When the text is longer than ``max_chars``, the newest part of the
+    conversation is kept: the oldest entries are dropped, and the oldest
+    entry kept loses the beginning of its text (marked ``[…]``) but keeps
+    its role, so every entry still says who wrote it. ``max_chars=None``
+    keeps everything.
     """
-    entries = [format_message(message, max_tool_result_chars) for message in messages]
     if max_chars is None:
-        return "\n\n".join(entries)
+        return "\n\n".join(_entry(message, max_tool_result_chars) for message in messages)
     kept: list[str] = []
     size = 0
-    for entry in reversed(entries):
+    for message in reversed(messages):
+        entry = _entry(message, max_tool_result_chars)
         added = len(entry) + (2 if kept else 0)
-        if size + added > max_chars:
-            if not kept:
-                kept.append(entry[len(entry) - max_chars :])
-            break
-        kept.append(entry)
-        size += added
+        if size + added <= max_chars:
+            kept.append(entry)
+            size += added
+            continue
+        label, body = _label_and_body(message, max_tool_result_chars)
+        room = max_chars - size - (2 if kept else 0) - len(label) - 2 - len(_CUT_MARK)
+        if room > 0:
+            body = _indent(body)
+            kept.append(f"{label}: {_CUT_MARK}{body[len(body) - room :].lstrip(' ')}")
+        break
     return "\n\n".join(reversed(kept))
