@@ -28,6 +28,9 @@ RetentionCheck = Literal["append", "log", "off"]
 CORRECTION_KEY = "autosummary.token_correction"
 """Session-data key of the token correction the plugin learns from usage."""
 
+SERVED_WINDOW_KEY = "autosummary.served_window"
+"""Session-data key of the windows the server showed it serves, per model (see windows.py)."""
+
 SESSION_COUNTER_KEY = "autosummary.last_summary_turn"
 """Session-data key of the turn of the session's last applied summary (the seed's counter)."""
 
@@ -105,10 +108,11 @@ def _optional_name(instance: object, attribute: attrs.Attribute[Any], value: Any
 def _memory_key(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(f"{attribute.name} must be a non-empty str, got {value!r}")
-    if value in (CORRECTION_KEY, SESSION_COUNTER_KEY) or value.startswith(STATE_KEY_PREFIX):
+    own = (CORRECTION_KEY, SESSION_COUNTER_KEY, SERVED_WINDOW_KEY)
+    if value in own or value.startswith(STATE_KEY_PREFIX):
         raise ConfigError(
             f"{attribute.name} {value!r} is a key the plugin keeps its own state under "
-            f"({CORRECTION_KEY!r}, {SESSION_COUNTER_KEY!r} and {STATE_KEY_PREFIX!r}<slot id>): "
+            f"({', '.join(repr(key) for key in own)} and {STATE_KEY_PREFIX!r}<slot id>): "
             "choose another key"
         )
 

@@ -18,6 +18,7 @@ from agentcore_autosummary.budget import (
     overflow_prompt_tokens,
     refuse_oversized_input,
     turn_budget,
+    turn_model,
 )
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.leaving_out import leave_out_oldest
@@ -36,7 +37,7 @@ from agentcore_autosummary.tails import (
     window_drops,
 )
 from agentcore_autosummary.trigger import backoff_turns, may_retry
-from agentcore_autosummary.windows import resolve_config
+from agentcore_autosummary.windows import effective_config, learn_served_window
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -64,12 +65,17 @@ async def fit_request(ctx: TurnContext) -> None:
     config = enabled_config(ctx.config)
     if config is None or not config.window_guard:
         return
-    config = await resolve_config(ctx, config)
+    config = await effective_config(ctx, config)
     runtime = runtime_of(ctx.session)
     await before_window_drops(ctx, runtime)
-    budget = turn_budget(ctx, config, await session_correction(ctx, runtime))
     overflow = ctx.extra.get(OVERFLOW_KEY)
-    if isinstance(overflow, ContextWindowExceededError):
+    learned_window = isinstance(overflow, ContextWindowExceededError) and (
+        await learn_served_window(ctx, turn_model(ctx), overflow.limit_tokens, config.window)
+    )
+    if learned_window:
+        config = await effective_config(ctx, config)
+    budget = turn_budget(ctx, config, await session_correction(ctx, runtime))
+    if isinstance(overflow, ContextWindowExceededError) and not learned_window:
         budget = await learn_from_overflow(ctx, config, runtime, budget, overflow)
     await refuse_oversized_input(ctx, budget)
     tokens = await budget.turn_size(ctx)

@@ -44,7 +44,7 @@ from agentcore_autosummary.tails import (
     window_drops,
 )
 from agentcore_autosummary.trigger import is_due, may_retry, measure
-from agentcore_autosummary.windows import known_config, resolve_config
+from agentcore_autosummary.windows import effective_config, known_config
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -89,7 +89,7 @@ async def post_turn_end(ctx: TurnContext) -> None:
     config = enabled_config(ctx.config)
     if config is None:
         return
-    config = await resolve_config(ctx, config)
+    config = await effective_config(ctx, config)
     runtime = runtime_of(ctx.session)
     slot = ctx.slot
     sent = runtime.sent.pop(slot.id, None)
@@ -144,7 +144,7 @@ async def compact_session(ctx: TurnContext, instructions: str | None) -> Summary
     config = enabled_config(ctx.config)
     if config is None:
         return None
-    config = await resolve_config(ctx, config)
+    config = await effective_config(ctx, config)
     slot = ctx.slot
     if slot.config.focused is None:
         raise CompactError(

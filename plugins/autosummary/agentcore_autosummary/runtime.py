@@ -41,6 +41,8 @@ class SessionRuntime:
     """Per slot: the local count of the last turn request sent."""
     backlog: dict[str, int] = field(factory=dict)
     """Per slot: messages the last capped summary left uncovered (see ``leave_out_oldest``)."""
+    served: dict[str, int] | None = None
+    """The served windows learned for this session, by model (None: not read yet)."""
     why: dict[str, str] = field(factory=dict)
     """Per slot: why the last automatic summary made no room, for the degraded request's log."""
 

@@ -35,6 +35,7 @@ from agentcore_autosummary.summarizer import (
     SummaryReply,
     request_summary,
 )
+from agentcore_autosummary.windows import learn_served_window, with_window
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -184,13 +185,19 @@ async def request_one_summary(
     messages: Sequence[Message],
     max_chars: int | None,
 ) -> SummaryReply:
-    """One summary request; a server's overflow refusal teaches the correction, then one retry."""
+    """One summary request; a server's overflow refusal teaches, then one retry.
+
+    A refusal that names a limit below the window teaches the served window
+    (for the turns' own provider, stored like a turn's); any other refusal
+    teaches the token correction.
+    """
     runtime = runtime_of(ctx.session)
     for attempt in range(2):
         fit = await summary_fit(ctx, config, plan)
+        provider = summary_provider(ctx, config)
         try:
             reply = await request_summary(
-                summary_provider(ctx, config),
+                provider,
                 config,
                 messages,
                 model=plan.model,
@@ -200,6 +207,12 @@ async def request_one_summary(
         except SummaryOverflowError as exc:
             if attempt:
                 raise
+            limit = exc.error.limit_tokens
+            if limit is not None and 0 < limit < config.window:
+                if provider is ctx.session.bundle.provider:
+                    await learn_served_window(ctx, fit.model, limit, config.window)
+                config = with_window(config, limit)
+                continue
             server = overflow_prompt_tokens(exc.error, config.window, exc.max_tokens)
             await learn(ctx, runtime, fit.model, exc.local_tokens, server)
             continue

@@ -10,7 +10,12 @@ import attrs
 from agentcore import ConfigError, LlmProvider, TurnContext
 from agentcore.providers.windows import discover_context_window
 from agentcore_autosummary.budget import turn_model
-from agentcore_autosummary.config import DEFAULT_MAX_CONTEXT_TOKENS, SummaryConfig
+from agentcore_autosummary.config import (
+    DEFAULT_MAX_CONTEXT_TOKENS,
+    SERVED_WINDOW_KEY,
+    SummaryConfig,
+)
+from agentcore_autosummary.runtime import runtime_of
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -70,3 +75,94 @@ def known_config(ctx_provider: LlmProvider, config: SummaryConfig) -> SummaryCon
         if original == config:
             return resolved
     return config
+
+
+_served: weakref.WeakKeyDictionary[LlmProvider, dict[str, int]] = weakref.WeakKeyDictionary()
+
+
+def _model_key(model: str | None) -> str:
+    return model or ""
+
+
+async def _session_served(ctx: TurnContext) -> dict[str, int]:
+    """The served windows stored with the session (read once per live session)."""
+    runtime = runtime_of(ctx.session)
+    if runtime.served is None:
+        stored = await ctx.memory.get(SERVED_WINDOW_KEY)
+        runtime.served = {
+            str(model): window
+            for model, window in (stored.items() if isinstance(stored, dict) else ())
+            if isinstance(window, int) and not isinstance(window, bool) and window > 0
+        }
+    return runtime.served
+
+
+async def served_window(ctx: TurnContext, model: str | None) -> int | None:
+    """The window the server showed it serves ``model``, if a refusal taught one."""
+    key = _model_key(model)
+    cached = _served.get(_provider(ctx), {}).get(key)
+    stored = (await _session_served(ctx)).get(key)
+    known = [window for window in (cached, stored) if window is not None]
+    return min(known) if known else None
+
+
+async def learn_served_window(
+    ctx: TurnContext, model: str | None, limit: int | None, window: int
+) -> bool:
+    """Learn from a refusal for length that the server serves ``limit`` tokens, not ``window``.
+
+    Returns whether ``limit`` is news (smaller than ``window``): it is then
+    cached for the provider, stored with the session next to the token
+    correction (so it survives a resume), and a warning says the configured
+    or discovered window was larger than the served one.
+    """
+    if limit is None or limit <= 0 or limit >= window:
+        return False
+    key = _model_key(model)
+    _served.setdefault(_provider(ctx), {})[key] = limit
+    served = await _session_served(ctx)
+    served[key] = limit
+    logger.warning(
+        "session %s: the server refused a request for model %r as longer than %d tokens, "
+        "but the window was taken to be %d: requests are planned for %d tokens from now on "
+        "(set summary_config max_context_tokens to the served window to skip this refusal)",
+        ctx.session_id,
+        model,
+        limit,
+        window,
+        limit,
+    )
+    try:
+        await ctx.memory.set(SERVED_WINDOW_KEY, dict(served))
+    except Exception as exc:
+        logger.error("session %s: could not store the served window: %s", ctx.session_id, exc)
+    return True
+
+
+def with_window(config: SummaryConfig, window: int) -> SummaryConfig:
+    """``config`` planned for ``window`` tokens.
+
+    Explicit token sizes that do not fit the smaller window give way to the
+    ones derived from it, with a warning, rather than refusing every turn.
+    """
+    try:
+        return attrs.evolve(config, max_context_tokens=window)
+    except ConfigError as exc:
+        logger.warning(
+            "the served window of %d tokens is too small for summary_config (%s): its token "
+            "sizes are derived from the window instead",
+            window,
+            exc,
+        )
+        return attrs.evolve(
+            config, max_context_tokens=window, max_summary_tokens=None, keep_recent_tokens=None
+        )
+
+
+async def effective_config(ctx: TurnContext, config: SummaryConfig) -> SummaryConfig:
+    """:func:`resolve_config`, then no larger than the window the server showed it serves."""
+    resolved = await resolve_config(ctx, config)
+    served = await served_window(ctx, turn_model(ctx))
+    if served is not None and served < resolved.window and resolved.window_guard:
+        return with_window(resolved, served)
+    return resolved

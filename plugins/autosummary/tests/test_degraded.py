@@ -191,3 +191,34 @@ async def test_a_summary_with_a_lone_surrogate_is_repaired_and_applied() -> None
     for number in range(TURNS):
         await chat.submit_turn(text(150, number))
     assert await chat.get_conversation_summary() == "A summary \ufffd with a lone surrogate."
+
+
+@pytest.mark.parametrize("mode", ["inline", "background"])
+async def test_an_unknown_window_is_learned_from_the_one_refusal_that_names_it(mode: str) -> None:
+    # Issue 20: with max_context_tokens=None an unknown model was planned for 32,000
+    # tokens against a server that serves 2,048: 32 of 40 turns failed, 128 refusals.
+    server = StrictServer(2048, ratio=1.0)
+    server.provider.model = "my-local-model"  # in no table, on a server with no window endpoint
+    store = InMemoryStore()
+
+    def new_session() -> AgentSession:
+        config = SummaryConfig(mode=mode)  # type: ignore[arg-type]
+        bundle = AgentBuilder().provider(server.provider).store(store)
+        return AgentSession(AGENT, "learn", bundle.summary_config(config).build(), FocusedConfig())
+
+    chat = new_session()
+    for number in range(40):
+        await _turn(chat, text(150, number), stream=number % 2 == 1)
+    await chat.aclose()
+    assert len(server.rejected) == 1 and server.rejected[0].limit_tokens == 2048
+    assert await chat.get_conversation_summary() is not None  # summaries applied
+    assert len(await chat.history()) == 80
+    # A resumed session (another process: the provider cache does not help) plans for
+    # the served window from its first turn: the figure is stored with the session.
+    from agentcore_autosummary import windows
+
+    windows._served.clear()
+    resumed = new_session()
+    for number in range(10):
+        await resumed.submit_turn(text(150, 100 + number))
+    assert len(server.rejected) == 1
