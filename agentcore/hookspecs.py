@@ -78,8 +78,8 @@ def before_model_call(ctx: TurnContext) -> Awaitable[None] | None:
     added so far (the user's, then the assistant's and the tool results of
     earlier rounds); the request will carry ``ctx.slot.load_messages()``
     followed by them, read again after the hooks ran. So an implementation
-    that shrinks the slot's context (a new summary saved with
-    :meth:`~agentcore.ContextSlot.save`) shrinks this very request; one that
+    that shrinks the slot's context (a new summary stored with
+    ``ctx.session.write_slot_config(...)``) shrinks this very request; one that
     replaces ``ctx.messages`` with shortened copies (a tool result cut to fit)
     shortens them in this request only, the turn stores them whole; one that
     sets ``ctx.context`` sends that list instead of ``ctx.slot.load_messages()``
