@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 from attrs import frozen
 
-from agentcore._cancel import Deadline, consume_cancel
+from agentcore._cancel import Deadline
 from agentcore._store_sync import StoreSync
 from agentcore.budget import OVERFLOW_KEY, turn_counter
 from agentcore.call_hooks import HookedProvider, tool_call_hooks
@@ -153,7 +153,7 @@ class TurnRunner:
         sync = self._sync
         try:
             deadline = self.deadline()
-            with deadline.guard():
+            async with deadline.guard():
                 await sync.load()
                 await sync.catch_up()
                 slot = sync.slots[sync.current]
@@ -162,7 +162,7 @@ class TurnRunner:
                 ctx = self.context(slot, user_message, is_stream=stream)
             final: tuple[ResponseComplete, list[Message], CycleResult] | None = None
             try:
-                with deadline.guard():
+                async with deadline.guard():
                     await call_each(self._pm, "on_turn_start", isolate=False, ctx=ctx)
                 cycle = self._cycle(ctx, user_message)
                 done: tuple[ResponseComplete, CycleResult] | None = None
@@ -174,31 +174,36 @@ class TurnRunner:
                             else:
                                 yield item
                 else:
-                    with deadline.guard():
+                    async with deadline.guard():
                         result = await self._complete(cycle)
                     done = (ResponseComplete(result.response), result)
                 if done is not None:
                     event, result = done
-                    with deadline.guard():
+                    async with deadline.guard():
                         added = [make_valid(message) for message in result.new_messages]
                         await self._count_for_storage([user_message, *added])
-                        await sync.commit_turn(
-                            slot,
-                            [user_message, *added],
-                            result.usage,
-                            final_message(added, result),
-                            pin=pin,
-                        )
+                    reply = final_message(added, result)
+                    try:
+                        async with deadline.guard():
+                            await sync.commit_turn(
+                                slot, [user_message, *added], result.usage, reply, pin=pin
+                            )
+                    except TurnTimeoutError:
+                        if sync.last_reply is not reply:
+                            raise  # nothing was stored
+                        # Stored: the deadline's own cancel is consumed, the turn goes on.
                     final = (event, added, result)
             except BaseException as exc:
                 await call_each(self._pm, "on_turn_error", isolate=True, ctx=ctx, error=exc)
                 raise
             if final is not None:
                 event, added, result = final
-                with deadline.guard():
+                # Past its deadline, a stored turn skips its remaining end hooks and is
+                # handed over; a cancel of the caller propagates.
+                async with deadline.guard(consume=True):
                     await self._end_turn(ctx, user_message, added, result)
                 release()
-                yield FinalEvent(event, final_message(added, result))
+                yield FinalEvent(event, reply)
         finally:
             release()
 
@@ -215,7 +220,7 @@ class TurnRunner:
         stream = cycle.stream_with_tools([], self._session.bundle.tools)
         try:
             while True:
-                with deadline.guard():
+                async with deadline.guard():
                     try:
                         event = await stream.__anext__()
                     except StopAsyncIteration:
@@ -305,7 +310,7 @@ class TurnRunner:
     async def _end_turn(
         self, ctx: TurnContext, user_message: Message, added: list[Message], result: CycleResult
     ) -> None:
-        """Run the end hooks of a stored turn; a cancellation stops them, never the turn."""
+        """Run the end hooks of a stored turn; a cancel skips the rest of them and propagates."""
         ctx.messages = [user_message, *added]
         ctx.usage = result.usage
         ctx.response = result.response
@@ -313,13 +318,13 @@ class TurnRunner:
             await call_each(self._pm, "on_turn_end", isolate=True, ctx=ctx)
             await call_each(self._pm, "post_turn_end", isolate=True, ctx=ctx)
         except asyncio.CancelledError:
-            # The turn is stored: the caller gets it, the remaining hooks are skipped.
-            consume_cancel()
             logger.warning(
-                "session %r turn %d was cancelled in its end hooks, after it was stored",
+                "session %r turn %d was cancelled in its end hooks, after it was stored: "
+                "the remaining end hooks were skipped",
                 self._session.session_id,
                 ctx.turn_index,
             )
+            raise
 
 
 class TurnStream:

@@ -125,7 +125,9 @@ def post_turn_end(ctx: TurnContext) -> Awaitable[None] | None:
 
     An exception raised here is logged at ERROR on the ``agentcore`` logger
     with the plugin name, session and turn; the turn still returns its reply
-    and the other implementations still run.
+    and the other implementations still run. A cancel of the caller reaches
+    the implementation as ``CancelledError``: it must let it propagate (the
+    turn stays stored; the end hooks that have not run are skipped).
 
     :param ctx: The turn's mutable context.
     """
@@ -148,7 +150,9 @@ def on_turn_error(ctx: TurnContext, error: BaseException) -> Awaitable[None] | N
 
     :param ctx: The turn's mutable context.
     :param error: The exception that stopped the turn (``CancelledError`` for
-        a cancelled turn, ``GeneratorExit`` for an abandoned stream).
+        a cancelled turn, ``GeneratorExit`` for an abandoned stream). A turn
+        cancelled during its store write is stored all the same: then
+        ``ctx.session.turn_index`` is past ``ctx.turn_index``.
     """
 
 

@@ -145,6 +145,19 @@ class AgentSession:
         return self._sync.turn_index
 
     @property
+    def last_reply(self) -> Message | None:
+        """The final assistant message of the last turn this object stored, or None.
+
+        Set as the turn's store write commits, so a caller whose turn was
+        cancelled after that point (it gets ``CancelledError``, or
+        ``TimeoutError`` from an enclosing ``asyncio.timeout``) can still
+        read the reply that was stored: compare :attr:`turn_index` with its
+        value before the turn. Turns stored by other writers, or before the
+        session was resumed, are read with :meth:`history`.
+        """
+        return self._sync.last_reply
+
+    @property
     def cost(self) -> CostTracker:
         """Tokens used so far, by purpose."""
         return self._sync.cost
@@ -458,9 +471,12 @@ class AgentSession:
         write, advance the turn index, ``on_turn_end``, ``post_turn_end``.
         A provider error stores nothing. A ``turn_timeout`` reached before the
         store write raises :class:`~agentcore.errors.TurnTimeoutError`, and
-        nothing is stored. A cancelled caller gets ``CancelledError`` only
-        when nothing was stored; once the write has begun it completes and
-        the message is returned.
+        nothing is stored; reached later, it skips the end hooks left and the
+        message is returned. A cancel always reaches the caller as
+        ``CancelledError``: before the store write nothing is stored; once the
+        write has begun it completes first (turn index, messages and cost
+        are then held by the object, the reply as :attr:`last_reply`), and the
+        end hooks that have not run are skipped. See docs/failure-semantics.md.
 
         It is :meth:`submit_turn_stream` drained to its end, with the model
         called without streaming: the two run the same steps.
