@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import attrs
 
+from agentcore._background import BackgroundWork
 from agentcore._slot_pins import change_pins
 from agentcore._store_sync import DEFAULT_SLOT, WRITE_ATTEMPTS, StoreSync
 from agentcore._turns import TurnRunner, TurnStream, check_pin_flag, check_user_message, drain
@@ -85,7 +86,7 @@ class AgentSession:
         *,
         readonly: bool = False,
     ) -> None:
-        self._background: set[asyncio.Task[Any]] = set()
+        self._background = BackgroundWork(str(session_id))
         if not isinstance(agent, Agent):
             raise ConfigError(f"agent must be an Agent, got {agent!r}")
         if not isinstance(bundle, AgentBundle):
@@ -106,7 +107,8 @@ class AgentSession:
         self._turns = TurnRunner(self, self._sync)
 
     def __del__(self) -> None:
-        pending = [task for task in getattr(self, "_background", ()) if not task.done()]
+        background = getattr(self, "_background", None)
+        pending = background.pending() if background is not None else []
         if pending:
             warnings.warn(
                 f"AgentSession {self._session_id!r} was dropped with {len(pending)} pending "
@@ -512,22 +514,14 @@ class AgentSession:
         """Run ``work`` as a task the session tracks; :meth:`aclose` waits for it.
 
         An exception the task raises is logged at ERROR on the ``agentcore``
-        logger. A session garbage-collected while such a task is pending
-        warns with :class:`ResourceWarning`.
+        logger. Work cancelled without :meth:`aclose` cancelling it (the event
+        loop closing as ``asyncio.run`` returns, with the work still pending)
+        is lost: that logs a warning naming the session and warns with
+        :class:`ResourceWarning`, as does a session garbage-collected while
+        such a task is pending. Drain it first with ``await session.aclose()``
+        or ``async with session:``.
         """
-        task = asyncio.ensure_future(work)
-        self._background.add(task)
-        task.add_done_callback(self._background_done)
-        return task
-
-    def _background_done(self, task: asyncio.Task[Any]) -> None:
-        self._background.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            logger.error(
-                "background work of session %r failed",
-                self._session_id,
-                exc_info=task.exception(),
-            )
+        return self._background.run(work)
 
     async def aclose(self, *, cancel_pending: bool = False) -> None:
         """Wait until the background work of the session has finished.
@@ -536,12 +530,7 @@ class AgentSession:
         made is dropped whole: nothing of it is stored) and wait for the
         cancellation to finish.
         """
-        while self._background:
-            pending = list(self._background)
-            if cancel_pending:
-                for task in pending:
-                    task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
+        await self._background.drain(cancel=cancel_pending)
 
     async def __aenter__(self) -> AgentSession:
         await self.load()
