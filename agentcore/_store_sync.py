@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 import attrs
 
 from agentcore._cancel import complete_despite_cancel
-from agentcore.errors import ConflictError
+from agentcore.errors import ConflictError, SessionError
 from agentcore.messages import Message
 from agentcore.slots import (
     ContextSlot,
@@ -256,6 +256,42 @@ class StoreSync:
                     continue
                 stored()
                 return
+
+    async def create_slot(self, slot_id: str, config: SlotConfig, *, switch: bool) -> ContextSlot:
+        """Store a new empty slot with ``config``; with ``switch`` make it the current one."""
+        slot = self.new_slot(slot_id, config, [])
+
+        def build() -> StoreWrite:
+            if slot_id in self.slots:  # another writer created it meanwhile
+                raise SessionError(f"session {self.session_id!r} already has a slot {slot_id!r}")
+            batch = self.guarded_write()
+            batch.slot_configs[slot_id] = config_to_json(slot.config)
+            batch.expected_versions[slot_id] = 0
+            if switch:
+                batch.state = self.state(current_slot=slot_id)
+            return batch
+
+        def stored() -> None:
+            slot.record_stored_config(slot.config, 1)
+            self.slots[slot_id] = slot
+            if switch:
+                self.current = slot_id
+
+        await self.commit(build, stored)
+        return slot
+
+    async def switch_slot(self, slot_id: str) -> None:
+        """Store ``slot_id`` as the current slot."""
+
+        def build() -> StoreWrite:
+            batch = self.guarded_write()
+            batch.state = self.state(current_slot=slot_id)
+            return batch
+
+        def stored() -> None:
+            self.current = slot_id
+
+        await self.commit(build, stored)
 
     async def write_config(
         self,

@@ -36,7 +36,6 @@ from agentcore.slots import (
     FocusedConfig,
     SlotConfig,
     SlotMode,
-    config_to_json,
 )
 from agentcore.stores.base import JsonValue, StoreWrite
 from agentcore.usage import CostTracker, Usage
@@ -211,44 +210,14 @@ class AgentSession:
             await self._sync.catch_up()
             if slot_id in self._sync.slots:
                 raise SessionError(f"session {self._session_id!r} already has a slot {slot_id!r}")
-            slot = self._sync.new_slot(slot_id, SlotConfig(mode), [])
-
-            def write() -> StoreWrite:
-                if slot_id in self._sync.slots:  # another writer created it meanwhile
-                    raise SessionError(
-                        f"session {self._session_id!r} already has a slot {slot_id!r}"
-                    )
-                batch = self._sync.guarded_write()
-                batch.slot_configs[slot_id] = config_to_json(slot.config)
-                batch.expected_versions[slot_id] = 0
-                if switch:
-                    batch.state = self._sync.state(current_slot=slot_id)
-                return batch
-
-            def stored() -> None:
-                slot.record_stored_config(slot.config, 1)
-                self._sync.slots[slot_id] = slot
-                if switch:
-                    self._sync.current = slot_id
-
-            await self._sync.commit(write, stored)
-            return slot
+            return await self._sync.create_slot(slot_id, SlotConfig(mode), switch=switch)
 
     async def switch_slot(self, slot_id: str) -> ContextSlot:
         """Make ``slot_id`` the slot that turns go to."""
         self._check_writable("switch slots")
         slot = await self.get_slot(slot_id)
         async with self._turns.lock:
-
-            def write() -> StoreWrite:
-                batch = self._sync.guarded_write()
-                batch.state = self._sync.state(current_slot=slot_id)
-                return batch
-
-            def stored() -> None:
-                self._sync.current = slot_id
-
-            await self._sync.commit(write, stored)
+            await self._sync.switch_slot(slot_id)
         return slot
 
     async def set_mode(self, mode: SlotMode, slot_id: str | None = None) -> None:

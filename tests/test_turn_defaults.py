@@ -103,3 +103,30 @@ def test_a_drained_session_leaves_asyncio_run_quietly(
     assert not [w for w in caught if issubclass(w.category, ResourceWarning)]
     assert "cancelled before it finished" not in caplog.text
     assert done == ([] if drain == "cancel_pending" else ["work"])
+
+
+async def test_a_deadline_reached_after_the_store_write_returns_the_stored_turn(
+    agent: Agent, caplog: pytest.LogCaptureFixture
+) -> None:
+    from agentcore import TurnContext, hookimpl
+
+    class HangingEndHook:
+        @hookimpl
+        async def on_turn_end(self, ctx: TurnContext) -> None:
+            await asyncio.sleep(3600)
+
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(["stored"]))
+        .load_plugins(False)
+        .plugin(HangingEndHook())
+        .turn_timeout(0.2)
+        .build()
+    )
+    session = AgentSession(agent, "late", bundle)
+    # The deadline's own cancel is the library's: it cuts the end hooks, the caller
+    # gets the turn that was stored.
+    reply = await asyncio.wait_for(session.submit_turn("hi"), 60)
+    assert reply.text == "stored" and session.last_reply == reply
+    assert session.turn_index == 1
+    assert "cancelled in its end hooks" in caplog.text
