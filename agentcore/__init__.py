@@ -1,7 +1,7 @@
 """agentcore: a small, typed, async core for LLM agents, extended by pluggy plugins."""
 
 from agentcore.agent import Agent
-from agentcore.builder import AgentBuilder, AgentBundle, AgentConfig
+from agentcore.builder import DEFAULT_TURN_TIMEOUT, AgentBuilder, AgentBundle, AgentConfig
 from agentcore.calls import ModelCallInfo, ToolCallInfo
 from agentcore.compaction import CompactError, SummaryInfo, SummaryRequestInfo
 from agentcore.context import TurnContext
@@ -50,6 +50,7 @@ from agentcore.usage import CostTracker, Usage
 __version__ = "0.3.0"
 
 __all__ = [
+    "DEFAULT_TURN_TIMEOUT",
     "Agent",
     "AgentBuilder",
     "AgentBundle",

@@ -1,32 +1,33 @@
-"""Cancellation helpers: a store commit that outlives a cancelled caller, and turn deadlines."""
+"""Cancellation helpers: a store write that finishes before a cancel propagates, and deadlines.
+
+Cancellation belongs to the caller: the library finishes what must finish
+(shielded), then lets the cancel propagate, and never takes back
+(``Task.uncancel()``) a cancel it did not make. Only a turn deadline's own
+cancel is consumed, by the deadline that made it.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import math
-from collections.abc import Callable, Coroutine, Iterator
+import sys
+from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 
-def consume_cancel() -> None:
-    """Mark a cancellation of the current task as handled (Python 3.11+ counts them)."""
-    task = asyncio.current_task()
-    uncancel = getattr(task, "uncancel", None)
-    if uncancel is not None:
-        uncancel()
-
-
 async def complete_despite_cancel(work: Coroutine[Any, Any, T]) -> T:
-    """Run ``work`` to its end, even when the caller is cancelled meanwhile.
+    """Run ``work`` to its end, then let a cancellation of the caller propagate.
 
     ``work`` runs as its own task that the caller's cancellation never
-    reaches. If ``work`` succeeds, its result is returned even to a cancelled
-    caller (the cancellation is consumed: what ``work`` did is done). If it
-    fails, a cancelled caller gets its ``CancelledError``, any other caller
-    the error of ``work``.
+    reaches, so what it started (a store write and the bookkeeping right
+    after it) is done whole. A caller cancelled meanwhile then gets its
+    ``CancelledError``, whether ``work`` succeeded or failed: the cancel is
+    never consumed, so ``asyncio.timeout``, ``TaskGroup`` and anyio's cancel
+    scopes see it. A caller that was not cancelled gets the result or the
+    error of ``work``. The same on every supported Python.
     """
     task = asyncio.ensure_future(work)
     cancelled: asyncio.CancelledError | None = None
@@ -34,14 +35,12 @@ async def complete_despite_cancel(work: Coroutine[Any, Any, T]) -> T:
         try:
             await asyncio.shield(task)
         except asyncio.CancelledError as exc:
-            if not task.done():
-                cancelled = exc
+            # The caller's cancel, even when ``work`` finished just before it landed.
+            cancelled = exc
     if cancelled is not None:
-        if task.cancelled() or task.exception() is not None:
-            if not task.cancelled():
-                task.exception()  # retrieved: the caller's cancellation wins
-            raise cancelled
-        consume_cancel()
+        if not task.cancelled():
+            task.exception()  # retrieved: the caller's cancellation wins
+        raise cancelled
     return task.result()
 
 
@@ -67,20 +66,47 @@ class Deadline:
     """A point in time after which the awaits run under :meth:`guard` are cancelled.
 
     ``seconds`` None means no deadline. ``error`` builds the exception raised
-    in place of the ``CancelledError`` the deadline caused. Works on every
-    supported Python (3.10 has no :func:`asyncio.timeout`).
+    in place of the deadline's own ``CancelledError``. On Python 3.11+ the
+    deadline is an :func:`asyncio.timeout_at`, so a cancel of the caller that
+    lands together with the deadline still reaches the caller. Python 3.10
+    has no :func:`asyncio.timeout` and no count of pending cancels: there the
+    deadline cancels the task itself and takes the ``CancelledError`` that
+    follows as its own, so a caller's cancel landing in the same instant as
+    the deadline is reported as the deadline's (as with 3.10's ``wait_for``).
     """
 
     def __init__(self, seconds: float | None, error: Callable[[], BaseException]) -> None:
         self._when = None if seconds is None else asyncio.get_running_loop().time() + seconds
         self._error = error
 
-    @contextlib.contextmanager
-    def guard(self) -> Iterator[None]:
-        """Cancel the current task at the deadline while the body runs; raise ``error``."""
+    @contextlib.asynccontextmanager
+    async def guard(self, *, consume: bool = False) -> AsyncIterator[None]:
+        """Cancel the current task at the deadline while the body runs.
+
+        The deadline's cancel raises ``error()``; with ``consume`` it ends
+        the body quietly instead (for work after the turn was stored, whose
+        caller is owed the stored turn). Any other cancel propagates.
+        """
         if self._when is None:
             yield
-            return
+        elif sys.version_info >= (3, 11):
+            timeout = asyncio.timeout_at(self._when)
+            try:
+                async with timeout:
+                    yield
+            except TimeoutError:
+                if not timeout.expired():
+                    raise
+                if not consume:
+                    raise self._error() from None
+        else:  # pragma: no cover - Python 3.10
+            async with self._fallback_guard(consume=consume):
+                yield
+
+    @contextlib.asynccontextmanager
+    async def _fallback_guard(self, *, consume: bool) -> AsyncIterator[None]:
+        """:meth:`guard` for Python 3.10: a timer that cancels the task."""
+        assert self._when is not None
         task = asyncio.current_task()
         assert task is not None
         fired = False
@@ -96,7 +122,7 @@ class Deadline:
         except asyncio.CancelledError:
             if not fired:
                 raise
-            consume_cancel()
-            raise self._error() from None
+            if not consume:
+                raise self._error() from None
         finally:
             handle.cancel()

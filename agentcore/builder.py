@@ -17,6 +17,14 @@ from agentcore.stores.base import MemoryStore
 from agentcore.stores.memory import InMemoryStore
 from agentcore.tools import ToolRegistry
 
+DEFAULT_TURN_TIMEOUT = 600.0
+"""The deadline of a turn, in seconds, unless ``AgentBuilder().turn_timeout(...)`` sets one.
+
+Generous on purpose: it stops a turn that hangs (a server that never
+answers, a hook that never returns), not a slow one. ``turn_timeout(None)``
+disables it.
+"""
+
 
 def _turn_timeout(value: Any) -> float | None:
     return check_timeout("turn_timeout", value)
@@ -28,12 +36,12 @@ class AgentConfig:
 
     ``settings`` holds the plugin settings by name, already validated by the
     plugin that owns each of them. ``turn_timeout`` is the deadline of a
-    turn in seconds (None: no deadline).
+    turn in seconds (default :data:`DEFAULT_TURN_TIMEOUT`; None: no deadline).
     """
 
     settings: Mapping[str, Any] = field(factory=dict)
     max_tool_rounds: int = 8
-    turn_timeout: float | None = field(default=None, converter=_turn_timeout)
+    turn_timeout: float | None = field(default=DEFAULT_TURN_TIMEOUT, converter=_turn_timeout)
 
     def get(self, name: str, default: Any = None) -> Any:
         """The plugin setting ``name``, or ``default``."""
@@ -70,7 +78,7 @@ class AgentBuilder:
         self._settings: dict[str, Any] = {}
         self._load_plugins: bool | None = None
         self._max_tool_rounds = 8
-        self._turn_timeout: float | None = None
+        self._turn_timeout: float | None = DEFAULT_TURN_TIMEOUT
 
     def provider(self, provider: LlmProvider) -> AgentBuilder:
         """Use ``provider`` for every model call."""
@@ -113,11 +121,14 @@ class AgentBuilder:
         return self
 
     def turn_timeout(self, seconds: float | None) -> AgentBuilder:
-        """Give every turn a deadline of ``seconds`` (None: none, the default).
+        """Give every turn a deadline of ``seconds`` (default 600, :data:`DEFAULT_TURN_TIMEOUT`).
 
-        It covers every hook, model call and tool of a turn, streamed or not.
-        A turn that misses it raises :class:`~agentcore.errors.TurnTimeoutError`
-        and stores nothing. ``seconds`` must be a positive finite number.
+        It covers every hook, model call and tool of a turn, streamed or not,
+        up to its store write. A turn that misses it raises
+        :class:`~agentcore.errors.TurnTimeoutError` and stores nothing; one
+        that reaches it after its store write began is stored and returned,
+        with the end hooks left skipped. ``seconds`` must be a positive
+        finite number; None turns the deadline off.
         """
         self._turn_timeout = check_timeout("turn_timeout", seconds)
         return self

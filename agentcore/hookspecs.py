@@ -78,8 +78,8 @@ def before_model_call(ctx: TurnContext) -> Awaitable[None] | None:
     added so far (the user's, then the assistant's and the tool results of
     earlier rounds); the request will carry ``ctx.slot.load_messages()``
     followed by them, read again after the hooks ran. So an implementation
-    that shrinks the slot's context (a new summary saved with
-    :meth:`~agentcore.ContextSlot.save`) shrinks this very request; one that
+    that shrinks the slot's context (a new summary stored with
+    ``ctx.session.write_slot_config(...)``) shrinks this very request; one that
     replaces ``ctx.messages`` with shortened copies (a tool result cut to fit)
     shortens them in this request only, the turn stores them whole; one that
     sets ``ctx.context`` sends that list instead of ``ctx.slot.load_messages()``
@@ -125,7 +125,9 @@ def post_turn_end(ctx: TurnContext) -> Awaitable[None] | None:
 
     An exception raised here is logged at ERROR on the ``agentcore`` logger
     with the plugin name, session and turn; the turn still returns its reply
-    and the other implementations still run.
+    and the other implementations still run. A cancel of the caller reaches
+    the implementation as ``CancelledError``: it must let it propagate (the
+    turn stays stored; the end hooks that have not run are skipped).
 
     :param ctx: The turn's mutable context.
     """
@@ -148,7 +150,9 @@ def on_turn_error(ctx: TurnContext, error: BaseException) -> Awaitable[None] | N
 
     :param ctx: The turn's mutable context.
     :param error: The exception that stopped the turn (``CancelledError`` for
-        a cancelled turn, ``GeneratorExit`` for an abandoned stream).
+        a cancelled turn, ``GeneratorExit`` for an abandoned stream). A turn
+        cancelled during its store write is stored all the same: then
+        ``ctx.session.turn_index`` is past ``ctx.turn_index``.
     """
 
 

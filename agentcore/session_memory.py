@@ -28,8 +28,8 @@ class SessionMemory:
     """JSON values kept per session in the store, under string keys.
 
     Each write is one store transaction. A caller cancelled while it runs
-    gets ``CancelledError`` only if nothing was stored; once the store has
-    committed, the call returns normally.
+    gets ``CancelledError``; a write that had begun completes first, so the
+    key holds either the new value or the old one (read it back to know).
     """
 
     def __init__(self, store: MemoryStore, session_id: str) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal, overload
@@ -13,7 +12,7 @@ from attrs import define, field, frozen
 from agentcore.errors import ConfigError, SessionError
 from agentcore.messages import Message
 from agentcore.pins import pinned_before, pins_converter
-from agentcore.stores.base import JsonValue, MemoryStore, StoreWrite
+from agentcore.stores.base import JsonValue, MemoryStore
 from agentcore.tokens import TokenCounter
 
 SummaryPosition = Literal["after_system", "end"]
@@ -231,7 +230,6 @@ class ContextSlot:
     _messages: list[Message] = field(factory=list, alias="messages")
     _offset: int = field(default=0, alias="offset", validator=_non_negative_int)
     _version: int = field(default=0, alias="version", validator=_non_negative_int)
-    _lock: asyncio.Lock = field(factory=asyncio.Lock, init=False, repr=False)
     _pins_held: dict[int, Message] = field(factory=dict, init=False, repr=False)
     """Pinned messages older than the window, by absolute index."""
     _sums: list[int] = field(factory=lambda: [0], init=False, repr=False)
@@ -334,45 +332,24 @@ class ContextSlot:
             )
         return messages
 
-    @property
-    def lock(self) -> asyncio.Lock:
-        """Held while the slot is written, so concurrent writers stay ordered."""
-        return self._lock
+    def record_stored_config(self, config: SlotConfig, version: int) -> None:
+        """Hold ``config`` as the slot's config, stored at config ``version``.
 
-    async def save(
-        self,
-        store: MemoryStore,
-        *,
-        config: SlotConfig | None = None,
-        data: Mapping[str, JsonValue] | None = None,
-    ) -> None:
-        """Persist the slot config, replaced by ``config`` when given.
-
-        ``data`` (session-data keys and values) is written in the same
-        transaction. The write is conditional on :attr:`version`: if another
-        writer replaced the stored config since this object read it, the
-        store refuses it with :class:`~agentcore.errors.ConflictError` and
-        nothing is stored. The in-memory config changes only once the write
-        succeeded. Sessions write through
-        :meth:`~agentcore.AgentSession.write_slot_config`, which also keeps
-        the session state and handles conflicts.
+        Core-facing: the session calls it once a store write that stored
+        ``config`` has committed (or after it read the config from the
+        store), so the object agrees with its store. Plugins change a slot's
+        config through :meth:`~agentcore.AgentSession.write_slot_config`,
+        which calls this after its write.
         """
-        async with self._lock:
-            new_config = self.config if config is None else config
-            write = StoreWrite(
-                self.session_id, data=dict(data or {}), expected_versions={self.id: self._version}
-            )
-            write.slot_configs[self.id] = config_to_json(new_config)
-            await store.write(write)
-            self.config = new_config
-            self._version += 1
-            await self.ensure_loaded(store)
-
-    def _set_stored(self, config: SlotConfig, version: int) -> None:
         self.config = config
         self._version = version
 
-    def _extend(self, messages: Sequence[Message]) -> None:
+    def record_appended(self, messages: Sequence[Message]) -> None:
+        """Add ``messages``, which the store now holds, after the slot's raw history.
+
+        Core-facing: the session calls it once a store write that appended
+        ``messages`` has committed (or after it read them from the store).
+        """
         self._messages.extend(messages)
 
 

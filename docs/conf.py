@@ -50,7 +50,7 @@ nitpick_ignore = [
 ]
 nitpick_ignore_regex = [
     (r"py:.*", r"(collections\.abc|typing|os|asyncio|_asyncio|json|pathlib|types|time)\..+"),
-    # Private helpers that appear in signatures (``agentcore.session._FinalEvent``).
+    # Private helpers that appear in signatures (``agentcore._turns.FinalEvent``).
     (r"py:.*", r"agentcore(_\w+)?(\.\w+)*\._\w+(\.\w+)*"),
     (r"py:.*", r"(httpx|pluggy|tiktoken|attrs|attr|cattrs)(\..+)?"),
     (r"py:.*", r"(psycopg|psycopg_pool|opentelemetry)(\..+)?"),

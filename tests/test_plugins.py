@@ -267,7 +267,7 @@ async def test_hook_before_model_call(make_session: MakeSession) -> None:
             seen.append([m.role for m in ctx.messages])
             if len(ctx.messages) > 1 and ctx.slot.config.focused is not None:
                 focused = FocusedConfig(summary_override="earlier: greetings", summary_covers=2)
-                await ctx.slot.save(ctx.store, config=type(ctx.slot.config)(focused))
+                await ctx.session.write_slot_config(ctx.slot.id, type(ctx.slot.config)(focused))
 
     registry = ToolRegistry()
 

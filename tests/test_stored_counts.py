@@ -107,5 +107,5 @@ async def test_running_totals_equal_counting_the_whole_request(mode: FocusedConf
     config = SlotConfig() if mode is None else SlotConfig(mode)
     slot = ContextSlot("s", "default", config, "sys", messages=list(HISTORY[:9]))
     assert await slot.count_context(counter) == counter.count_messages(slot.load_messages())
-    slot._extend(HISTORY[9:])  # appended after the totals were made
+    slot.record_appended(HISTORY[9:])  # appended after the totals were made
     assert await slot.count_context(counter) == counter.count_messages(slot.load_messages())

@@ -1,0 +1,385 @@
+"""The turn protocol, written once: hooks, the model cycle, the store write, end hooks.
+
+:meth:`TurnRunner.events` runs one turn as an async generator of events. A
+streamed turn (:class:`TurnStream`) hands them to its consumer; a plain turn
+(:meth:`~agentcore.AgentSession.submit_turn`) drains them and returns the
+final message, as httpx's ``send`` is its streaming send plus ``read()``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+from attrs import frozen
+
+from agentcore._cancel import Deadline
+from agentcore._store_sync import StoreSync
+from agentcore.budget import OVERFLOW_KEY, turn_counter
+from agentcore.call_hooks import HookedProvider, tool_call_hooks
+from agentcore.context import TurnContext
+from agentcore.cycle import CycleEvent, CycleResult, LlmCycle
+from agentcore.errors import ConfigError, ContextWindowExceededError, SessionError, TurnTimeoutError
+from agentcore.llm import ResponseComplete
+from agentcore.messages import Message, invalid_text, make_valid
+from agentcore.plugins import call_each
+from agentcore.slots import ContextSlot
+
+if TYPE_CHECKING:
+    from agentcore.session import AgentSession
+
+logger = logging.getLogger("agentcore")
+
+
+@frozen
+class FinalEvent:
+    """The last event of a turn, handed over once the turn is stored."""
+
+    event: ResponseComplete
+    message: Message
+
+
+def check_user_message(user_input: str | Message) -> Message:
+    """``user_input`` as the user message of a turn; what cannot be one is refused."""
+    if isinstance(user_input, Message):
+        if user_input.role != "user":
+            raise ConfigError(f"a turn takes a user message, got a {user_input.role} message")
+        message = user_input
+    elif not isinstance(user_input, str):
+        raise ConfigError(f"a turn takes a str or a user Message, got {user_input!r}")
+    elif not user_input.strip():
+        raise ConfigError("a turn needs a non-empty user message")
+    else:
+        message = Message.user(user_input)
+    problem = invalid_text(message)
+    if problem is not None:
+        raise ConfigError(
+            f"the user message is not valid Unicode: {problem}; "
+            "decode its bytes as UTF-8 (or repair them) before submitting"
+        )
+    return message
+
+
+def check_pin_flag(pin: object) -> None:
+    """Refuse a ``pin`` argument that is not a bool."""
+    if not isinstance(pin, bool):
+        raise ConfigError(f"pin must be True or False, got {pin!r}")
+
+
+def final_message(added: Sequence[Message], result: CycleResult) -> Message:
+    """The turn's final assistant message, as stored."""
+    for message in reversed(added):
+        if message.role == "assistant":
+            return message
+    return result.final_message
+
+
+class TurnRunner:
+    """Runs the turns of one session, one at a time.
+
+    :attr:`lock` is held for the whole of a turn (and by the session's
+    other operations that must not overlap one); :attr:`open_stream` is
+    True while a streamed turn holds it.
+    """
+
+    def __init__(self, session: AgentSession, sync: StoreSync) -> None:
+        self._session = session
+        self._sync = sync
+        self.lock = asyncio.Lock()
+        self.open_stream = False
+
+    @property
+    def _pm(self) -> Any:
+        return self._session.bundle.plugin_manager
+
+    def context(self, slot: ContextSlot, user_message: Message, *, is_stream: bool) -> TurnContext:
+        """A new turn context for ``slot`` at the session's turn index."""
+        session, bundle = self._session, self._session.bundle
+        ctx = TurnContext(
+            session=session,
+            session_id=session.session_id,
+            turn_index=self._sync.turn_index,
+            slot=slot,
+            messages=[user_message],
+            cost=self._sync.cost,
+            provider=bundle.provider,
+            store=bundle.store,
+            memory=session.memory,
+            config=bundle.config,
+            is_stream=is_stream,
+        )
+        ctx.provider = HookedProvider(bundle.provider, self._pm, ctx)
+        return ctx
+
+    def deadline(self) -> Deadline:
+        """The deadline of a turn starting now, from the bundle's ``turn_timeout``."""
+        seconds = self._session.bundle.config.turn_timeout
+        session_id = self._session.session_id
+
+        def error() -> BaseException:
+            return TurnTimeoutError(
+                f"turn of session {session_id!r} did not finish within the "
+                f"turn_timeout of {seconds} s; nothing of it was stored"
+            )
+
+        return Deadline(seconds, error)
+
+    async def events(
+        self, user_message: Message, *, pin: bool, stream: bool
+    ) -> AsyncGenerator[CycleEvent | FinalEvent, None]:
+        """Run one turn, yielding its events; the last one, a :class:`FinalEvent`, once stored.
+
+        With ``stream`` the model's reply is streamed and every event is
+        yielded; without it, the model is called without streaming and only
+        the final event is yielded. The deadline never runs while the
+        consumer holds an event. The turn lock is held until the final event
+        is handed over (or the generator is closed).
+        """
+        await self.lock.acquire()
+        self.open_stream = stream
+        held = True
+
+        def release() -> None:
+            nonlocal held
+            if held:
+                held = False
+                self.open_stream = False
+                self.lock.release()
+
+        sync = self._sync
+        try:
+            deadline = self.deadline()
+            async with deadline.guard():
+                await sync.load()
+                await sync.catch_up()
+                slot = sync.slots[sync.current]
+                if pin:
+                    await self._check_pin_fits(slot, user_message)
+                ctx = self.context(slot, user_message, is_stream=stream)
+            final: tuple[ResponseComplete, list[Message], CycleResult] | None = None
+            try:
+                async with deadline.guard():
+                    await call_each(self._pm, "on_turn_start", isolate=False, ctx=ctx)
+                cycle = self._cycle(ctx, user_message)
+                done: tuple[ResponseComplete, CycleResult] | None = None
+                if stream:
+                    async with contextlib.aclosing(self._streamed(cycle, deadline)) as items:
+                        async for item in items:
+                            if isinstance(item, tuple):
+                                done = item
+                            else:
+                                yield item
+                else:
+                    async with deadline.guard():
+                        result = await self._complete(cycle)
+                    done = (ResponseComplete(result.response), result)
+                if done is not None:
+                    event, result = done
+                    async with deadline.guard():
+                        added = [make_valid(message) for message in result.new_messages]
+                        await self._count_for_storage([user_message, *added])
+                    reply = final_message(added, result)
+                    try:
+                        async with deadline.guard():
+                            await sync.commit_turn(
+                                slot, [user_message, *added], result.usage, reply, pin=pin
+                            )
+                    except TurnTimeoutError:
+                        if sync.last_reply is not reply:
+                            raise  # nothing was stored
+                        # Stored: the deadline's own cancel is consumed, the turn goes on.
+                    final = (event, added, result)
+            except BaseException as exc:
+                await call_each(self._pm, "on_turn_error", isolate=True, ctx=ctx, error=exc)
+                raise
+            if final is not None:
+                event, added, result = final
+                # Past its deadline, a stored turn skips its remaining end hooks and is
+                # handed over; a cancel of the caller propagates.
+                async with deadline.guard(consume=True):
+                    await self._end_turn(ctx, user_message, added, result)
+                release()
+                yield FinalEvent(event, reply)
+        finally:
+            release()
+
+    async def _complete(self, cycle: LlmCycle) -> CycleResult:
+        tools = self._session.bundle.tools
+        if tools is not None and len(tools):
+            return await cycle.submit_with_tools([], tools)
+        return await cycle.submit_messages([])
+
+    async def _streamed(
+        self, cycle: LlmCycle, deadline: Deadline
+    ) -> AsyncGenerator[CycleEvent | tuple[ResponseComplete, CycleResult], None]:
+        """The events of a streamed cycle, then ``(final event, result)``."""
+        stream = cycle.stream_with_tools([], self._session.bundle.tools)
+        try:
+            while True:
+                async with deadline.guard():
+                    try:
+                        event = await stream.__anext__()
+                    except StopAsyncIteration:
+                        return
+                if isinstance(event, ResponseComplete):
+                    yield event, stream.result
+                    return
+                yield event
+        finally:
+            await stream.aclose()
+
+    def _cycle(self, ctx: TurnContext, user_message: Message) -> LlmCycle:
+        async def prepare(added: Sequence[Message]) -> list[Message]:
+            ctx.messages = [user_message, *added]
+            ctx.context = None
+            await call_each(
+                self._pm,
+                "before_model_call",
+                isolate=True,
+                propagate=(ContextWindowExceededError,),
+                ctx=ctx,
+            )
+            context = ctx.slot.load_messages() if ctx.context is None else ctx.context
+            return [*context, *ctx.messages]
+
+        async def on_overflow(
+            error: ContextWindowExceededError, added: Sequence[Message]
+        ) -> list[Message]:
+            ctx.extra[OVERFLOW_KEY] = error
+            try:
+                return await prepare(added)
+            finally:
+                ctx.extra.pop(OVERFLOW_KEY, None)
+
+        agent, bundle = self._session.agent, self._session.bundle
+        return LlmCycle(
+            ctx.provider,
+            model=agent.model,
+            max_tokens=agent.max_tokens,
+            temperature=agent.temperature,
+            stop=agent.stop,
+            purpose="turn",
+            max_tool_rounds=bundle.config.max_tool_rounds,
+            prepare=prepare,
+            on_overflow=on_overflow,
+            tool_hooks=tool_call_hooks(self._pm, ctx),
+        )
+
+    async def _check_pin_fits(self, slot: ContextSlot, user_message: Message) -> None:
+        """Refuse, before any model call, a pin of ``user_message`` that cannot be stored."""
+        focused = slot.config.focused
+        if focused is None:
+            raise ConfigError(
+                f"slot {slot.id!r} is in Full mode, where every message is sent: "
+                "pins apply to a Focused slot"
+            )
+        index = len(slot)
+        probe = ContextSlot(
+            slot.session_id,
+            slot.id,
+            slot.config,
+            system_prompt=slot.system_prompt,
+            messages=[*slot.messages, user_message],
+        )
+        config = attrs.evolve(
+            slot.config, mode=attrs.evolve(focused, pinned=(*focused.pinned, index))
+        )
+        await call_each(
+            self._pm,
+            "check_slot_config",
+            isolate=False,
+            session=self._session,
+            slot=probe,
+            config=config,
+        )
+
+    async def _count_for_storage(self, messages: Sequence[Message]) -> None:
+        """Count ``messages`` with the turn counter, so their counts are stored with them.
+
+        A message already counted (the user's, by the pre-call budget) costs
+        nothing; a long one is counted off the event loop.
+        """
+        counter = turn_counter(self._session.agent, self._session.bundle.provider)
+        for message in messages:
+            await counter.count_message_async(message)
+
+    async def _end_turn(
+        self, ctx: TurnContext, user_message: Message, added: list[Message], result: CycleResult
+    ) -> None:
+        """Run the end hooks of a stored turn; a cancel skips the rest of them and propagates."""
+        ctx.messages = [user_message, *added]
+        ctx.usage = result.usage
+        ctx.response = result.response
+        try:
+            await call_each(self._pm, "on_turn_end", isolate=True, ctx=ctx)
+            await call_each(self._pm, "post_turn_end", isolate=True, ctx=ctx)
+        except asyncio.CancelledError:
+            logger.warning(
+                "session %r turn %d was cancelled in its end hooks, after it was stored: "
+                "the remaining end hooks were skipped",
+                self._session.session_id,
+                ctx.turn_index,
+            )
+            raise
+
+
+class TurnStream:
+    """The events of a streamed turn.
+
+    Iterate with ``async for`` to get :class:`~agentcore.llm.TextDelta`,
+    :class:`~agentcore.llm.ToolCallDelta`, tool-result and
+    :class:`~agentcore.llm.ResponseComplete` events, each with a ``.text``
+    delta. The turn is stored before the final ``ResponseComplete`` is
+    handed over, so breaking out of the loop after it loses nothing. Or
+    ``await stream.finalize()`` to consume the rest and get the final
+    assistant message. :attr:`message` is set once the turn is stored.
+    """
+
+    def __init__(self, events: AsyncGenerator[CycleEvent | FinalEvent, None]) -> None:
+        self._events = events
+        self._done = False
+        self.message: Message | None = None
+        """The assistant's final message, once the turn has been stored."""
+
+    def __aiter__(self) -> AsyncIterator[CycleEvent]:
+        return self
+
+    async def __anext__(self) -> CycleEvent:
+        if self._done:
+            await self._events.aclose()
+            raise StopAsyncIteration
+        try:
+            item = await self._events.__anext__()
+        except BaseException:
+            self._done = True
+            raise
+        if isinstance(item, FinalEvent):
+            self.message = item.message
+            self._done = True
+            return item.event
+        return item
+
+    async def finalize(self) -> Message:
+        """Consume the remaining events, finalize the turn, return the final message."""
+        async for _ in self:
+            pass
+        if self.message is None:
+            raise SessionError("the stream was closed before its turn was finalized")
+        return self.message
+
+    async def aclose(self) -> None:
+        """Abandon the stream: if the turn was not finalized, nothing is stored."""
+        await self._events.aclose()
+
+
+async def drain(events: AsyncGenerator[CycleEvent | FinalEvent, None]) -> Message:
+    """Run a turn's events to the end and return its final message."""
+    async with contextlib.aclosing(events):
+        async for item in events:
+            if isinstance(item, FinalEvent):
+                return item.message
+    raise SessionError("the turn ended without a final message")
