@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+import sys
+from collections.abc import Coroutine, Sequence
+from typing import Any, TypeVar
 
 from attrs import frozen
 
@@ -16,6 +18,8 @@ from agentcore.tokens import INLINE_COUNT_CHARS, TokenCounter
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.formatting import format_messages_as_text
 from agentcore_autosummary.prompt import build_prompt
+
+T = TypeVar("T")
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -114,9 +118,7 @@ async def request_summary(
         max_tokens = config.summary_tokens
     cycle = LlmCycle(provider, model=model, max_tokens=max_tokens, purpose="summary")
     try:
-        result = await asyncio.wait_for(
-            cycle.submit_messages([Message.user(prompt)]), config.timeout
-        )
+        result = await _within(config.timeout, cycle.submit_messages([Message.user(prompt)]))
     except ContextWindowExceededError as exc:
         raise SummaryOverflowError(local, max_tokens, exc) from exc
     text = valid_text(result.final_message.text).strip()
@@ -162,3 +164,15 @@ async def _sized_request(
     else:
         raise SummaryFailedError(f"no summary request fits max_context_tokens ({window})")
     return prompt, local, max_tokens
+
+
+async def _within(seconds: float | None, work: Coroutine[Any, Any, T]) -> T:
+    """Await ``work`` for at most ``seconds``; a cancel of the caller always propagates.
+
+    ``asyncio.wait_for`` before Python 3.12 can drop a cancel that lands as
+    ``work`` finishes; ``asyncio.timeout`` (3.11+) never does.
+    """
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(seconds):
+            return await work
+    return await asyncio.wait_for(work, seconds)  # pragma: no cover - Python 3.10
