@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from agentcore.errors import ConfigError
 from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
 from agentcore.providers import _anthropic_codec as codec
 from agentcore.providers._base import HttpProvider
-from agentcore.providers._http import DEFAULT_MAX_REPLY_BYTES, Secret, StreamDecoder
+from agentcore.providers._http import Secret, StreamDecoder
+from agentcore.providers._options import HttpOptions
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 """Anthropic's endpoint, used when neither ``base_url`` nor ``ANTHROPIC_BASE_URL`` is set."""
@@ -50,6 +51,12 @@ class AnthropicProvider(HttpProvider):
     :param headers: Extra headers sent with every request (``anthropic-beta``...).
     :param extra_body: Fields added to every request body, such as
         ``{"temperature": 0}``.
+    :param context_windows: Context windows of models, in tokens, by model
+        name (a name also covers its dated versions: ``"my-model"`` covers
+        ``"my-model-2026-01"``), such as ``{"my-model": 8192}``. An entry
+        replaces the built-in table's entry of the same name and is
+        consulted before the server by
+        :func:`~agentcore.providers.windows.discover_context_window`.
     :param api_version: The ``anthropic-version`` header.
     :param default_max_tokens: ``max_tokens`` for requests that give none.
     """
@@ -65,20 +72,9 @@ class AnthropicProvider(HttpProvider):
         self,
         model: str,
         *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int = 2,
-        backoff_base: float = 0.5,
-        backoff_max: float = 8.0,
-        http_client: httpx.AsyncClient | None = None,
-        headers: Mapping[str, str] | None = None,
-        extra_body: Mapping[str, Any] | None = None,
-        idle_timeout: float | None = None,
-        call_timeout: float | None = None,
-        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
         api_version: str = DEFAULT_API_VERSION,
         default_max_tokens: int = DEFAULT_MAX_TOKENS,
+        **options: Unpack[HttpOptions],
     ) -> None:
         if not isinstance(api_version, str) or not api_version:
             raise ConfigError(
@@ -95,21 +91,7 @@ class AnthropicProvider(HttpProvider):
             )
         self._api_version = api_version
         self._default_max_tokens = default_max_tokens
-        super().__init__(
-            model,
-            base_url=base_url,
-            api_key=api_key,
-            timeout=timeout,
-            max_retries=max_retries,
-            backoff_base=backoff_base,
-            backoff_max=backoff_max,
-            http_client=http_client,
-            headers=headers,
-            extra_body=extra_body,
-            idle_timeout=idle_timeout,
-            call_timeout=call_timeout,
-            max_reply_bytes=max_reply_bytes,
-        )
+        super().__init__(model, **options)
 
     def _auth_headers(self, secret: Secret | None) -> dict[str, str]:
         headers = {"anthropic-version": self._api_version}

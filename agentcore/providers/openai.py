@@ -6,16 +6,17 @@ the same protocol: point ``base_url`` (or ``OPENAI_BASE_URL``) at them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from agentcore.errors import ConfigError
 from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
 from agentcore.providers import _openai_codec as codec
 from agentcore.providers._base import HttpProvider
-from agentcore.providers._http import DEFAULT_MAX_REPLY_BYTES, Secret, StreamDecoder
+from agentcore.providers._http import Secret, StreamDecoder
+from agentcore.providers._options import HttpOptions
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 """The public OpenAI endpoint, used when neither ``base_url`` nor ``OPENAI_BASE_URL`` is set."""
@@ -48,6 +49,12 @@ class OpenAIProvider(HttpProvider):
     :param headers: Extra headers sent with every request.
     :param extra_body: Fields added to every request body, such as
         ``{"temperature": 0}``.
+    :param context_windows: Context windows of models, in tokens, by model
+        name (a name also covers its dated versions: ``"my-model"`` covers
+        ``"my-model-2026-01"``), such as ``{"my-model": 8192}``. An entry
+        replaces the built-in table's entry of the same name and is
+        consulted before the server by
+        :func:`~agentcore.providers.windows.discover_context_window`.
     :param max_tokens_field: The body field that carries
         ``request.max_tokens``: ``"max_tokens"`` (understood by every
         compatible server) or ``"max_completion_tokens"`` (required by
@@ -65,19 +72,8 @@ class OpenAIProvider(HttpProvider):
         self,
         model: str,
         *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int = 2,
-        backoff_base: float = 0.5,
-        backoff_max: float = 8.0,
-        http_client: httpx.AsyncClient | None = None,
-        headers: Mapping[str, str] | None = None,
-        extra_body: Mapping[str, Any] | None = None,
-        idle_timeout: float | None = None,
-        call_timeout: float | None = None,
-        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
         max_tokens_field: str = "max_tokens",
+        **options: Unpack[HttpOptions],
     ) -> None:
         if max_tokens_field not in ("max_tokens", "max_completion_tokens"):
             raise ConfigError(
@@ -85,21 +81,7 @@ class OpenAIProvider(HttpProvider):
                 f"'max_completion_tokens', got {max_tokens_field!r}"
             )
         self._max_tokens_field = max_tokens_field
-        super().__init__(
-            model,
-            base_url=base_url,
-            api_key=api_key,
-            timeout=timeout,
-            max_retries=max_retries,
-            backoff_base=backoff_base,
-            backoff_max=backoff_max,
-            http_client=http_client,
-            headers=headers,
-            extra_body=extra_body,
-            idle_timeout=idle_timeout,
-            call_timeout=call_timeout,
-            max_reply_bytes=max_reply_bytes,
-        )
+        super().__init__(model, **options)
 
     def _auth_headers(self, secret: Secret | None) -> dict[str, str]:
         return {} if secret is None else {"authorization": f"Bearer {secret.reveal()}"}
