@@ -5,7 +5,15 @@ top-level ``system`` field in their order (a string for one, a list of text
 blocks for several, so no text is changed); tool results become
 ``tool_result`` blocks of a user message (``is_error`` kept); consecutive
 messages of one role are merged, as the API wants user and assistant to
-alternate; empty text blocks are left out, as the API rejects them. Images
+alternate; empty and blank text blocks are left out, as the API rejects them. Every
+request begins as the API requires, whatever part of a conversation it
+holds: a result is moved to directly after its call, a result without its
+call becomes user text and a call without its result assistant text (see
+:mod:`agentcore.providers._order`); a list that would begin with an
+assistant turn gets a user turn of :data:`LEADING_USER_TEXT` first; in a
+user turn the ``tool_result`` blocks come before any other block; a final
+assistant turn (a prefill) loses its trailing whitespace. Nothing else is
+left out or changed. Images
 become ``image`` blocks, files ``document`` blocks (``text/*`` data as a
 plain-text source). Audio is refused: the API takes none.
 
@@ -47,6 +55,7 @@ from agentcore.messages import (
     ToolUseBlock,
 )
 from agentcore.providers._http import ApiClient
+from agentcore.providers._order import pair_tool_results
 from agentcore.providers._sse import SseEvent
 from agentcore.providers._text import TextJoiner, valid_json, valid_text
 from agentcore.providers._wire import (
@@ -67,13 +76,17 @@ _STOP_REASONS: Mapping[str, StopReason] = {
 }
 
 
+LEADING_USER_TEXT = "(The conversation so far follows.)"
+"""The user turn put first when a request would otherwise begin with an assistant turn."""
+
+
 def encode_request(
     request: LlmRequest, *, model: str, stream: bool, default_max_tokens: int
 ) -> dict[str, Any]:
-    """The Messages API body for ``request``."""
+    """The Messages API body for ``request``, with a message list the API accepts."""
     systems: list[str] = []
     turns: list[dict[str, Any]] = []
-    for message in request.messages:
+    for message in pair_tool_results(request.messages):
         if message.role == "system":
             text = _system_text(message)
             if text:
@@ -90,7 +103,7 @@ def encode_request(
     body: dict[str, Any] = {
         "model": model,
         "max_tokens": request.max_tokens or default_max_tokens,
-        "messages": turns,
+        "messages": _valid_turns(turns),
     }
     if len(systems) == 1:
         body["system"] = systems[0]
@@ -105,6 +118,36 @@ def encode_request(
     if stream:
         body["stream"] = True
     return body
+
+
+def _valid_turns(turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``turns`` as the API takes them: first a user turn, tool results first in their turn.
+
+    A list that is empty or begins with an assistant turn gets a user turn
+    of :data:`LEADING_USER_TEXT` in front; in a user turn, ``tool_result``
+    blocks move before the other blocks; trailing whitespace is taken off
+    the text that ends a final assistant turn (a prefill), which the API
+    refuses.
+    """
+    for turn in turns:
+        if turn["role"] == "user":
+            content = turn["content"]
+            results = [block for block in content if block["type"] == "tool_result"]
+            if results and len(results) < len(content):
+                others = [block for block in content if block["type"] != "tool_result"]
+                turn["content"] = results + others
+    if not turns or turns[0]["role"] != "user":
+        turns.insert(0, {"role": "user", "content": [{"type": "text", "text": LEADING_USER_TEXT}]})
+    last = turns[-1]
+    if last["role"] == "assistant" and last["content"][-1]["type"] == "text":
+        text = last["content"][-1]["text"].rstrip()
+        if text:
+            last["content"][-1] = {"type": "text", "text": text}
+        elif len(last["content"]) > 1:
+            last["content"].pop()
+        else:
+            turns.pop()
+    return turns
 
 
 def encode_tool(tool: ToolSpec) -> dict[str, Any]:
@@ -127,13 +170,13 @@ def _encode_blocks(message: Message) -> list[dict[str, Any]]:
     if message.role == "tool":
         result: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
         if all(isinstance(block, TextBlock) for block in message.content):
-            if message.text:
+            if message.text.strip():
                 result["content"] = message.text
         else:
             result["content"] = [
                 _encode_block(block, "a tool result")
                 for block in message.content
-                if not (isinstance(block, TextBlock) and not block.text)
+                if not (isinstance(block, TextBlock) and not block.text.strip())
             ]
         if message.is_error:
             result["is_error"] = True
@@ -142,7 +185,7 @@ def _encode_blocks(message: Message) -> list[dict[str, Any]]:
     return [
         _encode_block(block, where, tool_calls=message.role == "assistant")
         for block in message.content
-        if not (isinstance(block, TextBlock) and not block.text)
+        if not (isinstance(block, TextBlock) and not block.text.strip())
     ]
 
 

@@ -5,7 +5,13 @@ Requests: system, user, assistant and tool messages; text, images
 parts), files (``file`` parts with inline ``file_data``), tool definitions
 (``type: "function"``) and tool calls (``function.arguments`` as a JSON
 string). A failed tool result (``is_error``) has its content prefixed with
-:data:`TOOL_ERROR_PREFIX`, as the API has no field for it.
+:data:`TOOL_ERROR_PREFIX`, as the API has no field for it. Every ``tool``
+message directly follows the assistant message whose ``tool_calls`` it
+answers, and every call is answered, as the API requires: whatever part of
+a conversation a request holds, a result is moved to directly after its
+call, a result without its call becomes a user message and a call without
+its result text of its assistant message, their content kept (see
+:mod:`agentcore.providers._order`). Nothing is left out.
 
 Replies: text, refusals (kept as text), tool calls, ``finish_reason`` and
 ``usage`` with ``prompt_tokens_details.cached_tokens``; streamed replies as
@@ -42,6 +48,7 @@ from agentcore.messages import (
     ToolUseBlock,
 )
 from agentcore.providers._http import ApiClient
+from agentcore.providers._order import pair_tool_results
 from agentcore.providers._sse import SseEvent
 from agentcore.providers._text import TextJoiner, valid_text
 from agentcore.providers._wire import (
@@ -81,7 +88,7 @@ def encode_request(
     """The Chat Completions body for ``request``."""
     body: dict[str, Any] = {
         "model": model,
-        "messages": [encode_message(message) for message in request.messages],
+        "messages": [encode_message(message) for message in pair_tool_results(request.messages)],
     }
     if request.tools:
         body["tools"] = [encode_tool(tool) for tool in request.tools]

@@ -296,7 +296,7 @@ async def test_tool_result_with_an_image(
     await anthropic_provider.complete(
         LlmRequest([Message.assistant(tool_calls=[ToolUseBlock("toolu_9", "chart")]), result])
     )
-    assert llm_server.requests[0].json["messages"][1]["content"] == [
+    assert llm_server.requests[0].json["messages"][2]["content"] == [
         {
             "type": "tool_result",
             "tool_use_id": "toolu_9",
@@ -708,6 +708,6 @@ async def test_empty_tool_result_has_no_content(
             ]
         )
     )
-    assert llm_server.requests[0].json["messages"][1]["content"] == [
+    assert llm_server.requests[0].json["messages"][2]["content"] == [
         {"type": "tool_result", "tool_use_id": "toolu_1"}
     ]
