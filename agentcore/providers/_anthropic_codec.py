@@ -322,11 +322,23 @@ class AnthropicStreamDecoder:
         self._has_usage = False
         self._stop: str | None = None
         self._done = False
+        self._progress = 0
 
     @property
     def done(self) -> bool:
         """Whether ``message_stop`` has arrived."""
         return self._done
+
+    @property
+    def progress(self) -> int:
+        """Events so far with content.
+
+        ``message_start``, a tool call's start, non-empty text or argument
+        fragments, a ``message_delta`` with a stop reason or usage, and
+        ``message_stop``; not ``ping``, not an empty delta, not a text
+        block's start or stop.
+        """
+        return self._progress
 
     def feed(self, event: SseEvent) -> list[StreamEvent]:
         """Take one event; return the stream events it completes."""
@@ -339,6 +351,8 @@ class AnthropicStreamDecoder:
             ) from None
         payload = expect_dict(data, f"the data of a {event.event} event")
         kind = payload.get("type", event.event)
+        if self._has_content(kind, payload):
+            self._progress += 1
         if kind == "message_start":
             self._message_start(expect_dict(payload.get("message"), "message_start.message"))
         elif kind == "content_block_start":
@@ -359,6 +373,26 @@ class AnthropicStreamDecoder:
         elif kind == "error":
             raise self._error(payload.get("error"), event.data)
         return []
+
+    @staticmethod
+    def _has_content(kind: Any, payload: dict[str, Any]) -> bool:
+        if kind in ("message_start", "message_stop"):
+            return True
+        if kind == "content_block_start":
+            block = payload.get("content_block")
+            return isinstance(block, dict) and (
+                block.get("type") != "text" or bool(block.get("text"))
+            )
+        if kind == "content_block_delta":
+            delta = payload.get("delta")
+            return isinstance(delta, dict) and any(
+                bool(delta.get(key)) for key in ("text", "partial_json", "thinking", "signature")
+            )
+        if kind == "message_delta":
+            delta = payload.get("delta")
+            stop = isinstance(delta, dict) and bool(delta.get("stop_reason"))
+            return stop or payload.get("usage") is not None
+        return False
 
     def end_of_stream(self) -> None:
         """The body ended before ``message_stop``: raise."""

@@ -61,9 +61,6 @@ DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024
 ERROR_BODY_BYTES = 64 * 1024
 """The most bytes read of an error body; the rest is left unread."""
 
-KEEPALIVE_EVENTS = frozenset({"ping"})
-"""Named events that only keep a connection open (Anthropic's ``ping``): not progress."""
-
 _sleep = asyncio.sleep  # Tests replace this to observe the backoff delays.
 _END: Any = object()
 
@@ -108,6 +105,15 @@ class StreamDecoder(Protocol[T_co]):
         """Whether the terminal event has arrived."""
         ...
 
+    @property
+    def progress(self) -> int:
+        """How many events so far carried content (what resets the idle timeout).
+
+        Content is text, a piece of a tool call, a stop reason, usage or the
+        end of the reply; keep-alives (pings) and empty deltas are not.
+        """
+        ...
+
     def feed(self, event: SseEvent) -> Iterable[T_co]:
         """Take one server-sent event and return what it completes."""
         ...
@@ -121,8 +127,9 @@ class StreamDecoder(Protocol[T_co]):
 class Limits:
     """The bounds of one call.
 
-    ``idle_timeout``: seconds without progress (a complete server-sent event,
-    or for a non-streamed call the whole reply) before the call fails; None
+    ``idle_timeout``: seconds without progress (a server-sent event that
+    carries content, see :attr:`StreamDecoder.progress`, or for a
+    non-streamed call the whole reply) before the call fails; None
     for no bound. ``call_timeout``: seconds the whole call may take, retries
     and backoff included; None for no bound. ``max_reply_bytes``: the most
     bytes read for one reply.
@@ -201,7 +208,8 @@ class _Clock:
         if self.streaming:
             return LlmTimeoutError(
                 f"the {self._label} sent no event for {self._limits.idle_timeout:g} s "
-                "(idle_timeout); keep-alive comments, pings and partial data do not count"
+                "(idle_timeout); keep-alive comments, pings, empty deltas and partial data "
+                "do not count"
             )
         return LlmTimeoutError(
             f"the {self._label} sent no complete reply within {self._limits.idle_timeout:g} s "
@@ -350,7 +358,9 @@ class ApiClient:
     ) -> AsyncGenerator[T, None]:
         """POST ``body`` to ``path`` and yield what a fresh decoder makes of the event stream.
 
-        A failed attempt is retried as allowed only while nothing has been
+        The idle timeout is reset by an event only when the decoder counts it
+        as content (:attr:`StreamDecoder.progress`), and after each item the
+        consumer takes. A failed attempt is retried as allowed only while nothing has been
         yielded yet; once an event has been yielded, a failure is raised.
         """
         request = self._build_request(path, body, stream=True)
@@ -421,10 +431,11 @@ class ApiClient:
                         head += chunk[: ERROR_BODY_BYTES - len(head)]
                     events = parser.feed(chunk)
                     seen_event = seen_event or bool(events)
-                    if any(event.event not in KEEPALIVE_EVENTS for event in events):
-                        clock.progress()
+                    mark = decoder.progress
                     for item in self._decode_all(decoder, events, response):
                         yield item
+                    if decoder.progress != mark:
+                        clock.progress()  # Only content counts: not pings, not empty deltas.
                     if decoder.done:
                         return
             closing = parser.close()

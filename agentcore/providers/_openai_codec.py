@@ -316,16 +316,26 @@ class OpenAIStreamDecoder:
         self._finish: str | None = None
         self._usage: Usage | None = None
         self._done = False
+        self._progress = 0
 
     @property
     def done(self) -> bool:
         """Whether ``[DONE]`` has arrived."""
         return self._done
 
+    @property
+    def progress(self) -> int:
+        """Events so far with content: text, a tool call piece, a finish reason, usage, ``[DONE]``.
+
+        A chunk whose delta is empty (or holds only the role) is not content.
+        """
+        return self._progress
+
     def feed(self, event: SseEvent) -> list[StreamEvent]:
         """Take one event; return the stream events it completes."""
         if event.data.strip() == "[DONE]":
             self._done = True
+            self._progress += 1
             events: list[StreamEvent] = []
             for joiner in self._joiners.values():
                 rest = joiner.flush()
@@ -348,8 +358,10 @@ class OpenAIStreamDecoder:
         model = chunk.get("model")
         if isinstance(model, str) and model:
             self._model = valid_text(model)
+        content = False
         if chunk.get("usage") is not None:
             self._usage = decode_usage(chunk["usage"])
+            content = True
         out: list[StreamEvent] = []
         for raw_choice in expect_list(chunk.get("choices") or [], "a chunk's choices"):
             choice = expect_dict(raw_choice, "a chunk's choice")
@@ -357,23 +369,30 @@ class OpenAIStreamDecoder:
                 continue
             delta = expect_dict(choice.get("delta") or {}, "a choice's delta")
             for key in ("content", "refusal"):
-                piece = self._joiners[key].feed(optional_str(delta.get(key), f"delta.{key}") or "")
+                raw = optional_str(delta.get(key), f"delta.{key}") or ""
+                content = content or bool(raw)
+                piece = self._joiners[key].feed(raw)
                 if piece:
                     self._texts.append(piece)
                     out.append(TextDelta(piece))
             for position, raw_call in enumerate(delta.get("tool_calls") or []):
-                self._add_call_fragment(position, expect_dict(raw_call, "delta.tool_calls[]"))
+                fragment = expect_dict(raw_call, "delta.tool_calls[]")
+                content = self._add_call_fragment(position, fragment) or content
             finish = optional_str(choice.get("finish_reason"), "finish_reason")
             if finish:
+                content = True
                 self._finish = finish
                 out.extend(self._emit_calls())
+        if content:
+            self._progress += 1
         return out
 
     def end_of_stream(self) -> None:
         """The body ended before ``[DONE]``: raise."""
         raise self._api.stream_cut("[DONE]")
 
-    def _add_call_fragment(self, position: int, fragment: dict[str, Any]) -> None:
+    def _add_call_fragment(self, position: int, fragment: dict[str, Any]) -> bool:
+        """Add a piece of a streamed call; whether it held anything (an id, a name, arguments)."""
         index = fragment.get("index", position)
         if isinstance(index, bool) or not isinstance(index, int):
             raise MalformedResponseError(f"a tool call delta has index {index!r}")
@@ -392,6 +411,7 @@ class OpenAIStreamDecoder:
             call.arguments = [json.dumps(arguments)]
         elif arguments is not None:
             call.arguments.append(expect_str(arguments, "delta.tool_calls[].function.arguments"))
+        return bool(call_id or name or arguments)
 
     def _emit_calls(self) -> list[ToolCallDelta]:
         if self._assembled is not None:

@@ -35,9 +35,10 @@ class AnthropicProvider(HttpProvider):
         Required.
     :param timeout: Seconds, or an ``httpx.Timeout``; by default 10 s to
         connect and 600 s between bytes.
-    :param idle_timeout: Seconds a call may go without progress: a complete
-        server-sent event (keep-alive comments, pings and partial data do
-        not count) or, without streaming, the whole reply. By default the
+    :param idle_timeout: Seconds a call may go without progress: a
+        server-sent event that carries content (keep-alive comments, pings,
+        empty deltas and partial data do not count) or, without streaming,
+        the whole reply. By default the
         read timeout of ``timeout`` (600 s).
     :param call_timeout: Seconds one call may take in all, retries and
         backoff included; by default no bound.

@@ -115,6 +115,40 @@ async def test_anthropic_pings_alone_do_not_keep_a_stream_alive(llm_server: LlmS
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
+async def test_empty_deltas_do_not_keep_a_stream_alive(kind: str, llm_server: LlmServer) -> None:
+    # The start of a reply, then 40 events with an empty delta, one every 0.25 s (10 s), then
+    # the text and the end: without content for 1.5 s (idle_timeout), the call fails.
+    if kind == "openai":
+        events = openai_stream(["late"])
+        head, tail = events[:1], events[1:]
+        empty: Any = openai_chunk({"content": ""})
+    else:
+        events = anthropic_stream((("text", ["late"]),))
+        head, tail = events[:2], events[2:]
+        empty = (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": ""},
+            },
+        )
+    drip = [encode_sse([empty]) for _ in range(40)]
+    llm_server.reply(
+        Reply(
+            200,
+            content_type="text/event-stream",
+            chunks=[encode_sse(head), *drip, encode_sse(tail)],
+            chunk_delay=0.25,
+        )
+    )
+    async with make(kind, llm_server, idle_timeout=1.5) as provider:
+        error, elapsed = await expect_error(consume(provider), LlmTimeoutError)
+    assert "no event for 1.5 s" in str(error) and "empty deltas" in str(error)
+    assert elapsed < 8.0  # the drip would go on for 10 s before the text
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
 async def test_real_events_reset_the_idle_timeout(kind: str, llm_server: LlmServer) -> None:
     # Each event comes 0.25 s after the last: 12 of them take 3 s, four times the idle timeout.
     if kind == "openai":
