@@ -67,7 +67,7 @@ class HttpProvider:
             http_client=checked.http_client,
             limits=checked.limits,
             auth=url.auth,
-            hidden=url.hidden,
+            hidden=checked.hidden,
             base_url_hint=f" It should be the API root, such as {self.default_base_url}.",
         )
 
@@ -130,7 +130,7 @@ class HttpProvider:
             data = await self._api.post_json(self.path, body)
             return self._decode_reply(data, body["model"])
         except LlmError as exc:
-            detach(exc)
+            self._api.scrub(detach(exc))
             raise
 
     async def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
@@ -143,7 +143,7 @@ class HttpProvider:
                 async for event in stream:
                     yield event
         except LlmError as exc:
-            detach(exc)
+            self._api.scrub(detach(exc))
             raise
 
     def _decode_reply(self, data: Any, model: str) -> LlmResponse:

@@ -7,10 +7,12 @@ idle timeout that only real events reset, an optional deadline for the whole
 call, a cap on the bytes of one reply) and turns every failure into an
 :class:`~agentcore.errors.LlmError`.
 
-No error it raises holds an httpx object or the API key: every error leaves
+No error it raises holds an httpx object or a secret: every error leaves
 with its ``__cause__`` and ``__context__`` cleared and a key-free account of
 the cause in its message, and every text taken from the server or from
-httpx has the key (and any password in the base URL) replaced by ``***``.
+httpx has the key (and any password in the base URL, and the values of
+secret headers) replaced by ``***``; :meth:`ApiClient.scrub` is the last
+pass on every error a provider raises.
 """
 
 from __future__ import annotations
@@ -233,7 +235,8 @@ class ApiClient:
     request, so the key is kept only in ``secret`` and in the request being
     sent. ``auth`` carries the user-info of the base URL as HTTP Basic
     credentials; ``hidden`` lists more texts to keep out of every message
-    (that password, in plain and encoded forms). With ``http_client`` given,
+    (that password, in plain and encoded forms, and the values of secret
+    headers). With ``http_client`` given,
     that client is used and left open by :meth:`aclose`; otherwise the
     client is made here and closed there.
     """
@@ -300,6 +303,19 @@ class ApiClient:
         for secret in sorted(secrets, key=len, reverse=True):
             text = text.replace(secret, "***")
         return text
+
+    def scrub(self, error: LlmError) -> LlmError:
+        """``error`` with every secret replaced by ``***`` in its message and every text it holds.
+
+        The last pass before an error leaves a provider: whatever built the
+        error (a codec quoting tool arguments, a server's echoed body), no
+        text of it holds the key, a secret header or the base URL's password.
+        """
+        error.args = tuple(self.redact(arg) if isinstance(arg, str) else arg for arg in error.args)
+        for name, value in vars(error).items():
+            if isinstance(value, str):
+                setattr(error, name, self.redact(value))
+        return error
 
     def stream_error(
         self,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import math
 import os
+import re
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
@@ -73,6 +74,8 @@ class HttpSettings:
     extra_body: Mapping[str, Any]
     limits: Limits
     context_windows: Mapping[str, int]
+    hidden: tuple[str, ...]
+    """Texts to keep out of every message: the base URL's password and the secret headers."""
 
 
 def settings(
@@ -103,16 +106,20 @@ def settings(
     http_client = options.get("http_client")
     if http_client is not None and not isinstance(http_client, httpx.AsyncClient):
         raise ConfigError(f"{cls}: http_client must be an httpx.AsyncClient, got {http_client!r}")
-    headers = _mapping(cls, "headers", options.get("headers"))
+    headers = {
+        str(key): str(value)
+        for key, value in _mapping(cls, "headers", options.get("headers")).items()
+    }
     timeout = _timeout(cls, options.get("timeout"))
     read = (timeout if timeout is not None else DEFAULT_TIMEOUT).read
+    url = split_user_info(cls, base_url)
     return HttpSettings(
-        url=split_user_info(cls, base_url),
+        url=url,
         secret=_api_key(cls, options.get("api_key"), key_env, required=key_required),
         retry=retry,
         timeout=timeout,
         http_client=http_client,
-        headers={str(key): str(value) for key, value in headers.items()},
+        headers=headers,
         extra_body=_mapping(cls, "extra_body", options.get("extra_body")),
         limits=Limits(
             idle_timeout=_seconds(cls, "idle_timeout", options.get("idle_timeout"), read),
@@ -122,7 +129,52 @@ def settings(
             ),
         ),
         context_windows=context_windows(cls, options.get("context_windows")),
+        hidden=(*url.hidden, *secret_header_values(headers)),
     )
+
+
+SECRET_HEADER = re.compile(
+    r"auth|key|token|secret|passw|cookie|session|signature|credential", re.IGNORECASE
+)
+"""Header names whose value is always a secret (``Authorization``, Azure's ``api-key``...)."""
+
+PLAIN_HEADERS = frozenset(
+    {
+        "accept",
+        "anthropic-beta",
+        "anthropic-version",
+        "content-type",
+        "openai-beta",
+        "user-agent",
+    }
+)
+"""Header names whose value is no secret: never masked in messages."""
+
+MIN_SECRET_CHARS = 8
+"""A value of another header is masked from this many characters on."""
+
+
+def secret_header_values(headers: Mapping[str, str]) -> list[str]:
+    """The values among ``headers`` to keep out of every message.
+
+    A header whose name looks like a credential's (:data:`SECRET_HEADER`) is
+    a secret whatever its length; one of :data:`PLAIN_HEADERS` never is;
+    any other counts from :data:`MIN_SECRET_CHARS` characters on, so a key
+    in a header of any name is masked. For ``Scheme credentials`` values
+    (``Bearer sk-...``) the credentials alone are masked too.
+    """
+    found: list[str] = []
+    for name, value in headers.items():
+        lowered = name.lower()
+        text = value.strip()
+        if not text or lowered in PLAIN_HEADERS:
+            continue
+        if SECRET_HEADER.search(lowered) or len(text) >= MIN_SECRET_CHARS:
+            found.append(text)
+            scheme, _, credentials = text.partition(" ")
+            if credentials.strip() and scheme.isalpha():
+                found.append(credentials.strip())
+    return found
 
 
 def resolve_base_url(cls: str, given: str | None, env: str, default: str) -> str:
