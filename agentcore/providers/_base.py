@@ -9,8 +9,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from agentcore.errors import ConfigError, LlmError, MalformedResponseError
 from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
-from agentcore.providers._http import ApiClient, Limits, Secret, StreamDecoder, detach
+from agentcore.providers._clock import Limits
+from agentcore.providers._failures import detach
+from agentcore.providers._http import ApiClient, StreamDecoder
 from agentcore.providers._options import HttpOptions, resolve_base_url, settings
+from agentcore.providers._secret import Secret
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack

@@ -18,8 +18,10 @@ import httpx
 from attrs import frozen
 
 from agentcore.errors import ConfigError
-from agentcore.providers._http import DEFAULT_MAX_REPLY_BYTES, DEFAULT_TIMEOUT, Limits, Secret
+from agentcore.providers._clock import DEFAULT_MAX_REPLY_BYTES, Limits
+from agentcore.providers._http import DEFAULT_TIMEOUT
 from agentcore.providers._retry import RetryPolicy
+from agentcore.providers._secret import Secret
 
 
 class HttpOptions(TypedDict, total=False):

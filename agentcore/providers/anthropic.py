@@ -8,8 +8,9 @@ from agentcore.errors import ConfigError
 from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
 from agentcore.providers import _anthropic_codec as codec
 from agentcore.providers._base import HttpProvider
-from agentcore.providers._http import Secret, StreamDecoder
+from agentcore.providers._http import StreamDecoder
 from agentcore.providers._options import HttpOptions
+from agentcore.providers._secret import Secret
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack

@@ -26,7 +26,7 @@ from agentcore.llm import LlmRequest
 from agentcore.messages import Message
 from agentcore.providers import AnthropicProvider, OpenAIProvider
 from agentcore.providers._base import HttpProvider
-from agentcore.providers._http import DEFAULT_MAX_REPLY_BYTES
+from agentcore.providers._clock import DEFAULT_MAX_REPLY_BYTES
 
 from .conftest import ANTHROPIC_KEY
 from .loopback import LlmServer, Reply, encode_sse
