@@ -21,7 +21,8 @@ Replies: ``text`` and ``tool_use`` blocks (others, such as ``thinking``, are
 skipped), ``stop_reason`` and ``usage``. Anthropic counts cached prompt
 tokens apart from ``input_tokens``, so :class:`~agentcore.usage.Usage` gets
 ``input_tokens + cache_creation_input_tokens + cache_read_input_tokens`` as
-its input and ``cache_read_input_tokens`` as its cached part.
+its input, ``cache_read_input_tokens`` as its cached part and
+``cache_creation_input_tokens`` as its cache writes.
 """
 
 from __future__ import annotations
@@ -80,10 +81,23 @@ LEADING_USER_TEXT = "(The conversation so far follows.)"
 """The user turn put first when a request would otherwise begin with an assistant turn."""
 
 
+MAX_BREAKPOINTS = 4
+"""The most ``cache_control`` breakpoints one request may carry (Anthropic's limit)."""
+
+
 def encode_request(
-    request: LlmRequest, *, model: str, stream: bool, default_max_tokens: int
+    request: LlmRequest,
+    *,
+    model: str,
+    stream: bool,
+    default_max_tokens: int,
+    cache_ttl: str | None = None,
 ) -> dict[str, Any]:
-    """The Messages API body for ``request``, with a message list the API accepts."""
+    """The Messages API body for ``request``, with a message list the API accepts.
+
+    With ``cache_ttl`` (``"5m"`` or ``"1h"``) the body carries prompt-cache
+    breakpoints (see :func:`mark_breakpoints`); None sends none.
+    """
     systems: list[str] = []
     turns: list[dict[str, Any]] = []
     for message in pair_tool_results(request.messages):
@@ -117,7 +131,42 @@ def encode_request(
         body["stop_sequences"] = list(request.stop)
     if stream:
         body["stream"] = True
+    if cache_ttl is not None:
+        mark_breakpoints(body, cache_ttl)
     return body
+
+
+def mark_breakpoints(body: dict[str, Any], ttl: str) -> None:
+    """Put ``cache_control`` on the blocks that end each stable part of ``body``, at most four.
+
+    In the order the API caches them: the last tool definition (the tools),
+    the last system block (tools and system prompt; a system string becomes
+    one text block), the end of the turn before the newest user turn (what
+    the previous request of a conversation ended with, so this one reads it
+    from the cache), and the end of the newest turn (so the next request
+    reads this one). ``ttl`` is ``"5m"`` (the API's default) or ``"1h"``.
+    """
+    control: dict[str, Any] = {"type": "ephemeral"}
+    if ttl != "5m":
+        control["ttl"] = ttl
+    marks: list[dict[str, Any]] = []
+    if body.get("tools"):
+        marks.append(body["tools"][-1])
+    if isinstance(body.get("system"), str):
+        body["system"] = [{"type": "text", "text": body["system"]}]
+    if body.get("system"):
+        marks.append(body["system"][-1])
+    turns = body["messages"]
+    last_user = max((i for i, turn in enumerate(turns) if turn["role"] == "user"), default=None)
+    if last_user is not None and last_user > 0:
+        marks.append(turns[last_user - 1]["content"][-1])
+    if turns:
+        marks.append(turns[-1]["content"][-1])
+    seen: set[int] = set()
+    for block in marks[-MAX_BREAKPOINTS:]:
+        if id(block) not in seen:
+            seen.add(id(block))
+            block["cache_control"] = dict(control)
 
 
 def _valid_turns(turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -291,6 +340,7 @@ def _usage_from(fields: Mapping[str, int]) -> Usage:
         + cache_read,
         output_tokens=fields.get("output_tokens", 0),
         cached_input_tokens=cache_read,
+        cache_write_tokens=fields.get("cache_creation_input_tokens", 0),
     )
 
 

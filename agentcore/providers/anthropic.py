@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentcore.errors import ConfigError
 from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
@@ -61,6 +61,14 @@ class AnthropicProvider(HttpProvider):
         :func:`~agentcore.providers.windows.discover_context_window`.
     :param api_version: The ``anthropic-version`` header.
     :param default_max_tokens: ``max_tokens`` for requests that give none.
+    :param cache: ``"auto"`` (the default) marks prompt-cache breakpoints
+        (``cache_control``) on the tools, the system prompt, the end of the
+        turn before the newest user turn and the end of the newest turn, at
+        most four, so each request of a conversation reads what the previous
+        one wrote (billed at 0.1× instead of 1×; writes at 1.25× for 5
+        minutes, 2× for an hour); ``"off"`` sends none.
+    :param cache_ttl: How long a cache entry lives: ``"5m"`` (the default)
+        or ``"1h"``.
     """
 
     display_name = "Anthropic"
@@ -76,8 +84,17 @@ class AnthropicProvider(HttpProvider):
         *,
         api_version: str = DEFAULT_API_VERSION,
         default_max_tokens: int = DEFAULT_MAX_TOKENS,
+        cache: Literal["auto", "off"] = "auto",
+        cache_ttl: Literal["5m", "1h"] = "5m",
         **options: Unpack[HttpOptions],
     ) -> None:
+        if cache not in ("auto", "off"):
+            raise ConfigError(f"AnthropicProvider: cache must be 'auto' or 'off', got {cache!r}")
+        if cache_ttl not in ("5m", "1h"):
+            raise ConfigError(
+                f"AnthropicProvider: cache_ttl must be '5m' or '1h', got {cache_ttl!r}"
+            )
+        self._cache_ttl: str | None = cache_ttl if cache == "auto" else None
         if not isinstance(api_version, str) or not api_version:
             raise ConfigError(
                 f"AnthropicProvider: api_version must be a date string, got {api_version!r}"
@@ -103,7 +120,11 @@ class AnthropicProvider(HttpProvider):
 
     def _encode_request(self, request: LlmRequest, *, model: str, stream: bool) -> dict[str, Any]:
         return codec.encode_request(
-            request, model=model, stream=stream, default_max_tokens=self._default_max_tokens
+            request,
+            model=model,
+            stream=stream,
+            default_max_tokens=self._default_max_tokens,
+            cache_ttl=self._cache_ttl,
         )
 
     def _decode_response(self, data: Any, *, requested_model: str) -> LlmResponse:

@@ -6,7 +6,7 @@ the same protocol: point ``base_url`` (or ``OPENAI_BASE_URL``) at them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentcore.errors import ConfigError
 from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
@@ -61,6 +61,15 @@ class OpenAIProvider(HttpProvider):
         ``request.max_tokens``: ``"max_tokens"`` (understood by every
         compatible server) or ``"max_completion_tokens"`` (required by
         OpenAI's reasoning models).
+    :param cache: Whether requests carry ``prompt_cache_key`` (OpenAI routes
+        requests with one key to the same prompt cache): ``"auto"`` (the
+        default) sends it to OpenAI's own endpoint only, as other servers
+        may refuse an unknown field; ``"on"`` sends it to any server;
+        ``"off"`` never sends it (nor ``cache_prompt``).
+    :param prompt_cache_key: The key to send; by default each request's
+        ``cache_key`` (the conversation it belongs to), when it has one.
+    :param cache_prompt: Send llama.cpp's ``cache_prompt: true`` (reuse the
+        server's KV cache for the prompt prefix); for a llama.cpp server only.
     """
 
     display_name = "OpenAI"
@@ -75,8 +84,25 @@ class OpenAIProvider(HttpProvider):
         model: str,
         *,
         max_tokens_field: str = "max_tokens",
+        cache: Literal["auto", "on", "off"] = "auto",
+        prompt_cache_key: str | None = None,
+        cache_prompt: bool = False,
         **options: Unpack[HttpOptions],
     ) -> None:
+        if cache not in ("auto", "on", "off"):
+            raise ConfigError(f"OpenAIProvider: cache must be 'auto', 'on' or 'off', got {cache!r}")
+        if prompt_cache_key is not None and (
+            not isinstance(prompt_cache_key, str) or not prompt_cache_key
+        ):
+            raise ConfigError(
+                "OpenAIProvider: prompt_cache_key must be a non-empty string or None, "
+                f"got {prompt_cache_key!r}"
+            )
+        if not isinstance(cache_prompt, bool):
+            raise ConfigError(f"OpenAIProvider: cache_prompt must be a bool, got {cache_prompt!r}")
+        self._cache = cache
+        self._prompt_cache_key = prompt_cache_key
+        self._cache_prompt = cache_prompt
         if max_tokens_field not in ("max_tokens", "max_completion_tokens"):
             raise ConfigError(
                 "OpenAIProvider: max_tokens_field must be 'max_tokens' or "
@@ -89,9 +115,18 @@ class OpenAIProvider(HttpProvider):
         return {} if secret is None else {"authorization": f"Bearer {secret.reveal()}"}
 
     def _encode_request(self, request: LlmRequest, *, model: str, stream: bool) -> dict[str, Any]:
-        return codec.encode_request(
+        body = codec.encode_request(
             request, model=model, stream=stream, max_tokens_field=self._max_tokens_field
         )
+        sends_key = self._cache == "on" or (
+            self._cache == "auto" and self.base_url == self.default_base_url
+        )
+        key = self._prompt_cache_key or request.cache_key
+        if sends_key and key:
+            body["prompt_cache_key"] = key
+        if self._cache_prompt and self._cache != "off":
+            body["cache_prompt"] = True
+        return body
 
     def _decode_response(self, data: Any, *, requested_model: str) -> LlmResponse:
         return codec.decode_response(data, requested_model=requested_model)

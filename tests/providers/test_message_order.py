@@ -40,9 +40,15 @@ def _capture(reply: dict[str, Any]) -> tuple[httpx.AsyncClient, list[dict[str, A
     return httpx.AsyncClient(transport=httpx.MockTransport(handler)), bodies
 
 
-async def _anthropic_body(messages: list[Message]) -> dict[str, Any]:
+async def _anthropic_body(messages: list[Message], cache: str = "off") -> dict[str, Any]:
     client, bodies = _capture(anthropic_message())
-    async with client, AnthropicProvider("claude-haiku-4-5", api_key="k", http_client=client) as p:
+    provider = AnthropicProvider(
+        "claude-haiku-4-5",
+        api_key="k",
+        http_client=client,
+        cache=cache,  # type: ignore[arg-type]
+    )
+    async with client, provider as p:
         await p.complete(LlmRequest(messages))
     return bodies[0]
 
@@ -255,6 +261,11 @@ def test_any_message_list_encodes_as_anthropic_requires(messages: list[Message])
     body = asyncio.run(_anthropic_body(messages))
     assert_anthropic_rules(body)
     assert_nothing_lost(messages, body)
+    cached = asyncio.run(_anthropic_body(messages, cache="auto"))
+    assert_anthropic_rules(cached)
+    assert_nothing_lost(messages, cached)
+    marked = json.dumps(cached).count('"cache_control"')
+    assert 1 <= marked <= 4, "at most four breakpoints, and the newest turn is one"
 
 
 @settings(deadline=None, max_examples=150)

@@ -221,6 +221,8 @@ def after_model_call(ctx: TurnContext, call: ModelCallInfo) -> None:
             span.set_attribute(attr.USAGE_OUTPUT_TOKENS, usage.output_tokens)
             if usage.cached_input_tokens:
                 span.set_attribute(attr.USAGE_CACHE_READ_INPUT_TOKENS, usage.cached_input_tokens)
+            if usage.cache_write_tokens:
+                span.set_attribute(attr.USAGE_CACHE_CREATION_INPUT_TOKENS, usage.cache_write_tokens)
         if capture:
             span.set_attribute(
                 attr.OUTPUT_MESSAGES, output_json(response.message, response.stop_reason)
