@@ -261,7 +261,7 @@ async def test_a_streamed_reply_over_the_cap_is_refused(kind: str, llm_server: L
     llm_server.reply_sse(events, chunk_size=4096, chunk_delay=0)
     async with make(kind, llm_server, max_reply_bytes=50_000) as provider:
         error, _ = await expect_error(consume(provider), ResponseTooLargeError)
-    assert isinstance(error, MalformedResponseError)
+    assert isinstance(error, ResponseTooLargeError) and isinstance(error, MalformedResponseError)
     assert error.limit_bytes == 50_000
     assert "max_reply_bytes" in str(error)
     assert len(llm_server.requests) == 1  # not retried

@@ -145,6 +145,26 @@ async def test_openai_sends_the_conversation_as_prompt_cache_key(llm_server: Llm
     assert "prompt_cache_key" not in await _openai(llm_server, LlmRequest([Message.user("Hi")]))
 
 
+async def test_auto_sends_the_key_to_openai_itself() -> None:
+    import json
+
+    import httpx
+
+    bodies: list[dict[str, Any]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        bodies.append(json.loads(request.content))
+        return httpx.Response(200, json=openai_completion())
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    provider = OpenAIProvider("gpt-5-mini", api_key="k", http_client=client)
+    async with client, provider:
+        assert provider.base_url == "https://api.openai.com/v1"
+        await provider.complete(LlmRequest([Message.user("Hi")], cache_key="session-42"))
+    assert bodies[0]["prompt_cache_key"] == "session-42"
+    assert "cache_prompt" not in bodies[0]
+
+
 async def test_llama_cpp_gets_cache_prompt(llm_server: LlmServer) -> None:
     request = LlmRequest([Message.user("Hi")])
     assert (await _openai(llm_server, request, cache_prompt=True))["cache_prompt"] is True
