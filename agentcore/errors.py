@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypedDict
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 
 class AgentCoreError(Exception):
     """Base class of every error agentcore raises on purpose."""
@@ -55,29 +60,32 @@ class ToolError(AgentCoreError):
     """A tool definition is invalid."""
 
 
+class LlmErrorFields(TypedDict, total=False):
+    """The details every :class:`LlmError` takes as keywords (each None when unknown)."""
+
+    status_code: int | None
+    code: str | None
+    body: str | None
+    request_id: str | None
+
+
 class LlmError(AgentCoreError):
     """An LLM provider call failed.
 
     ``status_code`` is the HTTP status, ``code`` the provider's error code
     (``"context_length_exceeded"``, ``"model_not_found"``...), ``body`` the
     error body as the server sent it (never holding the API key) and
-    ``request_id`` the server's id of the request, each when known.
+    ``request_id`` the server's id of the request, each when known. A
+    subclass with details of its own takes them before ``**fields``
+    (:class:`LlmErrorFields`) and passes the rest here.
     """
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        status_code: int | None = None,
-        code: str | None = None,
-        body: str | None = None,
-        request_id: str | None = None,
-    ) -> None:
+    def __init__(self, message: str, **fields: Unpack[LlmErrorFields]) -> None:
         super().__init__(message)
-        self.status_code = status_code
-        self.code = code
-        self.body = body
-        self.request_id = request_id
+        self.status_code = fields.get("status_code")
+        self.code = fields.get("code")
+        self.body = fields.get("body")
+        self.request_id = fields.get("request_id")
 
 
 class AuthenticationError(LlmError):
@@ -91,18 +99,9 @@ class RateLimitError(LlmError):
     """
 
     def __init__(
-        self,
-        message: str,
-        retry_after: float | None = None,
-        *,
-        status_code: int | None = None,
-        code: str | None = None,
-        body: str | None = None,
-        request_id: str | None = None,
+        self, message: str, retry_after: float | None = None, **fields: Unpack[LlmErrorFields]
     ) -> None:
-        super().__init__(
-            message, status_code=status_code, code=code, body=body, request_id=request_id
-        )
+        super().__init__(message, **fields)
         self.retry_after = retry_after
 
 
@@ -128,14 +127,9 @@ class ContextWindowExceededError(BadRequestError):
         prompt_tokens: int | None = None,
         limit_tokens: int | None = None,
         requested_tokens: int | None = None,
-        status_code: int | None = None,
-        code: str | None = None,
-        body: str | None = None,
-        request_id: str | None = None,
+        **fields: Unpack[LlmErrorFields],
     ) -> None:
-        super().__init__(
-            message, status_code=status_code, code=code, body=body, request_id=request_id
-        )
+        super().__init__(message, **fields)
         self.prompt_tokens = prompt_tokens
         self.limit_tokens = limit_tokens
         self.requested_tokens = requested_tokens
@@ -172,12 +166,7 @@ class ResponseTooLargeError(MalformedResponseError):
         message: str,
         *,
         limit_bytes: int | None = None,
-        status_code: int | None = None,
-        code: str | None = None,
-        body: str | None = None,
-        request_id: str | None = None,
+        **fields: Unpack[LlmErrorFields],
     ) -> None:
-        super().__init__(
-            message, status_code=status_code, code=code, body=body, request_id=request_id
-        )
+        super().__init__(message, **fields)
         self.limit_bytes = limit_bytes

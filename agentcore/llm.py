@@ -67,6 +67,11 @@ def stop_tuple(value: Any) -> tuple[str, ...]:
     return stops
 
 
+def _text_or_none(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and (not isinstance(value, str) or not value):
+        raise ValueError(f"{attribute.name} must be a non-empty str or None, got {value!r}")
+
+
 def _temperature(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
     check_temperature(attribute.name, value)
 
@@ -87,7 +92,9 @@ class LlmRequest:
     such as ``"summary"``; ``model`` overrides the provider's default model.
     ``max_tokens`` caps the reply, ``temperature`` (0 to 2) sets the sampling
     temperature and ``stop`` holds up to four stop sequences; each is sent
-    only when set.
+    only when set. ``cache_key`` names the conversation the request belongs
+    to (a session id, say), so a provider can route its requests to the
+    same prompt cache (OpenAI's ``prompt_cache_key``); None when unknown.
     """
 
     messages: Sequence[Message] = field(converter=_message_tuple)
@@ -97,6 +104,7 @@ class LlmRequest:
     purpose: str = "turn"
     temperature: float | None = field(default=None, validator=_temperature)
     stop: Sequence[str] = field(default=(), converter=stop_tuple)
+    cache_key: str | None = field(default=None, validator=_text_or_none)
 
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "other"]

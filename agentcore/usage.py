@@ -15,17 +15,31 @@ class Usage:
     """Tokens read and written by one or more LLM calls.
 
     ``cached_input_tokens`` is the part of ``input_tokens`` the provider
-    reported as served from its prompt cache (0 when unknown).
+    reported as read from its prompt cache (cache reads; 0 when unknown),
+    ``cache_write_tokens`` the part it reported as written to the cache
+    (Anthropic's ``cache_creation_input_tokens``; OpenAI reports none, so 0).
+    Both are inside ``input_tokens``; providers bill them at their own rates.
     """
 
     input_tokens: int = field(default=0, validator=_non_negative)
     output_tokens: int = field(default=0, validator=_non_negative)
     cached_input_tokens: int = field(default=0, validator=_non_negative)
+    cache_write_tokens: int = field(default=0, validator=_non_negative)
 
     @classmethod
     def from_input_output(cls, input_tokens: int, output_tokens: int) -> Usage:
         """Usage of ``input_tokens`` read and ``output_tokens`` written."""
         return cls(input_tokens, output_tokens)
+
+    @property
+    def cache_read_tokens(self) -> int:
+        """The input tokens read from the provider's prompt cache: ``cached_input_tokens``."""
+        return self.cached_input_tokens
+
+    @property
+    def uncached_input_tokens(self) -> int:
+        """The input tokens neither read from nor written to the prompt cache."""
+        return max(0, self.input_tokens - self.cached_input_tokens - self.cache_write_tokens)
 
     @property
     def total_tokens(self) -> int:
@@ -39,6 +53,7 @@ class Usage:
             self.input_tokens + other.input_tokens,
             self.output_tokens + other.output_tokens,
             self.cached_input_tokens + other.cached_input_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
         )
 
 

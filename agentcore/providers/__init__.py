@@ -4,9 +4,11 @@
 LM Studio...), :class:`OllamaProvider` the same API on an Ollama server,
 :class:`AnthropicProvider` Anthropic's Messages API.
 :func:`get_provider` builds either, or one a plugin registers, from a name
-such as ``"openai:gpt-4o-mini"``.
+such as ``"openai:gpt-4o-mini"``. :class:`HttpOptions` lists the keyword
+options every one of them takes.
 """
 
+from agentcore.providers._options import HttpOptions
 from agentcore.providers.anthropic import AnthropicProvider
 from agentcore.providers.ollama import OllamaProvider, ollama_base_url
 from agentcore.providers.openai import OpenAIProvider
@@ -14,6 +16,7 @@ from agentcore.providers.registry import available_providers, get_provider
 
 __all__ = [
     "AnthropicProvider",
+    "HttpOptions",
     "OllamaProvider",
     "OpenAIProvider",
     "available_providers",

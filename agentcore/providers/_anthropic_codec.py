@@ -5,7 +5,15 @@ top-level ``system`` field in their order (a string for one, a list of text
 blocks for several, so no text is changed); tool results become
 ``tool_result`` blocks of a user message (``is_error`` kept); consecutive
 messages of one role are merged, as the API wants user and assistant to
-alternate; empty text blocks are left out, as the API rejects them. Images
+alternate; empty and blank text blocks are left out, as the API rejects them. Every
+request begins as the API requires, whatever part of a conversation it
+holds: a result is moved to directly after its call, a result without its
+call becomes user text and a call without its result assistant text (see
+:mod:`agentcore.providers._order`); a list that would begin with an
+assistant turn gets a user turn of :data:`LEADING_USER_TEXT` first; in a
+user turn the ``tool_result`` blocks come before any other block; a final
+assistant turn (a prefill) loses its trailing whitespace. Nothing else is
+left out or changed. Images
 become ``image`` blocks, files ``document`` blocks (``text/*`` data as a
 plain-text source). Audio is refused: the API takes none.
 
@@ -13,7 +21,8 @@ Replies: ``text`` and ``tool_use`` blocks (others, such as ``thinking``, are
 skipped), ``stop_reason`` and ``usage``. Anthropic counts cached prompt
 tokens apart from ``input_tokens``, so :class:`~agentcore.usage.Usage` gets
 ``input_tokens + cache_creation_input_tokens + cache_read_input_tokens`` as
-its input and ``cache_read_input_tokens`` as its cached part.
+its input, ``cache_read_input_tokens`` as its cached part and
+``cache_creation_input_tokens`` as its cache writes.
 """
 
 from __future__ import annotations
@@ -47,6 +56,7 @@ from agentcore.messages import (
     ToolUseBlock,
 )
 from agentcore.providers._http import ApiClient
+from agentcore.providers._order import pair_tool_results
 from agentcore.providers._sse import SseEvent
 from agentcore.providers._text import TextJoiner, valid_json, valid_text
 from agentcore.providers._wire import (
@@ -67,13 +77,30 @@ _STOP_REASONS: Mapping[str, StopReason] = {
 }
 
 
+LEADING_USER_TEXT = "(The conversation so far follows.)"
+"""The user turn put first when a request would otherwise begin with an assistant turn."""
+
+
+MAX_BREAKPOINTS = 4
+"""The most ``cache_control`` breakpoints one request may carry (Anthropic's limit)."""
+
+
 def encode_request(
-    request: LlmRequest, *, model: str, stream: bool, default_max_tokens: int
+    request: LlmRequest,
+    *,
+    model: str,
+    stream: bool,
+    default_max_tokens: int,
+    cache_ttl: str | None = None,
 ) -> dict[str, Any]:
-    """The Messages API body for ``request``."""
+    """The Messages API body for ``request``, with a message list the API accepts.
+
+    With ``cache_ttl`` (``"5m"`` or ``"1h"``) the body carries prompt-cache
+    breakpoints (see :func:`mark_breakpoints`); None sends none.
+    """
     systems: list[str] = []
     turns: list[dict[str, Any]] = []
-    for message in request.messages:
+    for message in pair_tool_results(request.messages):
         if message.role == "system":
             text = _system_text(message)
             if text:
@@ -90,7 +117,7 @@ def encode_request(
     body: dict[str, Any] = {
         "model": model,
         "max_tokens": request.max_tokens or default_max_tokens,
-        "messages": turns,
+        "messages": _valid_turns(turns),
     }
     if len(systems) == 1:
         body["system"] = systems[0]
@@ -104,7 +131,72 @@ def encode_request(
         body["stop_sequences"] = list(request.stop)
     if stream:
         body["stream"] = True
+    if cache_ttl is not None:
+        mark_breakpoints(body, cache_ttl)
     return body
+
+
+def mark_breakpoints(body: dict[str, Any], ttl: str) -> None:
+    """Put ``cache_control`` on the blocks that end each stable part of ``body``, at most four.
+
+    In the order the API caches them: the last tool definition (the tools),
+    the last system block (tools and system prompt; a system string becomes
+    one text block), the end of the turn before the newest user turn (what
+    the previous request of a conversation ended with, so this one reads it
+    from the cache), and the end of the newest turn (so the next request
+    reads this one). ``ttl`` is ``"5m"`` (the API's default) or ``"1h"``.
+    """
+    control: dict[str, Any] = {"type": "ephemeral"}
+    if ttl != "5m":
+        control["ttl"] = ttl
+    marks: list[dict[str, Any]] = []
+    if body.get("tools"):
+        marks.append(body["tools"][-1])
+    if isinstance(body.get("system"), str):
+        body["system"] = [{"type": "text", "text": body["system"]}]
+    if body.get("system"):
+        marks.append(body["system"][-1])
+    turns = body["messages"]
+    last_user = max((i for i, turn in enumerate(turns) if turn["role"] == "user"), default=None)
+    if last_user is not None and last_user > 0:
+        marks.append(turns[last_user - 1]["content"][-1])
+    if turns:
+        marks.append(turns[-1]["content"][-1])
+    seen: set[int] = set()
+    for block in marks[-MAX_BREAKPOINTS:]:
+        if id(block) not in seen:
+            seen.add(id(block))
+            block["cache_control"] = dict(control)
+
+
+def _valid_turns(turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``turns`` as the API takes them: first a user turn, tool results first in their turn.
+
+    A list that is empty or begins with an assistant turn gets a user turn
+    of :data:`LEADING_USER_TEXT` in front; in a user turn, ``tool_result``
+    blocks move before the other blocks; trailing whitespace is taken off
+    the text that ends a final assistant turn (a prefill), which the API
+    refuses.
+    """
+    for turn in turns:
+        if turn["role"] == "user":
+            content = turn["content"]
+            results = [block for block in content if block["type"] == "tool_result"]
+            if results and len(results) < len(content):
+                others = [block for block in content if block["type"] != "tool_result"]
+                turn["content"] = results + others
+    if not turns or turns[0]["role"] != "user":
+        turns.insert(0, {"role": "user", "content": [{"type": "text", "text": LEADING_USER_TEXT}]})
+    last = turns[-1]
+    if last["role"] == "assistant" and last["content"][-1]["type"] == "text":
+        text = last["content"][-1]["text"].rstrip()
+        if text:
+            last["content"][-1] = {"type": "text", "text": text}
+        elif len(last["content"]) > 1:
+            last["content"].pop()
+        else:
+            turns.pop()
+    return turns
 
 
 def encode_tool(tool: ToolSpec) -> dict[str, Any]:
@@ -127,13 +219,13 @@ def _encode_blocks(message: Message) -> list[dict[str, Any]]:
     if message.role == "tool":
         result: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
         if all(isinstance(block, TextBlock) for block in message.content):
-            if message.text:
+            if message.text.strip():
                 result["content"] = message.text
         else:
             result["content"] = [
                 _encode_block(block, "a tool result")
                 for block in message.content
-                if not (isinstance(block, TextBlock) and not block.text)
+                if not (isinstance(block, TextBlock) and not block.text.strip())
             ]
         if message.is_error:
             result["is_error"] = True
@@ -142,7 +234,7 @@ def _encode_blocks(message: Message) -> list[dict[str, Any]]:
     return [
         _encode_block(block, where, tool_calls=message.role == "assistant")
         for block in message.content
-        if not (isinstance(block, TextBlock) and not block.text)
+        if not (isinstance(block, TextBlock) and not block.text.strip())
     ]
 
 
@@ -248,6 +340,7 @@ def _usage_from(fields: Mapping[str, int]) -> Usage:
         + cache_read,
         output_tokens=fields.get("output_tokens", 0),
         cached_input_tokens=cache_read,
+        cache_write_tokens=fields.get("cache_creation_input_tokens", 0),
     )
 
 
@@ -279,11 +372,23 @@ class AnthropicStreamDecoder:
         self._has_usage = False
         self._stop: str | None = None
         self._done = False
+        self._progress = 0
 
     @property
     def done(self) -> bool:
         """Whether ``message_stop`` has arrived."""
         return self._done
+
+    @property
+    def progress(self) -> int:
+        """Events so far with content.
+
+        ``message_start``, a tool call's start, non-empty text or argument
+        fragments, a ``message_delta`` with a stop reason or usage, and
+        ``message_stop``; not ``ping``, not an empty delta, not a text
+        block's start or stop.
+        """
+        return self._progress
 
     def feed(self, event: SseEvent) -> list[StreamEvent]:
         """Take one event; return the stream events it completes."""
@@ -296,6 +401,8 @@ class AnthropicStreamDecoder:
             ) from None
         payload = expect_dict(data, f"the data of a {event.event} event")
         kind = payload.get("type", event.event)
+        if self._has_content(kind, payload):
+            self._progress += 1
         if kind == "message_start":
             self._message_start(expect_dict(payload.get("message"), "message_start.message"))
         elif kind == "content_block_start":
@@ -316,6 +423,26 @@ class AnthropicStreamDecoder:
         elif kind == "error":
             raise self._error(payload.get("error"), event.data)
         return []
+
+    @staticmethod
+    def _has_content(kind: Any, payload: dict[str, Any]) -> bool:
+        if kind in ("message_start", "message_stop"):
+            return True
+        if kind == "content_block_start":
+            block = payload.get("content_block")
+            return isinstance(block, dict) and (
+                block.get("type") != "text" or bool(block.get("text"))
+            )
+        if kind == "content_block_delta":
+            delta = payload.get("delta")
+            return isinstance(delta, dict) and any(
+                bool(delta.get(key)) for key in ("text", "partial_json", "thinking", "signature")
+            )
+        if kind == "message_delta":
+            delta = payload.get("delta")
+            stop = isinstance(delta, dict) and bool(delta.get("stop_reason"))
+            return stop or payload.get("usage") is not None
+        return False
 
     def end_of_stream(self) -> None:
         """The body ended before ``message_stop``: raise."""

@@ -2,29 +2,21 @@
 
 from __future__ import annotations
 
-import base64
-import math
-import os
 from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing
 from types import TracebackType
-from typing import Any, ClassVar, TypeVar
-from urllib.parse import unquote, urlsplit, urlunsplit
-
-import httpx
-from attrs import frozen
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from agentcore.errors import ConfigError, LlmError, MalformedResponseError
 from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
-from agentcore.providers._http import (
-    DEFAULT_MAX_REPLY_BYTES,
-    ApiClient,
-    Limits,
-    Secret,
-    StreamDecoder,
-    detach,
-)
-from agentcore.providers._retry import RetryPolicy
+from agentcore.providers._clock import Limits
+from agentcore.providers._failures import detach
+from agentcore.providers._http import ApiClient, StreamDecoder
+from agentcore.providers._options import HttpOptions, resolve_base_url, settings
+from agentcore.providers._secret import Secret
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 _P = TypeVar("_P", bound="HttpProvider")
 
@@ -34,7 +26,9 @@ class HttpProvider:
 
     A subclass names its API in the class variables and implements the
     encoding of requests and the decoding of replies; this class owns the
-    settings, the HTTP client and the retries.
+    settings, the HTTP client and the retries. The constructor takes the
+    model and the keyword options of :class:`~agentcore.providers.HttpOptions`;
+    a subclass adds its own keywords and passes the rest on as ``**options``.
     """
 
     display_name: ClassVar[str] = ""
@@ -46,62 +40,37 @@ class HttpProvider:
     path: ClassVar[str] = ""
     """The endpoint, appended to the base URL."""
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int = 2,
-        backoff_base: float = 0.5,
-        backoff_max: float = 8.0,
-        http_client: httpx.AsyncClient | None = None,
-        headers: Mapping[str, str] | None = None,
-        extra_body: Mapping[str, Any] | None = None,
-        idle_timeout: float | None = None,
-        call_timeout: float | None = None,
-        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
-    ) -> None:
+    def __init__(self, model: str, **options: Unpack[HttpOptions]) -> None:
         cls = type(self).__name__
         if not isinstance(model, str) or not model.strip():
             raise ConfigError(f"{cls} needs a model name (a non-empty string), got {model!r}")
         self._model = model
-        url = _split_user_info(cls, self._resolve_base_url(cls, base_url))
-        self._base_url = url.display
-        secret = _api_key(cls, api_key, self.api_key_env, required=self.api_key_required)
-        self._has_api_key = secret is not None
-        try:
-            retry = RetryPolicy(max_retries, backoff_base, backoff_max)
-        except (TypeError, ValueError) as exc:
-            raise ConfigError(f"{cls}: {exc}") from None
-        if http_client is not None and not isinstance(http_client, httpx.AsyncClient):
-            raise ConfigError(
-                f"{cls}: http_client must be an httpx.AsyncClient, got {http_client!r}"
-            )
-        self._extra_body = _mapping(cls, "extra_body", extra_body)
-        extra_headers = {
-            str(key): str(value) for key, value in _mapping(cls, "headers", headers).items()
-        }
-        read_timeout = _timeout(cls, timeout)
-        limits = Limits(
-            idle_timeout=_seconds(cls, "idle_timeout", idle_timeout, _read_seconds(read_timeout)),
-            call_timeout=_seconds(cls, "call_timeout", call_timeout, None),
-            max_reply_bytes=_byte_count(cls, max_reply_bytes),
+        given = options.get("base_url")
+        checked = settings(
+            cls,
+            options,
+            base_url=self._resolve_base_url(cls, given),
+            key_env=self.api_key_env,
+            key_required=self.api_key_required,
         )
+        url, secret = checked.url, checked.secret
+        self._base_url = url.display
+        self._has_api_key = secret is not None
+        self._extra_body = dict(checked.extra_body)
+        self._context_windows = checked.context_windows
         self._api = ApiClient(
             label=f"{self._label_kind()} API at {self._base_url}",
             base_url=url.request,
-            headers=extra_headers,
+            headers=checked.headers,
             auth_headers=lambda: self._auth_headers(secret),
             secret=secret,
             key_env=self.api_key_env,
-            retry=retry,
-            timeout=read_timeout,
-            http_client=http_client,
-            limits=limits,
+            retry=checked.retry,
+            timeout=checked.timeout,
+            http_client=checked.http_client,
+            limits=checked.limits,
             auth=url.auth,
-            hidden=url.hidden,
+            hidden=checked.hidden,
             base_url_hint=f" It should be the API root, such as {self.default_base_url}.",
         )
 
@@ -119,6 +88,16 @@ class HttpProvider:
     def limits(self) -> Limits:
         """The idle timeout, the per-call deadline and the reply cap of every call."""
         return self._api.limits
+
+    @property
+    def context_windows(self) -> Mapping[str, int]:
+        """The windows given as ``context_windows=``, by lower-cased model-name prefix.
+
+        :func:`~agentcore.providers.windows.discover_context_window` consults
+        them with the built-in table (an entry replaces the table's entry of
+        the same name), before asking the server.
+        """
+        return self._context_windows
 
     @property
     def max_retries(self) -> int:
@@ -154,7 +133,7 @@ class HttpProvider:
             data = await self._api.post_json(self.path, body)
             return self._decode_reply(data, body["model"])
         except LlmError as exc:
-            detach(exc)
+            self._api.scrub(detach(exc))
             raise
 
     async def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
@@ -167,7 +146,7 @@ class HttpProvider:
                 async for event in stream:
                     yield event
         except LlmError as exc:
-            detach(exc)
+            self._api.scrub(detach(exc))
             raise
 
     def _decode_reply(self, data: Any, model: str) -> LlmResponse:
@@ -185,7 +164,7 @@ class HttpProvider:
 
     def _resolve_base_url(self, cls: str, given: str | None) -> str:
         """The base URL: ``given``, else the environment variable, else the default."""
-        return _base_url(cls, given, self.base_url_env, self.default_base_url)
+        return resolve_base_url(cls, given, self.base_url_env, self.default_base_url)
 
     def _body(self, request: LlmRequest, *, stream: bool) -> dict[str, Any]:
         if not isinstance(request, LlmRequest):
@@ -209,113 +188,3 @@ class HttpProvider:
     def _new_decoder(self, requested_model: str) -> StreamDecoder[StreamEvent]:
         """A fresh decoder for one streamed response."""
         raise NotImplementedError
-
-
-def _base_url(cls: str, given: str | None, env: str, default: str) -> str:
-    if given is not None and not isinstance(given, str):
-        raise ConfigError(f"{cls}: base_url must be a string, got {given!r}")
-    url = (given or os.environ.get(env, "") or default).strip()
-    if not url.startswith(("http://", "https://")):
-        source = "base_url" if given else env
-        raise ConfigError(f"{cls}: {source} must be an http:// or https:// URL, got {url!r}")
-    return url.rstrip("/")
-
-
-@frozen
-class _Url:
-    """A base URL split for use: ``request`` has no user-info, ``display`` masks it."""
-
-    request: str
-    display: str
-    auth: httpx.BasicAuth | None
-    hidden: tuple[str, ...]
-
-
-def _split_user_info(cls: str, url: str) -> _Url:
-    """Take the ``user:password@`` part out of ``url``: it becomes HTTP Basic credentials.
-
-    httpx does the same with user-info left in a URL; taking it out keeps it
-    out of httpx's own log lines and of every message that names the URL.
-    """
-    try:
-        parts = urlsplit(url)
-        username, password = parts.username, parts.password
-        host = parts.hostname
-    except ValueError as exc:
-        raise ConfigError(f"{cls}: base_url is not a valid URL: {exc}") from None
-    if username is None and password is None:
-        return _Url(request=url, display=url, auth=None, hidden=())
-    netloc = parts.netloc.rpartition("@")[2]
-    if not host:
-        raise ConfigError(f"{cls}: base_url has no host after its user-info")
-    user, secret = unquote(username or ""), unquote(password or "")
-    basic = base64.b64encode(f"{user}:{secret}".encode()).decode("ascii")
-    hidden = {basic, password or "", secret}
-    if not password:
-        hidden |= {username or "", user}  # A token given as the user name.
-    return _Url(
-        request=urlunsplit(parts._replace(netloc=netloc)),
-        display=urlunsplit(parts._replace(netloc="***@" + netloc)),
-        auth=httpx.BasicAuth(user, secret),
-        hidden=tuple(text for text in hidden if text),
-    )
-
-
-def _read_seconds(timeout: httpx.Timeout | None) -> float | None:
-    """The read timeout in force: the given one, else the default client's (600 s)."""
-    from agentcore.providers._http import DEFAULT_TIMEOUT
-
-    return (timeout if timeout is not None else DEFAULT_TIMEOUT).read
-
-
-def _seconds(cls: str, name: str, value: float | None, default: float | None) -> float | None:
-    if value is None:
-        return default
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not math.isfinite(value)
-        or value <= 0
-    ):
-        raise ConfigError(f"{cls}: {name} must be a number of seconds > 0 or None, got {value!r}")
-    return float(value)
-
-
-def _byte_count(cls: str, value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ConfigError(f"{cls}: max_reply_bytes must be an int > 0, got {value!r}")
-    return value
-
-
-def _api_key(cls: str, given: str | None, env: str, *, required: bool) -> Secret | None:
-    if given is not None and not isinstance(given, str):
-        raise ConfigError(f"{cls}: api_key must be a string or None")
-    key = (given or os.environ.get(env, "")).strip()
-    if key:
-        return Secret(key)
-    if required:
-        raise ConfigError(f"{cls} needs an API key: pass api_key= or set {env}")
-    return None
-
-
-def _timeout(cls: str, timeout: float | httpx.Timeout | None) -> httpx.Timeout | None:
-    if timeout is None or isinstance(timeout, httpx.Timeout):
-        return timeout
-    if (
-        isinstance(timeout, bool)
-        or not isinstance(timeout, (int, float))
-        or not math.isfinite(timeout)
-        or timeout <= 0
-    ):
-        raise ConfigError(
-            f"{cls}: timeout must be a number of seconds > 0 or an httpx.Timeout, got {timeout!r}"
-        )
-    return httpx.Timeout(float(timeout))
-
-
-def _mapping(cls: str, name: str, value: Mapping[str, Any] | None) -> dict[str, Any]:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"{cls}: {name} must be a mapping, got {value!r}")
-    return dict(value)

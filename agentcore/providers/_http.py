@@ -7,10 +7,12 @@ idle timeout that only real events reset, an optional deadline for the whole
 call, a cap on the bytes of one reply) and turns every failure into an
 :class:`~agentcore.errors.LlmError`.
 
-No error it raises holds an httpx object or the API key: every error leaves
+No error it raises holds an httpx object or a secret: every error leaves
 with its ``__cause__`` and ``__context__`` cleared and a key-free account of
 the cause in its message, and every text taken from the server or from
-httpx has the key (and any password in the base URL) replaced by ``***``.
+httpx has the key (and any password in the base URL, and the values of
+secret headers) replaced by ``***``; :meth:`ApiClient.scrub` is the last
+pass on every error a provider raises.
 """
 
 from __future__ import annotations
@@ -20,22 +22,20 @@ import functools
 import json
 import logging
 import ssl
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncGenerator, Callable, Iterable, Iterator, Mapping
 from contextlib import aclosing
-from typing import Any, Literal, NoReturn, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import httpx
-from attrs import frozen
 
 from agentcore.errors import (
     BadRequestError,
     LlmError,
-    LlmTimeoutError,
     MalformedResponseError,
-    RateLimitError,
     ResponseTooLargeError,
     ServiceUnavailableError,
 )
+from agentcore.providers._clock import END, Clock, Limits, next_item
 from agentcore.providers._errors import (
     ServerError,
     error_for_status,
@@ -43,7 +43,16 @@ from agentcore.providers._errors import (
     is_html,
     read_server_error,
 )
+from agentcore.providers._failures import (
+    FailedAttempt,
+    Failure,
+    failure_of,
+    raise_failure,
+    retryable,
+    transport_failure,
+)
 from agentcore.providers._retry import RetryPolicy, parse_retry_after
+from agentcore.providers._secret import Secret
 from agentcore.providers._sse import SseEvent, SseParser
 from agentcore.providers._text import valid_json
 
@@ -55,17 +64,10 @@ T_co = TypeVar("T_co", covariant=True)
 DEFAULT_TIMEOUT = httpx.Timeout(600.0, connect=10.0)
 """Timeouts of a provider's own client: 10 s to connect, 600 s between bytes."""
 
-DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024
-"""The most bytes read for one reply (8 MiB) unless a provider is given another cap."""
-
 ERROR_BODY_BYTES = 64 * 1024
 """The most bytes read of an error body; the rest is left unread."""
 
-KEEPALIVE_EVENTS = frozenset({"ping"})
-"""Named events that only keep a connection open (Anthropic's ``ping``): not progress."""
-
 _sleep = asyncio.sleep  # Tests replace this to observe the backoff delays.
-_END: Any = object()
 
 
 @functools.cache
@@ -82,30 +84,21 @@ def _default_verify() -> ssl.SSLContext | bool:
     return context
 
 
-class Secret:
-    """A string that never shows itself in a repr or str."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    def reveal(self) -> str:
-        """The secret value itself: only for the header that carries it."""
-        return self._value
-
-    def __repr__(self) -> str:
-        return "Secret('***')"
-
-    __str__ = __repr__
-
-
 class StreamDecoder(Protocol[T_co]):
     """Turns the events of one streamed response into stream events."""
 
     @property
     def done(self) -> bool:
         """Whether the terminal event has arrived."""
+        ...
+
+    @property
+    def progress(self) -> int:
+        """How many events so far carried content (what resets the idle timeout).
+
+        Content is text, a piece of a tool call, a stop reason, usage or the
+        end of the reply; keep-alives (pings) and empty deltas are not.
+        """
         ...
 
     def feed(self, event: SseEvent) -> Iterable[T_co]:
@@ -117,105 +110,6 @@ class StreamDecoder(Protocol[T_co]):
         ...
 
 
-@frozen
-class Limits:
-    """The bounds of one call.
-
-    ``idle_timeout``: seconds without progress (a complete server-sent event,
-    or for a non-streamed call the whole reply) before the call fails; None
-    for no bound. ``call_timeout``: seconds the whole call may take, retries
-    and backoff included; None for no bound. ``max_reply_bytes``: the most
-    bytes read for one reply.
-    """
-
-    idle_timeout: float | None = None
-    call_timeout: float | None = None
-    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
-
-
-@frozen
-class Failure:
-    """A failed attempt: the error to raise and whether a retry may help."""
-
-    error: LlmError
-    retryable: bool
-    reason: str
-    retry_after: float | None = None
-
-
-def detach(error: LlmError) -> LlmError:
-    """``error`` with its exception chain cut, so no httpx object (or key) hangs from it."""
-    error.__cause__ = None
-    error.__context__ = None
-    error.__suppress_context__ = True
-    return error
-
-
-class _Clock:
-    """The idle and overall deadlines of one call, and waits bounded by them."""
-
-    def __init__(self, label: str, limits: Limits) -> None:
-        self._label = label
-        self._limits = limits
-        self._now = asyncio.get_running_loop().time
-        total = limits.call_timeout
-        self.deadline = None if total is None else self._now() + total
-        self._idle_deadline: float | None = None
-        self.streaming = False
-
-    def progress(self) -> None:
-        """Something real arrived (or an attempt starts): the idle time starts again."""
-        idle = self._limits.idle_timeout
-        self._idle_deadline = None if idle is None else self._now() + idle
-
-    def remaining(self) -> float | None:
-        """Seconds left before the overall deadline, or None without one."""
-        return None if self.deadline is None else self.deadline - self._now()
-
-    async def wait(self, start: Callable[[], Any]) -> Any:
-        """Await what ``start()`` returns, within the nearer of the two deadlines."""
-        bound: float | None = None
-        which: Literal["idle", "call"] = "idle"
-        if self._idle_deadline is not None:
-            bound = self._idle_deadline
-        if self.deadline is not None and (bound is None or self.deadline <= bound):
-            bound, which = self.deadline, "call"
-        if bound is None:
-            return await start()
-        remaining = bound - self._now()
-        if remaining <= 0:
-            raise self.timeout(which)
-        try:
-            return await asyncio.wait_for(start(), remaining)
-        except asyncio.TimeoutError:
-            pass
-        raise self.timeout(which)
-
-    def timeout(self, which: Literal["idle", "call"]) -> LlmTimeoutError:
-        """The error for a passed deadline."""
-        if which == "call":
-            return LlmTimeoutError(
-                f"the call to the {self._label} did not finish within its deadline of "
-                f"{self._limits.call_timeout:g} s (call_timeout)"
-            )
-        if self.streaming:
-            return LlmTimeoutError(
-                f"the {self._label} sent no event for {self._limits.idle_timeout:g} s "
-                "(idle_timeout); keep-alive comments, pings and partial data do not count"
-            )
-        return LlmTimeoutError(
-            f"the {self._label} sent no complete reply within {self._limits.idle_timeout:g} s "
-            "(idle_timeout)"
-        )
-
-
-async def _next(iterator: AsyncIterator[T]) -> T:
-    try:
-        return await iterator.__anext__()
-    except StopAsyncIteration:
-        return _END  # type: ignore[no-any-return]
-
-
 class ApiClient:
     """Posts JSON to one API and gets back JSON or a stream of decoded events.
 
@@ -225,7 +119,8 @@ class ApiClient:
     request, so the key is kept only in ``secret`` and in the request being
     sent. ``auth`` carries the user-info of the base URL as HTTP Basic
     credentials; ``hidden`` lists more texts to keep out of every message
-    (that password, in plain and encoded forms). With ``http_client`` given,
+    (that password, in plain and encoded forms, and the values of secret
+    headers). With ``http_client`` given,
     that client is used and left open by :meth:`aclose`; otherwise the
     client is made here and closed there.
     """
@@ -293,6 +188,19 @@ class ApiClient:
             text = text.replace(secret, "***")
         return text
 
+    def scrub(self, error: LlmError) -> LlmError:
+        """``error`` with every secret replaced by ``***`` in its message and every text it holds.
+
+        The last pass before an error leaves a provider: whatever built the
+        error (a codec quoting tool arguments, a server's echoed body), no
+        text of it holds the key, a secret header or the base URL's password.
+        """
+        error.args = tuple(self.redact(arg) if isinstance(arg, str) else arg for arg in error.args)
+        for name, value in vars(error).items():
+            if isinstance(value, str):
+                setattr(error, name, self.redact(value))
+        return error
+
     def stream_error(
         self,
         error_type: str | None,
@@ -330,18 +238,18 @@ class ApiClient:
         :func:`~agentcore.providers._text.valid_json`).
         """
         request = self._build_request(path, body, stream=False)
-        clock = _Clock(self.label, self.limits)
+        clock = Clock(self.label, self.limits)
         retry = 0
         while True:
             failure: Failure
             try:
                 return await self._complete_once(request, clock)
-            except _FailedAttempt as exc:
+            except FailedAttempt as exc:
                 failure = exc.failure
             except httpx.HTTPError as exc:
-                failure = self._transport_failure(exc)
+                failure = transport_failure(self.label, self.redact, exc)
             except LlmError as exc:
-                failure = _failure_of(exc)
+                failure = failure_of(exc)
             await self._wait_or_raise(failure, retry, clock)
             retry += 1
 
@@ -350,11 +258,13 @@ class ApiClient:
     ) -> AsyncGenerator[T, None]:
         """POST ``body`` to ``path`` and yield what a fresh decoder makes of the event stream.
 
-        A failed attempt is retried as allowed only while nothing has been
+        The idle timeout is reset by an event only when the decoder counts it
+        as content (:attr:`StreamDecoder.progress`), and after each item the
+        consumer takes. A failed attempt is retried as allowed only while nothing has been
         yielded yet; once an event has been yielded, a failure is raised.
         """
         request = self._build_request(path, body, stream=True)
-        clock = _Clock(self.label, self.limits)
+        clock = Clock(self.label, self.limits)
         clock.streaming = True
         retry = 0
         while True:
@@ -367,18 +277,18 @@ class ApiClient:
                         yield item
                         clock.progress()  # The consumer's own time is not the server's.
                 return
-            except _FailedAttempt as exc:
+            except FailedAttempt as exc:
                 failure = exc.failure
             except httpx.HTTPError as exc:
-                failure = self._transport_failure(exc)
+                failure = transport_failure(self.label, self.redact, exc)
             except LlmError as exc:
-                failure = _failure_of(exc)
+                failure = failure_of(exc)
             if yielded:
-                _raise(failure)
+                raise_failure(failure)
             await self._wait_or_raise(failure, retry, clock)
             retry += 1
 
-    async def _send(self, request: httpx.Request, clock: _Clock) -> httpx.Response:
+    async def _send(self, request: httpx.Request, clock: Clock) -> httpx.Response:
         clock.progress()
         auth: Any = self._auth if self._auth is not None else httpx.USE_CLIENT_DEFAULT
         response: httpx.Response = await clock.wait(
@@ -386,23 +296,23 @@ class ApiClient:
         )
         return response
 
-    async def _complete_once(self, request: httpx.Request, clock: _Clock) -> Any:
+    async def _complete_once(self, request: httpx.Request, clock: Clock) -> Any:
         response = await self._send(request, clock)
         try:
             if not response.is_success:
-                raise _FailedAttempt(await self._status_failure(response, clock))
+                raise FailedAttempt(await self._status_failure(response, clock))
             content = await self._read_body(response, clock)
             return valid_json(self._decode_json(content, response))
         finally:
             await response.aclose()
 
     async def _stream_once(
-        self, request: httpx.Request, decoder: StreamDecoder[T], clock: _Clock
+        self, request: httpx.Request, decoder: StreamDecoder[T], clock: Clock
     ) -> AsyncGenerator[T, None]:
         response = await self._send(request, clock)
         try:
             if not response.is_success:
-                raise _FailedAttempt(await self._status_failure(response, clock))
+                raise FailedAttempt(await self._status_failure(response, clock))
             await self._check_event_stream(response, clock)
             parser = SseParser()
             size = 0
@@ -411,8 +321,8 @@ class ApiClient:
             limit = self.limits.max_reply_bytes
             async with aclosing(response.aiter_bytes()) as body:  # type: ignore[type-var]
                 while True:
-                    chunk = await clock.wait(lambda: _next(body))
-                    if chunk is _END:
+                    chunk = await clock.wait(lambda: next_item(body))
+                    if chunk is END:
                         break
                     size += len(chunk)
                     if size > limit:
@@ -421,10 +331,11 @@ class ApiClient:
                         head += chunk[: ERROR_BODY_BYTES - len(head)]
                     events = parser.feed(chunk)
                     seen_event = seen_event or bool(events)
-                    if any(event.event not in KEEPALIVE_EVENTS for event in events):
-                        clock.progress()
+                    mark = decoder.progress
                     for item in self._decode_all(decoder, events, response):
                         yield item
+                    if decoder.progress != mark:
+                        clock.progress()  # Only content counts: not pings, not empty deltas.
                     if decoder.done:
                         return
             closing = parser.close()
@@ -448,7 +359,7 @@ class ApiClient:
                 exc.request_id = self._request_id(response)
             raise
 
-    async def _read_body(self, response: httpx.Response, clock: _Clock) -> bytes:
+    async def _read_body(self, response: httpx.Response, clock: Clock) -> bytes:
         """The body of a reply, up to the cap (declared sizes over it are refused unread)."""
         limit = self.limits.max_reply_bytes
         declared = response.headers.get("content-length", "")
@@ -457,14 +368,14 @@ class ApiClient:
         return await self._read_up_to(response, clock, limit, refuse=True)
 
     async def _read_up_to(
-        self, response: httpx.Response, clock: _Clock, limit: int, *, refuse: bool
+        self, response: httpx.Response, clock: Clock, limit: int, *, refuse: bool
     ) -> bytes:
         chunks: list[bytes] = []
         size = 0
         async with aclosing(response.aiter_bytes()) as body:  # type: ignore[type-var]
             while True:
-                chunk = await clock.wait(lambda: _next(body))
-                if chunk is _END:
+                chunk = await clock.wait(lambda: next_item(body))
+                if chunk is END:
                     break
                 size += len(chunk)
                 if size > limit:
@@ -546,146 +457,111 @@ class ApiClient:
             return json.loads(content)
         except ValueError as exc:
             problem = str(exc)
-        text = content.decode("utf-8", errors="replace")
-        details = read_server_error(
-            text,
-            redact=self.redact,
-            headers=response.headers,
-            content_type=response.headers.get("content-type", ""),
-        )
+        details = self._server_error(response, content)
         if details.html_title is not None:
-            raise error_for_status(
-                self.label,
-                response.status_code,
-                details,
-                key_env=self._key_env,
-                base_url_hint=self._base_url_hint,
-            )
+            raise self._status_error(response, details)
         snippet = (details.body or "")[:200]
-        raise MalformedResponseError(
+        raise self._malformed(
+            response,
             f"the {self.label} answered with invalid JSON ({problem}): {snippet!r}",
-            status_code=response.status_code,
-            body=details.body,
-            request_id=details.request_id,
+            details,
         )
 
-    async def _check_event_stream(self, response: httpx.Response, clock: _Clock) -> None:
+    async def _check_event_stream(self, response: httpx.Response, clock: Clock) -> None:
         content_type = response.headers.get("content-type", "")
         if "application/json" in content_type:
-            raw = await self._read_up_to(response, clock, ERROR_BODY_BYTES, refuse=False)
-            details = read_server_error(
-                raw.decode("utf-8", errors="replace"), redact=self.redact, headers=response.headers
-            )
-            raise MalformedResponseError(
+            details = await self._read_error(response, clock, typed=False)
+            raise self._malformed(
+                response,
                 f"the {self.label} answered a streaming request with {content_type} "
                 f"instead of an event stream: {details.message}",
-                status_code=response.status_code,
-                code=details.code,
-                body=details.body,
-                request_id=details.request_id,
+                details,
             )
         if is_html("", content_type):
-            raw = await self._read_up_to(response, clock, ERROR_BODY_BYTES, refuse=False)
-            details = read_server_error(
-                raw.decode("utf-8", errors="replace"),
-                redact=self.redact,
-                headers=response.headers,
-                content_type=content_type,
-            )
-            raise error_for_status(
-                self.label,
-                response.status_code,
-                details,
-                key_env=self._key_env,
-                base_url_hint=self._base_url_hint,
-            )
+            raise self._status_error(response, await self._read_error(response, clock))
 
-    def _not_an_event_stream(self, response: httpx.Response, head: bytes) -> LlmError:
-        """The error for a streamed reply whose body held no event at all."""
-        details = read_server_error(
-            head.decode("utf-8", errors="replace"),
+    # -- the one path of an error body: read it, say what it holds, make the error --
+
+    async def _read_error(
+        self, response: httpx.Response, clock: Clock, *, typed: bool = True
+    ) -> ServerError:
+        """Read an error body (up to :data:`ERROR_BODY_BYTES`) and what the server said in it."""
+        raw = await self._read_up_to(response, clock, ERROR_BODY_BYTES, refuse=False)
+        return self._server_error(response, raw, typed=typed)
+
+    def _server_error(
+        self, response: httpx.Response, raw: bytes, *, typed: bool = True
+    ) -> ServerError:
+        """What the server said in ``raw`` and its headers, key-free.
+
+        With ``typed`` the body's content type decides whether it is an HTML page.
+        """
+        content_type = response.headers.get("content-type", "") if typed else ""
+        return read_server_error(
+            raw.decode("utf-8", errors="replace"),
             redact=self.redact,
             headers=response.headers,
-            content_type=response.headers.get("content-type", ""),
+            content_type=content_type,
         )
-        if details.html_title is not None:
-            return error_for_status(
-                self.label,
-                response.status_code,
-                details,
-                key_env=self._key_env,
-                base_url_hint=self._base_url_hint,
-            )
+
+    def _status_error(
+        self, response: httpx.Response, details: ServerError, *, retry_after: float | None = None
+    ) -> LlmError:
+        """The LlmError the response's status and ``details`` stand for."""
+        return error_for_status(
+            self.label,
+            response.status_code,
+            details,
+            key_env=self._key_env,
+            retry_after=retry_after,
+            base_url_hint=self._base_url_hint,
+        )
+
+    def _malformed(
+        self, response: httpx.Response, message: str, details: ServerError
+    ) -> MalformedResponseError:
+        """A MalformedResponseError carrying the response's status and ``details``."""
         return MalformedResponseError(
-            f"the {self.label} answered a streaming request with a body that holds no "
-            f"server-sent event: {details.message!r}",
+            message,
             status_code=response.status_code,
             code=details.code,
             body=details.body,
             request_id=details.request_id,
         )
 
-    async def _status_failure(self, response: httpx.Response, clock: _Clock) -> Failure:
+    def _not_an_event_stream(self, response: httpx.Response, head: bytes) -> LlmError:
+        """The error for a streamed reply whose body held no event at all."""
+        details = self._server_error(response, head)
+        if details.html_title is not None:
+            return self._status_error(response, details)
+        return self._malformed(
+            response,
+            f"the {self.label} answered a streaming request with a body that holds no "
+            f"server-sent event: {details.message!r}",
+            details,
+        )
+
+    async def _status_failure(self, response: httpx.Response, clock: Clock) -> Failure:
         status = response.status_code
         retry_after = parse_retry_after(response.headers)
-        raw = await self._read_up_to(response, clock, ERROR_BODY_BYTES, refuse=False)
-        details = read_server_error(
-            raw.decode("utf-8", errors="replace"),
-            redact=self.redact,
-            headers=response.headers,
-            content_type=response.headers.get("content-type", ""),
-        )
-        error = error_for_status(
-            self.label,
-            status,
-            details,
-            key_env=self._key_env,
-            retry_after=retry_after,
-            base_url_hint=self._base_url_hint,
-        )
+        details = await self._read_error(response, clock)
+        error = self._status_error(response, details, retry_after=retry_after)
         return Failure(
             error,
-            retryable=_retryable(error, status),
+            retryable=retryable(error, status),
             reason=f"HTTP {status}",
             retry_after=retry_after,
         )
 
-    def _transport_failure(self, exc: httpx.HTTPError) -> Failure:
-        detail = self.redact(str(exc) or type(exc).__name__)
-        reason = type(exc).__name__
-        if isinstance(exc, httpx.ConnectTimeout):
-            error: LlmError = LlmTimeoutError(
-                f"could not connect to the {self.label} in time (httpx.{reason}): {detail}"
-            )
-            return Failure(error, retryable=True, reason=reason)
-        if isinstance(exc, httpx.TimeoutException):
-            error = LlmTimeoutError(
-                f"the {self.label} did not answer in time (httpx.{reason}: no byte for the "
-                "read timeout)"
-            )
-            return Failure(error, retryable=False, reason=reason)
-        if isinstance(exc, httpx.DecodingError):
-            error = MalformedResponseError(
-                f"the {self.label} sent a body that cannot be decoded (httpx.{reason}): {detail}"
-            )
-            return Failure(error, retryable=False, reason=reason)
-        if isinstance(exc, httpx.TransportError):
-            error = ServiceUnavailableError(
-                f"the connection to the {self.label} failed (httpx.{reason}): {detail}"
-            )
-            return Failure(error, retryable=True, reason=reason)
-        error = ServiceUnavailableError(
-            f"the call to the {self.label} failed (httpx.{reason}): {detail}"
-        )
-        return Failure(error, retryable=False, reason=reason)
-
-    async def _wait_or_raise(self, failure: Failure, retry: int, clock: _Clock) -> None:
+    async def _wait_or_raise(self, failure: Failure, retry: int, clock: Clock) -> None:
         delay = self.retry.delay(retry, failure.retry_after) if failure.retryable else None
         if delay is None:
-            _raise(failure)
+            raise_failure(failure)
         remaining = clock.remaining()
         if remaining is not None and delay >= remaining:
-            _raise(failure)  # The deadline would pass while waiting: the real error says more.
+            raise_failure(
+                failure
+            )  # The deadline would pass while waiting: the real error says more.
         logger.warning(
             "%s: %s on attempt %d of %d; retrying in %.2f s",
             self.label,
@@ -697,14 +573,6 @@ class ApiClient:
         await _sleep(delay)
 
 
-class _FailedAttempt(Exception):
-    """Carries the failure of one attempt to the retry loop."""
-
-    def __init__(self, failure: Failure) -> None:
-        super().__init__(failure.reason)
-        self.failure = failure
-
-
 _SSE_STARTS = (b"data:", b"event:", b"id:", b"retry:", b":")
 
 
@@ -712,19 +580,6 @@ def _not_sse(head: bytes) -> bool:
     """Whether the first bytes of a body are something, and not the start of an event stream."""
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     return bool(text) and not text.startswith(_SSE_STARTS)
-
-
-def _retryable(error: LlmError, status: int | None) -> bool:
-    return isinstance(error, (RateLimitError, ServiceUnavailableError)) or status == 408
-
-
-def _failure_of(error: LlmError) -> Failure:
-    return Failure(
-        error,
-        retryable=_retryable(error, None),
-        reason=type(error).__name__,
-        retry_after=getattr(error, "retry_after", None),
-    )
 
 
 def _decode_all(decoder: StreamDecoder[T], events: Iterable[SseEvent]) -> Iterator[T]:
@@ -740,8 +595,3 @@ def _decode_all(decoder: StreamDecoder[T], events: Iterable[SseEvent]) -> Iterat
                 return
             continue
         raise MalformedResponseError(f"a streamed {event.event} event is invalid: {problem}")
-
-
-def _raise(failure: Failure) -> NoReturn:
-    """Raise the failure's error with no exception chain behind it."""
-    raise detach(failure.error)

@@ -5,7 +5,13 @@ Requests: system, user, assistant and tool messages; text, images
 parts), files (``file`` parts with inline ``file_data``), tool definitions
 (``type: "function"``) and tool calls (``function.arguments`` as a JSON
 string). A failed tool result (``is_error``) has its content prefixed with
-:data:`TOOL_ERROR_PREFIX`, as the API has no field for it.
+:data:`TOOL_ERROR_PREFIX`, as the API has no field for it. Every ``tool``
+message directly follows the assistant message whose ``tool_calls`` it
+answers, and every call is answered, as the API requires: whatever part of
+a conversation a request holds, a result is moved to directly after its
+call, a result without its call becomes a user message and a call without
+its result text of its assistant message, their content kept (see
+:mod:`agentcore.providers._order`). Nothing is left out.
 
 Replies: text, refusals (kept as text), tool calls, ``finish_reason`` and
 ``usage`` with ``prompt_tokens_details.cached_tokens``; streamed replies as
@@ -42,6 +48,7 @@ from agentcore.messages import (
     ToolUseBlock,
 )
 from agentcore.providers._http import ApiClient
+from agentcore.providers._order import pair_tool_results
 from agentcore.providers._sse import SseEvent
 from agentcore.providers._text import TextJoiner, valid_text
 from agentcore.providers._wire import (
@@ -81,7 +88,7 @@ def encode_request(
     """The Chat Completions body for ``request``."""
     body: dict[str, Any] = {
         "model": model,
-        "messages": [encode_message(message) for message in request.messages],
+        "messages": [encode_message(message) for message in pair_tool_results(request.messages)],
     }
     if request.tools:
         body["tools"] = [encode_tool(tool) for tool in request.tools]
@@ -309,16 +316,26 @@ class OpenAIStreamDecoder:
         self._finish: str | None = None
         self._usage: Usage | None = None
         self._done = False
+        self._progress = 0
 
     @property
     def done(self) -> bool:
         """Whether ``[DONE]`` has arrived."""
         return self._done
 
+    @property
+    def progress(self) -> int:
+        """Events so far with content: text, a tool call piece, a finish reason, usage, ``[DONE]``.
+
+        A chunk whose delta is empty (or holds only the role) is not content.
+        """
+        return self._progress
+
     def feed(self, event: SseEvent) -> list[StreamEvent]:
         """Take one event; return the stream events it completes."""
         if event.data.strip() == "[DONE]":
             self._done = True
+            self._progress += 1
             events: list[StreamEvent] = []
             for joiner in self._joiners.values():
                 rest = joiner.flush()
@@ -341,8 +358,10 @@ class OpenAIStreamDecoder:
         model = chunk.get("model")
         if isinstance(model, str) and model:
             self._model = valid_text(model)
+        content = False
         if chunk.get("usage") is not None:
             self._usage = decode_usage(chunk["usage"])
+            content = True
         out: list[StreamEvent] = []
         for raw_choice in expect_list(chunk.get("choices") or [], "a chunk's choices"):
             choice = expect_dict(raw_choice, "a chunk's choice")
@@ -350,23 +369,30 @@ class OpenAIStreamDecoder:
                 continue
             delta = expect_dict(choice.get("delta") or {}, "a choice's delta")
             for key in ("content", "refusal"):
-                piece = self._joiners[key].feed(optional_str(delta.get(key), f"delta.{key}") or "")
+                raw = optional_str(delta.get(key), f"delta.{key}") or ""
+                content = content or bool(raw)
+                piece = self._joiners[key].feed(raw)
                 if piece:
                     self._texts.append(piece)
                     out.append(TextDelta(piece))
             for position, raw_call in enumerate(delta.get("tool_calls") or []):
-                self._add_call_fragment(position, expect_dict(raw_call, "delta.tool_calls[]"))
+                fragment = expect_dict(raw_call, "delta.tool_calls[]")
+                content = self._add_call_fragment(position, fragment) or content
             finish = optional_str(choice.get("finish_reason"), "finish_reason")
             if finish:
+                content = True
                 self._finish = finish
                 out.extend(self._emit_calls())
+        if content:
+            self._progress += 1
         return out
 
     def end_of_stream(self) -> None:
         """The body ended before ``[DONE]``: raise."""
         raise self._api.stream_cut("[DONE]")
 
-    def _add_call_fragment(self, position: int, fragment: dict[str, Any]) -> None:
+    def _add_call_fragment(self, position: int, fragment: dict[str, Any]) -> bool:
+        """Add a piece of a streamed call; whether it held anything (an id, a name, arguments)."""
         index = fragment.get("index", position)
         if isinstance(index, bool) or not isinstance(index, int):
             raise MalformedResponseError(f"a tool call delta has index {index!r}")
@@ -385,6 +411,7 @@ class OpenAIStreamDecoder:
             call.arguments = [json.dumps(arguments)]
         elif arguments is not None:
             call.arguments.append(expect_str(arguments, "delta.tool_calls[].function.arguments"))
+        return bool(call_id or name or arguments)
 
     def _emit_calls(self) -> list[ToolCallDelta]:
         if self._assembled is not None:

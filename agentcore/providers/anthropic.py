@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentcore.errors import ConfigError
 from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
 from agentcore.providers import _anthropic_codec as codec
 from agentcore.providers._base import HttpProvider
-from agentcore.providers._http import DEFAULT_MAX_REPLY_BYTES, Secret, StreamDecoder
+from agentcore.providers._http import StreamDecoder
+from agentcore.providers._options import HttpOptions
+from agentcore.providers._secret import Secret
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 """Anthropic's endpoint, used when neither ``base_url`` nor ``ANTHROPIC_BASE_URL`` is set."""
@@ -34,9 +36,10 @@ class AnthropicProvider(HttpProvider):
         Required.
     :param timeout: Seconds, or an ``httpx.Timeout``; by default 10 s to
         connect and 600 s between bytes.
-    :param idle_timeout: Seconds a call may go without progress: a complete
-        server-sent event (keep-alive comments, pings and partial data do
-        not count) or, without streaming, the whole reply. By default the
+    :param idle_timeout: Seconds a call may go without progress: a
+        server-sent event that carries content (keep-alive comments, pings,
+        empty deltas and partial data do not count) or, without streaming,
+        the whole reply. By default the
         read timeout of ``timeout`` (600 s).
     :param call_timeout: Seconds one call may take in all, retries and
         backoff included; by default no bound.
@@ -50,8 +53,22 @@ class AnthropicProvider(HttpProvider):
     :param headers: Extra headers sent with every request (``anthropic-beta``...).
     :param extra_body: Fields added to every request body, such as
         ``{"temperature": 0}``.
+    :param context_windows: Context windows of models, in tokens, by model
+        name (a name also covers its dated versions: ``"my-model"`` covers
+        ``"my-model-2026-01"``), such as ``{"my-model": 8192}``. An entry
+        replaces the built-in table's entry of the same name and is
+        consulted before the server by
+        :func:`~agentcore.providers.windows.discover_context_window`.
     :param api_version: The ``anthropic-version`` header.
     :param default_max_tokens: ``max_tokens`` for requests that give none.
+    :param cache: ``"auto"`` (the default) marks prompt-cache breakpoints
+        (``cache_control``) on the tools, the system prompt, the end of the
+        turn before the newest user turn and the end of the newest turn, at
+        most four, so each request of a conversation reads what the previous
+        one wrote (billed at 0.1× instead of 1×; writes at 1.25× for 5
+        minutes, 2× for an hour); ``"off"`` sends none.
+    :param cache_ttl: How long a cache entry lives: ``"5m"`` (the default)
+        or ``"1h"``.
     """
 
     display_name = "Anthropic"
@@ -65,21 +82,19 @@ class AnthropicProvider(HttpProvider):
         self,
         model: str,
         *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int = 2,
-        backoff_base: float = 0.5,
-        backoff_max: float = 8.0,
-        http_client: httpx.AsyncClient | None = None,
-        headers: Mapping[str, str] | None = None,
-        extra_body: Mapping[str, Any] | None = None,
-        idle_timeout: float | None = None,
-        call_timeout: float | None = None,
-        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
         api_version: str = DEFAULT_API_VERSION,
         default_max_tokens: int = DEFAULT_MAX_TOKENS,
+        cache: Literal["auto", "off"] = "auto",
+        cache_ttl: Literal["5m", "1h"] = "5m",
+        **options: Unpack[HttpOptions],
     ) -> None:
+        if cache not in ("auto", "off"):
+            raise ConfigError(f"AnthropicProvider: cache must be 'auto' or 'off', got {cache!r}")
+        if cache_ttl not in ("5m", "1h"):
+            raise ConfigError(
+                f"AnthropicProvider: cache_ttl must be '5m' or '1h', got {cache_ttl!r}"
+            )
+        self._cache_ttl: str | None = cache_ttl if cache == "auto" else None
         if not isinstance(api_version, str) or not api_version:
             raise ConfigError(
                 f"AnthropicProvider: api_version must be a date string, got {api_version!r}"
@@ -95,21 +110,7 @@ class AnthropicProvider(HttpProvider):
             )
         self._api_version = api_version
         self._default_max_tokens = default_max_tokens
-        super().__init__(
-            model,
-            base_url=base_url,
-            api_key=api_key,
-            timeout=timeout,
-            max_retries=max_retries,
-            backoff_base=backoff_base,
-            backoff_max=backoff_max,
-            http_client=http_client,
-            headers=headers,
-            extra_body=extra_body,
-            idle_timeout=idle_timeout,
-            call_timeout=call_timeout,
-            max_reply_bytes=max_reply_bytes,
-        )
+        super().__init__(model, **options)
 
     def _auth_headers(self, secret: Secret | None) -> dict[str, str]:
         headers = {"anthropic-version": self._api_version}
@@ -119,7 +120,11 @@ class AnthropicProvider(HttpProvider):
 
     def _encode_request(self, request: LlmRequest, *, model: str, stream: bool) -> dict[str, Any]:
         return codec.encode_request(
-            request, model=model, stream=stream, default_max_tokens=self._default_max_tokens
+            request,
+            model=model,
+            stream=stream,
+            default_max_tokens=self._default_max_tokens,
+            cache_ttl=self._cache_ttl,
         )
 
     def _decode_response(self, data: Any, *, requested_model: str) -> LlmResponse:

@@ -6,16 +6,18 @@ the same protocol: point ``base_url`` (or ``OPENAI_BASE_URL``) at them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentcore.errors import ConfigError
 from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
 from agentcore.providers import _openai_codec as codec
 from agentcore.providers._base import HttpProvider
-from agentcore.providers._http import DEFAULT_MAX_REPLY_BYTES, Secret, StreamDecoder
+from agentcore.providers._http import StreamDecoder
+from agentcore.providers._options import HttpOptions
+from agentcore.providers._secret import Secret
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 """The public OpenAI endpoint, used when neither ``base_url`` nor ``OPENAI_BASE_URL`` is set."""
@@ -32,9 +34,10 @@ class OpenAIProvider(HttpProvider):
         when None. Optional: local servers need none.
     :param timeout: Seconds, or an ``httpx.Timeout``; by default 10 s to
         connect and 600 s between bytes.
-    :param idle_timeout: Seconds a call may go without progress: a complete
-        server-sent event (keep-alive comments, pings and partial data do
-        not count) or, without streaming, the whole reply. By default the
+    :param idle_timeout: Seconds a call may go without progress: a
+        server-sent event that carries content (keep-alive comments, pings,
+        empty deltas and partial data do not count) or, without streaming,
+        the whole reply. By default the
         read timeout of ``timeout`` (600 s).
     :param call_timeout: Seconds one call may take in all, retries and
         backoff included; by default no bound.
@@ -48,10 +51,25 @@ class OpenAIProvider(HttpProvider):
     :param headers: Extra headers sent with every request.
     :param extra_body: Fields added to every request body, such as
         ``{"temperature": 0}``.
+    :param context_windows: Context windows of models, in tokens, by model
+        name (a name also covers its dated versions: ``"my-model"`` covers
+        ``"my-model-2026-01"``), such as ``{"my-model": 8192}``. An entry
+        replaces the built-in table's entry of the same name and is
+        consulted before the server by
+        :func:`~agentcore.providers.windows.discover_context_window`.
     :param max_tokens_field: The body field that carries
         ``request.max_tokens``: ``"max_tokens"`` (understood by every
         compatible server) or ``"max_completion_tokens"`` (required by
         OpenAI's reasoning models).
+    :param cache: Whether requests carry ``prompt_cache_key`` (OpenAI routes
+        requests with one key to the same prompt cache): ``"auto"`` (the
+        default) sends it to OpenAI's own endpoint only, as other servers
+        may refuse an unknown field; ``"on"`` sends it to any server;
+        ``"off"`` never sends it (nor ``cache_prompt``).
+    :param prompt_cache_key: The key to send; by default each request's
+        ``cache_key`` (the conversation it belongs to), when it has one.
+    :param cache_prompt: Send llama.cpp's ``cache_prompt: true`` (reuse the
+        server's KV cache for the prompt prefix); for a llama.cpp server only.
     """
 
     display_name = "OpenAI"
@@ -65,49 +83,50 @@ class OpenAIProvider(HttpProvider):
         self,
         model: str,
         *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int = 2,
-        backoff_base: float = 0.5,
-        backoff_max: float = 8.0,
-        http_client: httpx.AsyncClient | None = None,
-        headers: Mapping[str, str] | None = None,
-        extra_body: Mapping[str, Any] | None = None,
-        idle_timeout: float | None = None,
-        call_timeout: float | None = None,
-        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
         max_tokens_field: str = "max_tokens",
+        cache: Literal["auto", "on", "off"] = "auto",
+        prompt_cache_key: str | None = None,
+        cache_prompt: bool = False,
+        **options: Unpack[HttpOptions],
     ) -> None:
+        if cache not in ("auto", "on", "off"):
+            raise ConfigError(f"OpenAIProvider: cache must be 'auto', 'on' or 'off', got {cache!r}")
+        if prompt_cache_key is not None and (
+            not isinstance(prompt_cache_key, str) or not prompt_cache_key
+        ):
+            raise ConfigError(
+                "OpenAIProvider: prompt_cache_key must be a non-empty string or None, "
+                f"got {prompt_cache_key!r}"
+            )
+        if not isinstance(cache_prompt, bool):
+            raise ConfigError(f"OpenAIProvider: cache_prompt must be a bool, got {cache_prompt!r}")
+        self._cache = cache
+        self._prompt_cache_key = prompt_cache_key
+        self._cache_prompt = cache_prompt
         if max_tokens_field not in ("max_tokens", "max_completion_tokens"):
             raise ConfigError(
                 "OpenAIProvider: max_tokens_field must be 'max_tokens' or "
                 f"'max_completion_tokens', got {max_tokens_field!r}"
             )
         self._max_tokens_field = max_tokens_field
-        super().__init__(
-            model,
-            base_url=base_url,
-            api_key=api_key,
-            timeout=timeout,
-            max_retries=max_retries,
-            backoff_base=backoff_base,
-            backoff_max=backoff_max,
-            http_client=http_client,
-            headers=headers,
-            extra_body=extra_body,
-            idle_timeout=idle_timeout,
-            call_timeout=call_timeout,
-            max_reply_bytes=max_reply_bytes,
-        )
+        super().__init__(model, **options)
 
     def _auth_headers(self, secret: Secret | None) -> dict[str, str]:
         return {} if secret is None else {"authorization": f"Bearer {secret.reveal()}"}
 
     def _encode_request(self, request: LlmRequest, *, model: str, stream: bool) -> dict[str, Any]:
-        return codec.encode_request(
+        body = codec.encode_request(
             request, model=model, stream=stream, max_tokens_field=self._max_tokens_field
         )
+        sends_key = self._cache == "on" or (
+            self._cache == "auto" and self.base_url == self.default_base_url
+        )
+        key = self._prompt_cache_key or request.cache_key
+        if sends_key and key:
+            body["prompt_cache_key"] = key
+        if self._cache_prompt and self._cache != "off":
+            body["cache_prompt"] = True
+        return body
 
     def _decode_response(self, data: Any, *, requested_model: str) -> LlmResponse:
         return codec.decode_response(data, requested_model=requested_model)

@@ -10,7 +10,11 @@ for an OpenAI-compatible provider, asks the server, in this order:
   ``model_info["<architecture>.context_length"]`` (or ``num_ctx`` in its
   ``parameters``, when set).
 
-``root`` is ``base_url`` without a trailing ``/v1``.
+``root`` is ``base_url`` without a trailing ``/v1``. llama-cpp-python's own
+server reports no window on any endpoint (``/props`` answers 404 and its
+``/v1/models`` entries hold only ``id``, ``object``, ``owned_by`` and
+``permissions``, as of llama-cpp-python 0.3.36): give its window with the
+provider's ``context_windows=`` option.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from agentcore.providers._base import HttpProvider
 
 logger = logging.getLogger(__name__)
 
-# Sources (checked November 2026): OpenAI's model pages,
+# Sources. Checked November 2026: OpenAI's model pages,
 # https://platform.openai.com/docs/models (gpt-4o and gpt-4o-mini: 128,000;
 # gpt-4.1, -mini, -nano: 1,047,576; o1, o3, o3-mini, o4-mini: 200,000;
 # o1-mini and o1-preview: 128,000; gpt-4-turbo: 128,000; gpt-4: 8,192;
@@ -32,6 +36,26 @@ logger = logging.getLogger(__name__)
 # https://docs.anthropic.com/en/docs/about-claude/models/overview (every
 # Claude 3, 3.5, 3.7, Sonnet 4 and Opus 4 model: 200,000; Sonnet 4's 1M window
 # needs a beta header, so 200,000 is what a plain request gets).
+# Checked 1 December 2026:
+# - OpenAI, https://developers.openai.com/api/docs/models/gpt-5-nano
+#   (gpt-5-nano: 400,000). gpt-5, gpt-5-mini and gpt-5.1 (400,000) and the
+#   chat variants gpt-5-chat and gpt-5.1-chat (128,000) are as listed by the
+#   gateways that serve them (https://vercel.com/ai-gateway/models/gpt-5,
+#   .../gpt-5-mini, https://openrouter.ai/openai/gpt-5-mini, and the model
+#   table of labring/fastgpt-plugin PR 297 for gpt-5.1 and the chat variants);
+#   the chat entries keep the longer gpt-5 prefixes from over-stating theirs.
+# - Anthropic, https://platform.claude.com/docs/en/models/<model>/overview
+#   (sonnet-4-5, haiku-4-5, opus-4-5: 200K, that is 200,000; opus-4-8 and
+#   opus-5: 1M, that is 1,000,000). claude-opus-4-1 is covered by the
+#   claude-opus-4 entry above (200,000).
+# - Google, https://ai.google.dev/gemini-api/docs/models/<model> (Gemini API)
+#   and https://docs.cloud.google.com/gemini-enterprise-agent-platform/models/
+#   gemini/<model> (Google Cloud): gemini-2.0-flash, gemini-2.0-flash-lite,
+#   gemini-2.5-pro and gemini-2.5-flash-lite: 1,048,576 input tokens.
+#   gemini-2.5-flash (1,048,576) as listed by Oracle's OCI page for the model,
+#   https://docs.oracle.com/en-us/iaas/Content/generative-ai/google-gemini-2-5-flash.htm.
+# Models whose figure no page confirmed are left out: discovery, the
+# provider's ``context_windows=`` option, or a server's refusal gives theirs.
 KNOWN_CONTEXT_WINDOWS: Mapping[str, int] = {
     "gpt-4o": 128_000,
     "gpt-4o-mini": 128_000,
@@ -42,6 +66,12 @@ KNOWN_CONTEXT_WINDOWS: Mapping[str, int] = {
     "gpt-4-turbo": 128_000,
     "gpt-4": 8_192,
     "gpt-3.5-turbo": 16_385,
+    "gpt-5": 400_000,
+    "gpt-5-mini": 400_000,
+    "gpt-5-nano": 400_000,
+    "gpt-5-chat": 128_000,
+    "gpt-5.1": 400_000,
+    "gpt-5.1-chat": 128_000,
     "o1": 200_000,
     "o1-mini": 128_000,
     "o1-preview": 128_000,
@@ -52,23 +82,41 @@ KNOWN_CONTEXT_WINDOWS: Mapping[str, int] = {
     "claude-3-5": 200_000,
     "claude-3-7": 200_000,
     "claude-sonnet-4": 200_000,
+    "claude-sonnet-4-5": 200_000,
+    "claude-haiku-4-5": 200_000,
     "claude-opus-4": 200_000,
+    "claude-opus-4-5": 200_000,
+    "claude-opus-4-8": 1_000_000,
+    "claude-opus-5": 1_000_000,
+    "gemini-2.0-flash": 1_048_576,
+    "gemini-2.0-flash-lite": 1_048_576,
+    "gemini-2.5-pro": 1_048_576,
+    "gemini-2.5-flash": 1_048_576,
+    "gemini-2.5-flash-lite": 1_048_576,
 }
 """Context windows of hosted models, in tokens, by model-name prefix."""
 
 
-def known_context_window(model: str | None) -> int | None:
-    """The window of ``model`` from :data:`KNOWN_CONTEXT_WINDOWS` (longest prefix), or None.
+def known_context_window(
+    model: str | None, windows: Mapping[str, int] = KNOWN_CONTEXT_WINDOWS
+) -> int | None:
+    """The window of ``model`` in ``windows`` (longest prefix), or None.
 
-    A prefix matches the whole name or a name continuing with ``-`` (dated
-    versions such as ``gpt-4o-2024-08-06``), so ``gpt-4`` does not match
-    ``gpt-4o``. An ``openai/`` or ``anthropic/`` routing prefix is ignored.
+    ``windows`` is :data:`KNOWN_CONTEXT_WINDOWS` unless given. A prefix
+    matches the whole name or a name continuing with ``-`` (dated versions
+    such as ``gpt-4o-2024-08-06``), so ``gpt-4`` does not match ``gpt-4o``.
+    Names are compared in lower case. An ``openai/`` or ``anthropic/``
+    routing prefix is ignored (in the name looked up; an entry may keep one).
     """
     if not model:
         return None
-    name = model.lower().rsplit("/", 1)[-1]
+    lowered = model.lower()
+    if lowered in windows:
+        return windows[lowered]
+    name = lowered.rsplit("/", 1)[-1]
     best: tuple[int, int] | None = None
-    for prefix, window in KNOWN_CONTEXT_WINDOWS.items():
+    for prefix, window in windows.items():
+        prefix = prefix.lower()
         matches = name == prefix or name.startswith(prefix + "-")
         if matches and (best is None or len(prefix) > best[0]):
             best = (len(prefix), window)
@@ -131,10 +179,31 @@ async def server_context_window(provider: HttpProvider, model: str) -> int | Non
     return found
 
 
+def user_context_windows(provider: object) -> Mapping[str, int]:
+    """The windows a provider was given (its ``context_windows``), through any wrapper."""
+    for candidate in (provider, getattr(provider, "wrapped", None)):
+        windows = getattr(candidate, "context_windows", None)
+        if isinstance(windows, Mapping) and windows:
+            return windows
+    return {}
+
+
 async def discover_context_window(provider: LlmProvider, model: str | None) -> int | None:
-    """The context window of ``model`` on ``provider``: the table, else the server, else None."""
+    """The context window of ``model`` on ``provider``, or None when nothing tells.
+
+    First the provider's own ``context_windows`` (the option of the built-in
+    providers; any provider with such a mapping is asked) together with the
+    built-in :data:`KNOWN_CONTEXT_WINDOWS`: a given entry replaces the
+    table's entry of the same name, and the longest matching name wins
+    (``{"gpt-4o": 64000}`` changes ``gpt-4o``, not ``gpt-4o-mini``). Then,
+    when neither names the model, what an OpenAI-compatible server reports
+    (see the module docstring).
+    """
     name = model or getattr(provider, "model", None)
-    known = known_context_window(name if isinstance(name, str) else None)
+    if not isinstance(name, str):
+        name = None
+    windows = {**KNOWN_CONTEXT_WINDOWS, **user_context_windows(provider)}
+    known = known_context_window(name, windows)
     if known is not None:
         return known
     wrapped = getattr(provider, "wrapped", provider)

@@ -57,13 +57,18 @@ async def openai_provider(llm_server: LlmServer) -> AsyncIterator[OpenAIProvider
 
 @pytest.fixture
 async def anthropic_provider(llm_server: LlmServer) -> AsyncIterator[AnthropicProvider]:
-    """An AnthropicProvider on ``llm_server``, with fast backoff."""
+    """An AnthropicProvider on ``llm_server``, with fast backoff and no cache breakpoints.
+
+    The wire-format tests compare whole bodies; ``test_prompt_cache.py``
+    checks the breakpoints that ``cache="auto"`` (the default) adds.
+    """
     async with AnthropicProvider(
         "claude-sonnet-4-5",
         base_url=llm_server.url,
         api_key=ANTHROPIC_KEY,
         backoff_base=0.01,
         backoff_max=0.05,
+        cache="off",
     ) as provider:
         yield provider
 

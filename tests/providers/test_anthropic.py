@@ -296,7 +296,7 @@ async def test_tool_result_with_an_image(
     await anthropic_provider.complete(
         LlmRequest([Message.assistant(tool_calls=[ToolUseBlock("toolu_9", "chart")]), result])
     )
-    assert llm_server.requests[0].json["messages"][1]["content"] == [
+    assert llm_server.requests[0].json["messages"][2]["content"] == [
         {
             "type": "tool_result",
             "tool_use_id": "toolu_9",
@@ -335,7 +335,11 @@ async def test_usage_counts_cache_reads_and_writes_as_input(
         anthropic_message(usage=anthropic_usage(50, 20, cache_read=1000, cache_creation=200))
     )
     response = await anthropic_provider.complete(hello())
-    assert response.usage == Usage(input_tokens=1250, output_tokens=20, cached_input_tokens=1000)
+    assert response.usage == Usage(
+        input_tokens=1250, output_tokens=20, cached_input_tokens=1000, cache_write_tokens=200
+    )
+    assert response.usage.cache_read_tokens == 1000
+    assert response.usage.uncached_input_tokens == 50
 
 
 @pytest.mark.parametrize(
@@ -708,6 +712,6 @@ async def test_empty_tool_result_has_no_content(
             ]
         )
     )
-    assert llm_server.requests[0].json["messages"][1]["content"] == [
+    assert llm_server.requests[0].json["messages"][2]["content"] == [
         {"type": "tool_result", "tool_use_id": "toolu_1"}
     ]

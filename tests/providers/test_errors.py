@@ -476,3 +476,27 @@ async def test_a_stream_answered_with_plain_text_says_what_came(llm_server: LlmS
         with pytest.raises(MalformedResponseError, match="holds no server-sent event") as info:
             await call(provider, stream=True)
     assert "upstream connect error" in str(info.value)
+
+
+def test_every_llm_error_takes_the_same_details() -> None:
+    import agentcore.errors as errors
+
+    kinds = [
+        cls
+        for cls in vars(errors).values()
+        if isinstance(cls, type) and issubclass(cls, errors.LlmError)
+    ]
+    assert len(kinds) >= 10
+    for kind in kinds:
+        error = kind("failed", status_code=418, code="teapot", body="{}", request_id="req-1")
+        assert (error.status_code, error.code, error.body, error.request_id) == (
+            418,
+            "teapot",
+            "{}",
+            "req-1",
+        )
+        assert str(error) == "failed"
+    limited = errors.RateLimitError("slow down", 2.5, status_code=429)
+    assert (limited.retry_after, limited.status_code, limited.code) == (2.5, 429, None)
+    overflow = errors.ContextWindowExceededError("too long", limit_tokens=2048, code="x")
+    assert (overflow.limit_tokens, overflow.prompt_tokens, overflow.code) == (2048, None, "x")

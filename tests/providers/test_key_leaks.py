@@ -1,10 +1,11 @@
-"""The API key never leaks: 320 error surfaces, walked down to every object they hold.
+"""The API key never leaks: 480 error surfaces, walked down to every object they hold.
 
 Every kind of failure a provider can meet (a reset connection, a refused
 one, each timeout, every HTTP status class, broken and oversized bodies,
 HTML pages, a server that echoes the key back) is provoked on both
 providers, with and without streaming, with the key in the header, in the
-base URL's password, as the base URL's user name, and in both places. Each
+base URL's password, as the base URL's user name, in both places, and in
+``headers=`` (Azure's ``api-key``, a ready-made ``Authorization``). Each
 error is walked recursively (``str``, ``repr``, ``args``, ``__dict__``,
 ``__cause__``, ``__context__`` and every object they reach, httpx requests
 and their headers included), and so is every log record; the key, and the
@@ -20,19 +21,38 @@ from typing import Any
 
 import pytest
 
-from agentcore.errors import LlmError
+from agentcore.errors import LlmError, MalformedResponseError
 from agentcore.llm import LlmRequest
 from agentcore.messages import Message
 from agentcore.providers import AnthropicProvider, OpenAIProvider
 from agentcore.providers._base import HttpProvider
 
 from .loopback import LlmServer
-from .payloads import anthropic_error, openai_completion, openai_error, openai_stream
+from .payloads import (
+    anthropic_error,
+    anthropic_stream,
+    openai_completion,
+    openai_error,
+    openai_stream,
+)
 
 KEY = "sk-live-LEAKCHECK-7d1e9f3a5c2b8e40"
 OTHER_KEY = "sk-ant-harmless-0000"  # Anthropic needs a key even when KEY sits in the URL.
 REQUEST = LlmRequest([Message.user("Hi")])
-PLACEMENTS = ("header", "url-password", "url-user", "both")
+PLACEMENTS = (
+    "header",
+    "url-password",
+    "url-user",
+    "both",
+    "headers-api-key",
+    "headers-authorization",
+)
+"""Where the key is given: ``api_key=``, the base URL, both, or ``headers=`` (Azure's
+``api-key``, a ready-made ``Authorization`` header)."""
+HEADER_PLACEMENTS = {
+    "headers-api-key": {"api-key": KEY},
+    "headers-authorization": {"Authorization": f"Bearer {KEY}"},
+}
 FORBIDDEN = (
     KEY,
     base64.b64encode(f"user:{KEY}".encode()).decode(),
@@ -191,6 +211,8 @@ def make(
     url = base_url(server, kind, placement, port)
     header_key = KEY if placement in ("header", "both") else None
     common: dict[str, Any] = {"max_retries": 1, "backoff_base": 0.001, "backoff_max": 0.002}
+    if placement in HEADER_PLACEMENTS:
+        common["headers"] = HEADER_PLACEMENTS[placement]
     common.update(options)
     if kind == "openai":
         return OpenAIProvider("gpt-4o-mini", base_url=url, api_key=header_key, **common)
@@ -292,7 +314,7 @@ async def test_no_key_in_any_error_surface_or_log(
     ]
     assert not found, found
     assert not records, records[:3]
-    assert checked == len(SCENARIOS) * 2 * 2 * len(PLACEMENTS) == 320
+    assert checked == len(SCENARIOS) * 2 * 2 * len(PLACEMENTS) == 480
     assert len(caplog.records) > 100  # retries, httpx and httpcore lines were all checked
     assert kinds >= {
         "ServiceUnavailableError",
@@ -312,3 +334,31 @@ async def test_no_key_in_any_error_surface_or_log(
     ]
     assert any(KEY in value for value in sent)
     assert any(value.startswith("Basic ") for value in sent)
+    assert any(r.headers.get("api-key") == KEY for r in llm_server.requests)
+
+
+def bad_arguments(server: LlmServer, kind: str, stream: bool) -> None:
+    """A reply whose tool call has arguments that are not JSON, quoting the key."""
+    raw = f'{{"note": "{KEY}", '
+    if kind == "openai" and not stream:
+        call = {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": raw}}
+        server.reply_json(openai_completion(None, tool_calls=[call]))
+    elif kind == "openai":
+        server.reply_sse(openai_stream([], tool_calls=[("call_1", "f", [raw])]))
+    else:  # Anthropic's non-streamed input is an object: only a stream can break it.
+        server.reply_sse(anthropic_stream((("tool_use", ("toolu_1", "f", [raw])),)))
+
+
+@pytest.mark.parametrize("placement", PLACEMENTS)
+@pytest.mark.parametrize(
+    ("kind", "stream"), [("openai", False), ("openai", True), ("anthropic", True)]
+)
+async def test_no_key_in_the_tool_argument_snippet_of_a_malformed_reply(
+    llm_server: LlmServer, unused_port: int, kind: str, stream: bool, placement: str
+) -> None:
+    bad_arguments(llm_server, kind, stream)
+    async with make(kind, llm_server, placement, unused_port, {}) as provider:
+        error = await provoke(provider, stream, closed=False)
+    assert isinstance(error, MalformedResponseError)
+    assert "are not valid JSON" in str(error) and '{"note": "***", ' in str(error)
+    assert not leaks(error)

@@ -26,7 +26,7 @@ from agentcore.llm import LlmRequest
 from agentcore.messages import Message
 from agentcore.providers import AnthropicProvider, OpenAIProvider
 from agentcore.providers._base import HttpProvider
-from agentcore.providers._http import DEFAULT_MAX_REPLY_BYTES
+from agentcore.providers._clock import DEFAULT_MAX_REPLY_BYTES
 
 from .conftest import ANTHROPIC_KEY
 from .loopback import LlmServer, Reply, encode_sse
@@ -112,6 +112,40 @@ async def test_anthropic_pings_alone_do_not_keep_a_stream_alive(llm_server: LlmS
     async with make("anthropic", llm_server, idle_timeout=0.6) as provider:
         _, elapsed = await expect_error(consume(provider), LlmTimeoutError)
     assert elapsed < 3.0
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+async def test_empty_deltas_do_not_keep_a_stream_alive(kind: str, llm_server: LlmServer) -> None:
+    # The start of a reply, then 40 events with an empty delta, one every 0.25 s (10 s), then
+    # the text and the end: without content for 1.5 s (idle_timeout), the call fails.
+    if kind == "openai":
+        events = openai_stream(["late"])
+        head, tail = events[:1], events[1:]
+        empty: Any = openai_chunk({"content": ""})
+    else:
+        events = anthropic_stream((("text", ["late"]),))
+        head, tail = events[:2], events[2:]
+        empty = (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": ""},
+            },
+        )
+    drip = [encode_sse([empty]) for _ in range(40)]
+    llm_server.reply(
+        Reply(
+            200,
+            content_type="text/event-stream",
+            chunks=[encode_sse(head), *drip, encode_sse(tail)],
+            chunk_delay=0.25,
+        )
+    )
+    async with make(kind, llm_server, idle_timeout=1.5) as provider:
+        error, elapsed = await expect_error(consume(provider), LlmTimeoutError)
+    assert "no event for 1.5 s" in str(error) and "empty deltas" in str(error)
+    assert elapsed < 8.0  # the drip would go on for 10 s before the text
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
@@ -227,7 +261,7 @@ async def test_a_streamed_reply_over_the_cap_is_refused(kind: str, llm_server: L
     llm_server.reply_sse(events, chunk_size=4096, chunk_delay=0)
     async with make(kind, llm_server, max_reply_bytes=50_000) as provider:
         error, _ = await expect_error(consume(provider), ResponseTooLargeError)
-    assert isinstance(error, MalformedResponseError)
+    assert isinstance(error, ResponseTooLargeError) and isinstance(error, MalformedResponseError)
     assert error.limit_bytes == 50_000
     assert "max_reply_bytes" in str(error)
     assert len(llm_server.requests) == 1  # not retried

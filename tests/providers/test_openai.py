@@ -249,19 +249,28 @@ async def test_images_audio_and_files(
 
 
 @pytest.mark.parametrize(
-    ("message", "fragment"),
+    ("messages", "fragment"),
     [
-        (Message.user([FileBlock(name="a.pdf", url="https://x/a.pdf")]), "inline"),
-        (Message("system", [ImageBlock(url="https://x/a.png")]), "system message"),
-        (Message("tool", [ImageBlock(url="https://x/a.png")], tool_call_id="c"), "tool result"),
-        (Message.user([ToolUseBlock("c", "t")]), "assistant message"),
+        ([Message.user([FileBlock(name="a.pdf", url="https://x/a.pdf")])], "inline"),
+        ([Message("system", [ImageBlock(url="https://x/a.png")])], "system message"),
+        (
+            [
+                Message.assistant(tool_calls=[ToolUseBlock("c", "t")]),
+                Message("tool", [ImageBlock(url="https://x/a.png")], tool_call_id="c"),
+            ],
+            "tool result",
+        ),
+        ([Message.user([ToolUseBlock("c", "t")])], "assistant message"),
     ],
 )
 async def test_unsupported_content_is_refused_before_sending(
-    llm_server: LlmServer, openai_provider: OpenAIProvider, message: Message, fragment: str
+    llm_server: LlmServer,
+    openai_provider: OpenAIProvider,
+    messages: list[Message],
+    fragment: str,
 ) -> None:
     with pytest.raises(BadRequestError, match=fragment):
-        await openai_provider.complete(LlmRequest([message]))
+        await openai_provider.complete(LlmRequest(messages))
     assert llm_server.requests == []
 
 

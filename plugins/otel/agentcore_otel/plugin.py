@@ -1,8 +1,13 @@
 """The hook implementations: a span for each turn, model call and tool call.
 
 - ``on_turn_start`` opens the turn span (``invoke_agent {agent}``) at
-  ``ctx.started_at`` and makes it current, so spans made during the turn
-  (an HTTP client's, a tool's own) nest under it.
+  ``ctx.started_at`` and, for a turn of ``submit_turn``, makes it current,
+  so spans made during the turn (an HTTP client's, a tool's own) nest under
+  it. A streamed turn's span is never made current: the stream runs in its
+  consumer's context between events, so the span would stay current in the
+  consumer's own code and, were the stream abandoned, could not be detached
+  where it was attached. Its model and tool calls are parented to it
+  explicitly, and each tool's span is current while the tool runs.
 - ``after_model_call`` records each model call (``chat {model}``) as a child
   of the turn span, from its start time and duration: the turn's calls and
   the summary calls a plugin makes through ``ctx.provider``, marked with
@@ -86,7 +91,7 @@ def register_settings() -> Sequence[PluginSetting]:
 
 @hookimpl
 def on_turn_start(ctx: TurnContext) -> None:
-    """Open the turn span and make it current."""
+    """Open the turn span; make it current unless the turn is streamed."""
     tracer = tracer_provider(ctx.config).get_tracer(TRACER_NAME, _VERSION)
     agent = ctx.session.agent
     span = tracer.start_span(
@@ -110,7 +115,11 @@ def on_turn_start(ctx: TurnContext) -> None:
         if agent.system_prompt:
             span.set_attribute(attr.SYSTEM_INSTRUCTIONS, agent.system_prompt)
         span.set_attribute(attr.INPUT_MESSAGES, messages_json(ctx.messages))
-    state.token = otel_context.attach(state.parent())
+    if not ctx.is_stream:
+        # A streamed turn runs in its consumer's context between events: a span attached
+        # here would stay current in the consumer's code, and if the consumer drops the
+        # stream its closing runs elsewhere, where the attach cannot be undone.
+        state.token = otel_context.attach(state.parent())
     ctx.extra[STATE_KEY] = state
 
 
@@ -212,6 +221,8 @@ def after_model_call(ctx: TurnContext, call: ModelCallInfo) -> None:
             span.set_attribute(attr.USAGE_OUTPUT_TOKENS, usage.output_tokens)
             if usage.cached_input_tokens:
                 span.set_attribute(attr.USAGE_CACHE_READ_INPUT_TOKENS, usage.cached_input_tokens)
+            if usage.cache_write_tokens:
+                span.set_attribute(attr.USAGE_CACHE_CREATION_INPUT_TOKENS, usage.cache_write_tokens)
         if capture:
             span.set_attribute(
                 attr.OUTPUT_MESSAGES, output_json(response.message, response.stop_reason)

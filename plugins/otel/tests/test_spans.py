@@ -74,7 +74,9 @@ def test_agentcore_plugins_lists_it(
 async def test_a_turn_is_a_span_with_its_model_call_as_a_child(
     make_session: MakeSession, traces: Traces
 ) -> None:
-    provider = MockProvider(["Hi!"], usage=Usage(120, 8, cached_input_tokens=100))
+    provider = MockProvider(
+        ["Hi!"], usage=Usage(120, 8, cached_input_tokens=100, cache_write_tokens=15)
+    )
     session = make_session(provider)
     await session.submit_turn("Hello")
     turn, chat = traces.spans()
@@ -110,6 +112,7 @@ async def test_a_turn_is_a_span_with_its_model_call_as_a_child(
         "gen_ai.usage.input_tokens": 120,
         "gen_ai.usage.output_tokens": 8,
         "gen_ai.usage.cache_read.input_tokens": 100,
+        "gen_ai.usage.cache_creation.input_tokens": 15,
     }
     assert turn.status.status_code is StatusCode.UNSET
     assert turn.start_time is not None and chat.start_time is not None
