@@ -379,11 +379,15 @@ class AgentSession:
         await self._memory.delete(key)
 
     async def get_conversation_summary(self) -> str | None:
-        """The latest conversation summary a plugin stored, or None."""
+        """The latest conversation summary a plugin stored, or None.
+
+        Read under the key the summary plugin names for this bundle's config,
+        else under the original design's ``"conversation_summary"`` (so a
+        summary stored with the default key is found by a bundle that does
+        not configure summaries).
+        """
         key = self._bundle.plugin_manager.hook.summary_memory_key(config=self._bundle.config)
-        if key is None:
-            return None
-        value = await self._memory.get(key)
+        value = await self._memory.get(key or "conversation_summary")
         return value if isinstance(value, str) else None
 
     async def compact(self, instructions: str | None = None) -> SummaryInfo:

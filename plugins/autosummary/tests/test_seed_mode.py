@@ -179,3 +179,16 @@ def test_a_config_that_sets_only_the_window_builds(window: int) -> None:
         if config.window_guard:  # derived sizes leave room for the conversation
             assert config.summary_tokens + config.recent_budget < window
         AgentBuilder().provider(_provider()).summary_config(config).build()
+
+
+async def test_the_summary_is_found_without_a_summary_config(make_session: MakeSession) -> None:
+    # Issue 20: get_conversation_summary() returned None for a summary stored under the
+    # default key when the bundle reading it gives no summary config.
+    from agentcore import InMemoryStore
+
+    store = InMemoryStore()
+    session = make_session(_provider(), summary=SPEC_TEST, mode=FocusedConfig(), store=store)
+    for i in range(4):
+        await session.submit_turn(f"message {i}")
+    reader = make_session(_provider(), mode=FocusedConfig(), store=store)
+    assert await reader.get_conversation_summary() == "summary #1"
