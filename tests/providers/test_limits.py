@@ -153,10 +153,7 @@ async def test_real_events_reset_the_idle_timeout(kind: str, llm_server: LlmServ
     # Each event comes 0.25 s after the last: 24 of them take 6 s, three times the idle
     # timeout, while no gap between two content events comes near it (generous under load).
     words = [f"w{i} " for i in range(24)]
-    if kind == "openai":
-        events = openai_stream(words)
-    else:
-        events = anthropic_stream((("text", words),))
+    events = openai_stream(words) if kind == "openai" else anthropic_stream((("text", words),))
     chunks = [encode_sse([event]) for event in events]
     llm_server.reply(Reply(200, content_type="text/event-stream", chunks=chunks, chunk_delay=0.25))
     async with make(kind, llm_server, idle_timeout=2.0) as provider:
