@@ -267,6 +267,7 @@ class TurnRunner:
             prepare=prepare,
             on_overflow=on_overflow,
             tool_hooks=tool_call_hooks(self._pm, ctx),
+            cache_key=self._session.session_id,
         )
 
     async def _check_pin_fits(self, slot: ContextSlot, user_message: Message) -> None:

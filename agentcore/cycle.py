@@ -133,6 +133,11 @@ def _check_model(instance: object, attribute: attrs.Attribute[Any], value: Any) 
         raise ConfigError(f"model must be a str or None, got {value!r}")
 
 
+def _check_cache_key(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(f"cache_key must be a str or None, got {value!r}")
+
+
 @define
 class _Progress:
     """The growing state of one cycle."""
@@ -199,7 +204,9 @@ class LlmCycle:
     run. ``prepare``, when given, is awaited before every provider call of the
     tool loop with the messages the cycle has added so far, and returns every
     message of the request (see :data:`PrepareCall`): it lets the caller
-    shrink the context between rounds. ``on_overflow``, when given, answers a
+    shrink the context between rounds. ``cache_key`` goes on every request
+    (:attr:`LlmRequest.cache_key`: a provider that routes prompt caches by a
+    key sends it). ``on_overflow``, when given, answers a
     :class:`~agentcore.errors.ContextWindowExceededError` from the provider
     (raised before any reply event) with the messages of exactly one retry of
     that call; a second refusal propagates. ``tool_hooks``, when given, are
@@ -217,6 +224,7 @@ class LlmCycle:
     prepare: PrepareCall | None = field(default=None, kw_only=True)
     tool_hooks: ToolCallHooks | None = field(default=None, kw_only=True)
     on_overflow: OverflowCall | None = field(default=None, kw_only=True)
+    cache_key: str | None = field(default=None, kw_only=True, validator=_check_cache_key)
 
     def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> LlmRequest:
         """Return the request this cycle sends for ``messages`` and ``tools``."""
@@ -228,6 +236,7 @@ class LlmCycle:
             self.purpose,
             temperature=self.temperature,
             stop=self.stop,
+            cache_key=self.cache_key,
         )
 
     async def _complete(

@@ -188,3 +188,14 @@ async def test_openai_usage_reads_cached_tokens_plain_and_streamed(llm_server: L
 def test_a_cache_key_must_be_text() -> None:
     with pytest.raises(ValueError, match="cache_key"):
         LlmRequest([Message.user("Hi")], cache_key="")
+
+
+async def test_a_sessions_turn_requests_carry_its_id_as_cache_key() -> None:
+    from agentcore import Agent, AgentBuilder, AgentSession
+    from agentcore.testing import MockProvider
+
+    provider = MockProvider(responder=lambda request: "ok")
+    session = AgentSession(Agent("a"), "session-7", AgentBuilder().provider(provider).build())
+    await session.submit_turn("Hi")
+    await session.submit_turn_stream("Again").finalize()
+    assert [call.cache_key for call in provider.calls] == ["session-7", "session-7"]
