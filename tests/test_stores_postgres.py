@@ -20,7 +20,7 @@ psycopg = pytest.importorskip("psycopg")
 psycopg_pool = pytest.importorskip("psycopg_pool")
 
 from agentcore.stores import PostgresStore  # noqa: E402
-from agentcore.stores import postgres as postgres_module  # noqa: E402
+from agentcore.stores import _pg_schema as postgres_module  # noqa: E402
 
 
 def msgs(n: int, prefix: str = "m") -> list[Message]:

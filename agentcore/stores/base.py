@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from types import TracebackType
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from attrs import define, field, frozen
 
+from agentcore.errors import StoreError
 from agentcore.messages import Message
 from agentcore.usage import Usage
 
@@ -142,3 +144,44 @@ class MemoryStore(Protocol):
     async def close(self) -> None:
         """Release the store's resources."""
         ...
+
+
+_Store = TypeVar("_Store", bound="BaseStore")
+
+
+class BaseStore:
+    """The lifecycle every store of agentcore shares, written once.
+
+    ``async with store:`` closes it on the way out; once :meth:`close` has run,
+    every call raises :class:`~agentcore.errors.StoreError` ("store is closed").
+    A subclass implements :meth:`close` (setting ``_closed``) and calls
+    :meth:`_check_open` first in each method. A third-party store may use it too.
+    """
+
+    _closed: bool = False
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` has run."""
+        return self._closed
+
+    async def __aenter__(self: _Store) -> _Store:
+        self._check_open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    def _check_open(self) -> None:
+        """Raise :class:`~agentcore.errors.StoreError` once the store is closed."""
+        if self._closed:
+            raise StoreError("store is closed")
+
+    async def close(self) -> None:
+        """Release the store's resources; later calls raise :class:`StoreError`."""
+        self._closed = True

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import TracebackType
 
 from attrs import define, field
 
-from agentcore.errors import StoreError
 from agentcore.messages import Message
 from agentcore.stores._codec import (
     append_conflict,
@@ -20,7 +18,7 @@ from agentcore.stores._codec import (
     encode_batch,
     version_conflict,
 )
-from agentcore.stores.base import JsonValue, SessionState, SlotHead, StoreWrite
+from agentcore.stores.base import BaseStore, JsonValue, SessionState, SlotHead, StoreWrite
 
 
 @define
@@ -32,7 +30,7 @@ class _Session:
     versions: dict[str, int] = field(factory=dict)
 
 
-class InMemoryStore:
+class InMemoryStore(BaseStore):
     """A :class:`~agentcore.stores.MemoryStore` that keeps everything in a dict.
 
     Values are kept as the same JSON text :class:`~agentcore.stores.SqliteStore`
@@ -48,22 +46,6 @@ class InMemoryStore:
     def __repr__(self) -> str:
         state = "closed" if self._closed else f"{len(self._sessions)} sessions"
         return f"<InMemoryStore {state}>"
-
-    async def __aenter__(self) -> InMemoryStore:
-        self._check_open()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.close()
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise StoreError("store is closed")
 
     async def write(self, batch: StoreWrite) -> None:
         """Apply ``batch`` whole, or raise :class:`StoreError` and change nothing.

@@ -12,7 +12,6 @@ import logging
 import re
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from types import TracebackType
 from typing import Any
 
 import psycopg
@@ -23,8 +22,6 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from agentcore.errors import ConfigError, CorruptDataError, StoreError
 from agentcore.messages import Message
 from agentcore.stores._codec import (
-    EncodedWrite,
-    append_conflict,
     check_start,
     check_stop,
     decode_config,
@@ -32,116 +29,16 @@ from agentcore.stores._codec import (
     decode_message,
     decode_state,
     encode_batch,
-    version_conflict,
 )
-from agentcore.stores.base import JsonValue, SessionState, SlotHead, StoreWrite
+from agentcore.stores._pg_schema import SCHEMA_VERSION, Connection, migrate, one_line
+from agentcore.stores._pg_write import SLOT_HEADS, apply_write
+from agentcore.stores.base import BaseStore, JsonValue, SessionState, SlotHead, StoreWrite
+
+__all__ = ["SCHEMA_VERSION", "PostgresStore", "describe_dsn", "hide_password"]
 
 logger = logging.getLogger(__name__)
 
-Connection = AsyncConnection[tuple[Any, ...]]
 Pool = AsyncConnectionPool[Connection]
-
-# Every table carries the agentcore_ prefix: the store may share a database (and a schema)
-# with an application's own tables. Pick another schema with the DSN's search_path option.
-#
-# Each entry of _MIGRATIONS takes the schema from version N to N + 1 (the first creates it).
-# A release that changes the layout appends an entry; a stored database at an older version
-# is brought up to date in one transaction on first use, never refused.
-_MIGRATIONS: tuple[tuple[str, ...], ...] = (
-    (
-        """
-        CREATE TABLE agentcore_sessions (
-            session_id text PRIMARY KEY,
-            state text
-        )
-        """,
-        # message_count is the length of the slot's history, kept by every append so that a
-        # write never counts rows. config is NULL for a slot that has messages but no config;
-        # version counts the writes of config (0: none yet).
-        """
-        CREATE TABLE agentcore_slots (
-            session_id text NOT NULL
-                REFERENCES agentcore_sessions (session_id) ON DELETE CASCADE,
-            slot_id text NOT NULL,
-            config text,
-            version bigint NOT NULL DEFAULT 0 CHECK (version >= 0),
-            message_count bigint NOT NULL DEFAULT 0 CHECK (message_count >= 0),
-            PRIMARY KEY (session_id, slot_id)
-        )
-        """,
-        """
-        CREATE TABLE agentcore_messages (
-            session_id text NOT NULL,
-            slot_id text NOT NULL,
-            idx bigint NOT NULL CHECK (idx >= 0),
-            body text NOT NULL,
-            PRIMARY KEY (session_id, slot_id, idx),
-            FOREIGN KEY (session_id, slot_id)
-                REFERENCES agentcore_slots (session_id, slot_id) ON DELETE CASCADE
-        )
-        """,
-        """
-        CREATE TABLE agentcore_session_data (
-            session_id text NOT NULL
-                REFERENCES agentcore_sessions (session_id) ON DELETE CASCADE,
-            key text NOT NULL,
-            value text NOT NULL,
-            PRIMARY KEY (session_id, key)
-        )
-        """,
-    ),
-)
-
-SCHEMA_VERSION = len(_MIGRATIONS)
-"""The layout version this release writes, kept in the ``agentcore_schema_version`` table."""
-
-# Two int4 keys for pg_advisory_xact_lock: a constant for agentcore, and the schema the
-# tables live in, so that stores in different schemas do not wait for each other.
-_LOCK_CLASS = 0x61C0
-
-_SETUP_LOCK = (
-    "SELECT pg_advisory_xact_lock(%s, hashtext(coalesce(current_schema(), '')))",
-    (_LOCK_CLASS,),
-)
-_VERSION_TABLE = (
-    "CREATE TABLE agentcore_schema_version ("
-    " singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),"
-    " version integer NOT NULL)"
-)
-
-# The session row is written first in every write transaction. Its row lock serializes the
-# writers of one session, so the message counts read next cannot change before the commit.
-_LOCK_SESSION = (
-    "INSERT INTO agentcore_sessions AS s (session_id, state) VALUES (%s, %s) "
-    "ON CONFLICT (session_id) DO UPDATE SET state = coalesce(excluded.state, s.state)"
-)
-_SLOT_ROWS = (
-    "SELECT slot_id, version, message_count FROM agentcore_slots "
-    "WHERE session_id = %s AND slot_id = ANY(%s)"
-)
-# One row per slot, whatever the length of its history.
-_SLOT_HEADS = (
-    "SELECT slot_id, version, message_count FROM agentcore_slots "
-    'WHERE session_id = %s AND config IS NOT NULL ORDER BY slot_id COLLATE "C"'
-)
-_UPSERT_COUNT = (
-    "INSERT INTO agentcore_slots (session_id, slot_id, message_count) VALUES (%s, %s, %s) "
-    "ON CONFLICT (session_id, slot_id) DO UPDATE SET message_count = excluded.message_count"
-)
-_UPSERT_CONFIG = (
-    "INSERT INTO agentcore_slots AS s (session_id, slot_id, config, version) "
-    "VALUES (%s, %s, %s, 1) "
-    "ON CONFLICT (session_id, slot_id) DO UPDATE "
-    "SET config = excluded.config, version = s.version + 1"
-)
-_INSERT_MESSAGE = (
-    "INSERT INTO agentcore_messages (session_id, slot_id, idx, body) VALUES (%s, %s, %s, %s)"
-)
-_UPSERT_DATA = (
-    "INSERT INTO agentcore_session_data (session_id, key, value) VALUES (%s, %s, %s) "
-    "ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value"
-)
-_DELETE_DATA = "DELETE FROM agentcore_session_data WHERE session_id = %s AND key = %s"
 
 
 def describe_dsn(dsn: str) -> str:
@@ -173,12 +70,12 @@ def _parse_dsn(dsn: str) -> str:
     except psycopg.Error as exc:
         # libpq may quote the whole DSN back, password included.
         raise ConfigError(
-            f"PostgresStore cannot parse its DSN: {hide_password(_one_line(exc))}"
+            f"PostgresStore cannot parse its DSN: {hide_password(one_line(exc))}"
         ) from None
     return dsn
 
 
-class PostgresStore:
+class PostgresStore(BaseStore):
     """A :class:`~agentcore.stores.MemoryStore` in a PostgreSQL database.
 
     ``dsn_or_pool`` is a libpq connection string (``"postgresql://user@host:5432/db"`` or
@@ -259,23 +156,7 @@ class PostgresStore:
         """The connection pool the store runs its queries on."""
         return self._pool
 
-    async def __aenter__(self) -> PostgresStore:
-        self._check_open()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.close()
-
     # -- connections and setup ----------------------------------------------------------
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise StoreError("store is closed")
 
     @asynccontextmanager
     async def _connection(self) -> AsyncIterator[Connection]:
@@ -292,7 +173,7 @@ class PostgresStore:
                 "check that the server is up, or raise max_size or timeout"
             ) from exc
         except psycopg.Error as exc:
-            raise StoreError(f"{self._where}: {_one_line(exc)}") from exc
+            raise StoreError(f"{self._where}: {one_line(exc)}") from exc
 
     async def _setup(self) -> None:
         if self._setup_lock is None:
@@ -309,9 +190,9 @@ class PostgresStore:
                         self._dsn, autocommit=True, connect_timeout=max(1, round(self._timeout))
                     )
                 except psycopg.Error as exc:
-                    raise StoreError(f"cannot connect to {self._where}: {_one_line(exc)}") from exc
+                    raise StoreError(f"cannot connect to {self._where}: {one_line(exc)}") from exc
                 try:
-                    await self._migrate(conn)
+                    await migrate(conn, self._where, create=self._create)
                 finally:
                     await conn.close()
                 await self._pool.open()
@@ -319,61 +200,12 @@ class PostgresStore:
                 await self._pool.open()
                 try:
                     async with self._pool.connection() as pooled:
-                        await self._migrate(pooled)
+                        await migrate(pooled, self._where, create=self._create)
                 except PoolTimeout as exc:
                     raise StoreError(
                         f"cannot connect to {self._where} within {self._timeout:g} s: {exc}"
                     ) from exc
             self._ready = True
-
-    async def _migrate(self, conn: Connection) -> None:
-        """Create the tables, or bring an older layout up to :data:`SCHEMA_VERSION`."""
-        try:
-            async with conn.transaction():
-                encoding = await (await conn.execute("SHOW server_encoding")).fetchone()
-                if encoding is None or encoding[0].upper() not in ("UTF8", "UTF-8"):
-                    raise StoreError(
-                        f"{self._where} uses encoding {encoding and encoding[0]!r}; agentcore "
-                        "needs a UTF8 database (CREATE DATABASE ... ENCODING 'UTF8')"
-                    )
-                await conn.execute(*_SETUP_LOCK)
-                found = await (
-                    await conn.execute("SELECT to_regclass('agentcore_schema_version')")
-                ).fetchone()
-                if found is None or found[0] is None:
-                    if not self._create:
-                        raise StoreError(
-                            f"{self._where} holds no agentcore tables (in the schemas of its "
-                            "search_path); give the database the sessions were stored in"
-                        )
-                    version = 0
-                    await conn.execute(_VERSION_TABLE)
-                    await conn.execute("INSERT INTO agentcore_schema_version (version) VALUES (0)")
-                else:
-                    row = await (
-                        await conn.execute("SELECT version FROM agentcore_schema_version")
-                    ).fetchone()
-                    if row is None:
-                        raise StoreError(
-                            f"{self._where}: the agentcore_schema_version table is empty; "
-                            "the database was changed by hand"
-                        )
-                    version = int(row[0])
-                if version > SCHEMA_VERSION:
-                    raise StoreError(
-                        f"{self._where} has schema version {version}, newer than the "
-                        f"{SCHEMA_VERSION} this agentcore reads; upgrade agentcore"
-                    )
-                for step in range(version, SCHEMA_VERSION):
-                    for statement in _MIGRATIONS[step]:
-                        await conn.execute(statement)
-                    logger.info("%s: schema migrated to version %d", self._where, step + 1)
-                if version < SCHEMA_VERSION:
-                    await conn.execute(
-                        "UPDATE agentcore_schema_version SET version = %s", (SCHEMA_VERSION,)
-                    )
-        except psycopg.Error as exc:
-            raise StoreError(f"cannot set up {self._where}: {_one_line(exc)}") from exc
 
     async def _fetchall(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         async with self._connection() as conn:
@@ -394,7 +226,7 @@ class PostgresStore:
         # except where a result is read (the message counts), so a write costs about three
         # round trips to the server whatever it holds.
         async with self._connection() as conn, conn.pipeline(), conn.transaction():
-            await _apply(conn, encoded)
+            await apply_write(conn, encoded)
 
     async def load_state(self, session_id: str) -> SessionState | None:
         """Return the saved state of ``session_id``, or None for a new session."""
@@ -458,7 +290,7 @@ class PostgresStore:
 
         One query that reads one row per slot, whatever the length of the histories.
         """
-        rows = await self._fetchall(_SLOT_HEADS, (session_id,))
+        rows = await self._fetchall(SLOT_HEADS, (session_id,))
         return {slot_id: SlotHead(int(version), int(count)) for slot_id, version, count in rows}
 
     async def get_data(self, session_id: str, key: str) -> JsonValue | None:
@@ -507,61 +339,3 @@ class PostgresStore:
         self._closed = True
         if self._owns_pool:
             await self._pool.close()
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
-
-
-async def _apply(conn: Connection, batch: EncodedWrite) -> None:
-    """Write ``batch`` inside the caller's transaction; touch only the rows it names."""
-    session_id = batch.session_id
-    await conn.execute(_LOCK_SESSION, (session_id, batch.state))
-    appends = sorted(batch.appends.items())
-    checked = sorted(set(batch.appends) | set(batch.expected_versions))
-    if checked:
-        # The session row is locked: these heads stay as read until the commit.
-        cursor = await conn.execute(_SLOT_ROWS, (session_id, checked))
-        heads = {
-            slot_id: SlotHead(int(version), int(count))
-            for slot_id, version, count in await cursor.fetchall()
-        }
-        for slot_id, expected in sorted(batch.expected_versions.items()):
-            stored = heads.get(slot_id, SlotHead()).version
-            if stored != expected:
-                raise version_conflict(session_id, slot_id, expected, stored)
-        for slot_id, append in appends:
-            count = heads.get(slot_id, SlotHead()).count
-            if append.start != count:
-                raise append_conflict(session_id, slot_id, append.start, count)
-    if appends:
-        grown = [
-            (session_id, slot_id, append.start + len(append.bodies))
-            for slot_id, append in appends
-            if append.bodies
-        ]
-        if grown:
-            async with conn.cursor() as cur:
-                await cur.executemany(_UPSERT_COUNT, grown)
-    if batch.slot_configs:
-        async with conn.cursor() as cur:
-            await cur.executemany(
-                _UPSERT_CONFIG,
-                [(session_id, slot_id, config) for slot_id, config in batch.slot_configs.items()],
-            )
-    rows = [
-        (session_id, slot_id, index, body)
-        for slot_id, append in appends
-        for index, body in enumerate(append.bodies, append.start)
-    ]
-    if rows:
-        async with conn.cursor() as cur:
-            await cur.executemany(_INSERT_MESSAGE, rows)
-    if batch.data:
-        async with conn.cursor() as cur:
-            await cur.executemany(
-                _UPSERT_DATA, [(session_id, key, value) for key, value in batch.data.items()]
-            )
-    if batch.deleted_data:
-        async with conn.cursor() as cur:
-            await cur.executemany(_DELETE_DATA, [(session_id, key) for key in batch.deleted_data])

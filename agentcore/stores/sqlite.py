@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import sqlite3
 import threading
 from collections.abc import Callable, Mapping
-from types import TracebackType
 from typing import Any, TypeVar
 
 from agentcore.errors import CorruptDataError, StoreError
 from agentcore.messages import Message
 from agentcore.stores._codec import (
-    EncodedWrite,
-    append_conflict,
     check_start,
     check_stop,
     decode_config,
@@ -24,102 +20,28 @@ from agentcore.stores._codec import (
     decode_message,
     decode_state,
     encode_batch,
-    version_conflict,
 )
-from agentcore.stores.base import JsonValue, SessionState, SlotHead, StoreWrite
+from agentcore.stores._sqlite_schema import MIGRATIONS, SCHEMA_VERSION
+from agentcore.stores._sqlite_write import (
+    LAST_INDEX,
+    SLOT_HEADS,
+    apply_write,
+    delete_session,
+    rollback,
+)
+from agentcore.stores.base import BaseStore, JsonValue, SessionState, SlotHead, StoreWrite
+
+__all__ = ["SCHEMA_VERSION", "SqliteStore"]
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 2
-"""The layout version of the tables, kept in the ``schema_version`` table.
-
-``PRAGMA user_version`` holds the same number, so that a release that
-predates the table still refuses a newer database. Version 1 (no
-``schema_version`` table, no slot ``version`` column) is migrated on open.
-"""
-
 _FILE_MODE = 0o600
 
 _MEMORY = ":memory:"
 
-_CREATE_SCHEMA_VERSION = "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"
-
-# Message bodies and data values can be large (inline images), so those two
-# tables keep a rowid: a WITHOUT ROWID table stores whole rows in its b-tree.
-_SCHEMA = (
-    """
-    CREATE TABLE IF NOT EXISTS sessions (
-        session_id TEXT NOT NULL PRIMARY KEY,
-        state TEXT
-    ) WITHOUT ROWID
-    """,
-    """
-    CREATE TABLE IF NOT EXISTS slots (
-        session_id TEXT NOT NULL REFERENCES sessions (session_id),
-        slot_id TEXT NOT NULL,
-        config TEXT NOT NULL,
-        version INTEGER NOT NULL DEFAULT 0,
-        PRIMARY KEY (session_id, slot_id)
-    ) WITHOUT ROWID
-    """,
-    """
-    CREATE TABLE IF NOT EXISTS messages (
-        session_id TEXT NOT NULL REFERENCES sessions (session_id),
-        slot_id TEXT NOT NULL,
-        idx INTEGER NOT NULL,
-        body TEXT NOT NULL,
-        PRIMARY KEY (session_id, slot_id, idx)
-    )
-    """,
-    """
-    CREATE TABLE IF NOT EXISTS session_data (
-        session_id TEXT NOT NULL REFERENCES sessions (session_id),
-        key TEXT NOT NULL,
-        value TEXT NOT NULL,
-        PRIMARY KEY (session_id, key)
-    )
-    """,
-    _CREATE_SCHEMA_VERSION,
-)
-
-# Version 1 to 2: slots get a config version (each stored config counts as
-# one write) and the schema version moves into its own table.
-_MIGRATE_1_TO_2 = (
-    "ALTER TABLE slots ADD COLUMN version INTEGER NOT NULL DEFAULT 0",
-    "UPDATE slots SET version = 1",
-    _CREATE_SCHEMA_VERSION,
-)
-
 _SQLITE_NOTADB = 26
-
-# max(idx) over the primary key's (session_id, slot_id) prefix is one index
-# seek, whatever the length of the history.
-_LAST_INDEX = "SELECT max(idx) FROM messages WHERE session_id = ? AND slot_id = ?"
-_ENSURE_SESSION = "INSERT OR IGNORE INTO sessions (session_id) VALUES (?)"
-_UPSERT_STATE = (
-    "INSERT INTO sessions (session_id, state) VALUES (?, ?) "
-    "ON CONFLICT (session_id) DO UPDATE SET state = excluded.state"
-)
-_UPSERT_CONFIG = (
-    "INSERT INTO slots (session_id, slot_id, config, version) VALUES (?, ?, ?, 1) "
-    "ON CONFLICT (session_id, slot_id) DO UPDATE SET config = excluded.config, "
-    "version = slots.version + 1"
-)
-_SLOT_VERSION = "SELECT version FROM slots WHERE session_id = ? AND slot_id = ?"
-# One primary-key seek per slot for the version, one for the last index.
-_SLOT_HEADS = (
-    "SELECT s.slot_id, s.version, (SELECT max(m.idx) FROM messages AS m "
-    "WHERE m.session_id = s.session_id AND m.slot_id = s.slot_id) "
-    "FROM slots AS s WHERE s.session_id = ? ORDER BY s.slot_id"
-)
-_INSERT_MESSAGE = "INSERT INTO messages (session_id, slot_id, idx, body) VALUES (?, ?, ?, ?)"
-_UPSERT_DATA = (
-    "INSERT INTO session_data (session_id, key, value) VALUES (?, ?, ?) "
-    "ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value"
-)
-_DELETE_DATA = "DELETE FROM session_data WHERE session_id = ? AND key = ?"
 
 
 def _is_not_a_database(exc: sqlite3.DatabaseError) -> bool:
@@ -127,7 +49,7 @@ def _is_not_a_database(exc: sqlite3.DatabaseError) -> bool:
     return code == _SQLITE_NOTADB or "not a database" in str(exc)
 
 
-class SqliteStore:
+class SqliteStore(BaseStore):
     """A :class:`~agentcore.stores.MemoryStore` backed by one SQLite database.
 
     ``path`` is a file path, or ``":memory:"`` for a private in-memory
@@ -158,19 +80,6 @@ class SqliteStore:
     def __repr__(self) -> str:
         state = " closed" if self._closed else ""
         return f"<SqliteStore {self._path!r}{state}>"
-
-    async def __aenter__(self) -> SqliteStore:
-        if self._closed:
-            raise StoreError("store is closed")
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.close()
 
     # -- opening -----------------------------------------------------------
 
@@ -239,11 +148,8 @@ class SqliteStore:
         try:
             # Read again under the write lock: another process may have done it.
             version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version == 0:
-                for statement in _SCHEMA:
-                    conn.execute(statement)
-            elif version == 1:
-                for statement in _MIGRATE_1_TO_2:
+            for step in range(version, SCHEMA_VERSION):
+                for statement in MIGRATIONS[step]:
                     conn.execute(statement)
             if version < SCHEMA_VERSION:
                 conn.execute("DELETE FROM schema_version")
@@ -251,7 +157,7 @@ class SqliteStore:
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
         except BaseException:
-            _rollback(conn)
+            rollback(conn)
             raise
         if version == 0:
             logger.debug("created agentcore store schema version %d", SCHEMA_VERSION)
@@ -268,8 +174,7 @@ class SqliteStore:
     def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn`` on the connection under the lock (in the calling thread)."""
         with self._lock:
-            if self._closed:
-                raise StoreError("store is closed")
+            self._check_open()
             try:
                 return fn(self._conn)
             except sqlite3.Error as exc:
@@ -292,7 +197,7 @@ class SqliteStore:
 
     def _write(self, batch: StoreWrite) -> None:
         encoded = encode_batch(batch)
-        self._call(lambda conn: _apply(conn, encoded))
+        self._call(lambda conn: apply_write(conn, encoded))
 
     async def load_state(self, session_id: str) -> SessionState | None:
         """Return the saved state of ``session_id``, or None for a new session."""
@@ -351,14 +256,14 @@ class SqliteStore:
         """Return how many raw messages a slot holds."""
 
         def count() -> int:
-            last = self._fetchall(_LAST_INDEX, (session_id, slot_id))[0][0]
+            last = self._fetchall(LAST_INDEX, (session_id, slot_id))[0][0]
             return 0 if last is None else int(last) + 1
 
         return await asyncio.to_thread(count)
 
     async def slot_heads(self, session_id: str) -> dict[str, SlotHead]:
         """Return the version and message count of every slot with a stored config."""
-        rows = await asyncio.to_thread(self._fetchall, _SLOT_HEADS, (session_id,))
+        rows = await asyncio.to_thread(self._fetchall, SLOT_HEADS, (session_id,))
         return {
             slot_id: SlotHead(int(version), 0 if last is None else int(last) + 1)
             for slot_id, version, last in rows
@@ -397,7 +302,7 @@ class SqliteStore:
 
         Returns whether the session was stored.
         """
-        return await asyncio.to_thread(self._call, lambda conn: _delete_session(conn, session_id))
+        return await asyncio.to_thread(self._call, lambda conn: delete_session(conn, session_id))
 
     async def close(self) -> None:
         """Close the connection; later calls raise :class:`StoreError`. Closing twice is fine."""
@@ -431,70 +336,3 @@ def _create_private(path: str) -> None:
             os.fchmod(fd, _FILE_MODE)  # the umask may have removed bits, never added
     finally:
         os.close(fd)
-
-
-def _rollback(conn: sqlite3.Connection) -> None:
-    if conn.in_transaction:
-        with contextlib.suppress(sqlite3.Error):
-            conn.execute("ROLLBACK")
-
-
-def _apply(conn: sqlite3.Connection, batch: EncodedWrite) -> None:
-    """Write ``batch`` in one transaction; touch only the rows it names."""
-    session_id = batch.session_id
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        for slot_id, expected in batch.expected_versions.items():
-            row = conn.execute(_SLOT_VERSION, (session_id, slot_id)).fetchone()
-            stored = 0 if row is None else int(row[0])
-            if stored != expected:
-                raise version_conflict(session_id, slot_id, expected, stored)
-        for slot_id, append in batch.appends.items():
-            last = conn.execute(_LAST_INDEX, (session_id, slot_id)).fetchone()[0]
-            count = 0 if last is None else int(last) + 1
-            if append.start != count:
-                raise append_conflict(session_id, slot_id, append.start, count)
-        if batch.state is None:
-            conn.execute(_ENSURE_SESSION, (session_id,))
-        else:
-            conn.execute(_UPSERT_STATE, (session_id, batch.state))
-        conn.executemany(
-            _UPSERT_CONFIG,
-            [(session_id, slot_id, config) for slot_id, config in batch.slot_configs.items()],
-        )
-        for slot_id, append in batch.appends.items():
-            conn.executemany(
-                _INSERT_MESSAGE,
-                [
-                    (session_id, slot_id, index, body)
-                    for index, body in enumerate(append.bodies, append.start)
-                ],
-            )
-        conn.executemany(
-            _UPSERT_DATA, [(session_id, key, value) for key, value in batch.data.items()]
-        )
-        conn.executemany(_DELETE_DATA, [(session_id, key) for key in batch.deleted_data])
-        conn.execute("COMMIT")
-    except sqlite3.IntegrityError as exc:
-        _rollback(conn)
-        raise StoreError(
-            f"write to session {session_id!r} conflicts with stored data ({exc}); "
-            "reload the session before writing again"
-        ) from exc
-    except BaseException:
-        _rollback(conn)
-        raise
-
-
-def _delete_session(conn: sqlite3.Connection, session_id: str) -> bool:
-    """Delete the rows of ``session_id`` from every table, children first, in one transaction."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        for table in ("messages", "session_data", "slots"):
-            conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
-        deleted = conn.execute("DELETE FROM sessions WHERE session_id = ?", (session_id,)).rowcount
-        conn.execute("COMMIT")
-    except BaseException:
-        _rollback(conn)
-        raise
-    return deleted > 0

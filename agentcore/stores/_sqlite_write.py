@@ -1,0 +1,104 @@
+"""The statements of :class:`~agentcore.stores.SqliteStore` write transactions."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+
+from agentcore.errors import StoreError
+from agentcore.stores._codec import EncodedWrite, append_conflict, version_conflict
+
+# max(idx) over the primary key's (session_id, slot_id) prefix is one index
+# seek, whatever the length of the history.
+LAST_INDEX = "SELECT max(idx) FROM messages WHERE session_id = ? AND slot_id = ?"
+_ENSURE_SESSION = "INSERT OR IGNORE INTO sessions (session_id) VALUES (?)"
+_UPSERT_STATE = (
+    "INSERT INTO sessions (session_id, state) VALUES (?, ?) "
+    "ON CONFLICT (session_id) DO UPDATE SET state = excluded.state"
+)
+_UPSERT_CONFIG = (
+    "INSERT INTO slots (session_id, slot_id, config, version) VALUES (?, ?, ?, 1) "
+    "ON CONFLICT (session_id, slot_id) DO UPDATE SET config = excluded.config, "
+    "version = slots.version + 1"
+)
+_SLOT_VERSION = "SELECT version FROM slots WHERE session_id = ? AND slot_id = ?"
+# One primary-key seek per slot for the version, one for the last index.
+SLOT_HEADS = (
+    "SELECT s.slot_id, s.version, (SELECT max(m.idx) FROM messages AS m "
+    "WHERE m.session_id = s.session_id AND m.slot_id = s.slot_id) "
+    "FROM slots AS s WHERE s.session_id = ? ORDER BY s.slot_id"
+)
+_INSERT_MESSAGE = "INSERT INTO messages (session_id, slot_id, idx, body) VALUES (?, ?, ?, ?)"
+_UPSERT_DATA = (
+    "INSERT INTO session_data (session_id, key, value) VALUES (?, ?, ?) "
+    "ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value"
+)
+_DELETE_DATA = "DELETE FROM session_data WHERE session_id = ? AND key = ?"
+
+
+def rollback(conn: sqlite3.Connection) -> None:
+    """Roll back the open transaction of ``conn``, if any; errors are ignored."""
+    if conn.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+
+
+def apply_write(conn: sqlite3.Connection, batch: EncodedWrite) -> None:
+    """Write ``batch`` in one transaction; touch only the rows it names."""
+    session_id = batch.session_id
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for slot_id, expected in batch.expected_versions.items():
+            row = conn.execute(_SLOT_VERSION, (session_id, slot_id)).fetchone()
+            stored = 0 if row is None else int(row[0])
+            if stored != expected:
+                raise version_conflict(session_id, slot_id, expected, stored)
+        for slot_id, append in batch.appends.items():
+            last = conn.execute(LAST_INDEX, (session_id, slot_id)).fetchone()[0]
+            count = 0 if last is None else int(last) + 1
+            if append.start != count:
+                raise append_conflict(session_id, slot_id, append.start, count)
+        if batch.state is None:
+            conn.execute(_ENSURE_SESSION, (session_id,))
+        else:
+            conn.execute(_UPSERT_STATE, (session_id, batch.state))
+        conn.executemany(
+            _UPSERT_CONFIG,
+            [(session_id, slot_id, config) for slot_id, config in batch.slot_configs.items()],
+        )
+        for slot_id, append in batch.appends.items():
+            conn.executemany(
+                _INSERT_MESSAGE,
+                [
+                    (session_id, slot_id, index, body)
+                    for index, body in enumerate(append.bodies, append.start)
+                ],
+            )
+        conn.executemany(
+            _UPSERT_DATA, [(session_id, key, value) for key, value in batch.data.items()]
+        )
+        conn.executemany(_DELETE_DATA, [(session_id, key) for key in batch.deleted_data])
+        conn.execute("COMMIT")
+    except sqlite3.IntegrityError as exc:
+        rollback(conn)
+        raise StoreError(
+            f"write to session {session_id!r} conflicts with stored data ({exc}); "
+            "reload the session before writing again"
+        ) from exc
+    except BaseException:
+        rollback(conn)
+        raise
+
+
+def delete_session(conn: sqlite3.Connection, session_id: str) -> bool:
+    """Delete the rows of ``session_id`` from every table, children first, in one transaction."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for table in ("messages", "session_data", "slots"):
+            conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
+        deleted = conn.execute("DELETE FROM sessions WHERE session_id = ?", (session_id,)).rowcount
+        conn.execute("COMMIT")
+    except BaseException:
+        rollback(conn)
+        raise
+    return deleted > 0
