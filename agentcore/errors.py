@@ -47,6 +47,17 @@ class ConflictError(StoreError):
     """
 
 
+class StoreTimeoutError(StoreError, TimeoutError):
+    """A store call did not finish within its deadline, and stored nothing.
+
+    Raised by a write whose :attr:`~agentcore.stores.StoreWrite.timeout` ran out
+    (waiting for a locked session, a busy database or a pooled connection
+    included) or that hit a store-level ``lock_timeout`` / ``statement_timeout``.
+    The transaction was rolled back and its connection given back. It is a
+    :class:`TimeoutError`, so ``except TimeoutError`` catches it too.
+    """
+
+
 class CorruptDataError(StoreError):
     """Stored data does not parse; the message names the key or record."""
 

@@ -14,6 +14,7 @@ from attrs import frozen
 from agentcore.errors import ConflictError, CorruptDataError, StoreError
 from agentcore.messages import Message, set_token_count, token_counts
 from agentcore.serialization import converter, message_to_dict, parse_json, structure_value
+from agentcore.stores._deadline import check_timeout
 from agentcore.stores.base import JsonValue, MessageAppend, SessionState, StoreWrite
 
 T = TypeVar("T")
@@ -44,6 +45,8 @@ class EncodedWrite:
     data: dict[str, str]
     deleted_data: tuple[str, ...]
     expected_versions: dict[str, int]
+    timeout: float | None = None
+    """Seconds the write may take (:attr:`StoreWrite.timeout`)."""
 
 
 def _dumps(value: Any) -> str:
@@ -153,7 +156,10 @@ def encode_batch(batch: StoreWrite) -> EncodedWrite:
             )
         expected[slot_id] = version
 
-    return EncodedWrite(session_id, state, slot_configs, appends, data, deleted, expected)
+    timeout = check_timeout(batch.timeout, f"timeout of the write to {where}")
+    return EncodedWrite(
+        session_id, state, slot_configs, appends, data, deleted, expected, timeout=timeout
+    )
 
 
 TOKENS_FIELD = "tokens"

@@ -66,6 +66,14 @@ class StoreWrite:
     ``expected_versions`` names a slot whose stored version differs, or
     whose append does not start at the slot's count, is refused whole with
     :class:`~agentcore.errors.ConflictError`.
+
+    ``timeout`` is how many seconds the write may take, every wait included:
+    for a pooled connection, for a session another transaction holds locked,
+    for a busy database file. Past it the store raises
+    :class:`~agentcore.errors.StoreTimeoutError` (a ``StoreError`` and a
+    ``TimeoutError``) having stored nothing, and holds no connection or lock
+    for it any more. None leaves only the store's own limits (see each
+    engine's constructor). A session passes what is left of its turn deadline.
     """
 
     session_id: str
@@ -75,6 +83,7 @@ class StoreWrite:
     data: dict[str, JsonValue] = field(factory=dict)
     deleted_data: set[str] = field(factory=set)
     expected_versions: dict[str, int] = field(factory=dict)
+    timeout: float | None = None
 
 
 @runtime_checkable

@@ -19,9 +19,10 @@ from psycopg import AsyncConnection
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
-from agentcore.errors import ConfigError, CorruptDataError, StoreError
+from agentcore.errors import ConfigError, CorruptDataError, StoreError, StoreTimeoutError
 from agentcore.messages import Message
 from agentcore.stores._codec import (
+    EncodedWrite,
     check_start,
     check_stop,
     decode_config,
@@ -30,6 +31,7 @@ from agentcore.stores._codec import (
     decode_state,
     encode_batch,
 )
+from agentcore.stores._deadline import LOCK_TRY_SECONDS, Deadline, check_timeout, pauses
 from agentcore.stores._pg_schema import SCHEMA_VERSION, Connection, migrate, one_line
 from agentcore.stores._pg_write import SLOT_HEADS, apply_write
 from agentcore.stores.base import BaseStore, JsonValue, SessionState, SlotHead, StoreWrite
@@ -75,6 +77,32 @@ def _parse_dsn(dsn: str) -> str:
     return dsn
 
 
+_SET_LOCK_TIMEOUT = "SELECT set_config('lock_timeout', %s, true)"
+_SET_TIMEOUTS = (
+    "SELECT set_config('lock_timeout', %s, true), set_config('statement_timeout', %s, true)"
+)
+
+
+_LOCK_BEFORE_STATEMENT = 0.02
+
+
+class _LockBusy(Exception):
+    """One try of a write found its session locked for longer than the try may wait."""
+
+
+def _milliseconds(seconds: float | None) -> str:
+    """A PostgreSQL duration of at least 1 ms (0 would mean no limit)."""
+    assert seconds is not None
+    return f"{max(1, round(seconds * 1000))}ms"
+
+
+def _setting(value: float | None, name: str) -> float | None:
+    try:
+        return check_timeout(value, f"PostgresStore {name}")
+    except StoreError as exc:
+        raise ConfigError(str(exc)) from None
+
+
 class PostgresStore(BaseStore):
     """A :class:`~agentcore.stores.MemoryStore` in a PostgreSQL database.
 
@@ -97,6 +125,18 @@ class PostgresStore(BaseStore):
     is refused whole with :class:`~agentcore.errors.ConflictError`, so any number of
     processes on any number of hosts may share the database.
 
+    Deadlines reach the server. A write whose session another transaction holds locked waits
+    off the pool: each try waits at most 0.2 s for the session's row lock (``lock_timeout``
+    set in its transaction), then gives its connection back and pauses (50 ms, doubling, at
+    most 1 s) before the next, so lock waits never fill the pool. It waits at most its
+    :attr:`~agentcore.stores.StoreWrite.timeout`, and at most ``lock_timeout`` seconds when
+    that is set; ``statement_timeout`` (seconds, None: the server's setting) caps each
+    statement of a write, and a write's timeout caps it further (``SET LOCAL
+    statement_timeout`` in its transaction). Past any of them the write raises
+    :class:`~agentcore.errors.StoreTimeoutError` having stored nothing. Both settings are
+    ceilings for every write; a write's ``timeout`` also bounds its wait for a pooled
+    connection.
+
     The store belongs to the event loop it is first used in. Use it as
     ``async with PostgresStore(dsn) as store:`` or call :meth:`close` when done.
     """
@@ -108,6 +148,8 @@ class PostgresStore(BaseStore):
         max_size: int = 10,
         timeout: float = 30.0,
         create: bool = True,
+        lock_timeout: float | None = None,
+        statement_timeout: float | None = None,
     ) -> None:
         if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1:
             raise ConfigError(f"PostgresStore max_size must be an int >= 1, got {max_size!r}")
@@ -119,6 +161,8 @@ class PostgresStore(BaseStore):
         ):
             raise ConfigError(f"PostgresStore timeout must be a finite number > 0, got {timeout!r}")
         self._timeout = float(timeout)
+        self._lock_timeout = _setting(lock_timeout, "lock_timeout")
+        self._statement_timeout = _setting(statement_timeout, "statement_timeout")
         self._create = bool(create)
         self._owns_pool = isinstance(dsn_or_pool, str)
         if isinstance(dsn_or_pool, str):
@@ -159,18 +203,40 @@ class PostgresStore(BaseStore):
     # -- connections and setup ----------------------------------------------------------
 
     @asynccontextmanager
-    async def _connection(self) -> AsyncIterator[Connection]:
-        """A pooled connection with the schema ready; database errors become StoreError."""
+    async def _connection(self, deadline: Deadline | None = None) -> AsyncIterator[Connection]:
+        """A pooled connection with the schema ready; database errors become StoreError.
+
+        With a ``deadline``, the wait for a connection ends with it (StoreTimeoutError), and
+        a lock wait that ran out its try raises :class:`_LockBusy`.
+        """
         self._check_open()
         if not self._ready:
             await self._setup()
+        wait = self._timeout if deadline is None else deadline.cap(self._timeout)
+        assert wait is not None
         try:
-            async with self._pool.connection() as conn:
+            async with self._pool.connection(timeout=max(wait, 0.001)) as conn:
                 yield conn
         except PoolTimeout as exc:
+            if wait < self._timeout:
+                raise StoreTimeoutError(
+                    f"{self._where}: no pooled connection free before the write's deadline "
+                    f"({wait:g} s left); nothing was stored"
+                ) from exc
             raise StoreError(
                 f"{self._where}: no connection within {self._timeout:g} s ({exc}); "
                 "check that the server is up, or raise max_size or timeout"
+            ) from exc
+        except psycopg.errors.LockNotAvailable as exc:
+            raise _LockBusy(one_line(exc)) from exc
+        except psycopg.errors.QueryCanceled as exc:
+            if "lock" in (exc.diag.context or ""):
+                # A statement timer that ran out during a lock wait: still a lock wait. (In
+                # pipeline mode the server times a pipeline's statements together.)
+                raise _LockBusy(one_line(exc)) from exc
+            raise StoreTimeoutError(
+                f"{self._where}: a statement was cancelled ({one_line(exc)}): it ran past "
+                "statement_timeout or the write's timeout; nothing was stored"
             ) from exc
         except psycopg.Error as exc:
             raise StoreError(f"{self._where}: {one_line(exc)}") from exc
@@ -222,11 +288,54 @@ class PostgresStore(BaseStore):
         """
         self._check_open()
         encoded = encode_batch(batch)
+        deadline = Deadline.after(encoded.timeout)
+        # How long the write may wait for a locked session, over all its tries.
+        lock_wait = Deadline.after(deadline.cap(self._lock_timeout))
+        for pause in pauses():
+            try:
+                await self._write_once(encoded, deadline, lock_wait)
+                return
+            except _LockBusy as exc:
+                left = lock_wait.remaining()
+                if left is not None and left <= 0:
+                    raise self._lock_timed_out(encoded, str(exc)) from None
+            await asyncio.sleep(pause if left is None else min(pause, left))
+
+    async def _write_once(
+        self, encoded: EncodedWrite, deadline: Deadline, lock_wait: Deadline
+    ) -> None:
+        """One try of a write: one transaction, bounded by the deadlines."""
+        lock = lock_wait.cap(LOCK_TRY_SECONDS)
+        statement = deadline.cap(self._statement_timeout)
+        assert lock is not None
+        if statement is not None:
+            # A lock wait must end as a lock wait (and be tried again), not as a statement
+            # that ran too long: the lock try ends first.
+            lock = min(lock, max(0.001, statement - _LOCK_BEFORE_STATEMENT))
+        lock_ms = _milliseconds(lock)
         # Pipeline mode: the statements go out without waiting for each other's replies,
         # except where a result is read (the message counts), so a write costs about three
         # round trips to the server whatever it holds.
-        async with self._connection() as conn, conn.pipeline(), conn.transaction():
+        async with self._connection(deadline) as conn, conn.pipeline(), conn.transaction():
+            if statement is None:
+                await conn.execute(_SET_LOCK_TIMEOUT, (lock_ms,))
+            else:
+                await conn.execute(_SET_TIMEOUTS, (lock_ms, _milliseconds(statement)))
             await apply_write(conn, encoded)
+
+    def _lock_timed_out(self, encoded: EncodedWrite, detail: str) -> StoreTimeoutError:
+        limits = [
+            f"{value:g} s ({name})"
+            for name, value in (
+                ("the write's timeout", encoded.timeout),
+                ("lock_timeout", self._lock_timeout),
+            )
+            if value is not None
+        ]
+        return StoreTimeoutError(
+            f"{self._where}: session {encoded.session_id!r} stayed locked by another "
+            f"transaction for {' and '.join(limits)} ({detail}); nothing was stored"
+        )
 
     async def load_state(self, session_id: str) -> SessionState | None:
         """Return the saved state of ``session_id``, or None for a new session."""

@@ -7,12 +7,14 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from agentcore.errors import CorruptDataError, StoreError
+from agentcore.errors import ConfigError, CorruptDataError, StoreError, StoreTimeoutError
 from agentcore.messages import Message
 from agentcore.stores._codec import (
+    EncodedWrite,
     check_start,
     check_stop,
     decode_config,
@@ -21,6 +23,7 @@ from agentcore.stores._codec import (
     decode_state,
     encode_batch,
 )
+from agentcore.stores._deadline import LOCK_TRY_SECONDS, Deadline, check_timeout, pauses
 from agentcore.stores._sqlite_schema import MIGRATIONS, SCHEMA_VERSION
 from agentcore.stores._sqlite_write import (
     LAST_INDEX,
@@ -44,6 +47,17 @@ _MEMORY = ":memory:"
 _SQLITE_NOTADB = 26
 
 
+_SQLITE_BUSY = 5
+_SQLITE_LOCKED = 6
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    if code is not None:
+        return code & 0xFF in (_SQLITE_BUSY, _SQLITE_LOCKED)
+    return "database is locked" in str(exc) or "database table is locked" in str(exc)
+
+
 def _is_not_a_database(exc: sqlite3.DatabaseError) -> bool:
     code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
     return code == _SQLITE_NOTADB or "not a database" in str(exc)
@@ -62,9 +76,24 @@ class SqliteStore(BaseStore):
     many messages a slot already holds: stored messages are never read or
     rewritten. Use the store as ``async with SqliteStore(path) as store:`` or
     call :meth:`close` when done.
+
+    ``busy_timeout`` is how many seconds a call waits while another connection
+    (another process) holds the database's write lock, for writes that carry
+    no :attr:`~agentcore.stores.StoreWrite.timeout` (a write's own timeout
+    replaces it). A write waits off the store's connection: it tries the lock
+    for at most 0.2 s at a time, and other calls of the store (reads of any
+    session) run in between. Past its wait it raises
+    :class:`~agentcore.errors.StoreTimeoutError` having stored nothing.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 5.0) -> None:
+        try:
+            timeout = check_timeout(busy_timeout, "SqliteStore busy_timeout")
+        except StoreError as exc:
+            raise ConfigError(str(exc)) from None
+        if timeout is None:
+            raise ConfigError("SqliteStore busy_timeout must be a finite number of seconds > 0")
+        self._busy_timeout = timeout
         self._path = os.fspath(path)
         self._lock = threading.Lock()
         self._closed = False
@@ -94,7 +123,9 @@ class SqliteStore(BaseStore):
                 )
             _create_private(path)
         try:
-            conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            conn = sqlite3.connect(
+                path, timeout=self._busy_timeout, check_same_thread=False, isolation_level=None
+            )
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open SQLite store {path}: {exc}") from exc
         try:
@@ -197,7 +228,48 @@ class SqliteStore(BaseStore):
 
     def _write(self, batch: StoreWrite) -> None:
         encoded = encode_batch(batch)
-        self._call(lambda conn: apply_write(conn, encoded))
+        # The busy wait: the write's own timeout, or the store's busy_timeout.
+        wait = Deadline.after(self._busy_timeout if encoded.timeout is None else encoded.timeout)
+        for pause in pauses():
+            if self._try_write(encoded, wait, bounded=encoded.timeout is not None):
+                return
+            left = wait.remaining()
+            if left is not None and left <= 0:
+                raise self._timed_out(encoded, "another connection held the database's write lock")
+            time.sleep(min(pause, left if left is not None else pause))
+
+    def _try_write(self, encoded: EncodedWrite, wait: Deadline, *, bounded: bool) -> bool:
+        """Write ``encoded`` unless the database stays locked for one try; return whether it did."""
+        left = wait.remaining() if bounded else None
+        if not self._lock.acquire(timeout=-1 if left is None else left):
+            raise self._timed_out(encoded, "other calls of this store held its connection")
+        try:
+            self._check_open()
+            conn = self._conn
+            try_ms = max(1, round(1000 * (wait.cap(LOCK_TRY_SECONDS) or LOCK_TRY_SECONDS)))
+            try:
+                conn.execute(f"PRAGMA busy_timeout = {try_ms}")
+                try:
+                    apply_write(conn, encoded)
+                finally:
+                    conn.execute(f"PRAGMA busy_timeout = {round(1000 * self._busy_timeout)}")
+            except sqlite3.OperationalError as exc:
+                if _is_busy(exc):
+                    return False
+                raise StoreError(f"SQLite store {self._path}: {exc}") from exc
+            except sqlite3.Error as exc:
+                raise StoreError(f"SQLite store {self._path}: {exc}") from exc
+            return True
+        finally:
+            self._lock.release()
+
+    def _timed_out(self, encoded: EncodedWrite, why: str) -> StoreTimeoutError:
+        limit = self._busy_timeout if encoded.timeout is None else encoded.timeout
+        setting = "busy_timeout" if encoded.timeout is None else "the write's timeout"
+        return StoreTimeoutError(
+            f"SQLite store {self._path}: the write to session {encoded.session_id!r} did not "
+            f"finish within {limit:g} s ({setting}): {why}; nothing was stored"
+        )
 
     async def load_state(self, session_id: str) -> SessionState | None:
         """Return the saved state of ``session_id``, or None for a new session."""
