@@ -11,11 +11,11 @@ from typing import Any, TypeVar
 
 from attrs import frozen
 
-from agentcore.errors import ConflictError, CorruptDataError, StoreError
+from agentcore.errors import ConflictError, CorruptDataError, DuplicateTurnError, StoreError
 from agentcore.messages import Message, set_token_count, token_counts
 from agentcore.serialization import converter, message_to_dict, parse_json, structure_value
 from agentcore.stores._deadline import check_timeout
-from agentcore.stores.base import JsonValue, MessageAppend, SessionState, StoreWrite
+from agentcore.stores.base import JsonValue, MessageAppend, SessionState, StoredTurn, StoreWrite
 
 T = TypeVar("T")
 
@@ -47,6 +47,9 @@ class EncodedWrite:
     expected_versions: dict[str, int]
     timeout: float | None = None
     """Seconds the write may take (:attr:`StoreWrite.timeout`)."""
+    turn_id: str | None = None
+    turn: StoredTurn | None = None
+    """Where the write puts its turn, when it has a ``turn_id``."""
 
 
 def _dumps(value: Any) -> str:
@@ -157,8 +160,53 @@ def encode_batch(batch: StoreWrite) -> EncodedWrite:
         expected[slot_id] = version
 
     timeout = check_timeout(batch.timeout, f"timeout of the write to {where}")
+    turn_id: str | None = None
+    turn: StoredTurn | None = None
+    if batch.turn_id is not None:
+        turn_id = _check_id(batch.turn_id, f"turn id of a write to {where}")
+        turn = _turn_of(batch, appends, turn_id, where)
     return EncodedWrite(
-        session_id, state, slot_configs, appends, data, deleted, expected, timeout=timeout
+        session_id,
+        state,
+        slot_configs,
+        appends,
+        data,
+        deleted,
+        expected,
+        timeout=timeout,
+        turn_id=turn_id,
+        turn=turn,
+    )
+
+
+def _turn_of(
+    batch: StoreWrite, appends: Mapping[str, EncodedAppend], turn_id: str, where: str
+) -> StoredTurn:
+    """Where the write of turn ``turn_id`` puts it: the one slot it appends messages to."""
+    filled = sorted(slot_id for slot_id, append in appends.items() if append.bodies)
+    if len(filled) > 1:
+        raise StoreError(
+            f"the write of turn {turn_id!r} to {where} appends messages to {len(filled)} slots "
+            f"({', '.join(map(repr, filled))}); a turn's messages go to one slot"
+        )
+    turn_index = batch.state.turn_index if batch.state is not None else None
+    if not filled:
+        return StoredTurn(None, 0, 0, turn_index)
+    append = appends[filled[0]]
+    return StoredTurn(filled[0], append.start, append.start + len(append.bodies), turn_index)
+
+
+def duplicate_turn(session_id: str, turn_id: str, turn: StoredTurn) -> DuplicateTurnError:
+    """The error for a write whose ``turn_id`` is already stored."""
+    where = (
+        f"messages {turn.start} to {turn.stop - 1} of slot {turn.slot_id!r}"
+        if turn.slot_id is not None and turn.stop > turn.start
+        else "no messages"
+    )
+    return DuplicateTurnError(
+        f"turn {turn_id!r} of session {session_id!r} is stored already ({where}); "
+        "nothing of this write was stored",
+        turn,
     )
 
 

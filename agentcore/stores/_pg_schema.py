@@ -63,6 +63,21 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )
         """,
     ),
+    # 1 to 2: the ids of turns written with a turn_id, and where each put its turn.
+    (
+        """
+        CREATE TABLE agentcore_turns (
+            session_id text NOT NULL
+                REFERENCES agentcore_sessions (session_id) ON DELETE CASCADE,
+            turn_id text NOT NULL,
+            slot_id text,
+            start bigint NOT NULL CHECK (start >= 0),
+            stop bigint NOT NULL CHECK (stop >= start),
+            turn_index bigint,
+            PRIMARY KEY (session_id, turn_id)
+        )
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(_MIGRATIONS)

@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
-from agentcore.stores._codec import EncodedWrite, append_conflict, version_conflict
+from typing import Any
+
+from agentcore.stores._codec import (
+    EncodedWrite,
+    append_conflict,
+    duplicate_turn,
+    version_conflict,
+)
 from agentcore.stores._pg_schema import Connection
-from agentcore.stores.base import SlotHead
+from agentcore.stores.base import SlotHead, StoredTurn
 
 # The session row is written first in every write transaction. Its row lock serializes the
 # writers of one session, so the message counts read next cannot change before the commit.
-_LOCK_SESSION = (
+LOCK_SESSION = (
     "INSERT INTO agentcore_sessions AS s (session_id, state) VALUES (%s, %s) "
     "ON CONFLICT (session_id) DO UPDATE SET state = coalesce(excluded.state, s.state)"
+)
+FIND_TURN = (
+    "SELECT slot_id, start, stop, turn_index FROM agentcore_turns "
+    "WHERE session_id = %s AND turn_id = %s"
+)
+_INSERT_TURN = (
+    "INSERT INTO agentcore_turns (session_id, turn_id, slot_id, start, stop, turn_index) "
+    "VALUES (%s, %s, %s, %s, %s, %s)"
 )
 _SLOT_ROWS = (
     "SELECT slot_id, version, message_count FROM agentcore_slots "
@@ -44,7 +59,13 @@ _DELETE_DATA = "DELETE FROM agentcore_session_data WHERE session_id = %s AND key
 async def apply_write(conn: Connection, batch: EncodedWrite) -> None:
     """Write ``batch`` inside the caller's transaction; touch only the rows it names."""
     session_id = batch.session_id
-    await conn.execute(_LOCK_SESSION, (session_id, batch.state))
+    await conn.execute(LOCK_SESSION, (session_id, batch.state))
+    if batch.turn_id is not None:
+        # First of all checks: a resubmitted turn is a duplicate, not a conflicting append.
+        cursor = await conn.execute(FIND_TURN, (session_id, batch.turn_id))
+        stored_turn = turn_of_row(await cursor.fetchone())
+        if stored_turn is not None:
+            raise duplicate_turn(session_id, batch.turn_id, stored_turn)
     appends = sorted(batch.appends.items())
     checked = sorted(set(batch.appends) | set(batch.expected_versions))
     if checked:
@@ -93,3 +114,19 @@ async def apply_write(conn: Connection, batch: EncodedWrite) -> None:
     if batch.deleted_data:
         async with conn.cursor() as cur:
             await cur.executemany(_DELETE_DATA, [(session_id, key) for key in batch.deleted_data])
+    turn = batch.turn
+    if batch.turn_id is not None and turn is not None:
+        await conn.execute(
+            _INSERT_TURN,
+            (session_id, batch.turn_id, turn.slot_id, turn.start, turn.stop, turn.turn_index),
+        )
+
+
+def turn_of_row(row: tuple[Any, ...] | None) -> StoredTurn | None:
+    """The :class:`StoredTurn` of a row read with :data:`FIND_TURN`, or None for no row."""
+    if row is None:
+        return None
+    slot_id, start, stop, turn_index = row
+    return StoredTurn(
+        slot_id, int(start), int(stop), None if turn_index is None else int(turn_index)
+    )

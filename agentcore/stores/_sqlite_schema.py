@@ -52,6 +52,20 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "UPDATE slots SET version = 1",
         SCHEMA_VERSION_TABLE,
     ),
+    # 2 to 3: the ids of turns written with a turn_id, and where each put its turn.
+    (
+        """
+        CREATE TABLE IF NOT EXISTS turns (
+            session_id TEXT NOT NULL REFERENCES sessions (session_id),
+            turn_id TEXT NOT NULL,
+            slot_id TEXT,
+            start INTEGER NOT NULL,
+            stop INTEGER NOT NULL,
+            turn_index INTEGER,
+            PRIMARY KEY (session_id, turn_id)
+        ) WITHOUT ROWID
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -60,5 +74,5 @@ SCHEMA_VERSION = len(MIGRATIONS)
 ``PRAGMA user_version`` holds the same number, so that a release that
 predates the table still refuses a newer database. A file at an older
 version (version 1 has no ``schema_version`` table and no slot ``version``
-column) is migrated on open.
+column, version 2 no ``turns`` table) is migrated on open, its rows kept.
 """

@@ -6,7 +6,13 @@ import contextlib
 import sqlite3
 
 from agentcore.errors import StoreError
-from agentcore.stores._codec import EncodedWrite, append_conflict, version_conflict
+from agentcore.stores._codec import (
+    EncodedWrite,
+    append_conflict,
+    duplicate_turn,
+    version_conflict,
+)
+from agentcore.stores.base import StoredTurn
 
 # max(idx) over the primary key's (session_id, slot_id) prefix is one index
 # seek, whatever the length of the history.
@@ -34,6 +40,24 @@ _UPSERT_DATA = (
     "ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value"
 )
 _DELETE_DATA = "DELETE FROM session_data WHERE session_id = ? AND key = ?"
+FIND_TURN = (
+    "SELECT slot_id, start, stop, turn_index FROM turns WHERE session_id = ? AND turn_id = ?"
+)
+_INSERT_TURN = (
+    "INSERT INTO turns (session_id, turn_id, slot_id, start, stop, turn_index) "
+    "VALUES (?, ?, ?, ?, ?, ?)"
+)
+
+
+def find_turn(conn: sqlite3.Connection, session_id: str, turn_id: str) -> StoredTurn | None:
+    """Where the write with ``turn_id`` stored its turn, read on ``conn``; None if nowhere."""
+    row = conn.execute(FIND_TURN, (session_id, turn_id)).fetchone()
+    if row is None:
+        return None
+    slot_id, start, stop, turn_index = row
+    return StoredTurn(
+        slot_id, int(start), int(stop), None if turn_index is None else int(turn_index)
+    )
 
 
 def rollback(conn: sqlite3.Connection) -> None:
@@ -48,6 +72,10 @@ def apply_write(conn: sqlite3.Connection, batch: EncodedWrite) -> None:
     session_id = batch.session_id
     conn.execute("BEGIN IMMEDIATE")
     try:
+        if batch.turn_id is not None:
+            stored_turn = find_turn(conn, session_id, batch.turn_id)
+            if stored_turn is not None:
+                raise duplicate_turn(session_id, batch.turn_id, stored_turn)
         for slot_id, expected in batch.expected_versions.items():
             row = conn.execute(_SLOT_VERSION, (session_id, slot_id)).fetchone()
             stored = 0 if row is None else int(row[0])
@@ -78,6 +106,12 @@ def apply_write(conn: sqlite3.Connection, batch: EncodedWrite) -> None:
             _UPSERT_DATA, [(session_id, key, value) for key, value in batch.data.items()]
         )
         conn.executemany(_DELETE_DATA, [(session_id, key) for key in batch.deleted_data])
+        turn = batch.turn
+        if batch.turn_id is not None and turn is not None:
+            conn.execute(
+                _INSERT_TURN,
+                (session_id, batch.turn_id, turn.slot_id, turn.start, turn.stop, turn.turn_index),
+            )
         conn.execute("COMMIT")
     except sqlite3.IntegrityError as exc:
         rollback(conn)
@@ -94,7 +128,7 @@ def delete_session(conn: sqlite3.Connection, session_id: str) -> bool:
     """Delete the rows of ``session_id`` from every table, children first, in one transaction."""
     conn.execute("BEGIN IMMEDIATE")
     try:
-        for table in ("messages", "session_data", "slots"):
+        for table in ("messages", "session_data", "turns", "slots"):
             conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
         deleted = conn.execute("DELETE FROM sessions WHERE session_id = ?", (session_id,)).rowcount
         conn.execute("COMMIT")

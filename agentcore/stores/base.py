@@ -67,6 +67,26 @@ class StoreWrite:
     whose append does not start at the slot's count, is refused whole with
     :class:`~agentcore.errors.ConflictError`.
 
+    ``turn_id`` makes the write idempotent: the store keeps the ids of the
+    writes that carried one (per session), and a write whose ``turn_id`` is
+    already stored is refused whole with
+    :class:`~agentcore.errors.DuplicateTurnError` (a ``ConflictError``;
+    its ``turn`` says where the stored one is, as :meth:`MemoryStore.find_turn`
+    does). That check comes before every other: a resubmitted turn is reported
+    as a duplicate, not as a conflicting append. A write with a ``turn_id``
+    appends messages to at most one slot (the turn's); one that appends to
+    two is refused with :class:`~agentcore.errors.StoreError`.
+
+    With a ``turn_id``, an error means "not stored": when the connection breaks
+    during the write (so the commit may or may not have happened), the store
+    tries the write again (PostgreSQL: at most
+    :data:`~agentcore.stores.postgres.WRITE_RETRIES` times) and reads back
+    whether the turn id is stored; stored, the write returns normally. Only
+    :class:`~agentcore.errors.WriteOutcomeUnknownError` (the server stayed
+    unreachable for the read-back too) leaves the outcome open. Without a
+    ``turn_id``, a write whose connection broke raises ``StoreError`` and may
+    have been stored.
+
     ``timeout`` is how many seconds the write may take, every wait included:
     for a pooled connection, for a session another transaction holds locked,
     for a busy database file. Past it the store raises
@@ -83,7 +103,26 @@ class StoreWrite:
     data: dict[str, JsonValue] = field(factory=dict)
     deleted_data: set[str] = field(factory=set)
     expected_versions: dict[str, int] = field(factory=dict)
+    turn_id: str | None = None
     timeout: float | None = None
+
+
+@frozen
+class StoredTurn:
+    """Where a write with a ``turn_id`` put its turn.
+
+    ``slot_id`` is the slot its messages went to, ``start`` and ``stop`` their
+    index range there (``stop`` exclusive; equal when it appended none, and
+    ``slot_id`` None when it appended to no slot). ``turn_index`` is the
+    :attr:`SessionState.turn_index` the write stored (the number of turns once
+    it was stored: the turn's own 0-based index is one less), None when the
+    write stored no state.
+    """
+
+    slot_id: str | None
+    start: int
+    stop: int
+    turn_index: int | None
 
 
 @runtime_checkable
@@ -103,6 +142,13 @@ class MemoryStore(Protocol):
 
     async def load_state(self, session_id: str) -> SessionState | None:
         """The saved state of ``session_id``, or None for a new session."""
+        ...
+
+    async def find_turn(self, session_id: str, turn_id: str) -> StoredTurn | None:
+        """Where the write with ``turn_id`` stored its turn in ``session_id``, or None.
+
+        Reads what is committed: a write still running is not seen.
+        """
         ...
 
     async def load_slot_configs(self, session_id: str) -> dict[str, Mapping[str, JsonValue]]:

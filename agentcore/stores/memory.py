@@ -15,10 +15,18 @@ from agentcore.stores._codec import (
     decode_data,
     decode_message,
     decode_state,
+    duplicate_turn,
     encode_batch,
     version_conflict,
 )
-from agentcore.stores.base import BaseStore, JsonValue, SessionState, SlotHead, StoreWrite
+from agentcore.stores.base import (
+    BaseStore,
+    JsonValue,
+    SessionState,
+    SlotHead,
+    StoredTurn,
+    StoreWrite,
+)
 
 
 @define
@@ -28,6 +36,7 @@ class _Session:
     messages: dict[str, list[str]] = field(factory=dict)
     data: dict[str, str] = field(factory=dict)
     versions: dict[str, int] = field(factory=dict)
+    turns: dict[str, StoredTurn] = field(factory=dict)
 
 
 class InMemoryStore(BaseStore):
@@ -57,6 +66,10 @@ class InMemoryStore(BaseStore):
         self._check_open()
         encoded = encode_batch(batch)
         session = self._sessions.get(encoded.session_id)
+        if encoded.turn_id is not None and session is not None:
+            stored_turn = session.turns.get(encoded.turn_id)
+            if stored_turn is not None:
+                raise duplicate_turn(encoded.session_id, encoded.turn_id, stored_turn)
         for slot_id, expected in encoded.expected_versions.items():
             stored = session.versions.get(slot_id, 0) if session is not None else 0
             if stored != expected:
@@ -78,6 +91,14 @@ class InMemoryStore(BaseStore):
         session.data.update(encoded.data)
         for key in encoded.deleted_data:
             session.data.pop(key, None)
+        if encoded.turn_id is not None and encoded.turn is not None:
+            session.turns[encoded.turn_id] = encoded.turn
+
+    async def find_turn(self, session_id: str, turn_id: str) -> StoredTurn | None:
+        """Return where the write with ``turn_id`` stored its turn, or None."""
+        self._check_open()
+        session = self._sessions.get(session_id)
+        return session.turns.get(turn_id) if session is not None else None
 
     async def load_state(self, session_id: str) -> SessionState | None:
         """Return the saved state of ``session_id``, or None for a new session."""

@@ -9,17 +9,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
 import psycopg
 from psycopg import AsyncConnection
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
-from agentcore.errors import ConfigError, CorruptDataError, StoreError, StoreTimeoutError
+from agentcore.errors import (
+    ConfigError,
+    CorruptDataError,
+    DuplicateTurnError,
+    StoreError,
+    StoreTimeoutError,
+    WriteOutcomeUnknownError,
+)
 from agentcore.messages import Message
 from agentcore.stores._codec import (
     EncodedWrite,
@@ -32,49 +37,36 @@ from agentcore.stores._codec import (
     encode_batch,
 )
 from agentcore.stores._deadline import LOCK_TRY_SECONDS, Deadline, check_timeout, pauses
+from agentcore.stores._pg_dsn import describe_dsn, hide_password, parse_dsn
 from agentcore.stores._pg_schema import SCHEMA_VERSION, Connection, migrate, one_line
-from agentcore.stores._pg_write import SLOT_HEADS, apply_write
-from agentcore.stores.base import BaseStore, JsonValue, SessionState, SlotHead, StoreWrite
+from agentcore.stores._pg_write import (
+    FIND_TURN,
+    LOCK_SESSION,
+    SLOT_HEADS,
+    apply_write,
+    turn_of_row,
+)
+from agentcore.stores.base import (
+    BaseStore,
+    JsonValue,
+    SessionState,
+    SlotHead,
+    StoredTurn,
+    StoreWrite,
+)
 
-__all__ = ["SCHEMA_VERSION", "PostgresStore", "describe_dsn", "hide_password"]
+__all__ = [
+    "RESOLVE_SECONDS",
+    "SCHEMA_VERSION",
+    "WRITE_RETRIES",
+    "PostgresStore",
+    "describe_dsn",
+    "hide_password",
+]
 
 logger = logging.getLogger(__name__)
 
 Pool = AsyncConnectionPool[Connection]
-
-
-def describe_dsn(dsn: str) -> str:
-    """``dsn`` without its password, for messages and logs."""
-    try:
-        params = conninfo_to_dict(dsn)
-    except psycopg.Error:
-        return "an unparsable DSN"
-    params.pop("password", None)
-    return make_conninfo("", **params) or "the default PostgreSQL server"
-
-
-_URL_PASSWORD = re.compile(r"(postgres(?:ql)?://[^:/@\s]*:)[^@\s]*@")
-_PARAM_PASSWORD = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'?|\S+)")
-
-
-def hide_password(text: str) -> str:
-    """``text`` with any password of a URL or ``password=`` parameter replaced by ``***``."""
-    return _PARAM_PASSWORD.sub(r"\1***", _URL_PASSWORD.sub(r"\1***@", text))
-
-
-def _parse_dsn(dsn: str) -> str:
-    if not dsn.strip():
-        raise ConfigError(
-            "PostgresStore needs a DSN such as 'postgresql://user@host/dbname', got an empty string"
-        )
-    try:
-        conninfo_to_dict(dsn)
-    except psycopg.Error as exc:
-        # libpq may quote the whole DSN back, password included.
-        raise ConfigError(
-            f"PostgresStore cannot parse its DSN: {hide_password(one_line(exc))}"
-        ) from None
-    return dsn
 
 
 _SET_LOCK_TIMEOUT = "SELECT set_config('lock_timeout', %s, true)"
@@ -84,6 +76,34 @@ _SET_TIMEOUTS = (
 
 
 _LOCK_BEFORE_STATEMENT = 0.02
+
+
+WRITE_RETRIES = 2
+"""How many times a write with a ``turn_id`` is tried again after its connection broke."""
+
+RESOLVE_SECONDS = 2.0
+"""The least time given to reading back whether a write whose connection broke was stored.
+
+A write with a ``timeout`` may overrun it by this much to find out, rather than leave its
+outcome unknown.
+"""
+
+_RETRY_PAUSE = 0.05
+
+
+class _ConnectionLost(StoreError):
+    """The connection broke during a call, so a write may or may not have committed."""
+
+
+def _connection_error(exc: psycopg.Error) -> bool:
+    """Whether ``exc`` says the connection failed, rather than the server refusing a statement.
+
+    The server's own refusals carry an SQLSTATE and roll the transaction back; a failure of the
+    connection (class 08, a server shut down or a backend terminated: 57P, or a client-side
+    error with no SQLSTATE at all, such as a pipeline that cannot end) leaves a commit unknown.
+    """
+    state = exc.sqlstate
+    return state is None or state.startswith(("08", "57P"))
 
 
 class _LockBusy(Exception):
@@ -166,7 +186,7 @@ class PostgresStore(BaseStore):
         self._create = bool(create)
         self._owns_pool = isinstance(dsn_or_pool, str)
         if isinstance(dsn_or_pool, str):
-            self._dsn: str | None = _parse_dsn(dsn_or_pool)
+            self._dsn: str | None = parse_dsn(dsn_or_pool)
             self._where = f"PostgreSQL store ({describe_dsn(dsn_or_pool)})"
             self._pool: Pool = AsyncConnectionPool(
                 dsn_or_pool,
@@ -216,7 +236,14 @@ class PostgresStore(BaseStore):
         assert wait is not None
         try:
             async with self._pool.connection(timeout=max(wait, 0.001)) as conn:
-                yield conn
+                try:
+                    yield conn
+                except psycopg.Error as exc:
+                    if conn.broken or _connection_error(exc):
+                        raise _ConnectionLost(
+                            f"{self._where}: the connection broke ({one_line(exc)})"
+                        ) from exc
+                    raise
         except PoolTimeout as exc:
             if wait < self._timeout:
                 raise StoreTimeoutError(
@@ -284,11 +311,56 @@ class PostgresStore(BaseStore):
         """Apply ``batch`` in one transaction, or raise :class:`StoreError` and change nothing.
 
         An append whose ``start`` is not the slot's message count, or an expected version
-        that is not the slot's, is refused with :class:`~agentcore.errors.ConflictError`.
+        that is not the slot's, is refused with :class:`~agentcore.errors.ConflictError`;
+        a ``turn_id`` already stored with :class:`~agentcore.errors.DuplicateTurnError`.
+        A write with a ``turn_id`` whose connection breaks is tried again (at most
+        :data:`WRITE_RETRIES` times), then resolved by reading back whether its turn id is
+        stored: see :class:`~agentcore.stores.StoreWrite`.
         """
         self._check_open()
         encoded = encode_batch(batch)
         deadline = Deadline.after(encoded.timeout)
+        lost: _ConnectionLost | None = None
+        for retry in range(WRITE_RETRIES + 1):
+            try:
+                await self._write_waiting(encoded, deadline)
+                return
+            except DuplicateTurnError:
+                if lost is None:
+                    raise
+                # A try whose connection broke had stored it after all.
+                self._log_resolved(encoded, lost, stored=True)
+                return
+            except _ConnectionLost as exc:
+                if encoded.turn_id is None:
+                    raise StoreError(
+                        f"{exc}; the write to session {encoded.session_id!r} may or may not "
+                        "have been stored (a write with a turn_id would have been resolved)"
+                    ) from exc
+                lost = exc
+                if retry == WRITE_RETRIES or deadline.expired():
+                    break
+                logger.warning(
+                    "%s: connection broke during the write of turn %r of session %r; "
+                    "trying again (%d of %d)",
+                    self._where,
+                    encoded.turn_id,
+                    encoded.session_id,
+                    retry + 1,
+                    WRITE_RETRIES,
+                )
+                await asyncio.sleep(_RETRY_PAUSE * (retry + 1))
+            except StoreError as exc:
+                if lost is None:
+                    raise
+                # This try stored nothing; an earlier one that lost its connection may have.
+                await self._resolve(encoded, deadline, lost, exc)
+                return
+        assert lost is not None
+        await self._resolve(encoded, deadline, lost, lost)
+
+    async def _write_waiting(self, encoded: EncodedWrite, deadline: Deadline) -> None:
+        """Write ``encoded``, waiting for a locked session in tries that free the pool."""
         # How long the write may wait for a locked session, over all its tries.
         lock_wait = Deadline.after(deadline.cap(self._lock_timeout))
         for pause in pauses():
@@ -300,6 +372,69 @@ class PostgresStore(BaseStore):
                 if left is not None and left <= 0:
                     raise self._lock_timed_out(encoded, str(exc)) from None
             await asyncio.sleep(pause if left is None else min(pause, left))
+
+    async def _resolve(
+        self,
+        encoded: EncodedWrite,
+        deadline: Deadline,
+        lost: _ConnectionLost,
+        failure: StoreError,
+    ) -> None:
+        """Find out whether a write whose connection broke was stored: return if it was.
+
+        Raises ``failure`` (as a StoreError saying so) when it was not, and
+        :class:`WriteOutcomeUnknownError` when the read-back keeps failing.
+        """
+        assert encoded.turn_id is not None
+        left = deadline.remaining()
+        bound = Deadline.after(max(left if left is not None else self._timeout, RESOLVE_SECONDS))
+        last: BaseException = lost
+        for pause in pauses():
+            try:
+                turn = await self._read_back(encoded.session_id, encoded.turn_id, bound)
+            except (StoreError, _LockBusy) as exc:
+                last = exc
+                left = bound.remaining()
+                if left is not None and left <= 0:
+                    break
+                await asyncio.sleep(pause if left is None else min(pause, left))
+                continue
+            self._log_resolved(encoded, lost, stored=turn is not None)
+            if turn is not None:
+                return
+            if failure is lost:
+                raise StoreError(
+                    f"{lost}; read back after it: turn {encoded.turn_id!r} of session "
+                    f"{encoded.session_id!r} is not stored, nothing of the write was"
+                ) from lost
+            raise failure
+        raise WriteOutcomeUnknownError(
+            f"{lost}; whether turn {encoded.turn_id!r} of session {encoded.session_id!r} was "
+            f"stored could not be read back ({last}); ask find_turn once the server is back"
+        ) from lost
+
+    async def _read_back(self, session_id: str, turn_id: str, bound: Deadline) -> StoredTurn | None:
+        """Whether ``turn_id`` is stored, read after any transaction still writing the session.
+
+        Takes the session's row lock the way a write does (in a transaction rolled back, so
+        nothing is created), so a write still in flight on a broken connection ends first.
+        """
+        lock_ms = _milliseconds(bound.cap(None))
+        async with self._connection(bound) as conn, conn.transaction(force_rollback=True):
+            await conn.execute(_SET_LOCK_TIMEOUT, (lock_ms,))
+            await conn.execute(LOCK_SESSION, (session_id, None))
+            cursor = await conn.execute(FIND_TURN, (session_id, turn_id))
+            return turn_of_row(await cursor.fetchone())
+
+    def _log_resolved(self, encoded: EncodedWrite, lost: _ConnectionLost, *, stored: bool) -> None:
+        logger.warning(
+            "%s: the write of turn %r of session %r lost its connection (%s); read back: %s",
+            self._where,
+            encoded.turn_id,
+            encoded.session_id,
+            lost,
+            "stored" if stored else "not stored",
+        )
 
     async def _write_once(
         self, encoded: EncodedWrite, deadline: Deadline, lock_wait: Deadline
@@ -336,6 +471,11 @@ class PostgresStore(BaseStore):
             f"{self._where}: session {encoded.session_id!r} stayed locked by another "
             f"transaction for {' and '.join(limits)} ({detail}); nothing was stored"
         )
+
+    async def find_turn(self, session_id: str, turn_id: str) -> StoredTurn | None:
+        """Return where the write with ``turn_id`` stored its turn, or None (one row read)."""
+        rows = await self._fetchall(FIND_TURN, (session_id, turn_id))
+        return turn_of_row(rows[0]) if rows else None
 
     async def load_state(self, session_id: str) -> SessionState | None:
         """Return the saved state of ``session_id``, or None for a new session."""

@@ -32,7 +32,15 @@ from agentcore.stores._sqlite_write import (
     delete_session,
     rollback,
 )
-from agentcore.stores.base import BaseStore, JsonValue, SessionState, SlotHead, StoreWrite
+from agentcore.stores._sqlite_write import find_turn as sqlite_find_turn
+from agentcore.stores.base import (
+    BaseStore,
+    JsonValue,
+    SessionState,
+    SlotHead,
+    StoredTurn,
+    StoreWrite,
+)
 
 __all__ = ["SCHEMA_VERSION", "SqliteStore"]
 
@@ -269,6 +277,16 @@ class SqliteStore(BaseStore):
         return StoreTimeoutError(
             f"SQLite store {self._path}: the write to session {encoded.session_id!r} did not "
             f"finish within {limit:g} s ({setting}): {why}; nothing was stored"
+        )
+
+    async def find_turn(self, session_id: str, turn_id: str) -> StoredTurn | None:
+        """Return where the write with ``turn_id`` stored its turn, or None.
+
+        An SQLite write that fails has stored nothing (a failed commit rolls
+        back), so SQLite never needs to read a turn back after an error.
+        """
+        return await asyncio.to_thread(
+            self._call, lambda conn: sqlite_find_turn(conn, session_id, turn_id)
         )
 
     async def load_state(self, session_id: str) -> SessionState | None:

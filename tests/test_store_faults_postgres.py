@@ -1,0 +1,167 @@
+"""PostgreSQL under faults: backends killed under load, and a pool whose connections all died.
+
+Every figure is printed (run with ``-s``); docs/scaling-out.md quotes them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import uuid
+from collections.abc import AsyncIterator
+from functools import partial
+from typing import Any
+
+import attrs
+import pytest
+
+from agentcore.errors import DuplicateTurnError, StoreError
+from agentcore.messages import Message
+from agentcore.stores import MessageAppend, SessionState, StoreWrite
+
+psycopg = pytest.importorskip("psycopg")
+
+from agentcore.stores import PostgresStore  # noqa: E402
+
+SESSIONS = 8
+WRITES = 50
+KILLS = 40
+ATTEMPTS = 20
+READ_ATTEMPTS = 200
+"""Tries per write before the test gives up on the server (never reached when it is up)."""
+
+
+@attrs.define
+class Tally:
+    """What the writers saw."""
+
+    writes: int = 0
+    errors: int = 0
+    stored_errors: int = 0
+    """Errors for writes that were in fact stored."""
+    killed: int = 0
+    resolved_stored: int = 0
+    """Writes whose connection broke, found stored when read back (they returned normally)."""
+    resolved_not_stored: int = 0
+
+
+async def _app_store(postgres_dsn: str, **options: Any) -> tuple[PostgresStore, str]:
+    from psycopg.conninfo import make_conninfo
+
+    # Only this store's connections get killed: test runs in parallel share the server.
+    name = f"agentcore-faults-{uuid.uuid4().hex[:12]}"
+    return PostgresStore(make_conninfo(postgres_dsn, application_name=name), **options), name
+
+
+async def _kill(admin: Any, name: str) -> int:
+    cursor = await admin.execute(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = %s",
+        (name,),
+    )
+    row = await cursor.fetchone()
+    return int(row[0])
+
+
+@pytest.fixture
+async def admin(postgres_dsn: str) -> AsyncIterator[Any]:
+    conn = await psycopg.AsyncConnection.connect(postgres_dsn, autocommit=True)
+    try:
+        yield conn
+    finally:
+        await conn.close()
+
+
+async def _read(call: Any) -> Any:
+    """A read retried while the killed connections are being replaced."""
+    for attempt in range(READ_ATTEMPTS):
+        try:
+            return await call()
+        except StoreError:
+            if attempt == READ_ATTEMPTS - 1:
+                raise
+            await asyncio.sleep(0.05)
+
+
+async def _writer(store: PostgresStore, session_id: str, tally: Tally, *, idempotent: bool) -> None:
+    for k in range(WRITES):
+        turn_id = f"{session_id}-{k}" if idempotent else None
+        for _ in range(ATTEMPTS):
+            count = await _read(partial(store.count_messages, session_id, "main"))
+            body = [Message.user(f"{session_id} turn {k}"), Message.assistant(f"reply {k}")]
+            tally.writes += 1
+            try:
+                await store.write(
+                    StoreWrite(
+                        session_id,
+                        state=SessionState(turn_index=k + 1),
+                        appends={"main": MessageAppend(count, body)},
+                        turn_id=turn_id,
+                    )
+                )
+                break
+            except DuplicateTurnError:
+                # An earlier try reported an error for a turn that was stored.
+                tally.stored_errors += 1
+                break
+            except StoreError:
+                tally.errors += 1
+                if idempotent:
+                    stored = await _read(partial(store.find_turn, session_id, turn_id or ""))
+                else:
+                    stored = await _read(partial(store.load_messages, session_id, "main", count))
+                if stored:
+                    tally.stored_errors += 1
+                    break
+        else:
+            pytest.fail(f"write {k} of {session_id} failed {ATTEMPTS} times")
+
+
+async def _run_with_kills(postgres_dsn: str, admin: Any, *, idempotent: bool) -> Tally:
+    store, name = await _app_store(postgres_dsn, max_size=4)
+    tally = Tally()
+    prefix = "idempotent" if idempotent else "plain"
+    rng = random.Random(21)
+    try:
+        await _read(store.list_sessions)
+        writers = [
+            asyncio.ensure_future(_writer(store, f"{prefix}{i}", tally, idempotent=idempotent))
+            for i in range(SESSIONS)
+        ]
+        for _ in range(KILLS):
+            if all(writer.done() for writer in writers):
+                break
+            await asyncio.sleep(rng.uniform(0.03, 0.12))
+            tally.killed += await _kill(admin, name)
+        await asyncio.wait_for(asyncio.gather(*writers), 120)
+        for i in range(SESSIONS):
+            history = await _read(partial(store.load_messages, f"{prefix}{i}", "main"))
+            texts = [message.text for message in history[::2]]
+            # Each turn once, in order: nothing was stored twice.
+            assert texts == [f"{prefix}{i} turn {k}" for k in range(WRITES)], texts
+    finally:
+        await store.close()
+    print(
+        f"\n{'with' if idempotent else 'without'} turn ids: {tally.killed} backends killed, "
+        f"{tally.writes} writes, {tally.errors} StoreErrors, "
+        f"{tally.stored_errors} of them for writes that were stored"
+    )
+    return tally
+
+
+async def test_backend_kills_under_load_never_report_a_stored_turn_as_failed(
+    postgres_dsn: str, admin: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    before = await _run_with_kills(postgres_dsn, admin, idempotent=False)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="agentcore.stores.postgres"):
+        after = await _run_with_kills(postgres_dsn, admin, idempotent=True)
+    read_back = [r.getMessage() for r in caplog.records if "read back:" in r.getMessage()]
+    stored = sum(message.endswith(": stored") for message in read_back)
+    retried = sum("trying again" in r.getMessage() for r in caplog.records)
+    print(
+        f"{retried} tries again after a broken connection; read back: {stored} stored, "
+        f"{len(read_back) - stored} not stored"
+    )
+    assert after.stored_errors == 0
+    assert before.killed > 0 and after.killed > 0
