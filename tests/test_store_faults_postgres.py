@@ -165,3 +165,94 @@ async def test_backend_kills_under_load_never_report_a_stored_turn_as_failed(
     )
     assert after.stored_errors == 0
     assert before.killed > 0 and after.killed > 0
+
+
+# -- a pool whose connections died ------------------------------------------------------------
+
+RESTART_ENV = "AGENTCORE_TEST_POSTGRES_RESTART"
+"""A shell command that restarts the test server (for example ``pg_ctl restart`` of its
+cluster); the restart test runs only where it is set, since the server may be shared."""
+
+
+async def _writes_after(
+    postgres_dsn: str, fault: Any, *, check_connections: bool, writes: int = 12
+) -> int:
+    """How many of ``writes`` plain writes fail right after ``fault`` hit a full pool of 4."""
+    store, name = await _app_store(postgres_dsn, max_size=4, check_connections=check_connections)
+    try:
+        await store.write(StoreWrite("s", data={"k": 0}))
+
+        async def hold() -> None:
+            async with store.pool.connection():
+                await asyncio.sleep(0.2)
+
+        await asyncio.gather(*(hold() for _ in range(4)))  # the pool now holds 4 connections
+        await fault(name)
+        failures = 0
+        for k in range(writes):
+            try:
+                await store.write(StoreWrite("s", data={"k": k + 1}))  # no turn id: no retry
+            except StoreError:
+                failures += 1
+        return failures
+    finally:
+        await store.close()
+
+
+async def test_a_checked_pool_serves_every_write_after_its_backends_died(
+    postgres_dsn: str, admin: Any
+) -> None:
+    async def kill_all(name: str) -> None:
+        assert await _kill(admin, name) == 4
+
+    unchecked = await _writes_after(postgres_dsn, kill_all, check_connections=False)
+    checked = await _writes_after(postgres_dsn, kill_all, check_connections=True)
+    print(
+        f"\nafter every backend was killed: {unchecked} of 12 writes failed unchecked, "
+        f"{checked} of 12 checked"
+    )
+    assert checked == 0
+    assert unchecked > 0  # what the check is for
+
+
+async def test_a_checked_pool_serves_every_write_after_a_server_restart(postgres_dsn: str) -> None:
+    import os
+    import subprocess
+
+    command = os.environ.get(RESTART_ENV, "")
+    if not command:
+        pytest.skip(f"{RESTART_ENV} is not set")
+
+    async def restart(name: str) -> None:
+        await asyncio.to_thread(subprocess.run, command, shell=True, check=True, timeout=120)
+
+    unchecked = await _writes_after(postgres_dsn, restart, check_connections=False)
+    checked = await _writes_after(postgres_dsn, restart, check_connections=True)
+    print(
+        f"\nafter a server restart: {unchecked} of 12 writes failed unchecked, "
+        f"{checked} of 12 checked"
+    )
+    assert checked == 0
+
+
+@pytest.mark.parametrize(("threshold", "prepares"), [(None, False), (1, True)])
+async def test_prepared_statements_can_be_turned_off(
+    postgres_dsn: str, threshold: int | None, prepares: bool
+) -> None:
+    async with PostgresStore(postgres_dsn, max_size=1, prepare_threshold=threshold) as store:
+        for k in range(8):
+            await store.write(
+                StoreWrite("s", appends={"main": MessageAppend(k, [Message.user("x")])})
+            )
+            assert await store.count_messages("s", "main") == k + 1
+        async with store.pool.connection() as conn:
+            cursor = await conn.execute("SELECT count(*) FROM pg_prepared_statements")
+            row = await cursor.fetchone()
+    assert row is not None
+    assert (row[0] > 0) is prepares
+
+
+def test_prepare_threshold_is_checked() -> None:
+    for bad in (-1, 1.5, "5", True):
+        with pytest.raises(Exception, match="prepare_threshold"):
+            PostgresStore("postgresql://localhost/db", prepare_threshold=bad)  # type: ignore[arg-type]

@@ -75,6 +75,8 @@ class PostgresConnections(BaseStore):
         create: bool = True,
         lock_timeout: float | None = None,
         statement_timeout: float | None = None,
+        check_connections: bool = True,
+        prepare_threshold: int | None = 5,
     ) -> None:
         if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1:
             raise ConfigError(f"PostgresStore max_size must be an int >= 1, got {max_size!r}")
@@ -88,6 +90,20 @@ class PostgresConnections(BaseStore):
         self._timeout = float(timeout)
         self._lock_timeout = _setting(lock_timeout, "lock_timeout")
         self._statement_timeout = _setting(statement_timeout, "statement_timeout")
+        if prepare_threshold is not None and (
+            isinstance(prepare_threshold, bool)
+            or not isinstance(prepare_threshold, int)
+            or prepare_threshold < 0
+        ):
+            raise ConfigError(
+                "PostgresStore prepare_threshold must be an int >= 0 or None (never prepare, "
+                f"for PgBouncer in transaction mode), got {prepare_threshold!r}"
+            )
+        self._connect_options: dict[str, Any] = {
+            "autocommit": True,
+            "connect_timeout": max(1, round(self._timeout)),
+            "prepare_threshold": prepare_threshold,
+        }
         self._create = bool(create)
         self._owns_pool = isinstance(dsn_or_pool, str)
         if isinstance(dsn_or_pool, str):
@@ -99,7 +115,10 @@ class PostgresConnections(BaseStore):
                 max_size=max_size,
                 open=False,
                 timeout=self._timeout,
-                kwargs={"autocommit": True, "connect_timeout": max(1, round(self._timeout))},
+                kwargs=self._connect_options,
+                # A connection the server closed (a restart, a failover, an idle timeout) is
+                # found when it is handed out, and replaced, rather than failing a call.
+                check=AsyncConnectionPool.check_connection if check_connections else None,
                 name="agentcore",
             )
         elif isinstance(dsn_or_pool, AsyncConnectionPool):
@@ -184,9 +203,7 @@ class PostgresConnections(BaseStore):
                 # One direct connection first: its error says why the server cannot be reached,
                 # where the pool would only report a timeout.
                 try:
-                    conn = await AsyncConnection.connect(
-                        self._dsn, autocommit=True, connect_timeout=max(1, round(self._timeout))
-                    )
+                    conn = await AsyncConnection.connect(self._dsn, **self._connect_options)
                 except psycopg.Error as exc:
                     raise StoreError(f"cannot connect to {self._where}: {one_line(exc)}") from exc
                 try:

@@ -71,6 +71,15 @@ class PostgresStore(PostgresWrites):
     ceilings for every write; a write's ``timeout`` also bounds its wait for a pooled
     connection.
 
+    Connections are checked when the pool hands them out (``check_connections``, on by
+    default: psycopg_pool's ``check_connection``, one round trip per call), so a connection
+    the server closed (a restart, a failover, an idle timeout) is replaced instead of failing
+    the call. ``prepare_threshold`` is psycopg's: a statement run that many times on a
+    connection is prepared on the server; None never prepares, as PgBouncer in transaction
+    mode needs. A pool given to the store keeps its own settings: give it
+    ``check=AsyncConnectionPool.check_connection`` and ``kwargs={"prepare_threshold": None}``
+    as needed.
+
     The store belongs to the event loop it is first used in. Use it as
     ``async with PostgresStore(dsn) as store:`` or call :meth:`close` when done.
     """
