@@ -138,6 +138,7 @@ async def test_schema_is_created_on_first_use_with_its_version(
         "agentcore_messages",
         "agentcore_session_data",
         "agentcore_turns",
+        "agentcore_leases",
     }
     version = raw.execute("SELECT version FROM agentcore_schema_version").fetchall()
     assert version == [(postgres_module.SCHEMA_VERSION,)]

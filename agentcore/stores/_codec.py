@@ -302,3 +302,13 @@ def check_stop(start: int, stop: object) -> int | None:
             f"load_messages needs a stop index >= start ({start}) or None, got {stop!r}"
         )
     return stop
+
+
+def check_lease(session_id: object, owner: object, seconds: object = 1.0) -> float:
+    """Check the arguments of a lease call; return ``seconds`` as a float."""
+    _check_id(session_id, "session id of a lease")
+    _check_id(owner, "lease owner")
+    checked = check_timeout(seconds, "lease seconds")
+    if checked is None:
+        raise StoreError("lease seconds must be a finite number of seconds > 0, got None")
+    return checked

@@ -78,6 +78,16 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )
         """,
     ),
+    # 2 to 3: session leases, a row with an expiry on the server's clock.
+    (
+        """
+        CREATE TABLE agentcore_leases (
+            session_id text PRIMARY KEY,
+            owner text NOT NULL,
+            expires_at timestamptz NOT NULL
+        )
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(_MIGRATIONS)

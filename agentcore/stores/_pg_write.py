@@ -19,6 +19,18 @@ LOCK_SESSION = (
     "INSERT INTO agentcore_sessions AS s (session_id, state) VALUES (%s, %s) "
     "ON CONFLICT (session_id) DO UPDATE SET state = coalesce(excluded.state, s.state)"
 )
+# One statement each, on the server's clock: insert, or take over a lease ours or expired.
+ACQUIRE_LEASE = (
+    "INSERT INTO agentcore_leases AS l (session_id, owner, expires_at) "
+    "VALUES (%s, %s, clock_timestamp() + make_interval(secs => %s)) "
+    "ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, "
+    "expires_at = excluded.expires_at "
+    "WHERE l.owner = excluded.owner OR l.expires_at <= clock_timestamp()"
+)
+RELEASE_LEASE = (
+    "DELETE FROM agentcore_leases WHERE session_id = %s AND owner = %s "
+    "RETURNING expires_at > clock_timestamp()"
+)
 FIND_TURN = (
     "SELECT slot_id, start, stop, turn_index FROM agentcore_turns "
     "WHERE session_id = %s AND turn_id = %s"

@@ -66,6 +66,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) WITHOUT ROWID
         """,
     ),
+    # 3 to 4: session leases, a row with an expiry (seconds since the epoch).
+    (
+        """
+        CREATE TABLE IF NOT EXISTS leases (
+            session_id TEXT NOT NULL PRIMARY KEY,
+            owner TEXT NOT NULL,
+            expires_at REAL NOT NULL
+        ) WITHOUT ROWID
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -74,5 +84,6 @@ SCHEMA_VERSION = len(MIGRATIONS)
 ``PRAGMA user_version`` holds the same number, so that a release that
 predates the table still refuses a newer database. A file at an older
 version (version 1 has no ``schema_version`` table and no slot ``version``
-column, version 2 no ``turns`` table) is migrated on open, its rows kept.
+column, version 2 no ``turns`` table, version 3 no ``leases`` table) is
+migrated on open, its rows kept.
 """

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import time
 
 from agentcore.errors import StoreError
 from agentcore.stores._codec import (
@@ -136,3 +137,26 @@ def delete_session(conn: sqlite3.Connection, session_id: str) -> bool:
         rollback(conn)
         raise
     return deleted > 0
+
+
+# One statement, atomic on its own: insert, or take over a lease that is ours or expired.
+_ACQUIRE_LEASE = (
+    "INSERT INTO leases (session_id, owner, expires_at) VALUES (?, ?, ?) "
+    "ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, "
+    "expires_at = excluded.expires_at "
+    "WHERE leases.owner = excluded.owner OR leases.expires_at <= ?"
+)
+_RELEASE_LEASE = "DELETE FROM leases WHERE session_id = ? AND owner = ? RETURNING expires_at"
+
+
+def acquire_lease(conn: sqlite3.Connection, session_id: str, owner: str, seconds: float) -> bool:
+    """Take or renew the lease of ``session_id`` for ``owner``; whether it did."""
+    now = time.time()
+    cursor = conn.execute(_ACQUIRE_LEASE, (session_id, owner, now + seconds, now))
+    return cursor.rowcount > 0
+
+
+def release_lease(conn: sqlite3.Connection, session_id: str, owner: str) -> bool:
+    """Give back ``owner``'s lease of ``session_id``; whether ``owner`` held it."""
+    rows = conn.execute(_RELEASE_LEASE, (session_id, owner)).fetchall()
+    return bool(rows) and float(rows[0][0]) > time.time()

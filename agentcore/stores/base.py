@@ -196,6 +196,35 @@ class MemoryStore(Protocol):
         """
         ...
 
+    async def acquire_lease(self, session_id: str, owner: str, seconds: float) -> bool:
+        """Take the lease of ``session_id`` for ``owner`` for ``seconds``; return whether it did.
+
+        The lease is taken when it is free, expired, or already ``owner``'s (then it is
+        renewed: it ends ``seconds`` from now). Held by another owner and not expired, it is
+        left alone and the call returns False at once: it never waits. The lease is a stored
+        row with an expiry (an in-process entry for :class:`InMemoryStore`), not a
+        connection held, so a worker that dies (``kill -9``) holds it only until it expires.
+        PostgreSQL reads the expiry on the server's clock, SQLite on the host's.
+
+        How a session uses it, so that two workers never pay a model call for a turn only
+        one of them can store: pick an ``owner`` unique to the worker (host, pid, a random
+        part); before the model call, ``acquire_lease`` with ``seconds`` longer than a turn
+        takes (its deadline, say), and while it returns False wait with backoff (say 50 ms
+        doubling to 1 s) bounded by the turn's deadline (past it: a timeout, nothing paid);
+        once held, reload the session's fresh history (another worker may have stored a turn
+        meanwhile), call the model, write the turn, then ``release_lease``. A turn longer
+        than ``seconds`` renews it first. The lease is advisory: writes do not check it, and
+        the version rule of :class:`StoreWrite` still refuses a write from a stale view.
+        """
+        ...
+
+    async def release_lease(self, session_id: str, owner: str) -> bool:
+        """Give back ``owner``'s lease of ``session_id``; return whether ``owner`` held it.
+
+        A lease held by another owner (or expired and taken since) is left alone.
+        """
+        ...
+
     async def close(self) -> None:
         """Release the store's resources."""
         ...

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 
 from attrs import define, field
@@ -9,6 +10,7 @@ from attrs import define, field
 from agentcore.messages import Message
 from agentcore.stores._codec import (
     append_conflict,
+    check_lease,
     check_start,
     check_stop,
     decode_config,
@@ -50,6 +52,7 @@ class InMemoryStore(BaseStore):
 
     def __init__(self) -> None:
         self._sessions: dict[str, _Session] = {}
+        self._leases: dict[str, tuple[str, float]] = {}
         self._closed = False
 
     def __repr__(self) -> str:
@@ -175,6 +178,27 @@ class InMemoryStore(BaseStore):
         """Delete everything stored for ``session_id``; return whether it was stored."""
         self._check_open()
         return self._sessions.pop(session_id, None) is not None
+
+    async def acquire_lease(self, session_id: str, owner: str, seconds: float) -> bool:
+        """Take or renew the lease of ``session_id`` for ``owner``; False if another holds it."""
+        self._check_open()
+        seconds = check_lease(session_id, owner, seconds)
+        now = time.monotonic()
+        held = self._leases.get(session_id)
+        if held is not None and held[0] != owner and held[1] > now:
+            return False
+        self._leases[session_id] = (owner, now + seconds)
+        return True
+
+    async def release_lease(self, session_id: str, owner: str) -> bool:
+        """Give back ``owner``'s lease of ``session_id``; return whether ``owner`` held it."""
+        self._check_open()
+        check_lease(session_id, owner)
+        held = self._leases.get(session_id)
+        if held is None or held[0] != owner:
+            return False
+        del self._leases[session_id]
+        return held[1] > time.monotonic()
 
     async def close(self) -> None:
         """Mark the store closed; later calls raise :class:`StoreError`."""

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from agentcore.errors import CorruptDataError
 from agentcore.messages import Message
 from agentcore.stores._codec import (
+    check_lease,
     check_start,
     check_stop,
     decode_config,
@@ -22,7 +23,13 @@ from agentcore.stores._codec import (
 from agentcore.stores._pg_dsn import describe_dsn, hide_password
 from agentcore.stores._pg_pool import Pool
 from agentcore.stores._pg_schema import SCHEMA_VERSION
-from agentcore.stores._pg_write import FIND_TURN, SLOT_HEADS, turn_of_row
+from agentcore.stores._pg_write import (
+    ACQUIRE_LEASE,
+    FIND_TURN,
+    RELEASE_LEASE,
+    SLOT_HEADS,
+    turn_of_row,
+)
 from agentcore.stores._pg_writes import RESOLVE_SECONDS, WRITE_RETRIES, PostgresWrites
 from agentcore.stores.base import JsonValue, SessionState, SlotHead, StoredTurn
 
@@ -189,3 +196,20 @@ class PostgresStore(PostgresWrites):
                 "DELETE FROM agentcore_sessions WHERE session_id = %s", (session_id,)
             )
             return cursor.rowcount > 0
+
+    async def acquire_lease(self, session_id: str, owner: str, seconds: float) -> bool:
+        """Take or renew the lease of ``session_id`` for ``owner``; False if another holds it.
+
+        One statement; the expiry is on the server's clock, so hosts whose clocks differ
+        agree on it.
+        """
+        seconds = check_lease(session_id, owner, seconds)
+        async with self._connection() as conn:
+            cursor = await conn.execute(ACQUIRE_LEASE, (session_id, owner, seconds))
+            return cursor.rowcount > 0
+
+    async def release_lease(self, session_id: str, owner: str) -> bool:
+        """Give back ``owner``'s lease of ``session_id``; return whether ``owner`` held it."""
+        check_lease(session_id, owner)
+        rows = await self._fetchall(RELEASE_LEASE, (session_id, owner))
+        return bool(rows) and bool(rows[0][0])

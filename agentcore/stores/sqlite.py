@@ -13,8 +13,10 @@ from typing import Any, TypeVar
 
 from agentcore.errors import ConfigError, CorruptDataError, StoreError, StoreTimeoutError
 from agentcore.messages import Message
+from agentcore.stores import _sqlite_write as sqlite_leases
 from agentcore.stores._codec import (
     EncodedWrite,
+    check_lease,
     check_start,
     check_stop,
     decode_config,
@@ -393,6 +395,23 @@ class SqliteStore(BaseStore):
         Returns whether the session was stored.
         """
         return await asyncio.to_thread(self._call, lambda conn: delete_session(conn, session_id))
+
+    async def acquire_lease(self, session_id: str, owner: str, seconds: float) -> bool:
+        """Take or renew the lease of ``session_id`` for ``owner``; False if another holds it.
+
+        The expiry is on this host's clock (``time.time()``).
+        """
+        seconds = check_lease(session_id, owner, seconds)
+        return await asyncio.to_thread(
+            self._call, lambda conn: sqlite_leases.acquire_lease(conn, session_id, owner, seconds)
+        )
+
+    async def release_lease(self, session_id: str, owner: str) -> bool:
+        """Give back ``owner``'s lease of ``session_id``; return whether ``owner`` held it."""
+        check_lease(session_id, owner)
+        return await asyncio.to_thread(
+            self._call, lambda conn: sqlite_leases.release_lease(conn, session_id, owner)
+        )
 
     async def close(self) -> None:
         """Close the connection; later calls raise :class:`StoreError`. Closing twice is fine."""
