@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agentcore.stores.base import (
+    MAX_ID_BYTES,
     BaseStore,
     MemoryStore,
     MessageAppend,
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from agentcore.stores.postgres import PostgresStore
 
 __all__ = [
+    "MAX_ID_BYTES",
     "BaseStore",
     "InMemoryStore",
     "MemoryStore",

@@ -15,7 +15,14 @@ from agentcore.errors import ConflictError, CorruptDataError, DuplicateTurnError
 from agentcore.messages import Message, set_token_count, token_counts
 from agentcore.serialization import converter, message_to_dict, parse_json, structure_value
 from agentcore.stores._deadline import check_timeout
-from agentcore.stores.base import JsonValue, MessageAppend, SessionState, StoredTurn, StoreWrite
+from agentcore.stores.base import (
+    MAX_ID_BYTES,
+    JsonValue,
+    MessageAppend,
+    SessionState,
+    StoredTurn,
+    StoreWrite,
+)
 
 T = TypeVar("T")
 
@@ -56,14 +63,31 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def _shown(value: str) -> str:
+    """``value`` for a message: its repr, cut short."""
+    return repr(value) if len(value) <= 40 else f"{value[:40]!r}... ({len(value)} characters)"
+
+
 def _check_id(value: object, what: str) -> str:
     if not isinstance(value, str) or not value:
-        raise StoreError(f"{what} must be a non-empty string, got {value!r}")
+        shown = _shown(value) if isinstance(value, str) else repr(value)
+        raise StoreError(f"{what} must be a non-empty string, got {shown}")
+    if len(value) > MAX_ID_BYTES or len(value.encode("utf-8", "surrogatepass")) > MAX_ID_BYTES:
+        raise StoreError(
+            f"{what} is {len(value.encode('utf-8', 'surrogatepass'))} bytes in UTF-8, over the "
+            f"{MAX_ID_BYTES} bytes a store keeps (PostgreSQL's btree index rows hold at most "
+            f"2704 bytes); use a shorter id, or a hash of it: {_shown(value)}"
+        )
     if "\x00" in value:
         # PostgreSQL text cannot hold NUL; refuse it in every store alike.
-        raise StoreError(f"{what} must not contain NUL characters, got {value!r}")
+        raise StoreError(f"{what} must not contain NUL characters, got {_shown(value)}")
     _check_utf8(value, what)
     return value
+
+
+def check_session_id(session_id: object) -> str:
+    """``session_id`` if every store can keep it; :class:`StoreError` saying why not otherwise."""
+    return _check_id(session_id, "session id")
 
 
 def _check_utf8(text: str, what: str) -> None:

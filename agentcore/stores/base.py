@@ -15,6 +15,12 @@ from agentcore.usage import Usage
 JsonValue = Any
 """A value that :func:`json.dumps` accepts."""
 
+MAX_ID_BYTES = 512
+"""The longest id a store keeps (session id, slot id, data key, turn id, lease owner), in bytes
+of UTF-8 (512 ASCII characters). Every engine refuses longer ids alike: PostgreSQL's btree
+index rows hold at most 2704 bytes (a third of a page), and the primary keys hold up to two
+ids plus an index."""
+
 
 @frozen
 class SessionState:
@@ -193,6 +199,21 @@ class MemoryStore(Protocol):
 
         State, slot configs, messages and data all go. Returns whether the
         session was stored; deleting an unknown session is not an error.
+        """
+        ...
+
+    async def check_session(self, session_id: str, timeout: float | None = None) -> None:
+        """Raise now what would make a write of ``session_id`` fail later; cheap, stores nothing.
+
+        Meant for a session to call when it opens, before it pays for a model call. Raises
+        :class:`~agentcore.errors.StoreError` naming the problem: an id every engine cannot
+        keep (empty, over :data:`MAX_ID_BYTES` = 512 bytes of UTF-8,
+        holding NUL or a lone surrogate), a closed store, a database that cannot be written
+        (SQLite: a read-only file or directory; PostgreSQL: a read-only server such as a hot
+        standby), or one whose write lock another connection holds for longer than
+        ``timeout`` seconds (SQLite; the store's ``busy_timeout`` when None), then as
+        :class:`~agentcore.errors.StoreTimeoutError`. A pass is no promise: a later write
+        can still fail or conflict.
         """
         ...
 

@@ -11,6 +11,7 @@ from agentcore.messages import Message
 from agentcore.stores._codec import (
     append_conflict,
     check_lease,
+    check_session_id,
     check_start,
     check_stop,
     decode_config,
@@ -21,6 +22,7 @@ from agentcore.stores._codec import (
     encode_batch,
     version_conflict,
 )
+from agentcore.stores._deadline import check_timeout
 from agentcore.stores.base import (
     BaseStore,
     JsonValue,
@@ -178,6 +180,12 @@ class InMemoryStore(BaseStore):
         """Delete everything stored for ``session_id``; return whether it was stored."""
         self._check_open()
         return self._sessions.pop(session_id, None) is not None
+
+    async def check_session(self, session_id: str, timeout: float | None = None) -> None:
+        """Raise :class:`StoreError` for an id no store keeps, or a closed store."""
+        self._check_open()
+        check_session_id(session_id)
+        check_timeout(timeout, "check_session timeout")
 
     async def acquire_lease(self, session_id: str, owner: str, seconds: float) -> bool:
         """Take or renew the lease of ``session_id`` for ``owner``; False if another holds it."""

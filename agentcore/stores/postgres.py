@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from agentcore.errors import CorruptDataError
+from agentcore.errors import CorruptDataError, StoreError
 from agentcore.messages import Message
 from agentcore.stores._codec import (
     check_lease,
+    check_session_id,
     check_start,
     check_stop,
     decode_config,
@@ -20,6 +21,7 @@ from agentcore.stores._codec import (
     decode_message,
     decode_state,
 )
+from agentcore.stores._deadline import Deadline, check_timeout
 from agentcore.stores._pg_dsn import describe_dsn, hide_password
 from agentcore.stores._pg_pool import Pool
 from agentcore.stores._pg_schema import SCHEMA_VERSION
@@ -196,6 +198,23 @@ class PostgresStore(PostgresWrites):
                 "DELETE FROM agentcore_sessions WHERE session_id = %s", (session_id,)
             )
             return cursor.rowcount > 0
+
+    async def check_session(self, session_id: str, timeout: float | None = None) -> None:
+        """Raise :class:`StoreError` for an id no store keeps, an unreachable or read-only server.
+
+        One short query on a pooled connection (the first call also sets up the tables).
+        """
+        check_session_id(session_id)
+        deadline = Deadline.after(check_timeout(timeout, "check_session timeout"))
+        async with self._connection(deadline) as conn:
+            cursor = await conn.execute("SHOW transaction_read_only")
+            row = await cursor.fetchone()
+        if row is not None and row[0] == "on":
+            raise StoreError(
+                f"{self._where} is read-only (transaction_read_only is on: a hot standby, or a "
+                "database or role set read-only), so no turn could be stored; connect to the "
+                "primary"
+            )
 
     async def acquire_lease(self, session_id: str, owner: str, seconds: float) -> bool:
         """Take or renew the lease of ``session_id`` for ``owner``; False if another holds it.

@@ -17,6 +17,7 @@ from agentcore.stores import _sqlite_write as sqlite_leases
 from agentcore.stores._codec import (
     EncodedWrite,
     check_lease,
+    check_session_id,
     check_start,
     check_stop,
     decode_config,
@@ -66,6 +67,16 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
     if code is not None:
         return code & 0xFF in (_SQLITE_BUSY, _SQLITE_LOCKED)
     return "database is locked" in str(exc) or "database table is locked" in str(exc)
+
+
+_SQLITE_READONLY = 8
+
+
+def _is_readonly(exc: sqlite3.OperationalError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    if code is not None:
+        return bool(code & 0xFF == _SQLITE_READONLY)
+    return "readonly database" in str(exc)
 
 
 def _is_not_a_database(exc: sqlite3.DatabaseError) -> bool:
@@ -395,6 +406,47 @@ class SqliteStore(BaseStore):
         Returns whether the session was stored.
         """
         return await asyncio.to_thread(self._call, lambda conn: delete_session(conn, session_id))
+
+    async def check_session(self, session_id: str, timeout: float | None = None) -> None:
+        """Raise :class:`StoreError` for an id no store keeps, a read-only or locked file.
+
+        Takes the write lock and writes one row in a transaction rolled back: microseconds
+        when the file is free. Waits at most ``timeout`` seconds (``busy_timeout`` when None)
+        for another connection's write lock, then raises
+        :class:`~agentcore.errors.StoreTimeoutError` naming the file.
+        """
+        check_session_id(session_id)
+        wait = check_timeout(timeout, "check_session timeout")
+        await asyncio.to_thread(self._check_writable, self._busy_timeout if wait is None else wait)
+
+    def _check_writable(self, wait: float) -> None:
+        with self._lock:
+            self._check_open()
+            conn = self._conn
+            try:
+                conn.execute(f"PRAGMA busy_timeout = {max(1, round(1000 * wait))}")
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                    try:
+                        conn.execute("UPDATE schema_version SET version = version")
+                    finally:
+                        rollback(conn)
+                finally:
+                    conn.execute(f"PRAGMA busy_timeout = {round(1000 * self._busy_timeout)}")
+            except sqlite3.OperationalError as exc:
+                if _is_busy(exc):
+                    raise StoreTimeoutError(
+                        f"SQLite store {self._path} is locked: another connection held its "
+                        f"write lock for {wait:g} s, so a turn could not be stored now"
+                    ) from exc
+                if _is_readonly(exc):
+                    raise StoreError(
+                        f"SQLite store {self._path} is read-only ({exc}), so no turn could be "
+                        "stored; make the file and its directory writable by this process"
+                    ) from exc
+                raise StoreError(f"SQLite store {self._path} cannot be written: {exc}") from exc
+            except sqlite3.Error as exc:
+                raise StoreError(f"SQLite store {self._path} cannot be written: {exc}") from exc
 
     async def acquire_lease(self, session_id: str, owner: str, seconds: float) -> bool:
         """Take or renew the lease of ``session_id`` for ``owner``; False if another holds it.
