@@ -9,11 +9,12 @@ import json
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
+import cattrs
 from attrs import frozen
 
 from agentcore.errors import ConflictError, CorruptDataError, DuplicateTurnError, StoreError
 from agentcore.messages import Message, set_token_count, token_counts
-from agentcore.serialization import converter, message_to_dict, parse_json, structure_value
+from agentcore.serialization import converter, message_to_dict
 from agentcore.stores._deadline import check_timeout
 from agentcore.stores.base import (
     MAX_ID_BYTES,
@@ -267,19 +268,47 @@ def version_conflict(session_id: str, slot_id: str, expected: int, stored: int) 
 
 def _decode(text: Any, cls: type[T], where: str) -> T:
     """Parse stored JSON ``text`` as ``cls``; anything wrong raises :class:`CorruptDataError`."""
-    return _structure(parse_json(text, where=where), cls, where)
+    return _structure(_parse(text, where), cls, where)
+
+
+# A stored record that cannot be read is named (session, slot, index or key), never shown:
+# its content may be a user's message, and the error goes into logs. So these errors carry
+# the position or JSON path of the damage and the kind of problem, and no exception that
+# holds the text (json's and cattrs' do) is chained to them.
+
+
+def _parse(text: Any, where: str) -> Any:
+    """The JSON value stored as ``text``; invalid JSON raises :class:`CorruptDataError`."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        detail = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+    except (TypeError, ValueError, RecursionError) as exc:
+        detail = type(exc).__name__
+    raise CorruptDataError(f"stored {where} is not valid JSON ({detail}; content not shown)")
 
 
 def _structure(data: Any, cls: type[T], where: str) -> T:
     """Parsed JSON ``data`` as ``cls``; anything wrong raises :class:`CorruptDataError`."""
     try:
-        return structure_value(data, cls, where=where)
-    except CorruptDataError:
-        raise
-    except Exception as exc:
-        # structure_value lets some shape errors through (e.g. a JSON list
-        # where an object is stored); they still mean the record is corrupt.
-        raise CorruptDataError(f"stored {where} does not match its format: {exc!r}") from exc
+        return converter.structure(data, cls)
+    except Exception as exc:  # cattrs and attrs validators raise many kinds
+        detail = "; ".join(
+            cattrs.transform_error(exc, format_exception=_kind_of_error)
+            if isinstance(exc, cattrs.BaseValidationError)
+            else [type(exc).__name__]
+        )
+    raise CorruptDataError(
+        f"stored {where} does not match its format ({detail}; content not shown)"
+    )
+
+
+def _kind_of_error(exc: BaseException, type_: type | None) -> str:
+    """What went wrong at one JSON path, without the value (cattrs' own text may show it)."""
+    if isinstance(exc, KeyError):
+        return "required field missing"
+    expected = getattr(type_, "__name__", None) if type_ is not None else None
+    return f"invalid value ({type(exc).__name__}{f', expected {expected}' if expected else ''})"
 
 
 def decode_config(text: Any, slot_id: str, session_id: str) -> _ConfigDict:
@@ -293,7 +322,7 @@ def decode_message(text: Any, slot_id: str, index: int, session_id: str) -> Mess
     again when needed), never an error.
     """
     where = f"message {index} of slot {slot_id!r} in session {session_id!r}"
-    data = parse_json(text, where=where)
+    data = _parse(text, where)
     counts = data.pop(TOKENS_FIELD, None) if isinstance(data, dict) else None
     message = _structure(data, Message, where)
     if isinstance(counts, dict):

@@ -69,6 +69,19 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
     return "database is locked" in str(exc) or "database table is locked" in str(exc)
 
 
+class _UndecodableText(Exception):
+    """A stored text value is not valid UTF-8 (a damaged page); carries no part of it."""
+
+
+def _strict_text(raw: bytes) -> str:
+    """Decode a stored text; sqlite3's own error would quote the whole value, so not that."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    raise _UndecodableText  # outside the except: no chained error holds the bytes
+
+
 _SQLITE_READONLY = 8
 
 
@@ -149,6 +162,7 @@ class SqliteStore(BaseStore):
             )
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open SQLite store {path}: {exc}") from exc
+        conn.text_factory = _strict_text
         try:
             self._prepare(conn)
         except BaseException:
@@ -229,6 +243,11 @@ class SqliteStore(BaseStore):
             self._check_open()
             try:
                 return fn(self._conn)
+            except _UndecodableText:
+                raise CorruptDataError(
+                    f"SQLite store {self._path}: a stored text is not valid UTF-8, the file is "
+                    "damaged there (content not shown)"
+                ) from None
             except sqlite3.Error as exc:
                 raise StoreError(f"SQLite store {self._path}: {exc}") from exc
 
@@ -337,14 +356,29 @@ class SqliteStore(BaseStore):
         # Both bounds on idx, so the read is a range scan of the primary key.
         end = (1 << 63) - 1 if stop is None else stop
 
-        def load() -> list[Message]:
-            rows = self._fetchall(
+        def fetch(conn: sqlite3.Connection) -> list[Any]:
+            cursor = conn.execute(
                 "SELECT idx, body FROM messages WHERE session_id = ? AND slot_id = ? "
                 "AND idx >= ? AND idx < ? ORDER BY idx",
                 (session_id, slot_id, start, end),
             )
+            rows: list[Any] = []
+            while True:
+                try:
+                    row = cursor.fetchone()
+                except _UndecodableText:
+                    raise CorruptDataError(
+                        f"stored message {start + len(rows)} of slot {slot_id!r} in session "
+                        f"{session_id!r} is not valid UTF-8: the file {self._path} is damaged "
+                        "there (content not shown)"
+                    ) from None
+                if row is None:
+                    return rows
+                rows.append(row)
+
+        def load() -> list[Message]:
             messages: list[Message] = []
-            for expected, (index, body) in enumerate(rows, start):
+            for expected, (index, body) in enumerate(self._call(fetch), start):
                 if index != expected:
                     raise CorruptDataError(
                         f"stored message {expected} of slot {slot_id!r} in session "
