@@ -50,7 +50,7 @@ class PostgresWrites(PostgresConnections):
         that is not the slot's, is refused with :class:`~agentcore.errors.ConflictError`;
         a ``turn_id`` already stored with :class:`~agentcore.errors.DuplicateTurnError`.
         A write with a ``turn_id`` whose connection breaks is tried again (at most
-        :data:`WRITE_RETRIES` times), then resolved by reading back whether its turn id is
+        ``WRITE_RETRIES`` (2) times), then resolved by reading back whether its turn id is
         stored: see :class:`~agentcore.stores.StoreWrite`.
         """
         self._check_open()

@@ -86,7 +86,7 @@ class StoreWrite:
     With a ``turn_id``, an error means "not stored": when the connection breaks
     during the write (so the commit may or may not have happened), the store
     tries the write again (PostgreSQL: at most
-    :data:`~agentcore.stores.postgres.WRITE_RETRIES` times) and reads back
+    ``agentcore.stores.postgres.WRITE_RETRIES`` (2) times) and reads back
     whether the turn id is stored; stored, the write returns normally. Only
     :class:`~agentcore.errors.WriteOutcomeUnknownError` (the server stayed
     unreachable for the read-back too) leaves the outcome open. Without a
@@ -207,7 +207,7 @@ class MemoryStore(Protocol):
 
         Meant for a session to call when it opens, before it pays for a model call. Raises
         :class:`~agentcore.errors.StoreError` naming the problem: an id every engine cannot
-        keep (empty, over :data:`MAX_ID_BYTES` = 512 bytes of UTF-8,
+        keep (empty, over ``agentcore.stores.MAX_ID_BYTES`` = 512 bytes of UTF-8,
         holding NUL or a lone surrogate), a closed store, a database that cannot be written
         (SQLite: a read-only file or directory; PostgreSQL: a read-only server such as a hot
         standby), or one whose write lock another connection holds for longer than
@@ -260,7 +260,7 @@ class BaseStore:
     ``async with store:`` closes it on the way out; once :meth:`close` has run,
     every call raises :class:`~agentcore.errors.StoreError` ("store is closed").
     A subclass implements :meth:`close` (setting ``_closed``) and calls
-    :meth:`_check_open` first in each method. A third-party store may use it too.
+    ``_check_open()`` first in each method. A third-party store may use it too.
     """
 
     _closed: bool = False
