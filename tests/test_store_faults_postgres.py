@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 import uuid
 from collections.abc import AsyncIterator
 from functools import partial
@@ -256,3 +257,91 @@ def test_prepare_threshold_is_checked() -> None:
     for bad in (-1, 1.5, "5", True):
         with pytest.raises(Exception, match="prepare_threshold"):
             PostgresStore("postgresql://localhost/db", prepare_threshold=bad)  # type: ignore[arg-type]
+
+
+# -- a write whose outcome cannot be read back -------------------------------------------------
+
+
+class _FailingCursor(psycopg.AsyncCursor):  # type: ignore[misc]
+    """Fails like a lost connection (an error without SQLSTATE) at the statement storing a turn id.
+
+    ``mode`` "once" fails that statement once; "down" fails it and every later statement,
+    as a server that stays unreachable, until ``mode`` is cleared.
+    """
+
+    mode: str | None = None
+    down = False
+
+    async def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
+        if _FailingCursor.mode and "INSERT INTO agentcore_turns" in str(query):
+            _FailingCursor.down = _FailingCursor.mode == "down"
+            _FailingCursor.mode = None
+            raise psycopg.OperationalError("no connection to the server (simulated)")
+        if _FailingCursor.down:
+            raise psycopg.OperationalError("no connection to the server (simulated)")
+        return await super().execute(query, params, **kwargs)
+
+
+async def _failing_pool(postgres_dsn: str) -> Any:
+    from psycopg_pool import AsyncConnectionPool
+
+    async def configure(conn: Any) -> None:
+        conn.cursor_factory = _FailingCursor
+
+    return AsyncConnectionPool(
+        postgres_dsn, min_size=1, max_size=2, open=False, configure=configure
+    )
+
+
+async def test_a_write_whose_outcome_cannot_be_read_back_says_so(postgres_dsn: str) -> None:
+    from agentcore.errors import WriteOutcomeUnknownError
+    from agentcore.stores import StoredTurn
+
+    pool = await _failing_pool(postgres_dsn)
+    body = [Message.user("q"), Message.assistant("a")]
+    try:
+        async with PostgresStore(pool) as store:
+            await store.list_sessions()
+            _FailingCursor.mode = "down"
+            started = time.monotonic()
+            try:
+                with pytest.raises(WriteOutcomeUnknownError, match=r"could not be read back"):
+                    await store.write(
+                        StoreWrite(
+                            "s", appends={"main": MessageAppend(0, body)}, turn_id="t1", timeout=1
+                        )
+                    )
+            finally:
+                _FailingCursor.mode, _FailingCursor.down = None, False
+            # The read-back was given RESOLVE_SECONDS (2 s), not more.
+            assert time.monotonic() - started < 1 + 2 + 10
+            # The server is back: the turn is not stored, and the same write stores it once.
+            assert await store.find_turn("s", "t1") is None
+            await store.write(
+                StoreWrite("s", appends={"main": MessageAppend(0, body)}, turn_id="t1")
+            )
+            assert await store.find_turn("s", "t1") == StoredTurn("main", 0, 2, None)
+    finally:
+        await pool.close()
+
+
+async def test_a_write_whose_connection_broke_is_tried_again_and_stored_once(
+    postgres_dsn: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    pool = await _failing_pool(postgres_dsn)
+    body = [Message.user("q"), Message.assistant("a")]
+    try:
+        async with PostgresStore(pool) as store:
+            await store.list_sessions()
+            _FailingCursor.mode = "once"
+            try:
+                with caplog.at_level(logging.WARNING, logger="agentcore.stores.postgres"):
+                    await store.write(
+                        StoreWrite("s", appends={"main": MessageAppend(0, body)}, turn_id="t1")
+                    )
+            finally:
+                _FailingCursor.mode, _FailingCursor.down = None, False
+            assert "trying again (1 of 2)" in caplog.text
+            assert await store.load_messages("s", "main") == body
+    finally:
+        await pool.close()

@@ -33,8 +33,9 @@ WRITE_RETRIES = 2
 RESOLVE_SECONDS = 2.0
 """The least time given to reading back whether a write whose connection broke was stored.
 
-A write with a ``timeout`` may overrun it by this much to find out, rather than leave its
-outcome unknown.
+The read-back may take what is left of the write's ``timeout``, and at least this long (so
+a write may overrun its timeout by this much to find out, rather than leave its outcome
+unknown); a write without a timeout gives it the store's ``timeout`` (30 s by default).
 """
 
 _RETRY_PAUSE = 0.05
