@@ -262,7 +262,7 @@ def test_prepare_threshold_is_checked() -> None:
 # -- a write whose outcome cannot be read back -------------------------------------------------
 
 
-class _FailingCursor(psycopg.AsyncCursor):  # type: ignore[misc]
+class _FailingCursor(psycopg.AsyncCursor):  # type: ignore[misc,name-defined]
     """Fails like a lost connection (an error without SQLSTATE) at the statement storing a turn id.
 
     ``mode`` "once" fails that statement once; "down" fails it and every later statement,
