@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, TypedDict
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
+    from agentcore.stores.base import StoredTurn
+
 
 class AgentCoreError(Exception):
     """Base class of every error agentcore raises on purpose."""
@@ -49,6 +51,41 @@ class ConflictError(StoreError):
 
     The write was refused and nothing of it was stored; the message says
     what to do (usually: resume the session and submit again).
+    """
+
+
+class DuplicateTurnError(ConflictError):
+    """A write named a ``turn_id`` that is already stored for its session.
+
+    The write was refused whole and nothing of it was stored. ``turn`` is
+    where the stored turn is (its slot, message range and turn index), so a
+    caller that resubmitted a turn can return the stored one instead.
+    """
+
+    def __init__(self, message: str, turn: StoredTurn) -> None:
+        super().__init__(message)
+        self.turn = turn
+
+
+class WriteOutcomeUnknownError(StoreError):
+    """A write with a ``turn_id`` lost its connection and the store could not find out after.
+
+    The only :class:`StoreError` after which a write with a ``turn_id`` may
+    have been stored: the connection broke during the write, the store's
+    retries broke too, and reading back whether the turn id is stored failed
+    as well (the server stayed unreachable). Ask
+    :meth:`~agentcore.stores.MemoryStore.find_turn` once the server is back.
+    """
+
+
+class StoreTimeoutError(StoreError, TimeoutError):
+    """A store call did not finish within its deadline, and stored nothing.
+
+    Raised by a write whose :attr:`~agentcore.stores.StoreWrite.timeout` ran out
+    (waiting for a locked session, a busy database or a pooled connection
+    included) or that hit a store-level ``lock_timeout`` / ``statement_timeout``.
+    The transaction was rolled back and its connection given back. It is a
+    :class:`TimeoutError`, so ``except TimeoutError`` catches it too.
     """
 
 

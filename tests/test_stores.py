@@ -490,7 +490,15 @@ async def test_sqlite_database_settings(tmp_path: Path) -> None:
             row[0] for row in raw.execute("SELECT name FROM sqlite_master WHERE type='table'")
         }
     raw.close()
-    assert tables == {"sessions", "slots", "messages", "session_data", "schema_version"}
+    assert tables == {
+        "sessions",
+        "slots",
+        "messages",
+        "session_data",
+        "turns",
+        "leases",
+        "schema_version",
+    }
     with sqlite3.connect(path) as raw:
         assert raw.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
     raw.close()

@@ -20,7 +20,7 @@ psycopg = pytest.importorskip("psycopg")
 psycopg_pool = pytest.importorskip("psycopg_pool")
 
 from agentcore.stores import PostgresStore  # noqa: E402
-from agentcore.stores import postgres as postgres_module  # noqa: E402
+from agentcore.stores import _pg_schema as postgres_module  # noqa: E402
 
 
 def msgs(n: int, prefix: str = "m") -> list[Message]:
@@ -137,6 +137,8 @@ async def test_schema_is_created_on_first_use_with_its_version(
         "agentcore_slots",
         "agentcore_messages",
         "agentcore_session_data",
+        "agentcore_turns",
+        "agentcore_leases",
     }
     version = raw.execute("SELECT version FROM agentcore_schema_version").fetchall()
     assert version == [(postgres_module.SCHEMA_VERSION,)]

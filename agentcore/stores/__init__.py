@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agentcore.stores.base import MemoryStore, MessageAppend, SessionState, SlotHead, StoreWrite
+from agentcore.stores.base import (
+    MAX_ID_BYTES,
+    BaseStore,
+    MemoryStore,
+    MessageAppend,
+    SessionState,
+    SlotHead,
+    StoredTurn,
+    StoreWrite,
+)
 from agentcore.stores.memory import InMemoryStore
 from agentcore.stores.sqlite import SqliteStore
 
@@ -16,6 +25,8 @@ if TYPE_CHECKING:
     from agentcore.stores.postgres import PostgresStore
 
 __all__ = [
+    "MAX_ID_BYTES",
+    "BaseStore",
     "InMemoryStore",
     "MemoryStore",
     "MessageAppend",
@@ -24,6 +35,7 @@ __all__ = [
     "SlotHead",
     "SqliteStore",
     "StoreWrite",
+    "StoredTurn",
 ]
 
 

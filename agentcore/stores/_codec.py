@@ -9,12 +9,21 @@ import json
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
+import cattrs
 from attrs import frozen
 
-from agentcore.errors import ConflictError, CorruptDataError, StoreError
+from agentcore.errors import ConflictError, CorruptDataError, DuplicateTurnError, StoreError
 from agentcore.messages import Message, set_token_count, token_counts
-from agentcore.serialization import converter, message_to_dict, parse_json, structure_value
-from agentcore.stores.base import JsonValue, MessageAppend, SessionState, StoreWrite
+from agentcore.serialization import converter, message_to_dict
+from agentcore.stores._deadline import check_timeout
+from agentcore.stores.base import (
+    MAX_ID_BYTES,
+    JsonValue,
+    MessageAppend,
+    SessionState,
+    StoredTurn,
+    StoreWrite,
+)
 
 T = TypeVar("T")
 
@@ -44,20 +53,42 @@ class EncodedWrite:
     data: dict[str, str]
     deleted_data: tuple[str, ...]
     expected_versions: dict[str, int]
+    timeout: float | None = None
+    """Seconds the write may take (:attr:`StoreWrite.timeout`)."""
+    turn_id: str | None = None
+    turn: StoredTurn | None = None
+    """Where the write puts its turn, when it has a ``turn_id``."""
 
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def _shown(value: str) -> str:
+    """``value`` for a message: its repr, cut short."""
+    return repr(value) if len(value) <= 40 else f"{value[:40]!r}... ({len(value)} characters)"
+
+
 def _check_id(value: object, what: str) -> str:
     if not isinstance(value, str) or not value:
-        raise StoreError(f"{what} must be a non-empty string, got {value!r}")
+        shown = _shown(value) if isinstance(value, str) else repr(value)
+        raise StoreError(f"{what} must be a non-empty string, got {shown}")
+    if len(value) > MAX_ID_BYTES or len(value.encode("utf-8", "surrogatepass")) > MAX_ID_BYTES:
+        raise StoreError(
+            f"{what} is {len(value.encode('utf-8', 'surrogatepass'))} bytes in UTF-8, over the "
+            f"{MAX_ID_BYTES} bytes a store keeps (PostgreSQL's btree index rows hold at most "
+            f"2704 bytes); use a shorter id, or a hash of it: {_shown(value)}"
+        )
     if "\x00" in value:
         # PostgreSQL text cannot hold NUL; refuse it in every store alike.
-        raise StoreError(f"{what} must not contain NUL characters, got {value!r}")
+        raise StoreError(f"{what} must not contain NUL characters, got {_shown(value)}")
     _check_utf8(value, what)
     return value
+
+
+def check_session_id(session_id: object) -> str:
+    """``session_id`` if every store can keep it; :class:`StoreError` saying why not otherwise."""
+    return _check_id(session_id, "session id")
 
 
 def _check_utf8(text: str, what: str) -> None:
@@ -153,7 +184,55 @@ def encode_batch(batch: StoreWrite) -> EncodedWrite:
             )
         expected[slot_id] = version
 
-    return EncodedWrite(session_id, state, slot_configs, appends, data, deleted, expected)
+    timeout = check_timeout(batch.timeout, f"timeout of the write to {where}")
+    turn_id: str | None = None
+    turn: StoredTurn | None = None
+    if batch.turn_id is not None:
+        turn_id = _check_id(batch.turn_id, f"turn id of a write to {where}")
+        turn = _turn_of(batch, appends, turn_id, where)
+    return EncodedWrite(
+        session_id,
+        state,
+        slot_configs,
+        appends,
+        data,
+        deleted,
+        expected,
+        timeout=timeout,
+        turn_id=turn_id,
+        turn=turn,
+    )
+
+
+def _turn_of(
+    batch: StoreWrite, appends: Mapping[str, EncodedAppend], turn_id: str, where: str
+) -> StoredTurn:
+    """Where the write of turn ``turn_id`` puts it: the one slot it appends messages to."""
+    filled = sorted(slot_id for slot_id, append in appends.items() if append.bodies)
+    if len(filled) > 1:
+        raise StoreError(
+            f"the write of turn {turn_id!r} to {where} appends messages to {len(filled)} slots "
+            f"({', '.join(map(repr, filled))}); a turn's messages go to one slot"
+        )
+    turn_index = batch.state.turn_index if batch.state is not None else None
+    if not filled:
+        return StoredTurn(None, 0, 0, turn_index)
+    append = appends[filled[0]]
+    return StoredTurn(filled[0], append.start, append.start + len(append.bodies), turn_index)
+
+
+def duplicate_turn(session_id: str, turn_id: str, turn: StoredTurn) -> DuplicateTurnError:
+    """The error for a write whose ``turn_id`` is already stored."""
+    where = (
+        f"messages {turn.start} to {turn.stop - 1} of slot {turn.slot_id!r}"
+        if turn.slot_id is not None and turn.stop > turn.start
+        else "no messages"
+    )
+    return DuplicateTurnError(
+        f"turn {turn_id!r} of session {session_id!r} is stored already ({where}); "
+        "nothing of this write was stored",
+        turn,
+    )
 
 
 TOKENS_FIELD = "tokens"
@@ -189,19 +268,47 @@ def version_conflict(session_id: str, slot_id: str, expected: int, stored: int) 
 
 def _decode(text: Any, cls: type[T], where: str) -> T:
     """Parse stored JSON ``text`` as ``cls``; anything wrong raises :class:`CorruptDataError`."""
-    return _structure(parse_json(text, where=where), cls, where)
+    return _structure(_parse(text, where), cls, where)
+
+
+# A stored record that cannot be read is named (session, slot, index or key), never shown:
+# its content may be a user's message, and the error goes into logs. So these errors carry
+# the position or JSON path of the damage and the kind of problem, and no exception that
+# holds the text (json's and cattrs' do) is chained to them.
+
+
+def _parse(text: Any, where: str) -> Any:
+    """The JSON value stored as ``text``; invalid JSON raises :class:`CorruptDataError`."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        detail = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+    except (TypeError, ValueError, RecursionError) as exc:
+        detail = type(exc).__name__
+    raise CorruptDataError(f"stored {where} is not valid JSON ({detail}; content not shown)")
 
 
 def _structure(data: Any, cls: type[T], where: str) -> T:
     """Parsed JSON ``data`` as ``cls``; anything wrong raises :class:`CorruptDataError`."""
     try:
-        return structure_value(data, cls, where=where)
-    except CorruptDataError:
-        raise
-    except Exception as exc:
-        # structure_value lets some shape errors through (e.g. a JSON list
-        # where an object is stored); they still mean the record is corrupt.
-        raise CorruptDataError(f"stored {where} does not match its format: {exc!r}") from exc
+        return converter.structure(data, cls)
+    except Exception as exc:  # cattrs and attrs validators raise many kinds
+        detail = "; ".join(
+            cattrs.transform_error(exc, format_exception=_kind_of_error)
+            if isinstance(exc, cattrs.BaseValidationError)
+            else [type(exc).__name__]
+        )
+    raise CorruptDataError(
+        f"stored {where} does not match its format ({detail}; content not shown)"
+    )
+
+
+def _kind_of_error(exc: BaseException, type_: type | None) -> str:
+    """What went wrong at one JSON path, without the value (cattrs' own text may show it)."""
+    if isinstance(exc, KeyError):
+        return "required field missing"
+    expected = getattr(type_, "__name__", None) if type_ is not None else None
+    return f"invalid value ({type(exc).__name__}{f', expected {expected}' if expected else ''})"
 
 
 def decode_config(text: Any, slot_id: str, session_id: str) -> _ConfigDict:
@@ -215,7 +322,7 @@ def decode_message(text: Any, slot_id: str, index: int, session_id: str) -> Mess
     again when needed), never an error.
     """
     where = f"message {index} of slot {slot_id!r} in session {session_id!r}"
-    data = parse_json(text, where=where)
+    data = _parse(text, where)
     counts = data.pop(TOKENS_FIELD, None) if isinstance(data, dict) else None
     message = _structure(data, Message, where)
     if isinstance(counts, dict):
@@ -248,3 +355,13 @@ def check_stop(start: int, stop: object) -> int | None:
             f"load_messages needs a stop index >= start ({start}) or None, got {stop!r}"
         )
     return stop
+
+
+def check_lease(session_id: object, owner: object, seconds: object = 1.0) -> float:
+    """Check the arguments of a lease call; return ``seconds`` as a float."""
+    _check_id(session_id, "session id of a lease")
+    _check_id(owner, "lease owner")
+    checked = check_timeout(seconds, "lease seconds")
+    if checked is None:
+        raise StoreError("lease seconds must be a finite number of seconds > 0, got None")
+    return checked

@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from types import TracebackType
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from attrs import define, field, frozen
 
+from agentcore.errors import StoreError
 from agentcore.messages import Message
 from agentcore.usage import Usage
 
 JsonValue = Any
 """A value that :func:`json.dumps` accepts."""
+
+MAX_ID_BYTES = 512
+"""The longest id a store keeps (session id, slot id, data key, turn id, lease owner), in bytes
+of UTF-8 (512 ASCII characters). Every engine refuses longer ids alike: PostgreSQL's btree
+index rows hold at most 2704 bytes (a third of a page), and the primary keys hold up to two
+ids plus an index."""
 
 
 @frozen
@@ -64,6 +72,34 @@ class StoreWrite:
     ``expected_versions`` names a slot whose stored version differs, or
     whose append does not start at the slot's count, is refused whole with
     :class:`~agentcore.errors.ConflictError`.
+
+    ``turn_id`` makes the write idempotent: the store keeps the ids of the
+    writes that carried one (per session), and a write whose ``turn_id`` is
+    already stored is refused whole with
+    :class:`~agentcore.errors.DuplicateTurnError` (a ``ConflictError``;
+    its ``turn`` says where the stored one is, as :meth:`MemoryStore.find_turn`
+    does). That check comes before every other: a resubmitted turn is reported
+    as a duplicate, not as a conflicting append. A write with a ``turn_id``
+    appends messages to at most one slot (the turn's); one that appends to
+    two is refused with :class:`~agentcore.errors.StoreError`.
+
+    With a ``turn_id``, an error means "not stored": when the connection breaks
+    during the write (so the commit may or may not have happened), the store
+    tries the write again (PostgreSQL: at most
+    ``agentcore.stores.postgres.WRITE_RETRIES`` (2) times) and reads back
+    whether the turn id is stored; stored, the write returns normally. Only
+    :class:`~agentcore.errors.WriteOutcomeUnknownError` (the server stayed
+    unreachable for the read-back too) leaves the outcome open. Without a
+    ``turn_id``, a write whose connection broke raises ``StoreError`` and may
+    have been stored.
+
+    ``timeout`` is how many seconds the write may take, every wait included:
+    for a pooled connection, for a session another transaction holds locked,
+    for a busy database file. Past it the store raises
+    :class:`~agentcore.errors.StoreTimeoutError` (a ``StoreError`` and a
+    ``TimeoutError``) having stored nothing, and holds no connection or lock
+    for it any more. None leaves only the store's own limits (see each
+    engine's constructor). A session passes what is left of its turn deadline.
     """
 
     session_id: str
@@ -73,6 +109,26 @@ class StoreWrite:
     data: dict[str, JsonValue] = field(factory=dict)
     deleted_data: set[str] = field(factory=set)
     expected_versions: dict[str, int] = field(factory=dict)
+    turn_id: str | None = None
+    timeout: float | None = None
+
+
+@frozen
+class StoredTurn:
+    """Where a write with a ``turn_id`` put its turn.
+
+    ``slot_id`` is the slot its messages went to, ``start`` and ``stop`` their
+    index range there (``stop`` exclusive; equal when it appended none, and
+    ``slot_id`` None when it appended to no slot). ``turn_index`` is the
+    :attr:`SessionState.turn_index` the write stored (the number of turns once
+    it was stored: the turn's own 0-based index is one less), None when the
+    write stored no state.
+    """
+
+    slot_id: str | None
+    start: int
+    stop: int
+    turn_index: int | None
 
 
 @runtime_checkable
@@ -92,6 +148,13 @@ class MemoryStore(Protocol):
 
     async def load_state(self, session_id: str) -> SessionState | None:
         """The saved state of ``session_id``, or None for a new session."""
+        ...
+
+    async def find_turn(self, session_id: str, turn_id: str) -> StoredTurn | None:
+        """Where the write with ``turn_id`` stored its turn in ``session_id``, or None.
+
+        Reads what is committed: a write still running is not seen.
+        """
         ...
 
     async def load_slot_configs(self, session_id: str) -> dict[str, Mapping[str, JsonValue]]:
@@ -139,6 +202,91 @@ class MemoryStore(Protocol):
         """
         ...
 
+    async def check_session(self, session_id: str, timeout: float | None = None) -> None:
+        """Raise now what would make a write of ``session_id`` fail later; cheap, stores nothing.
+
+        Meant for a session to call when it opens, before it pays for a model call. Raises
+        :class:`~agentcore.errors.StoreError` naming the problem: an id every engine cannot
+        keep (empty, over ``agentcore.stores.MAX_ID_BYTES`` = 512 bytes of UTF-8,
+        holding NUL or a lone surrogate), a closed store, a database that cannot be written
+        (SQLite: a read-only file or directory; PostgreSQL: a read-only server such as a hot
+        standby), or one whose write lock another connection holds for longer than
+        ``timeout`` seconds (SQLite; the store's ``busy_timeout`` when None), then as
+        :class:`~agentcore.errors.StoreTimeoutError`. A pass is no promise: a later write
+        can still fail or conflict.
+        """
+        ...
+
+    async def acquire_lease(self, session_id: str, owner: str, seconds: float) -> bool:
+        """Take the lease of ``session_id`` for ``owner`` for ``seconds``; return whether it did.
+
+        The lease is taken when it is free, expired, or already ``owner``'s (then it is
+        renewed: it ends ``seconds`` from now). Held by another owner and not expired, it is
+        left alone and the call returns False at once: it never waits. The lease is a stored
+        row with an expiry (an in-process entry for :class:`InMemoryStore`), not a
+        connection held, so a worker that dies (``kill -9``) holds it only until it expires.
+        PostgreSQL reads the expiry on the server's clock, SQLite on the host's.
+
+        How a session uses it, so that two workers never pay a model call for a turn only
+        one of them can store: pick an ``owner`` unique to the worker (host, pid, a random
+        part); before the model call, ``acquire_lease`` with ``seconds`` longer than a turn
+        takes (its deadline, say), and while it returns False wait with backoff (say 50 ms
+        doubling to 1 s) bounded by the turn's deadline (past it: a timeout, nothing paid);
+        once held, reload the session's fresh history (another worker may have stored a turn
+        meanwhile), call the model, write the turn, then ``release_lease``. A turn longer
+        than ``seconds`` renews it first. The lease is advisory: writes do not check it, and
+        the version rule of :class:`StoreWrite` still refuses a write from a stale view.
+        """
+        ...
+
+    async def release_lease(self, session_id: str, owner: str) -> bool:
+        """Give back ``owner``'s lease of ``session_id``; return whether ``owner`` held it.
+
+        A lease held by another owner (or expired and taken since) is left alone.
+        """
+        ...
+
     async def close(self) -> None:
         """Release the store's resources."""
         ...
+
+
+_Store = TypeVar("_Store", bound="BaseStore")
+
+
+class BaseStore:
+    """The lifecycle every store of agentcore shares, written once.
+
+    ``async with store:`` closes it on the way out; once :meth:`close` has run,
+    every call raises :class:`~agentcore.errors.StoreError` ("store is closed").
+    A subclass implements :meth:`close` (setting ``_closed``) and calls
+    ``_check_open()`` first in each method. A third-party store may use it too.
+    """
+
+    _closed: bool = False
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` has run."""
+        return self._closed
+
+    async def __aenter__(self: _Store) -> _Store:
+        self._check_open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    def _check_open(self) -> None:
+        """Raise :class:`~agentcore.errors.StoreError` once the store is closed."""
+        if self._closed:
+            raise StoreError("store is closed")
+
+    async def close(self) -> None:
+        """Release the store's resources; later calls raise :class:`StoreError`."""
+        self._closed = True

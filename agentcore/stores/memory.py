@@ -2,25 +2,35 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
-from types import TracebackType
 
 from attrs import define, field
 
-from agentcore.errors import StoreError
 from agentcore.messages import Message
 from agentcore.stores._codec import (
     append_conflict,
+    check_lease,
+    check_session_id,
     check_start,
     check_stop,
     decode_config,
     decode_data,
     decode_message,
     decode_state,
+    duplicate_turn,
     encode_batch,
     version_conflict,
 )
-from agentcore.stores.base import JsonValue, SessionState, SlotHead, StoreWrite
+from agentcore.stores._deadline import check_timeout
+from agentcore.stores.base import (
+    BaseStore,
+    JsonValue,
+    SessionState,
+    SlotHead,
+    StoredTurn,
+    StoreWrite,
+)
 
 
 @define
@@ -30,9 +40,10 @@ class _Session:
     messages: dict[str, list[str]] = field(factory=dict)
     data: dict[str, str] = field(factory=dict)
     versions: dict[str, int] = field(factory=dict)
+    turns: dict[str, StoredTurn] = field(factory=dict)
 
 
-class InMemoryStore:
+class InMemoryStore(BaseStore):
     """A :class:`~agentcore.stores.MemoryStore` that keeps everything in a dict.
 
     Values are kept as the same JSON text :class:`~agentcore.stores.SqliteStore`
@@ -43,27 +54,12 @@ class InMemoryStore:
 
     def __init__(self) -> None:
         self._sessions: dict[str, _Session] = {}
+        self._leases: dict[str, tuple[str, float]] = {}
         self._closed = False
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else f"{len(self._sessions)} sessions"
         return f"<InMemoryStore {state}>"
-
-    async def __aenter__(self) -> InMemoryStore:
-        self._check_open()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.close()
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise StoreError("store is closed")
 
     async def write(self, batch: StoreWrite) -> None:
         """Apply ``batch`` whole, or raise :class:`StoreError` and change nothing.
@@ -75,6 +71,10 @@ class InMemoryStore:
         self._check_open()
         encoded = encode_batch(batch)
         session = self._sessions.get(encoded.session_id)
+        if encoded.turn_id is not None and session is not None:
+            stored_turn = session.turns.get(encoded.turn_id)
+            if stored_turn is not None:
+                raise duplicate_turn(encoded.session_id, encoded.turn_id, stored_turn)
         for slot_id, expected in encoded.expected_versions.items():
             stored = session.versions.get(slot_id, 0) if session is not None else 0
             if stored != expected:
@@ -96,6 +96,14 @@ class InMemoryStore:
         session.data.update(encoded.data)
         for key in encoded.deleted_data:
             session.data.pop(key, None)
+        if encoded.turn_id is not None and encoded.turn is not None:
+            session.turns[encoded.turn_id] = encoded.turn
+
+    async def find_turn(self, session_id: str, turn_id: str) -> StoredTurn | None:
+        """Return where the write with ``turn_id`` stored its turn, or None."""
+        self._check_open()
+        session = self._sessions.get(session_id)
+        return session.turns.get(turn_id) if session is not None else None
 
     async def load_state(self, session_id: str) -> SessionState | None:
         """Return the saved state of ``session_id``, or None for a new session."""
@@ -172,6 +180,33 @@ class InMemoryStore:
         """Delete everything stored for ``session_id``; return whether it was stored."""
         self._check_open()
         return self._sessions.pop(session_id, None) is not None
+
+    async def check_session(self, session_id: str, timeout: float | None = None) -> None:
+        """Raise :class:`StoreError` for an id no store keeps, or a closed store."""
+        self._check_open()
+        check_session_id(session_id)
+        check_timeout(timeout, "check_session timeout")
+
+    async def acquire_lease(self, session_id: str, owner: str, seconds: float) -> bool:
+        """Take or renew the lease of ``session_id`` for ``owner``; False if another holds it."""
+        self._check_open()
+        seconds = check_lease(session_id, owner, seconds)
+        now = time.monotonic()
+        held = self._leases.get(session_id)
+        if held is not None and held[0] != owner and held[1] > now:
+            return False
+        self._leases[session_id] = (owner, now + seconds)
+        return True
+
+    async def release_lease(self, session_id: str, owner: str) -> bool:
+        """Give back ``owner``'s lease of ``session_id``; return whether ``owner`` held it."""
+        self._check_open()
+        check_lease(session_id, owner)
+        held = self._leases.get(session_id)
+        if held is None or held[0] != owner:
+            return False
+        del self._leases[session_id]
+        return held[1] > time.monotonic()
 
     async def close(self) -> None:
         """Mark the store closed; later calls raise :class:`StoreError`."""

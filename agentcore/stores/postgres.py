@@ -7,178 +7,46 @@ psycopg_pool. Importing :mod:`agentcore` never imports this module; reach the cl
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import re
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
-from types import TracebackType
-from typing import Any
+from collections.abc import Mapping
 
-import psycopg
-from psycopg import AsyncConnection
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
-from psycopg_pool import AsyncConnectionPool, PoolTimeout
-
-from agentcore.errors import ConfigError, CorruptDataError, StoreError
+from agentcore.errors import CorruptDataError, StoreError
 from agentcore.messages import Message
 from agentcore.stores._codec import (
-    EncodedWrite,
-    append_conflict,
+    check_lease,
+    check_session_id,
     check_start,
     check_stop,
     decode_config,
     decode_data,
     decode_message,
     decode_state,
-    encode_batch,
-    version_conflict,
 )
-from agentcore.stores.base import JsonValue, SessionState, SlotHead, StoreWrite
-
-logger = logging.getLogger(__name__)
-
-Connection = AsyncConnection[tuple[Any, ...]]
-Pool = AsyncConnectionPool[Connection]
-
-# Every table carries the agentcore_ prefix: the store may share a database (and a schema)
-# with an application's own tables. Pick another schema with the DSN's search_path option.
-#
-# Each entry of _MIGRATIONS takes the schema from version N to N + 1 (the first creates it).
-# A release that changes the layout appends an entry; a stored database at an older version
-# is brought up to date in one transaction on first use, never refused.
-_MIGRATIONS: tuple[tuple[str, ...], ...] = (
-    (
-        """
-        CREATE TABLE agentcore_sessions (
-            session_id text PRIMARY KEY,
-            state text
-        )
-        """,
-        # message_count is the length of the slot's history, kept by every append so that a
-        # write never counts rows. config is NULL for a slot that has messages but no config;
-        # version counts the writes of config (0: none yet).
-        """
-        CREATE TABLE agentcore_slots (
-            session_id text NOT NULL
-                REFERENCES agentcore_sessions (session_id) ON DELETE CASCADE,
-            slot_id text NOT NULL,
-            config text,
-            version bigint NOT NULL DEFAULT 0 CHECK (version >= 0),
-            message_count bigint NOT NULL DEFAULT 0 CHECK (message_count >= 0),
-            PRIMARY KEY (session_id, slot_id)
-        )
-        """,
-        """
-        CREATE TABLE agentcore_messages (
-            session_id text NOT NULL,
-            slot_id text NOT NULL,
-            idx bigint NOT NULL CHECK (idx >= 0),
-            body text NOT NULL,
-            PRIMARY KEY (session_id, slot_id, idx),
-            FOREIGN KEY (session_id, slot_id)
-                REFERENCES agentcore_slots (session_id, slot_id) ON DELETE CASCADE
-        )
-        """,
-        """
-        CREATE TABLE agentcore_session_data (
-            session_id text NOT NULL
-                REFERENCES agentcore_sessions (session_id) ON DELETE CASCADE,
-            key text NOT NULL,
-            value text NOT NULL,
-            PRIMARY KEY (session_id, key)
-        )
-        """,
-    ),
+from agentcore.stores._deadline import Deadline, check_timeout
+from agentcore.stores._pg_dsn import describe_dsn, hide_password
+from agentcore.stores._pg_pool import Pool
+from agentcore.stores._pg_schema import SCHEMA_VERSION
+from agentcore.stores._pg_write import (
+    ACQUIRE_LEASE,
+    FIND_TURN,
+    RELEASE_LEASE,
+    SLOT_HEADS,
+    turn_of_row,
 )
+from agentcore.stores._pg_writes import RESOLVE_SECONDS, WRITE_RETRIES, PostgresWrites
+from agentcore.stores.base import JsonValue, SessionState, SlotHead, StoredTurn
 
-SCHEMA_VERSION = len(_MIGRATIONS)
-"""The layout version this release writes, kept in the ``agentcore_schema_version`` table."""
-
-# Two int4 keys for pg_advisory_xact_lock: a constant for agentcore, and the schema the
-# tables live in, so that stores in different schemas do not wait for each other.
-_LOCK_CLASS = 0x61C0
-
-_SETUP_LOCK = (
-    "SELECT pg_advisory_xact_lock(%s, hashtext(coalesce(current_schema(), '')))",
-    (_LOCK_CLASS,),
-)
-_VERSION_TABLE = (
-    "CREATE TABLE agentcore_schema_version ("
-    " singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),"
-    " version integer NOT NULL)"
-)
-
-# The session row is written first in every write transaction. Its row lock serializes the
-# writers of one session, so the message counts read next cannot change before the commit.
-_LOCK_SESSION = (
-    "INSERT INTO agentcore_sessions AS s (session_id, state) VALUES (%s, %s) "
-    "ON CONFLICT (session_id) DO UPDATE SET state = coalesce(excluded.state, s.state)"
-)
-_SLOT_ROWS = (
-    "SELECT slot_id, version, message_count FROM agentcore_slots "
-    "WHERE session_id = %s AND slot_id = ANY(%s)"
-)
-# One row per slot, whatever the length of its history.
-_SLOT_HEADS = (
-    "SELECT slot_id, version, message_count FROM agentcore_slots "
-    'WHERE session_id = %s AND config IS NOT NULL ORDER BY slot_id COLLATE "C"'
-)
-_UPSERT_COUNT = (
-    "INSERT INTO agentcore_slots (session_id, slot_id, message_count) VALUES (%s, %s, %s) "
-    "ON CONFLICT (session_id, slot_id) DO UPDATE SET message_count = excluded.message_count"
-)
-_UPSERT_CONFIG = (
-    "INSERT INTO agentcore_slots AS s (session_id, slot_id, config, version) "
-    "VALUES (%s, %s, %s, 1) "
-    "ON CONFLICT (session_id, slot_id) DO UPDATE "
-    "SET config = excluded.config, version = s.version + 1"
-)
-_INSERT_MESSAGE = (
-    "INSERT INTO agentcore_messages (session_id, slot_id, idx, body) VALUES (%s, %s, %s, %s)"
-)
-_UPSERT_DATA = (
-    "INSERT INTO agentcore_session_data (session_id, key, value) VALUES (%s, %s, %s) "
-    "ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value"
-)
-_DELETE_DATA = "DELETE FROM agentcore_session_data WHERE session_id = %s AND key = %s"
+__all__ = [
+    "RESOLVE_SECONDS",
+    "SCHEMA_VERSION",
+    "WRITE_RETRIES",
+    "Pool",
+    "PostgresStore",
+    "describe_dsn",
+    "hide_password",
+]
 
 
-def describe_dsn(dsn: str) -> str:
-    """``dsn`` without its password, for messages and logs."""
-    try:
-        params = conninfo_to_dict(dsn)
-    except psycopg.Error:
-        return "an unparsable DSN"
-    params.pop("password", None)
-    return make_conninfo("", **params) or "the default PostgreSQL server"
-
-
-_URL_PASSWORD = re.compile(r"(postgres(?:ql)?://[^:/@\s]*:)[^@\s]*@")
-_PARAM_PASSWORD = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'?|\S+)")
-
-
-def hide_password(text: str) -> str:
-    """``text`` with any password of a URL or ``password=`` parameter replaced by ``***``."""
-    return _PARAM_PASSWORD.sub(r"\1***", _URL_PASSWORD.sub(r"\1***@", text))
-
-
-def _parse_dsn(dsn: str) -> str:
-    if not dsn.strip():
-        raise ConfigError(
-            "PostgresStore needs a DSN such as 'postgresql://user@host/dbname', got an empty string"
-        )
-    try:
-        conninfo_to_dict(dsn)
-    except psycopg.Error as exc:
-        # libpq may quote the whole DSN back, password included.
-        raise ConfigError(
-            f"PostgresStore cannot parse its DSN: {hide_password(_one_line(exc))}"
-        ) from None
-    return dsn
-
-
-class PostgresStore:
+class PostgresStore(PostgresWrites):
     """A :class:`~agentcore.stores.MemoryStore` in a PostgreSQL database.
 
     ``dsn_or_pool`` is a libpq connection string (``"postgresql://user@host:5432/db"`` or
@@ -200,201 +68,35 @@ class PostgresStore:
     is refused whole with :class:`~agentcore.errors.ConflictError`, so any number of
     processes on any number of hosts may share the database.
 
+    Deadlines reach the server. A write whose session another transaction holds locked waits
+    off the pool: each try waits at most 0.2 s for the session's row lock (``lock_timeout``
+    set in its transaction), then gives its connection back and pauses (50 ms, doubling, at
+    most 1 s) before the next, so lock waits never fill the pool. It waits at most its
+    :attr:`~agentcore.stores.StoreWrite.timeout`, and at most ``lock_timeout`` seconds when
+    that is set; ``statement_timeout`` (seconds, None: the server's setting) caps each
+    statement of a write, and a write's timeout caps it further (``SET LOCAL
+    statement_timeout`` in its transaction). Past any of them the write raises
+    :class:`~agentcore.errors.StoreTimeoutError` having stored nothing. Both settings are
+    ceilings for every write; a write's ``timeout`` also bounds its wait for a pooled
+    connection.
+
+    Connections are checked when the pool hands them out (``check_connections``, on by
+    default: psycopg_pool's ``check_connection``, one round trip per call), so a connection
+    the server closed (a restart, a failover, an idle timeout) is replaced instead of failing
+    the call. ``prepare_threshold`` is psycopg's: a statement run that many times on a
+    connection is prepared on the server; None never prepares, as PgBouncer in transaction
+    mode needs. A pool given to the store keeps its own settings: give it
+    ``check=AsyncConnectionPool.check_connection`` and ``kwargs={"prepare_threshold": None}``
+    as needed.
+
     The store belongs to the event loop it is first used in. Use it as
     ``async with PostgresStore(dsn) as store:`` or call :meth:`close` when done.
     """
 
-    def __init__(
-        self,
-        dsn_or_pool: str | Pool,
-        *,
-        max_size: int = 10,
-        timeout: float = 30.0,
-        create: bool = True,
-    ) -> None:
-        if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1:
-            raise ConfigError(f"PostgresStore max_size must be an int >= 1, got {max_size!r}")
-        if (
-            isinstance(timeout, bool)
-            or not isinstance(timeout, (int, float))
-            or not timeout > 0
-            or timeout == float("inf")
-        ):
-            raise ConfigError(f"PostgresStore timeout must be a finite number > 0, got {timeout!r}")
-        self._timeout = float(timeout)
-        self._create = bool(create)
-        self._owns_pool = isinstance(dsn_or_pool, str)
-        if isinstance(dsn_or_pool, str):
-            self._dsn: str | None = _parse_dsn(dsn_or_pool)
-            self._where = f"PostgreSQL store ({describe_dsn(dsn_or_pool)})"
-            self._pool: Pool = AsyncConnectionPool(
-                dsn_or_pool,
-                min_size=1,
-                max_size=max_size,
-                open=False,
-                timeout=self._timeout,
-                kwargs={"autocommit": True, "connect_timeout": max(1, round(self._timeout))},
-                name="agentcore",
-            )
-        elif isinstance(dsn_or_pool, AsyncConnectionPool):
-            self._dsn = None
-            name = dsn_or_pool.name
-            self._where = f"PostgreSQL store (pool {name!r})"
-            self._pool = dsn_or_pool
-        else:
-            raise ConfigError(
-                "PostgresStore takes a DSN string or a psycopg_pool.AsyncConnectionPool, "
-                f"not {type(dsn_or_pool).__name__}"
-            )
-        self._ready = False
-        self._setup_lock: asyncio.Lock | None = None
-        self._closed = False
-
-    def __repr__(self) -> str:
-        state = " closed" if self._closed else ""
-        return f"<PostgresStore {self._where}{state}>"
-
-    @property
-    def pool(self) -> Pool:
-        """The connection pool the store runs its queries on."""
-        return self._pool
-
-    async def __aenter__(self) -> PostgresStore:
-        self._check_open()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.close()
-
-    # -- connections and setup ----------------------------------------------------------
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise StoreError("store is closed")
-
-    @asynccontextmanager
-    async def _connection(self) -> AsyncIterator[Connection]:
-        """A pooled connection with the schema ready; database errors become StoreError."""
-        self._check_open()
-        if not self._ready:
-            await self._setup()
-        try:
-            async with self._pool.connection() as conn:
-                yield conn
-        except PoolTimeout as exc:
-            raise StoreError(
-                f"{self._where}: no connection within {self._timeout:g} s ({exc}); "
-                "check that the server is up, or raise max_size or timeout"
-            ) from exc
-        except psycopg.Error as exc:
-            raise StoreError(f"{self._where}: {_one_line(exc)}") from exc
-
-    async def _setup(self) -> None:
-        if self._setup_lock is None:
-            self._setup_lock = asyncio.Lock()
-        async with self._setup_lock:
-            if self._ready:
-                return
-            self._check_open()
-            if self._dsn is not None:
-                # One direct connection first: its error says why the server cannot be reached,
-                # where the pool would only report a timeout.
-                try:
-                    conn = await AsyncConnection.connect(
-                        self._dsn, autocommit=True, connect_timeout=max(1, round(self._timeout))
-                    )
-                except psycopg.Error as exc:
-                    raise StoreError(f"cannot connect to {self._where}: {_one_line(exc)}") from exc
-                try:
-                    await self._migrate(conn)
-                finally:
-                    await conn.close()
-                await self._pool.open()
-            else:
-                await self._pool.open()
-                try:
-                    async with self._pool.connection() as pooled:
-                        await self._migrate(pooled)
-                except PoolTimeout as exc:
-                    raise StoreError(
-                        f"cannot connect to {self._where} within {self._timeout:g} s: {exc}"
-                    ) from exc
-            self._ready = True
-
-    async def _migrate(self, conn: Connection) -> None:
-        """Create the tables, or bring an older layout up to :data:`SCHEMA_VERSION`."""
-        try:
-            async with conn.transaction():
-                encoding = await (await conn.execute("SHOW server_encoding")).fetchone()
-                if encoding is None or encoding[0].upper() not in ("UTF8", "UTF-8"):
-                    raise StoreError(
-                        f"{self._where} uses encoding {encoding and encoding[0]!r}; agentcore "
-                        "needs a UTF8 database (CREATE DATABASE ... ENCODING 'UTF8')"
-                    )
-                await conn.execute(*_SETUP_LOCK)
-                found = await (
-                    await conn.execute("SELECT to_regclass('agentcore_schema_version')")
-                ).fetchone()
-                if found is None or found[0] is None:
-                    if not self._create:
-                        raise StoreError(
-                            f"{self._where} holds no agentcore tables (in the schemas of its "
-                            "search_path); give the database the sessions were stored in"
-                        )
-                    version = 0
-                    await conn.execute(_VERSION_TABLE)
-                    await conn.execute("INSERT INTO agentcore_schema_version (version) VALUES (0)")
-                else:
-                    row = await (
-                        await conn.execute("SELECT version FROM agentcore_schema_version")
-                    ).fetchone()
-                    if row is None:
-                        raise StoreError(
-                            f"{self._where}: the agentcore_schema_version table is empty; "
-                            "the database was changed by hand"
-                        )
-                    version = int(row[0])
-                if version > SCHEMA_VERSION:
-                    raise StoreError(
-                        f"{self._where} has schema version {version}, newer than the "
-                        f"{SCHEMA_VERSION} this agentcore reads; upgrade agentcore"
-                    )
-                for step in range(version, SCHEMA_VERSION):
-                    for statement in _MIGRATIONS[step]:
-                        await conn.execute(statement)
-                    logger.info("%s: schema migrated to version %d", self._where, step + 1)
-                if version < SCHEMA_VERSION:
-                    await conn.execute(
-                        "UPDATE agentcore_schema_version SET version = %s", (SCHEMA_VERSION,)
-                    )
-        except psycopg.Error as exc:
-            raise StoreError(f"cannot set up {self._where}: {_one_line(exc)}") from exc
-
-    async def _fetchall(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        async with self._connection() as conn:
-            cursor = await conn.execute(sql, params)
-            return await cursor.fetchall()
-
-    # -- the MemoryStore protocol ----------------------------------------------------------
-
-    async def write(self, batch: StoreWrite) -> None:
-        """Apply ``batch`` in one transaction, or raise :class:`StoreError` and change nothing.
-
-        An append whose ``start`` is not the slot's message count, or an expected version
-        that is not the slot's, is refused with :class:`~agentcore.errors.ConflictError`.
-        """
-        self._check_open()
-        encoded = encode_batch(batch)
-        # Pipeline mode: the statements go out without waiting for each other's replies,
-        # except where a result is read (the message counts), so a write costs about three
-        # round trips to the server whatever it holds.
-        async with self._connection() as conn, conn.pipeline(), conn.transaction():
-            await _apply(conn, encoded)
+    async def find_turn(self, session_id: str, turn_id: str) -> StoredTurn | None:
+        """Return where the write with ``turn_id`` stored its turn, or None (one row read)."""
+        rows = await self._fetchall(FIND_TURN, (session_id, turn_id))
+        return turn_of_row(rows[0]) if rows else None
 
     async def load_state(self, session_id: str) -> SessionState | None:
         """Return the saved state of ``session_id``, or None for a new session."""
@@ -458,7 +160,7 @@ class PostgresStore:
 
         One query that reads one row per slot, whatever the length of the histories.
         """
-        rows = await self._fetchall(_SLOT_HEADS, (session_id,))
+        rows = await self._fetchall(SLOT_HEADS, (session_id,))
         return {slot_id: SlotHead(int(version), int(count)) for slot_id, version, count in rows}
 
     async def get_data(self, session_id: str, key: str) -> JsonValue | None:
@@ -497,71 +199,36 @@ class PostgresStore:
             )
             return cursor.rowcount > 0
 
-    async def close(self) -> None:
-        """Close the store (and the pool it made); later calls raise :class:`StoreError`.
+    async def check_session(self, session_id: str, timeout: float | None = None) -> None:
+        """Raise :class:`StoreError` for an id no store keeps, an unreachable or read-only server.
 
-        A pool given to the constructor stays open. Closing twice is fine.
+        One short query on a pooled connection (the first call also sets up the tables).
         """
-        if self._closed:
-            return
-        self._closed = True
-        if self._owns_pool:
-            await self._pool.close()
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
-
-
-async def _apply(conn: Connection, batch: EncodedWrite) -> None:
-    """Write ``batch`` inside the caller's transaction; touch only the rows it names."""
-    session_id = batch.session_id
-    await conn.execute(_LOCK_SESSION, (session_id, batch.state))
-    appends = sorted(batch.appends.items())
-    checked = sorted(set(batch.appends) | set(batch.expected_versions))
-    if checked:
-        # The session row is locked: these heads stay as read until the commit.
-        cursor = await conn.execute(_SLOT_ROWS, (session_id, checked))
-        heads = {
-            slot_id: SlotHead(int(version), int(count))
-            for slot_id, version, count in await cursor.fetchall()
-        }
-        for slot_id, expected in sorted(batch.expected_versions.items()):
-            stored = heads.get(slot_id, SlotHead()).version
-            if stored != expected:
-                raise version_conflict(session_id, slot_id, expected, stored)
-        for slot_id, append in appends:
-            count = heads.get(slot_id, SlotHead()).count
-            if append.start != count:
-                raise append_conflict(session_id, slot_id, append.start, count)
-    if appends:
-        grown = [
-            (session_id, slot_id, append.start + len(append.bodies))
-            for slot_id, append in appends
-            if append.bodies
-        ]
-        if grown:
-            async with conn.cursor() as cur:
-                await cur.executemany(_UPSERT_COUNT, grown)
-    if batch.slot_configs:
-        async with conn.cursor() as cur:
-            await cur.executemany(
-                _UPSERT_CONFIG,
-                [(session_id, slot_id, config) for slot_id, config in batch.slot_configs.items()],
+        check_session_id(session_id)
+        deadline = Deadline.after(check_timeout(timeout, "check_session timeout"))
+        async with self._connection(deadline) as conn:
+            cursor = await conn.execute("SHOW transaction_read_only")
+            row = await cursor.fetchone()
+        if row is not None and row[0] == "on":
+            raise StoreError(
+                f"{self._where} is read-only (transaction_read_only is on: a hot standby, or a "
+                "database or role set read-only), so no turn could be stored; connect to the "
+                "primary"
             )
-    rows = [
-        (session_id, slot_id, index, body)
-        for slot_id, append in appends
-        for index, body in enumerate(append.bodies, append.start)
-    ]
-    if rows:
-        async with conn.cursor() as cur:
-            await cur.executemany(_INSERT_MESSAGE, rows)
-    if batch.data:
-        async with conn.cursor() as cur:
-            await cur.executemany(
-                _UPSERT_DATA, [(session_id, key, value) for key, value in batch.data.items()]
-            )
-    if batch.deleted_data:
-        async with conn.cursor() as cur:
-            await cur.executemany(_DELETE_DATA, [(session_id, key) for key in batch.deleted_data])
+
+    async def acquire_lease(self, session_id: str, owner: str, seconds: float) -> bool:
+        """Take or renew the lease of ``session_id`` for ``owner``; False if another holds it.
+
+        One statement; the expiry is on the server's clock, so hosts whose clocks differ
+        agree on it.
+        """
+        seconds = check_lease(session_id, owner, seconds)
+        async with self._connection() as conn:
+            cursor = await conn.execute(ACQUIRE_LEASE, (session_id, owner, seconds))
+            return cursor.rowcount > 0
+
+    async def release_lease(self, session_id: str, owner: str) -> bool:
+        """Give back ``owner``'s lease of ``session_id``; return whether ``owner`` held it."""
+        check_lease(session_id, owner)
+        rows = await self._fetchall(RELEASE_LEASE, (session_id, owner))
+        return bool(rows) and bool(rows[0][0])

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Mapping
-from types import TracebackType
 from typing import Any, TypeVar
 
-from agentcore.errors import CorruptDataError, StoreError
+from agentcore.errors import ConfigError, CorruptDataError, StoreError, StoreTimeoutError
 from agentcore.messages import Message
+from agentcore.stores import _sqlite_write as sqlite_leases
 from agentcore.stores._codec import (
     EncodedWrite,
-    append_conflict,
+    check_lease,
+    check_session_id,
     check_start,
     check_stop,
     decode_config,
@@ -24,102 +25,71 @@ from agentcore.stores._codec import (
     decode_message,
     decode_state,
     encode_batch,
-    version_conflict,
 )
-from agentcore.stores.base import JsonValue, SessionState, SlotHead, StoreWrite
+from agentcore.stores._deadline import LOCK_TRY_SECONDS, Deadline, check_timeout, pauses
+from agentcore.stores._sqlite_schema import MIGRATIONS, SCHEMA_VERSION
+from agentcore.stores._sqlite_write import (
+    LAST_INDEX,
+    SLOT_HEADS,
+    apply_write,
+    delete_session,
+    rollback,
+)
+from agentcore.stores._sqlite_write import find_turn as sqlite_find_turn
+from agentcore.stores.base import (
+    BaseStore,
+    JsonValue,
+    SessionState,
+    SlotHead,
+    StoredTurn,
+    StoreWrite,
+)
+
+__all__ = ["SCHEMA_VERSION", "SqliteStore"]
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 2
-"""The layout version of the tables, kept in the ``schema_version`` table.
-
-``PRAGMA user_version`` holds the same number, so that a release that
-predates the table still refuses a newer database. Version 1 (no
-``schema_version`` table, no slot ``version`` column) is migrated on open.
-"""
-
 _FILE_MODE = 0o600
 
 _MEMORY = ":memory:"
 
-_CREATE_SCHEMA_VERSION = "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"
-
-# Message bodies and data values can be large (inline images), so those two
-# tables keep a rowid: a WITHOUT ROWID table stores whole rows in its b-tree.
-_SCHEMA = (
-    """
-    CREATE TABLE IF NOT EXISTS sessions (
-        session_id TEXT NOT NULL PRIMARY KEY,
-        state TEXT
-    ) WITHOUT ROWID
-    """,
-    """
-    CREATE TABLE IF NOT EXISTS slots (
-        session_id TEXT NOT NULL REFERENCES sessions (session_id),
-        slot_id TEXT NOT NULL,
-        config TEXT NOT NULL,
-        version INTEGER NOT NULL DEFAULT 0,
-        PRIMARY KEY (session_id, slot_id)
-    ) WITHOUT ROWID
-    """,
-    """
-    CREATE TABLE IF NOT EXISTS messages (
-        session_id TEXT NOT NULL REFERENCES sessions (session_id),
-        slot_id TEXT NOT NULL,
-        idx INTEGER NOT NULL,
-        body TEXT NOT NULL,
-        PRIMARY KEY (session_id, slot_id, idx)
-    )
-    """,
-    """
-    CREATE TABLE IF NOT EXISTS session_data (
-        session_id TEXT NOT NULL REFERENCES sessions (session_id),
-        key TEXT NOT NULL,
-        value TEXT NOT NULL,
-        PRIMARY KEY (session_id, key)
-    )
-    """,
-    _CREATE_SCHEMA_VERSION,
-)
-
-# Version 1 to 2: slots get a config version (each stored config counts as
-# one write) and the schema version moves into its own table.
-_MIGRATE_1_TO_2 = (
-    "ALTER TABLE slots ADD COLUMN version INTEGER NOT NULL DEFAULT 0",
-    "UPDATE slots SET version = 1",
-    _CREATE_SCHEMA_VERSION,
-)
-
 _SQLITE_NOTADB = 26
 
-# max(idx) over the primary key's (session_id, slot_id) prefix is one index
-# seek, whatever the length of the history.
-_LAST_INDEX = "SELECT max(idx) FROM messages WHERE session_id = ? AND slot_id = ?"
-_ENSURE_SESSION = "INSERT OR IGNORE INTO sessions (session_id) VALUES (?)"
-_UPSERT_STATE = (
-    "INSERT INTO sessions (session_id, state) VALUES (?, ?) "
-    "ON CONFLICT (session_id) DO UPDATE SET state = excluded.state"
-)
-_UPSERT_CONFIG = (
-    "INSERT INTO slots (session_id, slot_id, config, version) VALUES (?, ?, ?, 1) "
-    "ON CONFLICT (session_id, slot_id) DO UPDATE SET config = excluded.config, "
-    "version = slots.version + 1"
-)
-_SLOT_VERSION = "SELECT version FROM slots WHERE session_id = ? AND slot_id = ?"
-# One primary-key seek per slot for the version, one for the last index.
-_SLOT_HEADS = (
-    "SELECT s.slot_id, s.version, (SELECT max(m.idx) FROM messages AS m "
-    "WHERE m.session_id = s.session_id AND m.slot_id = s.slot_id) "
-    "FROM slots AS s WHERE s.session_id = ? ORDER BY s.slot_id"
-)
-_INSERT_MESSAGE = "INSERT INTO messages (session_id, slot_id, idx, body) VALUES (?, ?, ?, ?)"
-_UPSERT_DATA = (
-    "INSERT INTO session_data (session_id, key, value) VALUES (?, ?, ?) "
-    "ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value"
-)
-_DELETE_DATA = "DELETE FROM session_data WHERE session_id = ? AND key = ?"
+
+_SQLITE_BUSY = 5
+_SQLITE_LOCKED = 6
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    if code is not None:
+        return code & 0xFF in (_SQLITE_BUSY, _SQLITE_LOCKED)
+    return "database is locked" in str(exc) or "database table is locked" in str(exc)
+
+
+class _UndecodableText(Exception):
+    """A stored text value is not valid UTF-8 (a damaged page); carries no part of it."""
+
+
+def _strict_text(raw: bytes) -> str:
+    """Decode a stored text; sqlite3's own error would quote the whole value, so not that."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    raise _UndecodableText  # outside the except: no chained error holds the bytes
+
+
+_SQLITE_READONLY = 8
+
+
+def _is_readonly(exc: sqlite3.OperationalError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    if code is not None:
+        return bool(code & 0xFF == _SQLITE_READONLY)
+    return "readonly database" in str(exc)
 
 
 def _is_not_a_database(exc: sqlite3.DatabaseError) -> bool:
@@ -127,7 +97,7 @@ def _is_not_a_database(exc: sqlite3.DatabaseError) -> bool:
     return code == _SQLITE_NOTADB or "not a database" in str(exc)
 
 
-class SqliteStore:
+class SqliteStore(BaseStore):
     """A :class:`~agentcore.stores.MemoryStore` backed by one SQLite database.
 
     ``path`` is a file path, or ``":memory:"`` for a private in-memory
@@ -140,9 +110,24 @@ class SqliteStore:
     many messages a slot already holds: stored messages are never read or
     rewritten. Use the store as ``async with SqliteStore(path) as store:`` or
     call :meth:`close` when done.
+
+    ``busy_timeout`` is how many seconds a call waits while another connection
+    (another process) holds the database's write lock, for writes that carry
+    no :attr:`~agentcore.stores.StoreWrite.timeout` (a write's own timeout
+    replaces it). A write waits off the store's connection: it tries the lock
+    for at most 0.2 s at a time, and other calls of the store (reads of any
+    session) run in between. Past its wait it raises
+    :class:`~agentcore.errors.StoreTimeoutError` having stored nothing.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 5.0) -> None:
+        try:
+            timeout = check_timeout(busy_timeout, "SqliteStore busy_timeout")
+        except StoreError as exc:
+            raise ConfigError(str(exc)) from None
+        if timeout is None:
+            raise ConfigError("SqliteStore busy_timeout must be a finite number of seconds > 0")
+        self._busy_timeout = timeout
         self._path = os.fspath(path)
         self._lock = threading.Lock()
         self._closed = False
@@ -159,19 +144,6 @@ class SqliteStore:
         state = " closed" if self._closed else ""
         return f"<SqliteStore {self._path!r}{state}>"
 
-    async def __aenter__(self) -> SqliteStore:
-        if self._closed:
-            raise StoreError("store is closed")
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.close()
-
     # -- opening -----------------------------------------------------------
 
     def _open(self) -> sqlite3.Connection:
@@ -185,9 +157,12 @@ class SqliteStore:
                 )
             _create_private(path)
         try:
-            conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            conn = sqlite3.connect(
+                path, timeout=self._busy_timeout, check_same_thread=False, isolation_level=None
+            )
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open SQLite store {path}: {exc}") from exc
+        conn.text_factory = _strict_text
         try:
             self._prepare(conn)
         except BaseException:
@@ -239,11 +214,8 @@ class SqliteStore:
         try:
             # Read again under the write lock: another process may have done it.
             version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version == 0:
-                for statement in _SCHEMA:
-                    conn.execute(statement)
-            elif version == 1:
-                for statement in _MIGRATE_1_TO_2:
+            for step in range(version, SCHEMA_VERSION):
+                for statement in MIGRATIONS[step]:
                     conn.execute(statement)
             if version < SCHEMA_VERSION:
                 conn.execute("DELETE FROM schema_version")
@@ -251,7 +223,7 @@ class SqliteStore:
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
         except BaseException:
-            _rollback(conn)
+            rollback(conn)
             raise
         if version == 0:
             logger.debug("created agentcore store schema version %d", SCHEMA_VERSION)
@@ -268,10 +240,14 @@ class SqliteStore:
     def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn`` on the connection under the lock (in the calling thread)."""
         with self._lock:
-            if self._closed:
-                raise StoreError("store is closed")
+            self._check_open()
             try:
                 return fn(self._conn)
+            except _UndecodableText:
+                raise CorruptDataError(
+                    f"SQLite store {self._path}: a stored text is not valid UTF-8, the file is "
+                    "damaged there (content not shown)"
+                ) from None
             except sqlite3.Error as exc:
                 raise StoreError(f"SQLite store {self._path}: {exc}") from exc
 
@@ -292,7 +268,58 @@ class SqliteStore:
 
     def _write(self, batch: StoreWrite) -> None:
         encoded = encode_batch(batch)
-        self._call(lambda conn: _apply(conn, encoded))
+        # The busy wait: the write's own timeout, or the store's busy_timeout.
+        wait = Deadline.after(self._busy_timeout if encoded.timeout is None else encoded.timeout)
+        for pause in pauses():
+            if self._try_write(encoded, wait, bounded=encoded.timeout is not None):
+                return
+            left = wait.remaining()
+            if left is not None and left <= 0:
+                raise self._timed_out(encoded, "another connection held the database's write lock")
+            time.sleep(min(pause, left if left is not None else pause))
+
+    def _try_write(self, encoded: EncodedWrite, wait: Deadline, *, bounded: bool) -> bool:
+        """Write ``encoded`` unless the database stays locked for one try; return whether it did."""
+        left = wait.remaining() if bounded else None
+        if not self._lock.acquire(timeout=-1 if left is None else left):
+            raise self._timed_out(encoded, "other calls of this store held its connection")
+        try:
+            self._check_open()
+            conn = self._conn
+            try_ms = max(1, round(1000 * (wait.cap(LOCK_TRY_SECONDS) or LOCK_TRY_SECONDS)))
+            try:
+                conn.execute(f"PRAGMA busy_timeout = {try_ms}")
+                try:
+                    apply_write(conn, encoded)
+                finally:
+                    conn.execute(f"PRAGMA busy_timeout = {round(1000 * self._busy_timeout)}")
+            except sqlite3.OperationalError as exc:
+                if _is_busy(exc):
+                    return False
+                raise StoreError(f"SQLite store {self._path}: {exc}") from exc
+            except sqlite3.Error as exc:
+                raise StoreError(f"SQLite store {self._path}: {exc}") from exc
+            return True
+        finally:
+            self._lock.release()
+
+    def _timed_out(self, encoded: EncodedWrite, why: str) -> StoreTimeoutError:
+        limit = self._busy_timeout if encoded.timeout is None else encoded.timeout
+        setting = "busy_timeout" if encoded.timeout is None else "the write's timeout"
+        return StoreTimeoutError(
+            f"SQLite store {self._path}: the write to session {encoded.session_id!r} did not "
+            f"finish within {limit:g} s ({setting}): {why}; nothing was stored"
+        )
+
+    async def find_turn(self, session_id: str, turn_id: str) -> StoredTurn | None:
+        """Return where the write with ``turn_id`` stored its turn, or None.
+
+        An SQLite write that fails has stored nothing (a failed commit rolls
+        back), so SQLite never needs to read a turn back after an error.
+        """
+        return await asyncio.to_thread(
+            self._call, lambda conn: sqlite_find_turn(conn, session_id, turn_id)
+        )
 
     async def load_state(self, session_id: str) -> SessionState | None:
         """Return the saved state of ``session_id``, or None for a new session."""
@@ -329,14 +356,29 @@ class SqliteStore:
         # Both bounds on idx, so the read is a range scan of the primary key.
         end = (1 << 63) - 1 if stop is None else stop
 
-        def load() -> list[Message]:
-            rows = self._fetchall(
+        def fetch(conn: sqlite3.Connection) -> list[Any]:
+            cursor = conn.execute(
                 "SELECT idx, body FROM messages WHERE session_id = ? AND slot_id = ? "
                 "AND idx >= ? AND idx < ? ORDER BY idx",
                 (session_id, slot_id, start, end),
             )
+            rows: list[Any] = []
+            while True:
+                try:
+                    row = cursor.fetchone()
+                except _UndecodableText:
+                    raise CorruptDataError(
+                        f"stored message {start + len(rows)} of slot {slot_id!r} in session "
+                        f"{session_id!r} is not valid UTF-8: the file {self._path} is damaged "
+                        "there (content not shown)"
+                    ) from None
+                if row is None:
+                    return rows
+                rows.append(row)
+
+        def load() -> list[Message]:
             messages: list[Message] = []
-            for expected, (index, body) in enumerate(rows, start):
+            for expected, (index, body) in enumerate(self._call(fetch), start):
                 if index != expected:
                     raise CorruptDataError(
                         f"stored message {expected} of slot {slot_id!r} in session "
@@ -351,14 +393,14 @@ class SqliteStore:
         """Return how many raw messages a slot holds."""
 
         def count() -> int:
-            last = self._fetchall(_LAST_INDEX, (session_id, slot_id))[0][0]
+            last = self._fetchall(LAST_INDEX, (session_id, slot_id))[0][0]
             return 0 if last is None else int(last) + 1
 
         return await asyncio.to_thread(count)
 
     async def slot_heads(self, session_id: str) -> dict[str, SlotHead]:
         """Return the version and message count of every slot with a stored config."""
-        rows = await asyncio.to_thread(self._fetchall, _SLOT_HEADS, (session_id,))
+        rows = await asyncio.to_thread(self._fetchall, SLOT_HEADS, (session_id,))
         return {
             slot_id: SlotHead(int(version), 0 if last is None else int(last) + 1)
             for slot_id, version, last in rows
@@ -397,7 +439,65 @@ class SqliteStore:
 
         Returns whether the session was stored.
         """
-        return await asyncio.to_thread(self._call, lambda conn: _delete_session(conn, session_id))
+        return await asyncio.to_thread(self._call, lambda conn: delete_session(conn, session_id))
+
+    async def check_session(self, session_id: str, timeout: float | None = None) -> None:
+        """Raise :class:`StoreError` for an id no store keeps, a read-only or locked file.
+
+        Takes the write lock and writes one row in a transaction rolled back: microseconds
+        when the file is free. Waits at most ``timeout`` seconds (``busy_timeout`` when None)
+        for another connection's write lock, then raises
+        :class:`~agentcore.errors.StoreTimeoutError` naming the file.
+        """
+        check_session_id(session_id)
+        wait = check_timeout(timeout, "check_session timeout")
+        await asyncio.to_thread(self._check_writable, self._busy_timeout if wait is None else wait)
+
+    def _check_writable(self, wait: float) -> None:
+        with self._lock:
+            self._check_open()
+            conn = self._conn
+            try:
+                conn.execute(f"PRAGMA busy_timeout = {max(1, round(1000 * wait))}")
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                    try:
+                        conn.execute("UPDATE schema_version SET version = version")
+                    finally:
+                        rollback(conn)
+                finally:
+                    conn.execute(f"PRAGMA busy_timeout = {round(1000 * self._busy_timeout)}")
+            except sqlite3.OperationalError as exc:
+                if _is_busy(exc):
+                    raise StoreTimeoutError(
+                        f"SQLite store {self._path} is locked: another connection held its "
+                        f"write lock for {wait:g} s, so a turn could not be stored now"
+                    ) from exc
+                if _is_readonly(exc):
+                    raise StoreError(
+                        f"SQLite store {self._path} is read-only ({exc}), so no turn could be "
+                        "stored; make the file and its directory writable by this process"
+                    ) from exc
+                raise StoreError(f"SQLite store {self._path} cannot be written: {exc}") from exc
+            except sqlite3.Error as exc:
+                raise StoreError(f"SQLite store {self._path} cannot be written: {exc}") from exc
+
+    async def acquire_lease(self, session_id: str, owner: str, seconds: float) -> bool:
+        """Take or renew the lease of ``session_id`` for ``owner``; False if another holds it.
+
+        The expiry is on this host's clock (``time.time()``).
+        """
+        seconds = check_lease(session_id, owner, seconds)
+        return await asyncio.to_thread(
+            self._call, lambda conn: sqlite_leases.acquire_lease(conn, session_id, owner, seconds)
+        )
+
+    async def release_lease(self, session_id: str, owner: str) -> bool:
+        """Give back ``owner``'s lease of ``session_id``; return whether ``owner`` held it."""
+        check_lease(session_id, owner)
+        return await asyncio.to_thread(
+            self._call, lambda conn: sqlite_leases.release_lease(conn, session_id, owner)
+        )
 
     async def close(self) -> None:
         """Close the connection; later calls raise :class:`StoreError`. Closing twice is fine."""
@@ -431,70 +531,3 @@ def _create_private(path: str) -> None:
             os.fchmod(fd, _FILE_MODE)  # the umask may have removed bits, never added
     finally:
         os.close(fd)
-
-
-def _rollback(conn: sqlite3.Connection) -> None:
-    if conn.in_transaction:
-        with contextlib.suppress(sqlite3.Error):
-            conn.execute("ROLLBACK")
-
-
-def _apply(conn: sqlite3.Connection, batch: EncodedWrite) -> None:
-    """Write ``batch`` in one transaction; touch only the rows it names."""
-    session_id = batch.session_id
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        for slot_id, expected in batch.expected_versions.items():
-            row = conn.execute(_SLOT_VERSION, (session_id, slot_id)).fetchone()
-            stored = 0 if row is None else int(row[0])
-            if stored != expected:
-                raise version_conflict(session_id, slot_id, expected, stored)
-        for slot_id, append in batch.appends.items():
-            last = conn.execute(_LAST_INDEX, (session_id, slot_id)).fetchone()[0]
-            count = 0 if last is None else int(last) + 1
-            if append.start != count:
-                raise append_conflict(session_id, slot_id, append.start, count)
-        if batch.state is None:
-            conn.execute(_ENSURE_SESSION, (session_id,))
-        else:
-            conn.execute(_UPSERT_STATE, (session_id, batch.state))
-        conn.executemany(
-            _UPSERT_CONFIG,
-            [(session_id, slot_id, config) for slot_id, config in batch.slot_configs.items()],
-        )
-        for slot_id, append in batch.appends.items():
-            conn.executemany(
-                _INSERT_MESSAGE,
-                [
-                    (session_id, slot_id, index, body)
-                    for index, body in enumerate(append.bodies, append.start)
-                ],
-            )
-        conn.executemany(
-            _UPSERT_DATA, [(session_id, key, value) for key, value in batch.data.items()]
-        )
-        conn.executemany(_DELETE_DATA, [(session_id, key) for key in batch.deleted_data])
-        conn.execute("COMMIT")
-    except sqlite3.IntegrityError as exc:
-        _rollback(conn)
-        raise StoreError(
-            f"write to session {session_id!r} conflicts with stored data ({exc}); "
-            "reload the session before writing again"
-        ) from exc
-    except BaseException:
-        _rollback(conn)
-        raise
-
-
-def _delete_session(conn: sqlite3.Connection, session_id: str) -> bool:
-    """Delete the rows of ``session_id`` from every table, children first, in one transaction."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        for table in ("messages", "session_data", "slots"):
-            conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
-        deleted = conn.execute("DELETE FROM sessions WHERE session_id = ?", (session_id,)).rowcount
-        conn.execute("COMMIT")
-    except BaseException:
-        _rollback(conn)
-        raise
-    return deleted > 0

@@ -1,0 +1,162 @@
+"""The statements of :class:`~agentcore.stores.SqliteStore` write transactions."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import time
+
+from agentcore.errors import StoreError
+from agentcore.stores._codec import (
+    EncodedWrite,
+    append_conflict,
+    duplicate_turn,
+    version_conflict,
+)
+from agentcore.stores.base import StoredTurn
+
+# max(idx) over the primary key's (session_id, slot_id) prefix is one index
+# seek, whatever the length of the history.
+LAST_INDEX = "SELECT max(idx) FROM messages WHERE session_id = ? AND slot_id = ?"
+_ENSURE_SESSION = "INSERT OR IGNORE INTO sessions (session_id) VALUES (?)"
+_UPSERT_STATE = (
+    "INSERT INTO sessions (session_id, state) VALUES (?, ?) "
+    "ON CONFLICT (session_id) DO UPDATE SET state = excluded.state"
+)
+_UPSERT_CONFIG = (
+    "INSERT INTO slots (session_id, slot_id, config, version) VALUES (?, ?, ?, 1) "
+    "ON CONFLICT (session_id, slot_id) DO UPDATE SET config = excluded.config, "
+    "version = slots.version + 1"
+)
+_SLOT_VERSION = "SELECT version FROM slots WHERE session_id = ? AND slot_id = ?"
+# One primary-key seek per slot for the version, one for the last index.
+SLOT_HEADS = (
+    "SELECT s.slot_id, s.version, (SELECT max(m.idx) FROM messages AS m "
+    "WHERE m.session_id = s.session_id AND m.slot_id = s.slot_id) "
+    "FROM slots AS s WHERE s.session_id = ? ORDER BY s.slot_id"
+)
+_INSERT_MESSAGE = "INSERT INTO messages (session_id, slot_id, idx, body) VALUES (?, ?, ?, ?)"
+_UPSERT_DATA = (
+    "INSERT INTO session_data (session_id, key, value) VALUES (?, ?, ?) "
+    "ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value"
+)
+_DELETE_DATA = "DELETE FROM session_data WHERE session_id = ? AND key = ?"
+FIND_TURN = (
+    "SELECT slot_id, start, stop, turn_index FROM turns WHERE session_id = ? AND turn_id = ?"
+)
+_INSERT_TURN = (
+    "INSERT INTO turns (session_id, turn_id, slot_id, start, stop, turn_index) "
+    "VALUES (?, ?, ?, ?, ?, ?)"
+)
+
+
+def find_turn(conn: sqlite3.Connection, session_id: str, turn_id: str) -> StoredTurn | None:
+    """Where the write with ``turn_id`` stored its turn, read on ``conn``; None if nowhere."""
+    row = conn.execute(FIND_TURN, (session_id, turn_id)).fetchone()
+    if row is None:
+        return None
+    slot_id, start, stop, turn_index = row
+    return StoredTurn(
+        slot_id, int(start), int(stop), None if turn_index is None else int(turn_index)
+    )
+
+
+def rollback(conn: sqlite3.Connection) -> None:
+    """Roll back the open transaction of ``conn``, if any; errors are ignored."""
+    if conn.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+
+
+def apply_write(conn: sqlite3.Connection, batch: EncodedWrite) -> None:
+    """Write ``batch`` in one transaction; touch only the rows it names."""
+    session_id = batch.session_id
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if batch.turn_id is not None:
+            stored_turn = find_turn(conn, session_id, batch.turn_id)
+            if stored_turn is not None:
+                raise duplicate_turn(session_id, batch.turn_id, stored_turn)
+        for slot_id, expected in batch.expected_versions.items():
+            row = conn.execute(_SLOT_VERSION, (session_id, slot_id)).fetchone()
+            stored = 0 if row is None else int(row[0])
+            if stored != expected:
+                raise version_conflict(session_id, slot_id, expected, stored)
+        for slot_id, append in batch.appends.items():
+            last = conn.execute(LAST_INDEX, (session_id, slot_id)).fetchone()[0]
+            count = 0 if last is None else int(last) + 1
+            if append.start != count:
+                raise append_conflict(session_id, slot_id, append.start, count)
+        if batch.state is None:
+            conn.execute(_ENSURE_SESSION, (session_id,))
+        else:
+            conn.execute(_UPSERT_STATE, (session_id, batch.state))
+        conn.executemany(
+            _UPSERT_CONFIG,
+            [(session_id, slot_id, config) for slot_id, config in batch.slot_configs.items()],
+        )
+        for slot_id, append in batch.appends.items():
+            conn.executemany(
+                _INSERT_MESSAGE,
+                [
+                    (session_id, slot_id, index, body)
+                    for index, body in enumerate(append.bodies, append.start)
+                ],
+            )
+        conn.executemany(
+            _UPSERT_DATA, [(session_id, key, value) for key, value in batch.data.items()]
+        )
+        conn.executemany(_DELETE_DATA, [(session_id, key) for key in batch.deleted_data])
+        turn = batch.turn
+        if batch.turn_id is not None and turn is not None:
+            conn.execute(
+                _INSERT_TURN,
+                (session_id, batch.turn_id, turn.slot_id, turn.start, turn.stop, turn.turn_index),
+            )
+        conn.execute("COMMIT")
+    except sqlite3.IntegrityError as exc:
+        rollback(conn)
+        raise StoreError(
+            f"write to session {session_id!r} conflicts with stored data ({exc}); "
+            "reload the session before writing again"
+        ) from exc
+    except BaseException:
+        rollback(conn)
+        raise
+
+
+def delete_session(conn: sqlite3.Connection, session_id: str) -> bool:
+    """Delete the rows of ``session_id`` from every table, children first, in one transaction."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for table in ("messages", "session_data", "turns", "slots"):
+            conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
+        deleted = conn.execute("DELETE FROM sessions WHERE session_id = ?", (session_id,)).rowcount
+        conn.execute("COMMIT")
+    except BaseException:
+        rollback(conn)
+        raise
+    return deleted > 0
+
+
+# One statement, atomic on its own: insert, or take over a lease that is ours or expired.
+_ACQUIRE_LEASE = (
+    "INSERT INTO leases (session_id, owner, expires_at) VALUES (?, ?, ?) "
+    "ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, "
+    "expires_at = excluded.expires_at "
+    "WHERE leases.owner = excluded.owner OR leases.expires_at <= ?"
+)
+_RELEASE_LEASE = "DELETE FROM leases WHERE session_id = ? AND owner = ? RETURNING expires_at"
+
+
+def acquire_lease(conn: sqlite3.Connection, session_id: str, owner: str, seconds: float) -> bool:
+    """Take or renew the lease of ``session_id`` for ``owner``; whether it did."""
+    now = time.time()
+    cursor = conn.execute(_ACQUIRE_LEASE, (session_id, owner, now + seconds, now))
+    return cursor.rowcount > 0
+
+
+def release_lease(conn: sqlite3.Connection, session_id: str, owner: str) -> bool:
+    """Give back ``owner``'s lease of ``session_id``; whether ``owner`` held it."""
+    rows = conn.execute(_RELEASE_LEASE, (session_id, owner)).fetchall()
+    return bool(rows) and float(rows[0][0]) > time.time()
