@@ -79,6 +79,12 @@ class Deadline:
         self._when = None if seconds is None else asyncio.get_running_loop().time() + seconds
         self._error = error
 
+    def remaining(self) -> float | None:
+        """Seconds left before the deadline (at least a millisecond), None without one."""
+        if self._when is None:
+            return None
+        return max(0.001, self._when - asyncio.get_running_loop().time())
+
     @contextlib.asynccontextmanager
     async def guard(self, *, consume: bool = False) -> AsyncIterator[None]:
         """Cancel the current task at the deadline while the body runs.

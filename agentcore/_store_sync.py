@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 import attrs
 
 from agentcore._cancel import complete_despite_cancel
-from agentcore.errors import ConflictError, SessionError
+from agentcore.errors import ConflictError, DuplicateTurnError, SessionError
 from agentcore.messages import Message
 from agentcore.slots import (
     ContextSlot,
@@ -31,6 +31,7 @@ from agentcore.stores.base import (
     MessageAppend,
     SessionState,
     SlotHead,
+    StoredTurn,
     StoreWrite,
 )
 from agentcore.usage import CostTracker, Usage
@@ -105,6 +106,9 @@ class StoreSync:
             if self.loaded:
                 return
             store = self.store
+            # Checked before anything is paid for: an id the engine cannot store, a
+            # read-only or locked database (see MemoryStore.check_session).
+            await store.check_session(self.session_id)
             # Heads first and the state last: a write that lands while loading
             # leaves the versions and counts behind the state, never ahead, so
             # the next check (or a guarded write) reloads.
@@ -248,6 +252,8 @@ class StoreSync:
                 batch = build()
                 try:
                     await self.store.write(batch)
+                except DuplicateTurnError:
+                    raise  # the turn is stored already: building it again cannot help
                 except ConflictError:
                     heads = await self.store.slot_heads(self.session_id)
                     await self._refresh(heads)
@@ -344,12 +350,18 @@ class StoreSync:
         reply: Message,
         *,
         pin: bool = False,
-    ) -> None:
+        turn_id: str | None = None,
+        timeout: float | None = None,
+    ) -> bool:
         """Store a turn's messages with the state and cost; then the object holds them.
 
         ``reply`` is the turn's final assistant message, held as
         :attr:`last_reply` once stored. With ``pin`` the turn's first
-        message (the user's) is pinned in the same write.
+        message (the user's) is pinned in the same write. ``turn_id`` makes
+        the write idempotent and ``timeout`` bounds it (see
+        :class:`~agentcore.stores.StoreWrite`). Returns False when another
+        writer had stored the same ``turn_id`` already: the object then
+        holds that turn, and :attr:`last_reply` is its reply.
         """
         writes_config = False
         config = slot.config
@@ -361,6 +373,8 @@ class StoreSync:
             start = len(slot)
             batch.appends[slot.id] = MessageAppend(start, messages)
             batch.state = self.state(turn_index=self.turn_index + 1, usage=usage)
+            batch.turn_id = turn_id
+            batch.timeout = timeout
             config, version = slot.config, slot.version
             focused = config.focused
             if pin and focused is not None:
@@ -384,9 +398,23 @@ class StoreSync:
 
         try:
             await self.commit(build, stored)
+        except DuplicateTurnError as exc:
+            await self.catch_up()
+            self.last_reply = await self.stored_reply(exc.turn)
+            return False
         except ConflictError as exc:
             raise ConflictError(
                 f"session {self.session_id!r}: other writers kept changing the session while "
                 f"this turn was stored ({WRITE_ATTEMPTS} attempts), so the reply was not "
                 "stored; the session has reloaded what they stored: submit the turn again"
             ) from exc
+        return True
+
+    async def stored_reply(self, turn: StoredTurn) -> Message:
+        """The reply of a stored turn: the last message of its range (its final assistant one)."""
+        if turn.slot_id is None or turn.stop <= turn.start:
+            raise SessionError(f"session {self.session_id!r}: stored turn {turn} has no messages")
+        (reply,) = await self.store.load_messages(
+            self.session_id, turn.slot_id, turn.stop - 1, turn.stop
+        )
+        return reply

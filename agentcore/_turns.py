@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -23,8 +24,14 @@ from agentcore.budget import OVERFLOW_KEY, turn_counter
 from agentcore.call_hooks import HookedProvider, tool_call_hooks
 from agentcore.context import TurnContext
 from agentcore.cycle import CycleEvent, CycleResult, LlmCycle
-from agentcore.errors import ConfigError, ContextWindowExceededError, SessionError, TurnTimeoutError
-from agentcore.llm import ResponseComplete
+from agentcore.errors import (
+    ConfigError,
+    ContextWindowExceededError,
+    SessionError,
+    StoreTimeoutError,
+    TurnTimeoutError,
+)
+from agentcore.llm import LlmResponse, ResponseComplete
 from agentcore.messages import Message, invalid_text, make_valid
 from agentcore.plugins import call_each
 from agentcore.slots import ContextSlot
@@ -68,6 +75,26 @@ def check_pin_flag(pin: object) -> None:
     """Refuse a ``pin`` argument that is not a bool."""
     if not isinstance(pin, bool):
         raise ConfigError(f"pin must be True or False, got {pin!r}")
+
+
+MAX_TURN_ID_CHARS = 200
+"""The longest ``turn_id`` a caller may give (every store engine keeps it whole)."""
+
+
+def check_turn_id(turn_id: object) -> None:
+    """Refuse a ``turn_id`` that is not None or a short, printable, non-empty str."""
+    if turn_id is None:
+        return
+    if (
+        not isinstance(turn_id, str)
+        or not turn_id.strip()
+        or len(turn_id) > MAX_TURN_ID_CHARS
+        or not turn_id.isprintable()
+    ):
+        raise ConfigError(
+            f"turn_id must be None or a non-empty printable str of at most "
+            f"{MAX_TURN_ID_CHARS} characters, got {str(turn_id)[:60]!r}"
+        )
 
 
 def final_message(added: Sequence[Message], result: CycleResult) -> Message:
@@ -115,23 +142,26 @@ class TurnRunner:
         ctx.provider = HookedProvider(bundle.provider, self._pm, ctx)
         return ctx
 
+    def timeout_error(self) -> TurnTimeoutError:
+        """The error of a turn that did not finish within ``turn_timeout``, nothing stored."""
+        return TurnTimeoutError(
+            f"turn of session {self._session.session_id!r} did not finish within the "
+            f"turn_timeout of {self._session.bundle.config.turn_timeout} s; nothing of it "
+            "was stored"
+        )
+
     def deadline(self) -> Deadline:
         """The deadline of a turn starting now, from the bundle's ``turn_timeout``."""
-        seconds = self._session.bundle.config.turn_timeout
-        session_id = self._session.session_id
-
-        def error() -> BaseException:
-            return TurnTimeoutError(
-                f"turn of session {session_id!r} did not finish within the "
-                f"turn_timeout of {seconds} s; nothing of it was stored"
-            )
-
-        return Deadline(seconds, error)
+        return Deadline(self._session.bundle.config.turn_timeout, self.timeout_error)
 
     async def events(
-        self, user_message: Message, *, pin: bool, stream: bool
+        self, user_message: Message, *, pin: bool, stream: bool, turn_id: str | None = None
     ) -> AsyncGenerator[CycleEvent | FinalEvent, None]:
         """Run one turn, yielding its events; the last one, a :class:`FinalEvent`, once stored.
+
+        ``turn_id`` is the turn's idempotency key (a new one when None): a
+        turn already stored under it is not run again, its stored reply is
+        the final event, and no model is called.
 
         With ``stream`` the model's reply is streamed and every event is
         yielded; without it, the model is called without streaming and only
@@ -156,11 +186,21 @@ class TurnRunner:
             async with deadline.guard():
                 await sync.load()
                 await sync.catch_up()
+                stored_reply = None
+                if turn_id is not None:
+                    already = await sync.store.find_turn(self._session.session_id, turn_id)
+                    if already is not None:
+                        stored_reply = await sync.stored_reply(already)
                 slot = sync.slots[sync.current]
                 if pin:
                     await self._check_pin_fits(slot, user_message)
                 ctx = self.context(slot, user_message, is_stream=stream)
+            if stored_reply is not None:  # this turn id is stored: no model call
+                release()
+                yield FinalEvent(ResponseComplete(LlmResponse(stored_reply)), stored_reply)
+                return
             final: tuple[ResponseComplete, list[Message], CycleResult] | None = None
+            duplicate: Message | None = None
             try:
                 async with deadline.guard():
                     await call_each(self._pm, "on_turn_start", isolate=False, ctx=ctx)
@@ -185,17 +225,33 @@ class TurnRunner:
                     reply = final_message(added, result)
                     try:
                         async with deadline.guard():
-                            await sync.commit_turn(
-                                slot, [user_message, *added], result.usage, reply, pin=pin
+                            stored_now = await sync.commit_turn(
+                                slot,
+                                [user_message, *added],
+                                result.usage,
+                                reply,
+                                pin=pin,
+                                turn_id=turn_id or uuid.uuid4().hex,
+                                timeout=deadline.remaining(),
                             )
+                    except StoreTimeoutError as exc:
+                        raise self.timeout_error() from exc  # nothing was stored
                     except TurnTimeoutError:
                         if sync.last_reply is not reply:
                             raise  # nothing was stored
                         # Stored: the deadline's own cancel is consumed, the turn goes on.
-                    final = (event, added, result)
+                        stored_now = True
+                    if stored_now:
+                        final = (event, added, result)
+                    else:  # another writer stored this turn id meanwhile: hand over its reply
+                        duplicate = sync.last_reply or reply
             except BaseException as exc:
                 await call_each(self._pm, "on_turn_error", isolate=True, ctx=ctx, error=exc)
                 raise
+            if duplicate is not None:
+                release()
+                yield FinalEvent(ResponseComplete(LlmResponse(duplicate)), duplicate)
+                return
             if final is not None:
                 event, added, result = final
                 # Past its deadline, a stored turn skips its remaining end hooks and is

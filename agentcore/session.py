@@ -17,7 +17,14 @@ import attrs
 from agentcore._background import BackgroundWork
 from agentcore._slot_pins import change_pins
 from agentcore._store_sync import DEFAULT_SLOT, WRITE_ATTEMPTS, StoreSync
-from agentcore._turns import TurnRunner, TurnStream, check_pin_flag, check_user_message, drain
+from agentcore._turns import (
+    TurnRunner,
+    TurnStream,
+    check_pin_flag,
+    check_turn_id,
+    check_user_message,
+    drain,
+)
 from agentcore.agent import Agent
 from agentcore.builder import AgentBundle
 from agentcore.compaction import CompactError, SummaryInfo
@@ -431,7 +438,9 @@ class AgentSession:
 
     # -- turns ------------------------------------------------------------------
 
-    async def submit_turn(self, user_input: str | Message, *, pin: bool = False) -> Message:
+    async def submit_turn(
+        self, user_input: str | Message, *, pin: bool = False, turn_id: str | None = None
+    ) -> Message:
         """Run one turn and return the assistant's final message.
 
         With ``pin`` the user's message is pinned in the same store write as
@@ -453,17 +462,27 @@ class AgentSession:
         are then held by the object, the reply as :attr:`last_reply`), and the
         end hooks that have not run are skipped. See docs/failure-semantics.md.
 
+        ``turn_id`` is the turn's idempotency key (a new random one when
+        None): a caller that retries a turn whose outcome it does not know
+        (its process died, the connection dropped) passes the same id, and a
+        turn already stored under it is returned as stored, with no model
+        call and nothing stored twice. The store write of every turn carries
+        its id and the time left of ``turn_timeout``.
+
         It is :meth:`submit_turn_stream` drained to its end, with the model
         called without streaming: the two run the same steps.
         """
         user_message = check_user_message(user_input)
         check_pin_flag(pin)
+        check_turn_id(turn_id)
         self._check_writable("submit a turn")
         self._check_no_open_stream()
-        return await drain(self._turns.events(user_message, pin=pin, stream=False))
+        return await drain(self._turns.events(user_message, pin=pin, stream=False, turn_id=turn_id))
 
-    def submit_turn_stream(self, user_input: str | Message, *, pin: bool = False) -> TurnStream:
-        """Run one turn, streaming the reply (``pin`` as in :meth:`submit_turn`).
+    def submit_turn_stream(
+        self, user_input: str | Message, *, pin: bool = False, turn_id: str | None = None
+    ) -> TurnStream:
+        """Run one turn, streaming the reply (``pin`` and ``turn_id`` as in :meth:`submit_turn`).
 
         Iterate the returned :class:`TurnStream` for events. The turn is
         stored, and ``on_turn_end`` and ``post_turn_end`` have run, before
@@ -479,7 +498,8 @@ class AgentSession:
         check_pin_flag(pin)
         self._check_writable("submit a turn")
         self._check_no_open_stream()
-        return TurnStream(self._turns.events(user_message, pin=pin, stream=True))
+        check_turn_id(turn_id)
+        return TurnStream(self._turns.events(user_message, pin=pin, stream=True, turn_id=turn_id))
 
     # -- background work ---------------------------------------------------------
 
