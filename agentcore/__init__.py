@@ -3,7 +3,7 @@
 from agentcore.agent import Agent
 from agentcore.builder import DEFAULT_TURN_TIMEOUT, AgentBuilder, AgentBundle, AgentConfig
 from agentcore.calls import ModelCallInfo, ToolCallInfo
-from agentcore.compaction import CompactError, SummaryInfo, SummaryRequestInfo
+from agentcore.compaction import CompactError, SummaryInfo, SummaryQuality, SummaryRequestInfo
 from agentcore.context import TurnContext
 from agentcore.cycle import CycleResult, LlmCycle, ToolResultEvent
 from agentcore.errors import (
@@ -89,6 +89,7 @@ __all__ = [
     "StoreError",
     "StreamEvent",
     "SummaryInfo",
+    "SummaryQuality",
     "SummaryRequestInfo",
     "TextBlock",
     "TextDelta",

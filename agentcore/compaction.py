@@ -64,6 +64,31 @@ class SummaryRequestInfo:
 
 
 @frozen
+class SummaryQuality:
+    """How good a summary looked to the gate that decided whether to apply it.
+
+    :param verdict: ``"kept"``, or why it was refused: ``"truncated"`` (the
+        reply stopped at its token cap), ``"copy"`` (nearly identical to the
+        previous summary although new messages were covered), ``"echo"``
+        (mostly transcript copied back).
+    :param stop_reason: Why the summary call's reply ended (``"end_turn"``, ``"max_tokens"``...).
+    :param overlap_with_previous: Similarity to the previous summary, 0 to 1 (0 without one).
+    :param echoed_share: The share of the summary copied from its input, 0 to 1.
+    :param identifiers_kept: Identifiers (paths, URLs, ids, numbers) of the previous
+        summary that this one still holds.
+    :param identifiers_lost: Identifiers of the previous summary that this one drops
+        while the messages it covers do not mention them either.
+    """
+
+    verdict: str
+    stop_reason: str
+    overlap_with_previous: float = 0.0
+    echoed_share: float = 0.0
+    identifiers_kept: tuple[str, ...] = ()
+    identifiers_lost: tuple[str, ...] = ()
+
+
+@frozen
 class SummaryInfo:
     """A summary that was applied: handed to ``after_summary``, returned by ``compact``.
 
@@ -79,6 +104,7 @@ class SummaryInfo:
     :param usage: What the summary calls cost, as reported (or counted).
     :param duration: Seconds the summary took, calls included, on a monotonic clock.
     :param model: The model the summary call asked for (None: the provider's default).
+    :param quality: The gate's record of the summary (None when no gate ran).
     """
 
     slot_id: str
@@ -93,3 +119,4 @@ class SummaryInfo:
     usage: Usage | None = None
     duration: float = 0.0
     model: str | None = None
+    quality: SummaryQuality | None = None

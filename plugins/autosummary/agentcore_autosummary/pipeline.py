@@ -147,7 +147,8 @@ async def summarize(
         if request.prompt != config.summary_prompt:
             config = attrs.evolve(config, summary_prompt=request.prompt)
         plan = attrs.evolve(plan, messages=tuple(request.messages))
-        summary, plan = await isolated(make_summary(attrs.evolve(ctx, cost=spent), config, plan))
+        made = await isolated(make_summary(attrs.evolve(ctx, cost=spent), config, plan))
+        summary, plan, quality = made
         usage = spent.total("summary") if spent.breakdown() else None
         applied = await apply_summary(ctx, config, runtime, plan, summary, version, usage)
     except Exception as exc:
@@ -185,6 +186,7 @@ async def summarize(
         usage=usage,
         duration=time.perf_counter() - started,
         model=plan.model,
+        quality=quality,
     )
     await after_summary(ctx, info)
     return info

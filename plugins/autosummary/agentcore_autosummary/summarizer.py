@@ -71,6 +71,7 @@ class SummaryReply:
     usage: Usage
     request_tokens: int
     reported: bool
+    stop_reason: str = "end_turn"
 
 
 async def _cut(counter: TokenCounter, text: str, max_tokens: int) -> str:
@@ -124,6 +125,11 @@ async def request_summary(
     text = valid_text(result.final_message.text).strip()
     if not text:
         raise SummaryFailedError("the model returned an empty summary")
+    stop_reason = result.response.stop_reason
+    if stop_reason == "max_tokens":
+        raise SummaryFailedError(
+            f"summary refused: the reply stopped at its token cap ({max_tokens} tokens)"
+        )
     length = await counter.count_text_async(text)
     if length > config.summary_tokens:
         logger.warning(
@@ -134,9 +140,9 @@ async def request_summary(
         text = await _cut(counter, text, config.summary_tokens)
     usage = result.response.usage
     if usage is not None:
-        return SummaryReply(text, usage, local, reported=True)
+        return SummaryReply(text, usage, local, reported=True, stop_reason=stop_reason)
     counted = Usage(local, await counter.count_text_async(text))
-    return SummaryReply(text, counted, local, reported=False)
+    return SummaryReply(text, counted, local, reported=False, stop_reason=stop_reason)
 
 
 async def _sized_request(

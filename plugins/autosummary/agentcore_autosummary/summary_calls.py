@@ -12,6 +12,7 @@ import attrs
 from agentcore import (
     ContextSlot,
     Message,
+    SummaryQuality,
     TurnContext,
 )
 from agentcore.slots import DEFAULT_SUMMARY_LABEL, render_context
@@ -22,6 +23,7 @@ from agentcore_autosummary.budget import (
 )
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.formatting import MAX_CONVERSATION_CHARS
+from agentcore_autosummary.gate import check, judge
 from agentcore_autosummary.pins import unpinned_indices
 from agentcore_autosummary.plan import Plan
 from agentcore_autosummary.planner import plan_chunks
@@ -77,11 +79,17 @@ async def isolated(work: Coroutine[Any, Any, T]) -> T:
         raise
 
 
-async def make_summary(ctx: TurnContext, config: SummaryConfig, plan: Plan) -> tuple[str, Plan]:
-    """The summary of ``plan``, made in requests that each fit the window, and what it covers.
+async def make_summary(
+    ctx: TurnContext, config: SummaryConfig, plan: Plan
+) -> tuple[str, Plan, SummaryQuality]:
+    """The summary of ``plan``, what it covers, and the gate's record of it.
 
+    The summary is made in requests that each fit the window.
     The plan returned is ``plan`` cut to what the summary covers when the
     backlog needed more than ``max_summary_calls_per_turn`` calls. A summary
+    the gate refuses (:mod:`agentcore_autosummary.gate`: a reply cut at its
+    cap, a copy of the previous summary, an echo of the transcript) raises
+    :class:`~agentcore_autosummary.gate.SummaryRejectedError`; a summary
     applied to a Focused slot must leave a smaller context than the one it
     replaces, or it raises :class:`SummaryFailedError`.
     """
@@ -99,9 +107,13 @@ async def make_summary(ctx: TurnContext, config: SummaryConfig, plan: Plan) -> t
             # The rest of the backlog is left for the next summary.
             rest = raw[covered]
             plan = attrs.evolve(plan, end=rest, covers=rest, messages=plan.messages[:covered])
+    focused = plan.slot.config.focused
+    previous = focused.summary_override if focused is not None else plan.previous
+    quality = judge(summary, previous, plan.messages, "end_turn", config.max_tool_result_chars)
+    check(quality)
     summary = await check_retention(ctx, config, plan, summary)
     await check_shrinks(ctx, plan, summary)
-    return summary, plan
+    return summary, plan, quality
 
 
 async def summarize_in_chunks(

@@ -50,17 +50,24 @@ class StrictServer:
         *,
         ratio: float = 1.3,
         turn: Callable[[LlmRequest], str | LlmResponse] = lambda request: "Sure, noted.",
-        summary: Callable[[LlmRequest], Any] = lambda request: "A short summary.",
+        summary: Callable[[LlmRequest], Any] | None = None,
         report_usage: bool = True,
     ) -> None:
         self.window = window
         self.ratio = ratio
         self.turn = turn
-        self.summary = summary
+        self.summary = summary or self._numbered_summary
+        self.summaries = 0
         self.report_usage = report_usage
         self.rejected: list[ContextWindowExceededError] = []
         self.over_budget: list[tuple[str, int]] = []
         self.provider = MockProvider(responder=self)
+
+    def _numbered_summary(self, request: LlmRequest) -> str:
+        """The default summarizer: a short summary, new each time, as a real one's is."""
+        self.summaries += 1
+        latest = request.messages[-1].text.split("```text")[-1].split()
+        return f"A short summary, number {self.summaries}: {' '.join(latest[-6:-1])}."
 
     def count(self, request: LlmRequest) -> int:
         counter = get_token_counter(request.model)

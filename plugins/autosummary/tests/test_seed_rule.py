@@ -95,7 +95,7 @@ async def test_cumulative_trigger_replays_the_seed_rule(
             return "Noted."
         if turn_calls - 1 in failing:
             return ServiceUnavailableError("the summarizer is down")
-        return "Summary."
+        return f"Summary of turn {turn_calls - 1}."
 
     # The reported input is tiny so the window's budget rule never steps in.
     provider = MockProvider(responder=respond, usage=Usage(1, per_turn - 1))

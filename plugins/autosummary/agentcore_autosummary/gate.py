@@ -1,0 +1,124 @@
+"""The gate before a summary is applied: a copy, an echo or a cut-off reply is refused.
+
+Small models stall in ways that a shrinking context does not catch: they
+hand back the previous summary unchanged although new messages were
+covered, they copy the transcript (its ``User:`` lines) until their token
+cap, or they stop at the cap mid-sentence. Each such summary is refused
+(:class:`SummaryRejectedError`, a failed attempt: the turn is degraded if it
+must, and the summary is tried again after the backoff), and every verdict,
+kept or refused, is a :class:`~agentcore.SummaryQuality` record.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+
+from agentcore import Message, SummaryQuality
+from agentcore_autosummary.formatting import format_message
+from agentcore_autosummary.retention import find_identifiers
+from agentcore_autosummary.summarizer import SummaryFailedError
+
+COPY_RATIO = 0.95
+"""A summary at least this similar to the previous one, after new messages, is a copy."""
+
+ECHO_SHARE = 0.5
+"""A summary whose lines are at least this share transcript entries, or whose
+word runs are at least this share copied from the input, is an echo."""
+
+_ROLE_LINE = re.compile(r"^\s*(System|User|Assistant|Tool Result|Tool Error)\b[^:\n]{0,40}:")
+_WORDS = re.compile(r"\w+")
+_RUN = 8
+
+
+class SummaryRejectedError(SummaryFailedError):
+    """The summarizer answered, but the gate refused the summary; ``quality`` says why."""
+
+    def __init__(self, message: str, quality: SummaryQuality) -> None:
+        super().__init__(message)
+        self.quality = quality
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _runs(text: str) -> set[tuple[str, ...]]:
+    words = [word.casefold() for word in _WORDS.findall(text)]
+    return {tuple(words[i : i + _RUN]) for i in range(len(words) - _RUN + 1)}
+
+
+def _words(text: str) -> set[str]:
+    return {word.casefold() for word in _WORDS.findall(text)}
+
+
+def _adds(summary: str, previous: str, transcript: str) -> bool:
+    """Whether ``summary`` holds a word of the covered messages that ``previous`` did not."""
+    return bool((_words(summary) - _words(previous)) & _words(transcript))
+
+
+def judge(
+    summary: str,
+    previous: str | None,
+    messages: Sequence[Message],
+    stop_reason: str,
+    max_tool_result_chars: int = 500,
+) -> SummaryQuality:
+    """The quality record of ``summary``, made from ``previous`` and the ``messages`` it covers.
+
+    ``verdict`` is ``"kept"``, or why it is refused: ``"truncated"`` (the
+    reply stopped at its token cap), ``"copy"`` (nearly identical to the
+    previous summary, and holding no word of the covered messages that the
+    previous one did not, although new messages were covered), ``"echo"``
+    (mostly transcript lines or long runs copied word for word from the
+    input).
+    """
+    overlap = 0.0
+    if previous:
+        overlap = difflib.SequenceMatcher(None, _normal(previous), _normal(summary)).ratio()
+    lines = [line for line in summary.splitlines() if line.strip()]
+    role_lines = sum(1 for line in lines if _ROLE_LINE.match(line))
+    transcript = "\n".join(format_message(m, max_tool_result_chars) for m in messages)
+    summary_runs = _runs(summary)
+    copied = len(summary_runs & _runs(transcript)) / len(summary_runs) if summary_runs else 0.0
+    echoed = max(role_lines / len(lines) if lines else 0.0, copied)
+    before = find_identifiers(previous) if previous else []
+    now = set(find_identifiers(summary))
+    covered = set(find_identifiers(transcript))
+    kept = tuple(identifier for identifier in before if identifier in now)
+    lost = tuple(i for i in before if i not in now and i not in covered)
+    if stop_reason == "max_tokens":
+        verdict = "truncated"
+    elif (
+        previous and messages and overlap >= COPY_RATIO and not _adds(summary, previous, transcript)
+    ):
+        verdict = "copy"
+    elif echoed >= ECHO_SHARE and (role_lines >= 2 or copied >= ECHO_SHARE):
+        verdict = "echo"
+    else:
+        verdict = "kept"
+    return SummaryQuality(
+        verdict=verdict,
+        stop_reason=stop_reason,
+        overlap_with_previous=round(overlap, 3),
+        echoed_share=round(echoed, 3),
+        identifiers_kept=kept,
+        identifiers_lost=lost,
+    )
+
+
+def check(quality: SummaryQuality) -> None:
+    """Raise :class:`SummaryRejectedError` unless ``quality.verdict`` is ``"kept"``."""
+    reasons = {
+        "truncated": "the reply stopped at its token cap",
+        "copy": (
+            f"it repeats the previous summary ({quality.overlap_with_previous:.0%} alike) "
+            "although new messages were covered"
+        ),
+        "echo": f"it copies the transcript ({quality.echoed_share:.0%} of it echoed)",
+    }
+    if quality.verdict != "kept":
+        raise SummaryRejectedError(
+            f"summary refused: {reasons.get(quality.verdict, quality.verdict)}", quality
+        )
