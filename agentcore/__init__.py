@@ -1,5 +1,7 @@
 """agentcore: a small, typed, async core for LLM agents, extended by pluggy plugins."""
 
+from importlib import metadata as _metadata
+
 from agentcore.agent import Agent
 from agentcore.builder import DEFAULT_TURN_TIMEOUT, AgentBuilder, AgentBundle, AgentConfig
 from agentcore.calls import ModelCallInfo, ToolCallInfo
@@ -47,7 +49,8 @@ from agentcore.stores import InMemoryStore, MemoryStore, SqliteStore
 from agentcore.tools import ToolRegistry
 from agentcore.usage import CostTracker, Usage
 
-__version__ = "0.3.0"
+__version__ = _metadata.version("agentcore")
+"""The installed distribution's version (from its package metadata)."""
 
 __all__ = [
     "DEFAULT_TURN_TIMEOUT",

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from attrs import frozen
 
-from agentcore import LlmCycle, LlmProvider, Message, Usage
+from agentcore import AgentCoreError, LlmCycle, LlmProvider, Message, Usage
 from agentcore.budget import TokenCorrection
 from agentcore.errors import ContextWindowExceededError
 from agentcore.messages import valid_text
@@ -29,7 +29,7 @@ MIN_CONVERSATION_TOKENS = 32
 _FIT_MARGIN_TOKENS = 8
 
 
-class SummaryFailedError(Exception):
+class SummaryFailedError(AgentCoreError):
     """The model gave no usable summary, or no summary request could fit the window."""
 
 

@@ -6,8 +6,11 @@ Message content is recorded only with ``.setting("otel_capture_content", True)``
 (or ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``).
 """
 
+from importlib import metadata as _metadata
+
 from agentcore_otel.settings import CAPTURE_CONTENT, CAPTURE_CONTENT_ENV, TRACER_PROVIDER
 
-__version__ = "0.3.0"
+__version__ = _metadata.version("agentcore-otel")
+"""The installed distribution's version (from its package metadata)."""
 
 __all__ = ["CAPTURE_CONTENT", "CAPTURE_CONTENT_ENV", "TRACER_PROVIDER", "__version__"]

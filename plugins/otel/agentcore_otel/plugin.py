@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Generator, Sequence
 from contextvars import Token
+from importlib import metadata
 from typing import Any
 
 from attrs import define, field
@@ -44,7 +45,7 @@ TRACER_NAME = "agentcore_otel"
 STATE_KEY = "agentcore_otel.turn"
 """The ``ctx.extra`` key that holds the turn's tracing state."""
 
-_VERSION = "0.3.0"
+_VERSION = metadata.version("agentcore-otel")
 
 
 def _ns(seconds: float) -> int:
