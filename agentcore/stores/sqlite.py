@@ -97,6 +97,26 @@ def _is_not_a_database(exc: sqlite3.DatabaseError) -> bool:
     return code == _SQLITE_NOTADB or "not a database" in str(exc)
 
 
+def _first_undecodable(
+    conn: sqlite3.Connection, session_id: str, slot_id: str, start: int, end: int
+) -> int | str:
+    """The index of the first message in ``start:end`` whose text does not decode."""
+    indices = conn.execute(
+        "SELECT idx FROM messages WHERE session_id = ? AND slot_id = ? AND idx >= ? AND idx < ? "
+        "ORDER BY idx",
+        (session_id, slot_id, start, end),
+    ).fetchall()
+    for (index,) in indices:
+        try:
+            conn.execute(
+                "SELECT body FROM messages WHERE session_id = ? AND slot_id = ? AND idx = ?",
+                (session_id, slot_id, index),
+            ).fetchone()
+        except _UndecodableText:
+            return int(index)
+    return "unknown"
+
+
 class SqliteStore(BaseStore):
     """A :class:`~agentcore.stores.MemoryStore` backed by one SQLite database.
 
@@ -367,8 +387,11 @@ class SqliteStore(BaseStore):
                 try:
                     row = cursor.fetchone()
                 except _UndecodableText:
+                    # Python 3.10's cursor decodes a row ahead of the one it returns:
+                    # the damaged row is found by reading the rows one at a time.
+                    damaged = _first_undecodable(conn, session_id, slot_id, start, end)
                     raise CorruptDataError(
-                        f"stored message {start + len(rows)} of slot {slot_id!r} in session "
+                        f"stored message {damaged} of slot {slot_id!r} in session "
                         f"{session_id!r} is not valid UTF-8: the file {self._path} is damaged "
                         "there (content not shown)"
                     ) from None
