@@ -6,7 +6,8 @@ with one thread for generation and one for the prompt (two made generation
 keeps its share; only one such server runs at a time. :class:`Proxy` sits
 between every system and that server: it forwards each request unchanged
 except for ``temperature`` 0 and a fixed ``seed`` (the same sampling for every
-system), and records what was asked (``max_tokens``, ``max_completion_tokens``,
+system) and a null message ``content`` sent as ``""`` (which llama-cpp-python's
+server requires), and records what was asked (``max_tokens``, ``max_completion_tokens``,
 the messages) and what came back (text, ``finish_reason``, ``usage``, seconds),
 so the cap each system sent can be checked against what the server generated.
 """
@@ -90,6 +91,18 @@ def start(model: Path, log_path: Path, *, n_ctx: int) -> LlamaServer:
         time.sleep(0.5)
 
 
+def _nonnull_content(message: Any) -> Any:
+    """``message`` with ``content`` ``""`` where it is null.
+
+    OpenAI's API accepts an assistant message with tool calls and ``content``
+    null (langchain-openai sends one for every tool-call step); llama-cpp-python's
+    server rejects it with HTTP 500. An empty string means the same and passes.
+    """
+    if isinstance(message, dict) and "content" in message and message["content"] is None:
+        return {**message, "content": ""}
+    return message
+
+
 @dataclass
 class Call:
     """One request through the proxy and its reply."""
@@ -170,7 +183,12 @@ class Proxy:
         if body.get("stream"):
             call.error = "streaming is not supported by the bench proxy"
             return 400, json.dumps({"error": {"message": call.error}}).encode()
-        body = {**body, "temperature": 0.0, "seed": SEED}
+        body = {
+            **body,
+            "messages": [_nonnull_content(message) for message in body.get("messages") or []],
+            "temperature": 0.0,
+            "seed": SEED,
+        }
         start = time.perf_counter()
         try:
             reply = self._client.post(self.upstream + path.removeprefix("/v1"), json=body)
