@@ -136,9 +136,10 @@ def table(results: dict[str, dict[str, Any]]) -> list[str]:
 def body(data: dict[str, Any], titles: dict[str, str]) -> str:
     """The Markdown of every conversation that ran, with the run's settings."""
     meta = data["meta"]
+    commands = ", then ".join(f"`{command}`" for command in meta.get("commands", [meta["command"]]))
     lines = [
-        f"Run on {meta['date']} ({meta['cpu_count']} CPUs, shared), command: "
-        f"`{meta['command']}`. Model: {meta['model_title']} (`{meta['model_file']}`, "
+        f"Run on {meta['date']} ({meta['cpu_count']} CPUs, shared), commands: "
+        f"{commands}. Model: {meta['model_title']} (`{meta['model_file']}`, "
         f"sha256 `{meta['model_sha256']}`) behind llama-cpp-python {meta['llama_cpp']}'s "
         f"server, `--n_ctx {meta['n_ctx']} --n_threads 1 --n_threads_batch 1`, temperature 0. "
         f"Budget {meta['budget']:,} tokens for every system, summaries capped at "
