@@ -35,6 +35,19 @@ def _pairs(call: Call) -> list[Pair]:
     return out
 
 
+def capped(result_calls: Sequence[Call], cap: int) -> bool:
+    """Every call asked for ``max_tokens`` ``cap`` and got at most ``cap`` tokens.
+
+    llama-cpp-python's server reports ``cap + 1`` completion tokens for a reply
+    stopped at its cap (``finish_reason`` ``length``), so one more is allowed there.
+    """
+    return all(
+        call.max_tokens == cap
+        and (call.completion_tokens or 0) <= cap + (call.finish_reason == "length")
+        for call in result_calls
+    )
+
+
 def figures(
     script: Script, requests: Requests, calls: Sequence[Call], cap: int, meter: TokenMeter
 ) -> dict[str, Any]:
@@ -68,9 +81,7 @@ def figures(
         "caps_sent": sorted({str(call.max_tokens) for call in calls}),
         "max_completion_tokens_sent": sorted({str(call.max_completion_tokens) for call in calls}),
         "largest_output": max((call.completion_tokens or 0 for call in calls), default=0),
-        "capped": all(
-            call.max_tokens == cap and (call.completion_tokens or 0) <= cap for call in calls
-        ),
+        "capped": capped(result_calls=calls, cap=cap),
         "summary_seconds": [round(call.seconds, 1) for call in calls],
         "summary_prompt_tokens": sum(call.prompt_tokens or 0 for call in calls),
         "summary_output_tokens": sum(call.completion_tokens or 0 for call in calls),
