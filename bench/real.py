@@ -157,6 +157,10 @@ def _chat_openai(server: LlamaServer, timer: Timer | None = None) -> Any:
         base_url=server.base_url,
         api_key="none",
         max_tokens=REPLY_CAP,
+        # langchain-openai sends max_tokens as max_completion_tokens, which
+        # llama-cpp-python ignores: without the old name in the body too, langmem's
+        # and LangChain's replies and summaries would run uncapped.
+        extra_body={"max_tokens": REPLY_CAP},
         temperature=0.0,
         max_retries=0,
         timeout=TURN_TIMEOUT,

