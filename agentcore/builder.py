@@ -36,7 +36,7 @@ class AgentConfig:
 
     ``settings`` holds the plugin settings by name, already validated by the
     plugin that owns each of them. ``turn_timeout`` is the deadline of a
-    turn in seconds (default :data:`DEFAULT_TURN_TIMEOUT`; None: no deadline).
+    turn in seconds (default ``agentcore.DEFAULT_TURN_TIMEOUT``; None: no deadline).
     """
 
     settings: Mapping[str, Any] = field(factory=dict)
@@ -121,7 +121,7 @@ class AgentBuilder:
         return self
 
     def turn_timeout(self, seconds: float | None) -> AgentBuilder:
-        """Give every turn a deadline of ``seconds`` (default 600, :data:`DEFAULT_TURN_TIMEOUT`).
+        """Give every turn a deadline of ``seconds`` (default 600 s, ``DEFAULT_TURN_TIMEOUT``).
 
         It covers every hook, model call and tool of a turn, streamed or not,
         up to its store write. A turn that misses it raises

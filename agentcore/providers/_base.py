@@ -93,7 +93,7 @@ class HttpProvider:
     def context_windows(self) -> Mapping[str, int]:
         """The windows given as ``context_windows=``, by lower-cased model-name prefix.
 
-        :func:`~agentcore.providers.windows.discover_context_window` consults
+        ``agentcore.providers.windows.discover_context_window`` consults
         them with the built-in table (an entry replaces the table's entry of
         the same name), before asking the server.
         """

@@ -58,7 +58,7 @@ class AnthropicProvider(HttpProvider):
         ``"my-model-2026-01"``), such as ``{"my-model": 8192}``. An entry
         replaces the built-in table's entry of the same name and is
         consulted before the server by
-        :func:`~agentcore.providers.windows.discover_context_window`.
+        ``agentcore.providers.windows.discover_context_window``.
     :param api_version: The ``anthropic-version`` header.
     :param default_max_tokens: ``max_tokens`` for requests that give none.
     :param cache: ``"auto"`` (the default) marks prompt-cache breakpoints

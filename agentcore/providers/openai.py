@@ -56,7 +56,7 @@ class OpenAIProvider(HttpProvider):
         ``"my-model-2026-01"``), such as ``{"my-model": 8192}``. An entry
         replaces the built-in table's entry of the same name and is
         consulted before the server by
-        :func:`~agentcore.providers.windows.discover_context_window`.
+        ``agentcore.providers.windows.discover_context_window``.
     :param max_tokens_field: The body field that carries
         ``request.max_tokens``: ``"max_tokens"`` (understood by every
         compatible server) or ``"max_completion_tokens"`` (required by

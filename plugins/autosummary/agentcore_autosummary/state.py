@@ -22,7 +22,7 @@ class SummaryState:
         it; None for a Focused slot, whose ``summary_override`` is the summary (data
         stored before kept a copy here too, still read as is).
     :param failures: Summary attempts that failed in a row since the last applied one;
-        the next attempt waits :func:`~agentcore_autosummary.trigger.backoff_turns` turns.
+        the next attempt waits ``agentcore_autosummary.trigger.backoff_turns`` turns.
     """
 
     last_summary_turn: int | None = None

@@ -32,7 +32,7 @@ def _provider(ctx: TurnContext) -> LlmProvider:
 async def resolve_config(ctx: TurnContext, config: SummaryConfig) -> SummaryConfig:
     """``config`` with ``max_context_tokens`` set: as given, else discovered for the turn model.
 
-    Discovery (:func:`~agentcore.providers.windows.discover_context_window`)
+    Discovery (``agentcore.providers.windows.discover_context_window``)
     runs once per provider, model and config; without an answer the window
     is ``DEFAULT_MAX_CONTEXT_TOKENS``, with a warning. A discovered window
     too small for the rest of the config raises :class:`ConfigError`.
