@@ -2,6 +2,7 @@
 # A throw-away PostgreSQL server for the store tests.
 #
 #   .ci/postgres.sh start DIR   create a cluster in the empty folder DIR, start it, print its DSN
+#   .ci/postgres.sh restart DIR restart the server of DIR (fast mode), keeping its data
 #   .ci/postgres.sh stop DIR    stop the server of DIR (if running) and delete DIR
 #
 # The server runs as the unprivileged "postgres" user, listens only on a Unix socket inside DIR
@@ -80,6 +81,16 @@ start() {
     echo "postgresql://$PG_USER@/$PG_DB?host=$dir"
 }
 
+restart() {
+    local dir="$1" bindir
+    [ -f "$dir/data/postmaster.pid" ] || die "no server runs in $dir"
+    bindir="$(pg_bindir)" || die "pg_ctl not found"
+    if [ "$(id -u)" != 0 ]; then PG_USER="$(id -un)"; fi
+    # pg_ctl restart starts the server again with the options it was started with.
+    as_pg "$bindir/pg_ctl" --pgdata="$dir/data" --log="$dir/server.log" --mode=fast --wait \
+        --timeout=60 restart >&2 || die "the server did not restart"
+}
+
 stop() {
     local dir="$1" bindir
     [ -n "$dir" ] && [ -d "$dir" ] || return 0
@@ -92,6 +103,7 @@ stop() {
 
 case "${1:-}" in
 start) [ $# -eq 2 ] || die "usage: $0 start DIR"; start "$2" ;;
+restart) [ $# -eq 2 ] || die "usage: $0 restart DIR"; restart "$2" ;;
 stop) [ $# -eq 2 ] || die "usage: $0 stop DIR"; stop "$2" ;;
-*) die "usage: $0 start DIR | stop DIR" ;;
+*) die "usage: $0 start DIR | restart DIR | stop DIR" ;;
 esac

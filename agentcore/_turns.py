@@ -19,6 +19,7 @@ import attrs
 from attrs import frozen
 
 from agentcore._cancel import Deadline
+from agentcore._lease import SessionLease
 from agentcore._store_sync import StoreSync
 from agentcore.budget import OVERFLOW_KEY, turn_counter
 from agentcore.call_hooks import HookedProvider, tool_call_hooks
@@ -118,6 +119,11 @@ class TurnRunner:
         self._sync = sync
         self.lock = asyncio.Lock()
         self.open_stream = False
+        bundle = session.bundle
+        self.lease = (
+            SessionLease(bundle.store, session.session_id) if bundle.config.session_lease else None
+        )
+        """The session lease a turn takes before its model call, with ``session_lease`` on."""
 
     @property
     def _pm(self) -> Any:
@@ -180,11 +186,15 @@ class TurnRunner:
                 self.open_stream = False
                 self.lock.release()
 
-        sync = self._sync
+        sync, lease = self._sync, self.lease
         try:
             deadline = self.deadline()
             async with deadline.guard():
                 await sync.load()
+                if lease is not None:
+                    # Waits while another worker runs a turn of this session, then reads
+                    # what it stored: no model call is paid on a stale history.
+                    await lease.acquire()
                 await sync.catch_up()
                 stored_reply = None
                 if turn_id is not None:
@@ -196,6 +206,8 @@ class TurnRunner:
                     await self._check_pin_fits(slot, user_message)
                 ctx = self.context(slot, user_message, is_stream=stream)
             if stored_reply is not None:  # this turn id is stored: no model call
+                if lease is not None:
+                    await lease.release()
                 release()
                 yield FinalEvent(ResponseComplete(LlmResponse(stored_reply)), stored_reply)
                 return
@@ -241,6 +253,8 @@ class TurnRunner:
                             raise  # nothing was stored
                         # Stored: the deadline's own cancel is consumed, the turn goes on.
                         stored_now = True
+                    if lease is not None:
+                        await lease.release()  # stored: the next worker may go on
                     if stored_now:
                         final = (event, added, result)
                     else:  # another writer stored this turn id meanwhile: hand over its reply
@@ -261,6 +275,8 @@ class TurnRunner:
                 release()
                 yield FinalEvent(event, reply)
         finally:
+            if lease is not None:
+                await lease.release()
             release()
 
     async def _complete(self, cycle: LlmCycle) -> CycleResult:

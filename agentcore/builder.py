@@ -37,11 +37,14 @@ class AgentConfig:
     ``settings`` holds the plugin settings by name, already validated by the
     plugin that owns each of them. ``turn_timeout`` is the deadline of a
     turn in seconds (default ``agentcore.DEFAULT_TURN_TIMEOUT``; None: no deadline).
+    ``session_lease`` makes a turn hold its session's lease from before its
+    model call until it is stored (see :meth:`AgentBuilder.session_lease`).
     """
 
     settings: Mapping[str, Any] = field(factory=dict)
     max_tool_rounds: int = 8
     turn_timeout: float | None = field(default=DEFAULT_TURN_TIMEOUT, converter=_turn_timeout)
+    session_lease: bool = False
 
     def get(self, name: str, default: Any = None) -> Any:
         """The plugin setting ``name``, or ``default``."""
@@ -79,6 +82,7 @@ class AgentBuilder:
         self._load_plugins: bool | None = None
         self._max_tool_rounds = 8
         self._turn_timeout: float | None = DEFAULT_TURN_TIMEOUT
+        self._session_lease = False
 
     def provider(self, provider: LlmProvider) -> AgentBuilder:
         """Use ``provider`` for every model call."""
@@ -133,6 +137,27 @@ class AgentBuilder:
         self._turn_timeout = check_timeout("turn_timeout", seconds)
         return self
 
+    def session_lease(self, enabled: bool = True) -> AgentBuilder:
+        """Let one worker at a time run a turn of a session (default: off).
+
+        For deployments where several processes (or session objects) may
+        run turns of the same session at once. A turn then takes the
+        session's lease in the store before its model call, waits while
+        another worker holds it (bounded by ``turn_timeout``), reads the
+        history that worker stored, and gives the lease back once its turn
+        is stored: no model call is paid on a stale history and no turn
+        ends in :class:`~agentcore.errors.ConflictError` because another
+        worker stored first. The lease is a stored row with an expiry,
+        renewed while the turn runs, so a worker that dies blocks the
+        session for at most ``agentcore._lease.LEASE_SECONDS`` (15 s). It
+        costs two small store writes a turn, which a single worker per
+        session does not need.
+        """
+        if not isinstance(enabled, bool):
+            raise ConfigError(f"session_lease takes True or False, got {enabled!r}")
+        self._session_lease = enabled
+        return self
+
     def setting(self, name: str, value: Any) -> AgentBuilder:
         """Give the plugin setting ``name``; the owning plugin validates it at build."""
         if not isinstance(name, str) or not name:
@@ -171,6 +196,7 @@ class AgentBuilder:
                 settings=settings,
                 max_tool_rounds=self._max_tool_rounds,
                 turn_timeout=self._turn_timeout,
+                session_lease=self._session_lease,
             ),
             tools=self._tools,
         )
