@@ -26,7 +26,7 @@ import pluggy
 if TYPE_CHECKING:
     from agentcore.builder import AgentConfig
     from agentcore.calls import ModelCallInfo, ToolCallInfo
-    from agentcore.compaction import SummaryInfo, SummaryRequestInfo
+    from agentcore.compaction import SummaryInfo
     from agentcore.context import TurnContext
     from agentcore.llm import LlmProvider
     from agentcore.session import AgentSession
@@ -42,7 +42,9 @@ hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 """Marks a plugin function as an implementation of an agentcore hook."""
 
-SYNC_HOOKS = frozenset({"register_settings", "register_providers", "summary_memory_key"})
+SYNC_HOOKS = frozenset(
+    {"register_hookspecs", "register_settings", "register_providers", "summary_memory_key"}
+)
 """Hooks pluggy calls synchronously: their implementations must be plain ``def``.
 
 Every other hook is called by agentcore, which awaits what an implementation
@@ -212,6 +214,22 @@ def after_tool_call(ctx: TurnContext, call: ToolCallInfo) -> Awaitable[None] | N
     """
 
 
+@hookspec(historic=True)
+def register_hookspecs(pluginmanager: pluggy.PluginManager) -> None:
+    """Add this plugin's own hooks: call ``pluginmanager.add_hookspecs(module_or_class)``.
+
+    The way pytest's ``pytest_addhooks`` works. Called for each plugin as it
+    is registered (a historic hook: a plugin registered later is called
+    too), before the manager checks that every implemented hook is known,
+    so one plugin may declare hooks that another plugin implements. Mark the
+    specifications with :data:`hookspec` and give each a docstring, as this
+    module does. An implementation of a plugin's hook in a plugin that
+    should also work without it takes ``@hookimpl(optionalhook=True)``.
+
+    :param pluginmanager: The bundle's plugin manager.
+    """
+
+
 @hookspec
 def register_settings() -> Sequence[PluginSetting]:
     """Declare the builder settings this plugin owns.
@@ -266,59 +284,6 @@ def compact_session(
     :param instructions: Focus instructions to add to the summary prompt, or None.
     :return: What the summary did, or None when this plugin does not compact
         for this session (for instance it is not configured).
-    """
-
-
-@hookspec
-def before_summary(ctx: TurnContext, request: SummaryRequestInfo) -> Awaitable[bool | None] | None:
-    """A summary is about to be requested; the hook may edit or veto it.
-
-    Fires once per summary (not per request of a summary made in chunks),
-    after the plugin chose what to summarize and before any summary call.
-    ``request`` is mutable: replace ``request.prompt`` (keeping its
-    ``{messages}`` placeholder) or ``request.messages``, or veto the summary
-    with ``request.vetoed = True``.
-
-    An exception raised here is logged on the ``agentcore`` logger and does
-    not stop the summary.
-
-    :param ctx: The context of the turn (or of the ``compact`` call) the summary belongs to.
-    :param request: The summary request, editable.
-    :return: False to veto the summary; None or True to let it proceed.
-    """
-
-
-@hookspec
-def after_summary(ctx: TurnContext, summary: SummaryInfo) -> Awaitable[None] | None:
-    """A summary has been applied: stored in the slot and the session data.
-
-    A pure notification, the place for a notice to the user or a metric:
-    ``summary`` holds the text, the covered range, the context's tokens
-    before and after, the usage and the duration. A summary dropped because
-    a newer one was applied meanwhile does not fire it.
-
-    An exception raised here is logged on the ``agentcore`` logger.
-
-    :param ctx: The context of the turn (or of the ``compact`` call) the summary belongs to.
-    :param summary: The applied summary.
-    """
-
-
-@hookspec
-def on_summary_error(
-    ctx: TurnContext, request: SummaryRequestInfo, error: BaseException
-) -> Awaitable[None] | None:
-    """A summary failed: its call raised, timed out, or its result was unusable.
-
-    A pure notification; the session goes on with its context unchanged (an
-    automatic summary is retried by the plugin's rules, ``compact`` raises).
-    Not fired for a veto, nor when the task making the summary was cancelled.
-
-    An exception raised here is logged on the ``agentcore`` logger.
-
-    :param ctx: The context of the turn (or of the ``compact`` call) the summary belongs to.
-    :param request: The summary request that failed, as the hooks left it.
-    :param error: What went wrong.
     """
 
 

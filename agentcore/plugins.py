@@ -51,6 +51,8 @@ def create_plugin_manager(
 
     pm = _PluginManager(hookspecs.PROJECT_NAME)
     pm.add_hookspecs(hookspecs)
+    # Each plugin, as it registers, may add hooks of its own (checked below, after all).
+    pm.hook.register_hookspecs.call_historic(kwargs={"pluginmanager": pm})
     for name in os.environ.get(DISABLED_PLUGINS_ENV, "").split(","):
         if name.strip():
             pm.set_blocked(name.strip())
@@ -64,7 +66,14 @@ def create_plugin_manager(
     for plugin in plugins:
         if not pm.is_registered(plugin):
             pm.register(plugin)
-    pm.check_pending()
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise ConfigError(
+            f"{exc}: no installed plugin declares that hook. Install the plugin that adds it, "
+            "or mark an implementation that should load without it "
+            "@hookimpl(optionalhook=True)"
+        ) from exc
     if _env_flag(TRACE_ENV):
         pm.add_hookcall_monitoring(_trace_before, _trace_after)
     return pm

@@ -568,3 +568,67 @@ async def test_hook_check_slot_config(agent: Any) -> None:
     assert seen == [(0,), (0, 1)]
     slot = await session.get_slot()
     assert slot.config.focused is not None and slot.config.focused.pinned == (0,)
+
+
+class _RecallSpecs:
+    """Hook specifications of a third-party plugin (the docs/plugins.md example)."""
+
+    @hookspecs.hookspec
+    def before_recall(self, ctx: TurnContext, query: dict[str, Any]) -> None:
+        """Edit the query before the plugin recalls."""
+
+
+class _RecallPlugin:
+    """Declares ``before_recall`` and fires it before each model call."""
+
+    def __init__(self) -> None:
+        self.queries: list[dict[str, Any]] = []
+
+    @hookimpl
+    def register_hookspecs(self, pluginmanager: Any) -> None:
+        pluginmanager.add_hookspecs(_RecallSpecs)
+
+    @hookimpl
+    def before_model_call(self, ctx: TurnContext) -> None:
+        query = {"text": ctx.messages[-1].text}
+        ctx.session.bundle.plugin_manager.hook.before_recall(ctx=ctx, query=query)
+        self.queries.append(query)
+
+
+class _Lowercaser:
+    """Another plugin implementing the hook the first one declared."""
+
+    @hookimpl(optionalhook=True)
+    def before_recall(self, ctx: TurnContext, query: dict[str, Any]) -> None:
+        query["text"] = query["text"].lower()
+
+
+async def test_hook_register_hookspecs(agent: Any) -> None:
+    recall = _RecallPlugin()
+    # The implementing plugin registers first: the hook is declared after it, still in time.
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(["ok"]))
+        .load_plugins(False)
+        .plugin(_Lowercaser())
+        .plugin(recall)
+        .build()
+    )
+    session = AgentSession(agent, "s", bundle)
+    await session.submit_turn("WHERE Is The Config?")
+    assert recall.queries == [{"text": "where is the config?"}]
+    hooks = {info.name: info.hooks for info in list_plugins(bundle.plugin_manager)}
+    assert any("before_recall" in names for names in hooks.values())
+
+
+def test_an_optional_implementation_loads_without_the_declaring_plugin() -> None:
+    AgentBuilder().provider(MockProvider()).load_plugins(False).plugin(_Lowercaser()).build()
+
+
+def test_an_implementation_of_a_hook_nobody_declares_fails_the_build() -> None:
+    class Stray:
+        @hookimpl
+        def before_recall(self, ctx: TurnContext, query: Any) -> None: ...
+
+    with pytest.raises(ConfigError, match=r"unknown hook 'before_recall'.*optionalhook=True"):
+        AgentBuilder().provider(MockProvider()).load_plugins(False).plugin(Stray()).build()

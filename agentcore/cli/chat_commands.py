@@ -51,7 +51,7 @@ class SummaryNotices:
 
     pending: list[SummaryInfo] = field(factory=list)
 
-    @hookimpl
+    @hookimpl(optionalhook=True)  # the hook exists where autosummary is installed
     def after_summary(self, ctx: TurnContext, summary: SummaryInfo) -> None:
         """Remember ``summary`` until the chat shows it."""
         self.pending.append(summary)

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Sequence
 
 import attrs
+import pluggy
 
 from agentcore import (
     AgentConfig,
@@ -19,6 +20,7 @@ from agentcore import (
     TurnContext,
     hookimpl,
 )
+from agentcore_autosummary import hookspecs
 from agentcore_autosummary.budget import (
     counter_for,
     turn_model,
@@ -49,6 +51,12 @@ from agentcore_autosummary.windows import effective_config, known_config
 logger = logging.getLogger("agentcore.autosummary")
 
 # -- hooks ------------------------------------------------------------------------
+
+
+@hookimpl
+def register_hookspecs(pluginmanager: pluggy.PluginManager) -> None:
+    """Declare the summary hooks (:mod:`agentcore_autosummary.hookspecs`)."""
+    pluginmanager.add_hookspecs(hookspecs)
 
 
 @hookimpl

@@ -1,4 +1,4 @@
-"""The summary hooks and AgentSession.compact, seen from a plugin and a user."""
+"""Compacting and the summary hooks autosummary adds, seen from a plugin and a user."""
 
 from __future__ import annotations
 
@@ -21,12 +21,9 @@ from agentcore import (
 )
 from agentcore.errors import ServiceUnavailableError
 from agentcore.testing import MockProvider
+from agentcore_autosummary import plugin as autosummary_plugin
 
 LONG = "the deployment uses /srv/app/config.toml and port 8443; " * 8
-
-
-def _autosummary() -> Any:
-    return pytest.importorskip("agentcore_autosummary.plugin")
 
 
 def _summarizing_provider(fail: bool = False) -> MockProvider:
@@ -42,7 +39,7 @@ def _summarizing_provider(fail: bool = False) -> MockProvider:
 
 async def _session(agent: Agent, *plugins: object, fail: bool = False, **config: Any) -> Any:
     builder = AgentBuilder().provider(_summarizing_provider(fail)).store(InMemoryStore())
-    builder.load_plugins(False).plugin(_autosummary())
+    builder.load_plugins(False).plugin(autosummary_plugin)
     for plugin in plugins:
         builder.plugin(plugin)
     settings = {
@@ -57,40 +54,6 @@ async def _session(agent: Agent, *plugins: object, fail: bool = False, **config:
     for index in range(4):
         await session.submit_turn(f"step {index}: {LONG}")
     return session
-
-
-async def test_hook_compact_session(make_session: Any) -> None:
-    seen: list[tuple[int, list[Any], str | None]] = []
-
-    class Compactor:
-        @hookimpl
-        async def compact_session(self, ctx: TurnContext, instructions: str | None) -> Any:
-            seen.append((ctx.turn_index, list(ctx.messages), instructions))
-            return SummaryInfo(
-                slot_id=ctx.slot.id,
-                turn_index=ctx.turn_index,
-                reason="compact",
-                summary="short",
-                start=0,
-                end=2,
-                covers=2,
-                tokens_before=50,
-                tokens_after=10,
-            )
-
-    session = make_session(plugins=(Compactor(),))
-    await session.submit_turn("hello")
-    result = await session.compact("keep names")
-    assert result.summary == "short" and result.tokens_after == 10
-    assert seen == [(1, [], "keep names")]
-
-
-async def test_compact_without_a_compacting_plugin_is_a_clear_error(make_session: Any) -> None:
-    session = make_session()
-    with pytest.raises(CompactError, match="no installed plugin compacts"):
-        await session.compact()
-    with pytest.raises(ValueError, match="instructions must be a non-empty str"):
-        await session.compact("  ")
 
 
 async def test_compact_summarizes_now_with_focus_instructions(agent: Agent) -> None:
@@ -118,7 +81,7 @@ async def test_compact_on_a_short_conversation_in_a_large_window(agent: Agent) -
     # Issue 20: 12 turns in a 100,000-token window were refused ("every message ...
     # is within the recent tail"); a user who asks to compact wants it now.
     builder = AgentBuilder().provider(_summarizing_provider()).load_plugins(False)
-    builder.plugin(_autosummary()).setting("summary_config", {"max_context_tokens": 100_000})
+    builder.plugin(autosummary_plugin).setting("summary_config", {"max_context_tokens": 100_000})
     bundle = builder.build()
     session = AgentSession(agent, "short", bundle, FocusedConfig())
     for number in range(12):
