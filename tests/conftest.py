@@ -8,9 +8,15 @@ from typing import Any, NoReturn
 
 import attrs
 import pytest
+from hypothesis import HealthCheck, settings
 
 from agentcore import Agent, AgentBuilder, AgentSession, InMemoryStore, MemoryStore, SqliteStore
 from agentcore.testing import MockProvider
+
+# No per-example deadline: on a machine at load 10 an example may take seconds; the property
+# tests bound their work by max_examples instead.
+settings.register_profile("agentcore", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("agentcore")
 
 # Tests must not depend on which plugins happen to be installed, nor reach the network.
 os.environ.setdefault("AGENTCORE_TIKTOKEN_TIMEOUT", "0")

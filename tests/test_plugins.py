@@ -411,7 +411,7 @@ async def test_hook_after_tool_call(make_session: MakeSession) -> None:
         async def after_tool_call(self, ctx: TurnContext, call: ToolCallInfo) -> None:
             finished[call.call_id] = call
 
-    registry = ToolRegistry(timeout=0.05)
+    registry = ToolRegistry(timeout=2)  # generous: only `slow` may reach it, even at load 10
 
     @registry.tool
     def ok() -> str:
@@ -426,7 +426,7 @@ async def test_hook_after_tool_call(make_session: MakeSession) -> None:
     @registry.tool
     async def slow() -> str:
         """Take too long."""
-        await asyncio.sleep(5)
+        await asyncio.sleep(60)
         return "late"
 
     calls = [ToolUseBlock("a", "ok"), ToolUseBlock("b", "broken"), ToolUseBlock("c", "slow")]

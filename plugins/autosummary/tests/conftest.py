@@ -5,10 +5,16 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 from summary_helpers import Replies
 
 from agentcore import Agent, AgentBuilder, AgentSession, InMemoryStore, MemoryStore
 from agentcore.testing import MockProvider
+
+# No per-example deadline: on a machine at load 10 an example may take seconds; the property
+# tests bound their work by max_examples instead.
+settings.register_profile("agentcore", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("agentcore")
 
 os.environ.setdefault("AGENTCORE_TIKTOKEN_TIMEOUT", "0")
 
