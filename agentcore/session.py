@@ -26,6 +26,7 @@ from agentcore._turns import (
     drain,
 )
 from agentcore.agent import Agent
+from agentcore.budget import provider_model
 from agentcore.builder import AgentBundle
 from agentcore.compaction import CompactError, SummaryInfo
 from agentcore.errors import (
@@ -36,6 +37,7 @@ from agentcore.errors import (
 )
 from agentcore.messages import Message
 from agentcore.plugins import call_each
+from agentcore.pricing import PriceTable
 from agentcore.session_memory import SessionMemory, check_json, check_key
 from agentcore.slots import (
     FULL,
@@ -169,6 +171,22 @@ class AgentSession:
     def cost(self) -> CostTracker:
         """Tokens used so far, by purpose."""
         return self._sync.cost
+
+    def dollars(self, prices: PriceTable | None = None, *, cache_ttl: str = "5m") -> float | None:
+        """What :attr:`cost` comes to in US dollars at the agent's model's price, or None.
+
+        The model is ``agent.model``, else the provider's default model.
+        ``prices`` defaults to the list prices (:class:`~agentcore.pricing.PriceTable`);
+        None when it has no price for ``agent.model``. Cache reads and writes
+        are priced at their own rates. Every purpose is priced at the agent's
+        model: when summaries go to another model, price them apart with
+        ``prices.dollars(session.cost.total("summary"), that_model)``.
+        """
+        table = PriceTable() if prices is None else prices
+        model = self._agent.model or provider_model(self._bundle.provider)
+        if model is None:
+            return None
+        return table.dollars(self.cost.total(), model, cache_ttl=cache_ttl)
 
     @property
     def memory(self) -> SessionMemory:
