@@ -197,7 +197,7 @@ async def test_each_turn_request_extends_the_previous_one_between_summaries(kind
     await session.aclose()
     await client.aclose()
 
-    applied_near = set()
+    applied_near: set[int] = set()
     for started, applied in watch.spans:
         applied_near.update(range(started, applied + 1))
     broken = []
