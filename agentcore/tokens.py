@@ -469,10 +469,13 @@ class TokenCounter:
             if self._encoding is not None and self._custom is None:
                 start = self._encoding.encode_ordinary(ends[0])[: keep // 2 + keep % 2]
                 end_tokens = self._encoding.encode_ordinary(ends[1])
-                head = self._encoding.decode(start)
-                tail = self._encoding.decode(
+                # A token boundary may fall inside a character: the bytes of a token
+                # prefix (suffix) can end (start) with part of one, and only there.
+                # Dropping that part keeps every character whole, never a U+FFFD.
+                head = self._encoding.decode_bytes(start).decode("utf-8", errors="ignore")
+                tail = self._encoding.decode_bytes(
                     end_tokens[len(end_tokens) - keep // 2 :] if keep else []
-                )
+                ).decode("utf-8", errors="ignore")
             else:
                 chars = int(len(text) * keep / max(total, 1))
                 head, tail = text[: chars // 2 + chars % 2], text[len(text) - chars // 2 :]
