@@ -1,0 +1,100 @@
+"""The packages' modules import each other without cycles.
+
+Module-level imports only (those under ``if TYPE_CHECKING:`` and inside functions are
+not run at import time). A cycle makes the import order matter and a module half-built
+when another reads it; the layers stay a graph that can be read bottom up.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = {
+    "agentcore": ROOT / "agentcore",
+    "agentcore_autosummary": ROOT / "plugins" / "autosummary" / "agentcore_autosummary",
+    "agentcore_otel": ROOT / "plugins" / "otel" / "agentcore_otel",
+}
+
+
+def _modules(package: str, folder: Path) -> dict[str, Path]:
+    found = {}
+    for path in folder.rglob("*.py"):
+        parts = path.relative_to(folder.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def _imports(node: ast.stmt, package: str, known: dict[str, Path]) -> set[str]:
+    if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+        return set()
+    targets: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            continue
+        if isinstance(sub, ast.ImportFrom) and sub.level == 0 and sub.module:
+            if not sub.module.startswith(package):
+                continue
+            for alias in sub.names:
+                child = f"{sub.module}.{alias.name}"
+                targets.add(child if child in known else sub.module)
+        elif isinstance(sub, ast.Import):
+            targets.update(a.name for a in sub.names if a.name.startswith(package))
+    return targets
+
+
+def _graph(package: str, folder: Path) -> dict[str, set[str]]:
+    known = _modules(package, folder)
+    graph: dict[str, set[str]] = {}
+    for name, path in known.items():
+        deps: set[str] = set()
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            deps |= _imports(node, package, known)
+        graph[name] = {d for d in deps if d in known and d != name}
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle of ``graph``, or None."""
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        state[node] = 2
+        path.pop()
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_modules_import_each_other_without_cycles(package: str) -> None:
+    graph = _graph(package, PACKAGES[package])
+    assert len(graph) > 3
+    cycle = _cycle(graph)
+    assert cycle is None, "an import cycle: " + " -> ".join(cycle or [])
+
+
+def test_the_check_finds_a_cycle() -> None:
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None
