@@ -17,6 +17,8 @@ import json
 import re
 import sys
 
+from store_worker import open_store  # the same SQLite-or-PostgreSQL choice
+
 from agentcore import (
     Agent,
     AgentBuilder,
@@ -24,9 +26,7 @@ from agentcore import (
     ConflictError,
     LlmRequest,
     LlmResponse,
-    MemoryStore,
     Message,
-    SqliteStore,
     Usage,
 )
 from agentcore.testing import MockProvider
@@ -44,14 +44,6 @@ async def respond(request: LlmRequest) -> LlmResponse:
     shown = [m for m in request.messages[:-1] if m.role == "assistant"]
     after = TURN.findall(shown[-1].text)[0] if shown else "start"
     return LlmResponse(Message.assistant(f"answer [[{this}]] after [[{after}]]"), Usage(10, 5))
-
-
-def open_store(db: str) -> MemoryStore:
-    if db.startswith("postgresql://") or "=" in db:
-        from agentcore.stores import PostgresStore
-
-        return PostgresStore(db)
-    return SqliteStore(db)
 
 
 async def main(db: str, name: str, turns: int, lease: bool) -> None:
