@@ -13,6 +13,7 @@ from agentcore.errors import ConfigError
 from agentcore.llm import LlmProvider
 from agentcore.plugins import create_plugin_manager
 from agentcore.settings import PluginSetting, install_hint
+from agentcore.stash import Stash
 from agentcore.stores.base import MemoryStore
 from agentcore.stores.memory import InMemoryStore
 from agentcore.tools import ToolRegistry
@@ -63,6 +64,8 @@ class AgentBundle:
     plugin_manager: pluggy.PluginManager
     config: AgentConfig
     tools: ToolRegistry | None = None
+    stash: Stash = field(factory=Stash, eq=False, repr=False)
+    """Plugins' in-memory state shared by the bundle's sessions (see :mod:`agentcore.stash`)."""
 
 
 class AgentBuilder:

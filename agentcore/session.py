@@ -46,6 +46,7 @@ from agentcore.slots import (
     SlotConfig,
     SlotMode,
 )
+from agentcore.stash import Stash
 from agentcore.stores.base import JsonValue, StoreWrite
 from agentcore.usage import CostTracker, Usage
 
@@ -106,6 +107,7 @@ class AgentSession:
         self._bundle = bundle
         self._readonly = readonly
         self._memory = SessionMemory(bundle.store, session_id)
+        self._stash = Stash()
         self._sync = StoreSync(
             bundle.store,
             session_id,
@@ -187,6 +189,11 @@ class AgentSession:
         if model is None:
             return None
         return table.dollars(self.cost.total(), model, cache_ttl=cache_ttl)
+
+    @property
+    def stash(self) -> Stash:
+        """Plugins' in-memory state for this session object (see :mod:`agentcore.stash`)."""
+        return self._stash
 
     @property
     def memory(self) -> SessionMemory:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import weakref
 
 from attrs import define, field
 
@@ -15,6 +14,7 @@ from agentcore import (
     TurnContext,
 )
 from agentcore.budget import TokenCorrection
+from agentcore.stash import StashKey
 from agentcore_autosummary.budget import (
     load_correction,
     save_correction,
@@ -47,14 +47,15 @@ class SessionRuntime:
     """Per slot: why the last automatic summary made no room, for the degraded request's log."""
 
 
-_runtimes: weakref.WeakKeyDictionary[AgentSession, SessionRuntime] = weakref.WeakKeyDictionary()
+RUNTIME = StashKey[SessionRuntime]("autosummary runtime")
+"""Where a live session keeps the plugin's runtime (``session.stash``)."""
 
 
 def runtime_of(session: AgentSession) -> SessionRuntime:
     """The in-memory runtime of ``session``, made on first use."""
-    runtime = _runtimes.get(session)
+    runtime = session.stash.get(RUNTIME, None)
     if runtime is None:
-        runtime = _runtimes[session] = SessionRuntime()
+        runtime = session.stash.setdefault(RUNTIME, SessionRuntime())
     return runtime
 
 
