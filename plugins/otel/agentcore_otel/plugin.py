@@ -345,6 +345,7 @@ def _summary_span(
         parent, started = None, now - duration
     attributes.update(
         {
+            attr.OPERATION_NAME: attr.OPERATION_SUMMARIZE,
             attr.CONVERSATION_ID: ctx.session_id,
             attr.SESSION_ID: ctx.session_id,
             attr.TURN_INDEX: ctx.turn_index,
