@@ -134,9 +134,3 @@ def refusal(quality: SummaryQuality) -> SummaryRejectedError:
     reason = reasons.get(quality.verdict, quality.verdict)
     tries = f" (after {quality.attempts} attempts)" if quality.attempts > 1 else ""
     return SummaryRejectedError(f"summary refused{tries}: {reason}", quality)
-
-
-def check(quality: SummaryQuality) -> None:
-    """Raise :func:`refusal` of ``quality`` unless its verdict is ``"kept"``."""
-    if quality.verdict != "kept":
-        raise refusal(quality)
