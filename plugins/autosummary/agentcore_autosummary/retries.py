@@ -9,7 +9,7 @@ from attrs import frozen
 
 from agentcore import SummaryQuality, TurnContext
 from agentcore_autosummary.config import SummaryConfig
-from agentcore_autosummary.formatting import MAX_CONVERSATION_CHARS
+from agentcore_autosummary.formatting import MAX_CONVERSATION_CHARS, format_messages_as_text
 from agentcore_autosummary.gate import judge, refusal
 from agentcore_autosummary.pins import unpinned_indices
 from agentcore_autosummary.plan import Plan
@@ -109,7 +109,10 @@ async def attempt(
     cut: SummaryCutError | None = None
     try:
         if config.strategy == "full":
-            chars = MAX_CONVERSATION_CHARS // 2 if route.halve else MAX_CONVERSATION_CHARS
+            chars = MAX_CONVERSATION_CHARS
+            if route.halve:  # the newest half of what the first request read
+                read = format_messages_as_text(plan.messages, config.max_tool_result_chars)
+                chars = len(read) // 2
             reply = await request_one_summary(ctx, config, plan, plan.messages, chars, route)
             summary = reply.text
         else:

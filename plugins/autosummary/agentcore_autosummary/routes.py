@@ -21,7 +21,7 @@ verdict        routes, in order
 - ``smaller_input``: one request of about the first half of the messages (a
   tool call kept with its results); the summary covers only those, and the
   rest is left for the next summary. The ``"full"`` strategy keeps the newest
-  half of its characters instead.
+  half of the characters its first request read instead.
 - ``resummary``: two requests: the messages summarized alone, without the
   previous summary, then that summary merged with the previous one, each a
   labelled part of the merge request.

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import attrs
 import pytest
 
 from agentcore import (
@@ -204,3 +205,28 @@ async def test_an_applied_summary_carries_its_quality_record() -> None:
     kept = later[-1].quality
     assert kept is not None and kept.verdict == "kept"
     assert "/srv/app" in kept.identifiers_kept and kept.identifiers_lost == ()
+
+
+async def test_the_full_strategy_retries_an_echo_with_the_newest_half_of_its_input() -> None:
+    summarizer = Summarizer(_echo, lambda number: number == 2)
+    recorder = Recorder()
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=summarizer))
+        .store(InMemoryStore())
+        .load_plugins(True)
+        .plugin(recorder)
+        .summary_config(attrs.evolve(CONFIG, strategy="full"))
+        .build()
+    )
+    session = AgentSession(AGENT, "gate-full", bundle, FocusedConfig())
+    for number in range(10):
+        await session.submit_turn(_words(number))
+    assert len(recorder.applied) >= 2
+    _never_bad([info.summary for info in recorder.applied])
+    quality = recorder.applied[1].quality
+    assert quality is not None
+    assert (quality.route, quality.refused) == ("smaller_input", ("echo",))
+    echoed, retry = summarizer.requests[1:3]
+    full, half = _conversation(echoed), _conversation(retry)
+    assert len(half) <= len(full) // 2 + 1 and full.endswith(half[-200:])
