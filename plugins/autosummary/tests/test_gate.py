@@ -86,11 +86,12 @@ def _echo(request: LlmRequest) -> str:
 
 
 class Summarizer:
-    """Summary calls: the first ``FIRST``, then ``bad`` for calls listed in ``bad_calls``."""
+    """Summary calls: the first ``first`` (``FIRST``), then ``bad`` for the calls ``bad_calls``."""
 
     def __init__(self, bad: Reply, bad_calls: Callable[[int], bool]) -> None:
         self.bad = bad
         self.bad_calls = bad_calls
+        self.first: Reply = lambda request: FIRST
         self.requests: list[LlmRequest] = []
 
     def __call__(self, request: LlmRequest) -> Any:
@@ -99,7 +100,7 @@ class Summarizer:
         self.requests.append(request)
         number = len(self.requests)
         if number == 1:
-            return FIRST
+            return self.first(request)
         return self.bad(request) if self.bad_calls(number) else _good(request)
 
 
@@ -230,3 +231,32 @@ async def test_the_full_strategy_retries_an_echo_with_the_newest_half_of_its_inp
     echoed, retry = summarizer.requests[1:3]
     full, half = _conversation(echoed), _conversation(retry)
     assert len(half) <= len(full) // 2 + 1 and full.endswith(half[-200:])
+
+
+async def test_a_reply_cut_at_a_cap_the_window_set_is_retried_with_a_smaller_input() -> None:
+    # max_summary_tokens 700 in a 2,000-token window: a first request that fills its input
+    # budget leaves the reply less than 700 tokens, so no higher cap fits the same input.
+    summarizer = Summarizer(_cut, lambda number: False)
+    summarizer.first = _cut  # the very first summary call is cut
+    config = SummaryConfig(
+        max_context_tokens=2000, max_summary_tokens=700, trigger_token_ratio=0.8, debounce_turns=1
+    )
+    recorder = Recorder()
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=summarizer))
+        .store(InMemoryStore())
+        .load_plugins(True)
+        .plugin(recorder)
+        .summary_config(config)
+        .build()
+    )
+    session = AgentSession(AGENT, "gate-window", bundle, FocusedConfig())
+    for number in range(12):
+        await session.submit_turn(_words(number))
+    cut, retry = summarizer.requests[:2]
+    assert cut.max_tokens is not None and cut.max_tokens < 700  # the window set the cap
+    quality = recorder.applied[0].quality
+    assert quality is not None
+    assert (quality.route, quality.refused) == ("smaller_input", ("truncated",))
+    assert retry.max_tokens == 700 and len(_conversation(retry)) < len(_conversation(cut))
