@@ -70,14 +70,24 @@ class SummaryQuality:
     :param verdict: ``"kept"``, or why it was refused: ``"truncated"`` (the
         reply stopped at its token cap), ``"copy"`` (nearly identical to the
         previous summary although new messages were covered), ``"echo"``
-        (mostly transcript copied back).
+        (mostly transcript copied back), ``"lost"`` (it drops too many
+        identifiers of the previous summary that nothing superseded).
     :param stop_reason: Why the summary call's reply ended (``"end_turn"``, ``"max_tokens"``...).
     :param overlap_with_previous: Similarity to the previous summary, 0 to 1 (0 without one).
     :param echoed_share: The share of the summary copied from its input, 0 to 1.
     :param identifiers_kept: Identifiers (paths, URLs, ids, numbers) of the previous
         summary that this one still holds.
     :param identifiers_lost: Identifiers of the previous summary that this one drops
-        while the messages it covers do not mention them either.
+        while the messages it covers neither mention them nor give their subject a
+        new value.
+    :param route: How the summary was asked for: ``"update"`` (the first request),
+        or the retry that made it after a refusal: ``"higher_cap"`` (a higher
+        output cap), ``"smaller_input"`` (fewer messages at once) or
+        ``"resummary"`` (the messages summarized without the previous summary,
+        then merged with it).
+    :param attempts: How many ways (routes) the summary was asked for, this one
+        included (1: the first was kept).
+    :param refused: The verdicts of the attempts refused before this one, in order.
     """
 
     verdict: str
@@ -86,6 +96,9 @@ class SummaryQuality:
     echoed_share: float = 0.0
     identifiers_kept: tuple[str, ...] = ()
     identifiers_lost: tuple[str, ...] = ()
+    route: str = "update"
+    attempts: int = 1
+    refused: tuple[str, ...] = ()
 
 
 @frozen

@@ -55,11 +55,13 @@ def test_sessions_compact(run_cli, base, openai_server) -> None:
     assert SUMMARY_REPLY in shown.stdout
 
     # Compacting again folds the rest but the last exchange; this fake summarizer answers
-    # the same text again, which adds nothing from those messages: the gate refuses it.
+    # the same text again, which adds nothing from those messages: the gate refuses it,
+    # and refuses its re-summary (the new messages alone, then merged) as well.
     again = run_cli("sessions", "compact", "chat", *options)
     assert again.returncode == 1
     assert "nothing compacted" in again.stderr
-    assert "summary refused: it repeats the previous summary" in again.stderr
+    assert "summary refused (after 2 attempts): it repeats the previous summary" in again.stderr
+    assert len(_summary_requests(openai_server)) == 1 + 3
     missing = run_cli("sessions", "compact", "nope", *options)
     assert missing.returncode == 1 and "no session 'nope'" in missing.stderr
 

@@ -129,6 +129,18 @@ def _positive_or_none(instance: object, attribute: attrs.Attribute[Any], value: 
         )
 
 
+def _timeout(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if isinstance(value, str) and value == "auto":
+        return
+    try:
+        _positive_or_none(instance, attribute, value)
+    except ConfigError:
+        raise ConfigError(
+            f"{attribute.name} must be 'auto', a positive finite number of seconds or None, "
+            f"got {value!r}"
+        ) from None
+
+
 def _provider_or_name(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
     if value is None or isinstance(value, LlmProvider):
         return
@@ -182,6 +194,9 @@ class SummaryConfig:
     :param keep_recent_tokens: Tokens of recent messages kept verbatim after a summary
         (None: an eighth of ``max_context_tokens``, at most half the watermark).
     :param timeout: Seconds a summary call may take before it counts as failed.
+        ``"auto"``: 60 s plus 0.3 s per token of the reply asked for (``max_tokens``)
+        and 0.1 s per input token, so a local model on a CPU has time to answer
+        (``agentcore_autosummary.summarizer.call_timeout``); None: no limit.
     :param summary_provider: The provider summary calls go to instead of the turns'
         provider: an :class:`~agentcore.LlmProvider`, or a ``"prefix:model"`` name
         resolved with :func:`agentcore.providers.get_provider` at the first summary
@@ -225,7 +240,7 @@ class SummaryConfig:
     max_summary_tokens: int | None = field(default=None, validator=_optional_int_at_least(1))
     memory_key: str = field(default="conversation_summary", validator=_memory_key)
     keep_recent_tokens: int | None = field(default=None, validator=_optional_int_at_least(0))
-    timeout: float | None = field(default=120.0, validator=_positive_or_none)
+    timeout: float | Literal["auto"] | None = field(default="auto", validator=_timeout)
     summary_provider: LlmProvider | str | None = field(
         default=None, validator=_provider_or_name, eq=False
     )

@@ -1,12 +1,12 @@
-"""The gate before a summary is applied: a copy, an echo or a cut-off reply is refused.
+"""The gate before a summary is applied: a copy, an echo, a cut-off or lossy reply is refused.
 
 Small models stall in ways that a shrinking context does not catch: they
 hand back the previous summary unchanged although new messages were
 covered, they copy the transcript (its ``User:`` lines) until their token
-cap, or they stop at the cap mid-sentence. Each such summary is refused
-(:class:`SummaryRejectedError`, a failed attempt: the turn is degraded if it
-must, and the summary is tried again after the backoff), and every verdict,
-kept or refused, is a :class:`~agentcore.SummaryQuality` record.
+cap, they stop at the cap mid-sentence, or they drop what the previous
+summary held. Each such summary is refused (:class:`SummaryRejectedError`;
+:mod:`agentcore_autosummary.retries` then asks for it another way), and
+every verdict, kept or refused, is a :class:`~agentcore.SummaryQuality` record.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from agentcore import Message, SummaryQuality
 from agentcore_autosummary.formatting import format_message
 from agentcore_autosummary.retention import find_identifiers
 from agentcore_autosummary.summarizer import SummaryFailedError
+from agentcore_autosummary.superseding import compare_identifiers
 
 COPY_RATIO = 0.95
 """A summary at least this similar to the previous one, after new messages, is a copy."""
@@ -26,6 +27,13 @@ COPY_RATIO = 0.95
 ECHO_SHARE = 0.5
 """A summary whose lines are at least this share transcript entries, or whose
 word runs are at least this share copied from the input, is an echo."""
+
+LOST_SHARE = 1 / 3
+"""A summary losing more than this share of the previous summary's identifiers, and at
+least :data:`MIN_LOST` (see :mod:`agentcore_autosummary.superseding`), is refused."""
+
+MIN_LOST = 2
+"""The fewest lost identifiers that refuse a summary."""
 
 _ROLE_LINE = re.compile(r"^\s*(System|User|Assistant|Tool Result|Tool Error)\b[^:\n]{0,40}:")
 _WORDS = re.compile(r"\w+")
@@ -72,7 +80,9 @@ def judge(
     previous summary, and holding no word of the covered messages that the
     previous one did not, although new messages were covered), ``"echo"``
     (mostly transcript lines or long runs copied word for word from the
-    input).
+    input), ``"lost"`` (it loses at least :data:`MIN_LOST` identifiers of
+    the previous summary, more than :data:`LOST_SHARE` of them, that the
+    covered messages did not supersede).
     """
     overlap = 0.0
     if previous:
@@ -83,11 +93,8 @@ def judge(
     summary_runs = _runs(summary)
     copied = len(summary_runs & _runs(transcript)) / len(summary_runs) if summary_runs else 0.0
     echoed = max(role_lines / len(lines) if lines else 0.0, copied)
-    before = find_identifiers(previous) if previous else []
-    now = set(find_identifiers(summary))
-    covered = set(find_identifiers(transcript))
-    kept = tuple(identifier for identifier in before if identifier in now)
-    lost = tuple(i for i in before if i not in now and i not in covered)
+    kept, lost = compare_identifiers(previous, summary, transcript)
+    held = len(find_identifiers(previous)) if previous else 0
     if stop_reason == "max_tokens":
         verdict = "truncated"
     elif (
@@ -96,6 +103,8 @@ def judge(
         verdict = "copy"
     elif echoed >= ECHO_SHARE and (role_lines >= 2 or copied >= ECHO_SHARE):
         verdict = "echo"
+    elif len(lost) >= MIN_LOST and len(lost) > held * LOST_SHARE:
+        verdict = "lost"
     else:
         verdict = "kept"
     return SummaryQuality(
@@ -108,8 +117,8 @@ def judge(
     )
 
 
-def check(quality: SummaryQuality) -> None:
-    """Raise :class:`SummaryRejectedError` unless ``quality.verdict`` is ``"kept"``."""
+def refusal(quality: SummaryQuality) -> SummaryRejectedError:
+    """The :class:`SummaryRejectedError` that says why ``quality``'s summary is refused."""
     reasons = {
         "truncated": "the reply stopped at its token cap",
         "copy": (
@@ -117,8 +126,11 @@ def check(quality: SummaryQuality) -> None:
             "although new messages were covered"
         ),
         "echo": f"it copies the transcript ({quality.echoed_share:.0%} of it echoed)",
+        "lost": (
+            f"it drops {len(quality.identifiers_lost)} identifier(s) of the previous summary "
+            f"that the covered messages did not supersede: {', '.join(quality.identifiers_lost)}"
+        ),
     }
-    if quality.verdict != "kept":
-        raise SummaryRejectedError(
-            f"summary refused: {reasons.get(quality.verdict, quality.verdict)}", quality
-        )
+    reason = reasons.get(quality.verdict, quality.verdict)
+    tries = f" (after {quality.attempts} attempts)" if quality.attempts > 1 else ""
+    return SummaryRejectedError(f"summary refused{tries}: {reason}", quality)

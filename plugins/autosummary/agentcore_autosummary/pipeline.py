@@ -30,8 +30,9 @@ from agentcore_autosummary.hooks import (
     with_instructions,
 )
 from agentcore_autosummary.plan import Plan, make_plan, warm_counts
+from agentcore_autosummary.retries import make_summary
 from agentcore_autosummary.runtime import SessionRuntime, load_state, session_correction
-from agentcore_autosummary.summary_calls import isolated, make_summary
+from agentcore_autosummary.summary_calls import isolated
 
 logger = logging.getLogger("agentcore.autosummary")
 

@@ -69,11 +69,12 @@ def find_identifiers(text: str) -> list[str]:
     return list(seen)
 
 
-def _kept(identifier: str, summary: str) -> bool:
-    if identifier in summary:
+def holds(text: str, identifier: str) -> bool:
+    """Whether ``text`` holds ``identifier`` verbatim (a number also without its separators)."""
+    if identifier in text:
         return True
     plain = identifier.replace(",", "")
-    return plain != identifier and plain in summary
+    return plain != identifier and plain in text
 
 
 def missing_identifiers(
@@ -90,7 +91,7 @@ def missing_identifiers(
     texts = [previous or ""]
     texts.extend(format_message(message, max_tool_result_chars) for message in messages)
     found = find_identifiers("\n".join(texts))
-    return [identifier for identifier in found if not _kept(identifier, summary)]
+    return [identifier for identifier in found if not holds(summary, identifier)]
 
 
 def append_missing(

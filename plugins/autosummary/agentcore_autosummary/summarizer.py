@@ -74,6 +74,23 @@ class SummaryReply:
     stop_reason: str = "end_turn"
 
 
+class SummaryCutError(SummaryFailedError):
+    """The summary reply stopped at its token cap.
+
+    ``reply`` is the cut reply and what it cost, ``max_tokens`` the cap it
+    stopped at and ``window_bound`` whether the window, not the cap asked
+    for, set it (then no higher cap fits the same input).
+    """
+
+    def __init__(self, reply: SummaryReply, max_tokens: int, window_bound: bool) -> None:
+        super().__init__(
+            f"summary refused: the reply stopped at its token cap ({max_tokens} tokens)"
+        )
+        self.reply = reply
+        self.max_tokens = max_tokens
+        self.window_bound = window_bound
+
+
 async def _cut(counter: TokenCounter, text: str, max_tokens: int) -> str:
     if len(text) <= INLINE_COUNT_CHARS:
         return counter.cut_middle(text, max_tokens)
@@ -88,6 +105,8 @@ async def request_summary(
     model: str | None,
     max_chars: int | None,
     fit: SummaryFit,
+    cap: int | None = None,
+    above: int = 0,
 ) -> SummaryReply:
     """Ask the model to summarize ``messages``; return the summary and its cost.
 
@@ -96,14 +115,17 @@ async def request_summary(
     conversation too long for the room left after the prompt and
     ``config.summary_reserve`` is cut in the middle (head and tail kept, a
     marker says how many tokens were left out); ``max_tokens`` is what the
-    window leaves after the input, never more than ``config.summary_tokens``.
-    A summary longer than ``max_summary_tokens`` is cut to it; lone surrogates
+    window leaves after the input, never more than ``config.summary_tokens``
+    (or ``cap``: the ``higher_cap`` retry; a request the window holds to
+    ``above`` tokens of reply or fewer raises :class:`SummaryFailedError`
+    unsent). A summary longer than its cap is cut to it; lone surrogates
     in it are repaired like a turn's text. No messages: an empty summary, and
     no call (the seed's rule). An empty or
     blank reply, or a window with no room for the request, raises
     :class:`SummaryFailedError`; the server's refusal of the request as too
-    long raises :class:`SummaryOverflowError`; other provider errors and
-    timeouts (``config.timeout``) propagate.
+    long raises :class:`SummaryOverflowError`; a reply stopped at its cap
+    raises :class:`SummaryCutError`; other provider errors and timeouts
+    (:func:`call_timeout`) propagate.
     """
     counter = fit.counter
     if not messages:
@@ -111,42 +133,45 @@ async def request_summary(
     conversation = format_messages_as_text(
         messages, config.max_tool_result_chars, max_chars=max_chars
     )
+    limit = cap if cap is not None else config.summary_tokens
     if config.window_guard:
-        prompt, local, max_tokens = await _sized_request(config, conversation, fit)
+        prompt, local, max_tokens = await _sized_request(config, conversation, fit, limit)
     else:  # the original design: a fixed max_tokens, the conversation cut by characters only
         prompt = build_prompt(config.summary_prompt, conversation)
         local = await counter.count_messages_async([Message.user(prompt)])
-        max_tokens = config.summary_tokens
+        max_tokens = limit
+    if max_tokens <= above:
+        raise SummaryFailedError(
+            f"the window leaves {max_tokens} tokens for the reply: no cap above {above} fits"
+        )
     cycle = LlmCycle(provider, model=model, max_tokens=max_tokens, purpose="summary")
+    seconds = call_timeout(config, local, max_tokens)
     try:
-        result = await _within(config.timeout, cycle.submit_messages([Message.user(prompt)]))
+        result = await _within(seconds, cycle.submit_messages([Message.user(prompt)]))
     except ContextWindowExceededError as exc:
         raise SummaryOverflowError(local, max_tokens, exc) from exc
     text = valid_text(result.final_message.text).strip()
     if not text:
         raise SummaryFailedError("the model returned an empty summary")
     stop_reason = result.response.stop_reason
-    if stop_reason == "max_tokens":
-        raise SummaryFailedError(
-            f"summary refused: the reply stopped at its token cap ({max_tokens} tokens)"
-        )
-    length = await counter.count_text_async(text)
-    if length > config.summary_tokens:
-        logger.warning(
-            "the summary has %d tokens, over max_summary_tokens (%d): it is cut to fit",
-            length,
-            config.summary_tokens,
-        )
-        text = await _cut(counter, text, config.summary_tokens)
     usage = result.response.usage
-    if usage is not None:
-        return SummaryReply(text, usage, local, reported=True, stop_reason=stop_reason)
-    counted = Usage(local, await counter.count_text_async(text))
-    return SummaryReply(text, counted, local, reported=False, stop_reason=stop_reason)
+    reported = usage is not None
+    if usage is None:
+        usage = Usage(local, await counter.count_text_async(text))
+    if stop_reason == "max_tokens":
+        reply = SummaryReply(text, usage, local, reported, stop_reason)
+        raise SummaryCutError(reply, max_tokens, window_bound=max_tokens < limit)
+    length = await counter.count_text_async(text)
+    if length > limit:
+        logger.warning(
+            "the summary has %d tokens, over its cap (%d): it is cut to fit", length, limit
+        )
+        text = await _cut(counter, text, limit)
+    return SummaryReply(text, usage, local, reported, stop_reason)
 
 
 async def _sized_request(
-    config: SummaryConfig, conversation: str, fit: SummaryFit
+    config: SummaryConfig, conversation: str, fit: SummaryFit, cap: int
 ) -> tuple[str, int, int]:
     """The prompt, its local count and its ``max_tokens``, sized to fit ``config.window``."""
     counter, correction, key = fit.counter, fit.correction, fit.model
@@ -163,13 +188,41 @@ async def _sized_request(
             conversation = await _cut(counter, conversation, room)
         prompt = build_prompt(config.summary_prompt, conversation)
         local = await counter.count_messages_async([Message.user(prompt)])
-        max_tokens = min(config.summary_tokens, window - correction.apply(key, local))
+        max_tokens = min(cap, window - correction.apply(key, local))
         if max_tokens >= min(config.summary_reserve, config.summary_tokens):
             break
         room -= max(1, config.summary_reserve - max_tokens) + _FIT_MARGIN_TOKENS
     else:
         raise SummaryFailedError(f"no summary request fits max_context_tokens ({window})")
     return prompt, local, max_tokens
+
+
+TIMEOUT_BASE_SECONDS = 60.0
+"""The fixed part of the default summary timeout (``timeout="auto"``)."""
+
+TIMEOUT_SECONDS_PER_OUTPUT_TOKEN = 0.3
+"""Seconds the default timeout allows per token of ``max_tokens`` asked for."""
+
+TIMEOUT_SECONDS_PER_INPUT_TOKEN = 0.1
+"""Seconds the default timeout allows per token of the request's input."""
+
+
+def call_timeout(config: SummaryConfig, input_tokens: int, max_tokens: int) -> float | None:
+    """Seconds one summary call may take: ``config.timeout``, or the ``"auto"`` default.
+
+    ``"auto"``: :data:`TIMEOUT_BASE_SECONDS` plus
+    :data:`TIMEOUT_SECONDS_PER_OUTPUT_TOKEN` per token of ``max_tokens`` and
+    :data:`TIMEOUT_SECONDS_PER_INPUT_TOKEN` per input token (local count),
+    about 2.5 times what a 1.5B model took on two shared CPU cores (see
+    docs/autosummary.md). None: no limit.
+    """
+    if config.timeout != "auto":
+        return config.timeout
+    return (
+        TIMEOUT_BASE_SECONDS
+        + TIMEOUT_SECONDS_PER_OUTPUT_TOKEN * max_tokens
+        + TIMEOUT_SECONDS_PER_INPUT_TOKEN * input_tokens
+    )
 
 
 async def _within(seconds: float | None, work: Coroutine[Any, Any, T]) -> T:

@@ -1,4 +1,4 @@
-"""Making one summary: the requests, in chunks that each fit the window, and its checks."""
+"""The requests of one summary, in chunks that each fit the window, and its checks."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import attrs
 from agentcore import (
     ContextSlot,
     Message,
-    SummaryQuality,
     TurnContext,
 )
 from agentcore.slots import DEFAULT_SUMMARY_LABEL, render_context
@@ -22,15 +21,14 @@ from agentcore_autosummary.budget import (
     turn_model,
 )
 from agentcore_autosummary.config import SummaryConfig
-from agentcore_autosummary.formatting import MAX_CONVERSATION_CHARS
-from agentcore_autosummary.gate import check, judge
-from agentcore_autosummary.pins import unpinned_indices
 from agentcore_autosummary.plan import Plan
 from agentcore_autosummary.planner import plan_chunks
 from agentcore_autosummary.provider import counting_model, summary_provider
 from agentcore_autosummary.retention import append_missing, log_missing, missing_identifiers
+from agentcore_autosummary.routes import UPDATE, Route
 from agentcore_autosummary.runtime import learn, runtime_of, session_correction
 from agentcore_autosummary.summarizer import (
+    SummaryCutError,
     SummaryFailedError,
     SummaryFit,
     SummaryOverflowError,
@@ -79,45 +77,12 @@ async def isolated(work: Coroutine[Any, Any, T]) -> T:
         raise
 
 
-async def make_summary(
-    ctx: TurnContext, config: SummaryConfig, plan: Plan
-) -> tuple[str, Plan, SummaryQuality]:
-    """The summary of ``plan``, what it covers, and the gate's record of it.
-
-    The summary is made in requests that each fit the window.
-    The plan returned is ``plan`` cut to what the summary covers when the
-    backlog needed more than ``max_summary_calls_per_turn`` calls. A summary
-    the gate refuses (:mod:`agentcore_autosummary.gate`: a reply cut at its
-    cap, a copy of the previous summary, an echo of the transcript) raises
-    :class:`~agentcore_autosummary.gate.SummaryRejectedError`; a summary
-    applied to a Focused slot must leave a smaller context than the one it
-    replaces, or it raises :class:`SummaryFailedError`.
-    """
-    if config.strategy == "full":
-        reply = await request_one_summary(ctx, config, plan, plan.messages, MAX_CONVERSATION_CHARS)
-        summary = reply.text
-    else:
-        raw = unpinned_indices(plan.slot, plan.start, plan.end)
-        # Messages edited by a before_summary hook no longer map to raw indices:
-        # they are summarized whole, however many calls that takes.
-        capped = len(raw) == len(plan.messages)
-        max_calls = config.max_summary_calls_per_turn if capped else None
-        summary, covered = await summarize_in_chunks(ctx, config, plan, max_calls)
-        if covered < len(plan.messages):
-            # The rest of the backlog is left for the next summary.
-            rest = raw[covered]
-            plan = attrs.evolve(plan, end=rest, covers=rest, messages=plan.messages[:covered])
-    focused = plan.slot.config.focused
-    previous = focused.summary_override if focused is not None else plan.previous
-    quality = judge(summary, previous, plan.messages, "end_turn", config.max_tool_result_chars)
-    check(quality)
-    summary = await check_retention(ctx, config, plan, summary)
-    await check_shrinks(ctx, plan, summary)
-    return summary, plan, quality
-
-
 async def summarize_in_chunks(
-    ctx: TurnContext, config: SummaryConfig, plan: Plan, max_calls: int | None
+    ctx: TurnContext,
+    config: SummaryConfig,
+    plan: Plan,
+    max_calls: int | None,
+    route: Route = UPDATE,
 ) -> tuple[str, int]:
     """The summary of as much of ``plan`` as ``max_calls`` calls cover (None: all of it).
 
@@ -126,13 +91,14 @@ async def summarize_in_chunks(
     are summarized concurrently (:data:`CHUNK_CONCURRENCY` at once, after
     the first, whose usage calibrates the token correction) and merged with
     the previous summary by one more call. Without a cap, rounds of that
-    follow each other until every message is covered.
+    follow each other until every message is covered. ``route`` says how
+    the requests are asked for (:class:`~agentcore_autosummary.routes.Route`).
     """
     previous = plan.previous
     covered = 0
     while True:
         summary, count = await summary_round(
-            ctx, config, plan, previous, plan.messages[covered:], max_calls
+            ctx, config, plan, previous, plan.messages[covered:], max_calls, route
         )
         covered += count
         previous = summary
@@ -147,8 +113,14 @@ async def summary_round(
     previous: str | None,
     messages: Sequence[Message],
     max_calls: int | None,
+    route: Route = UPDATE,
 ) -> tuple[str, int]:
-    """One round: the summary of ``previous`` and a head of ``messages``, and its length."""
+    """One round: the summary of ``previous`` and a head of ``messages``, and its length.
+
+    ``route.separate``: the head of ``messages`` is summarized without
+    ``previous``, and merged with it by one more call, even when one call
+    could hold both.
+    """
     label = summary_label(plan.slot)
     fit = await summary_fit(ctx, config, plan)
     head = [Message.system(f"{label} {previous}")] if previous else []
@@ -160,15 +132,17 @@ async def summary_round(
     spans = plan_chunks(
         messages, budget, fit.counter, config.max_tool_result_chars, max_chunks=max_chunks
     )
-    if len(spans) == 1 or max_chunks == 1:
+    if (len(spans) == 1 or max_chunks == 1) and not (route.separate and previous):
         start, end = spans[0]
-        reply = await request_one_summary(ctx, config, plan, [*head, *messages[start:end]], None)
+        reply = await request_one_summary(
+            ctx, config, plan, [*head, *messages[start:end]], None, route
+        )
         return reply.text, end
     limit = asyncio.Semaphore(CHUNK_CONCURRENCY)
 
     async def part(start: int, end: int) -> str:
         async with limit:
-            reply = await request_one_summary(ctx, config, plan, messages[start:end], None)
+            reply = await request_one_summary(ctx, config, plan, messages[start:end], None, route)
             return reply.text
 
     # The first part alone, so the token correction learned from its usage
@@ -176,11 +150,15 @@ async def summary_round(
     first = await part(*spans[0])
     parts = [first, *await asyncio.gather(*(part(start, end) for start, end in spans[1:]))]
     merged = [
-        Message.user(f"{label} (part {number} of {len(parts)}) {text}")
+        Message.user(f"{label} ({_part_title(number, len(parts))}) {text}")
         for number, text in enumerate(parts, 1)
     ]
-    reply = await request_one_summary(ctx, config, plan, [*head, *merged], None)
+    reply = await request_one_summary(ctx, config, plan, [*head, *merged], None, route)
     return reply.text, spans[-1][1]
+
+
+def _part_title(number: int, parts: int) -> str:
+    return "the new messages" if parts == 1 else f"part {number} of {parts}"
 
 
 async def summary_fit(ctx: TurnContext, config: SummaryConfig, plan: Plan) -> SummaryFit:
@@ -196,8 +174,12 @@ async def request_one_summary(
     plan: Plan,
     messages: Sequence[Message],
     max_chars: int | None,
+    route: Route = UPDATE,
 ) -> SummaryReply:
     """One summary request; a server's overflow refusal teaches, then one retry.
+
+    ``route.cap`` and ``route.above`` go to :func:`request_summary` as its
+    ``cap`` and ``above``.
 
     A refusal that names a limit below the window teaches the served window
     (for the turns' own provider, stored like a turn's); any other refusal
@@ -215,6 +197,8 @@ async def request_one_summary(
                 model=plan.model,
                 max_chars=max_chars,
                 fit=fit,
+                cap=route.cap,
+                above=route.above,
             )
         except SummaryOverflowError as exc:
             if attempt:
@@ -228,11 +212,20 @@ async def request_one_summary(
             server = overflow_prompt_tokens(exc.error, config.window, exc.max_tokens)
             await learn(ctx, runtime, fit.model, exc.local_tokens, server)
             continue
-        ctx.cost.add(reply.usage, purpose="summary")
-        if reply.reported:
-            await learn(ctx, runtime, fit.model, reply.request_tokens, reply.usage.input_tokens)
+        except SummaryCutError as exc:
+            await _count(ctx, exc.reply, fit)  # a cut reply is paid for too
+            raise
+        await _count(ctx, reply, fit)
         return reply
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def _count(ctx: TurnContext, reply: SummaryReply, fit: SummaryFit) -> None:
+    """Add what ``reply`` cost to ``ctx.cost``; learn the correction from its usage."""
+    ctx.cost.add(reply.usage, purpose="summary")
+    if reply.reported:
+        runtime = runtime_of(ctx.session)
+        await learn(ctx, runtime, fit.model, reply.request_tokens, reply.usage.input_tokens)
 
 
 async def check_retention(ctx: TurnContext, config: SummaryConfig, plan: Plan, summary: str) -> str:

@@ -1,9 +1,17 @@
-"""The gate (issue 24): a copy, a reply cut at its cap and an echo are refused, never applied."""
+"""The gate (issue 24): a refused summary is asked for again another way, never applied.
+
+A copy of the previous summary, a reply cut at its cap and an echo of the
+transcript are each refused; the retry route of each verdict makes the
+summary that is applied. When every route is refused, the attempt fails and
+backs off as any failed attempt does.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import attrs
 import pytest
 
 from agentcore import (
@@ -21,17 +29,23 @@ from agentcore import (
     hookimpl,
 )
 from agentcore.testing import MockProvider
+from agentcore.tokens import count_tokens
 from agentcore_autosummary import SummaryConfig
+from agentcore_autosummary.gate import SummaryRejectedError
+from agentcore_autosummary.routes import MAX_EXTRA_CALLS
+from agentcore_autosummary.trigger import backoff_turns
 
 AGENT = Agent("assistant", system_prompt="You are a helpful assistant.")
 CONFIG = SummaryConfig(max_context_tokens=2000, trigger_token_ratio=0.3, debounce_turns=1)
 FIRST = "The user deploys to /srv/app on port 8443; the release is v2.1."
 
+Reply = Callable[[LlmRequest], Any]
+
 
 class Recorder:
     def __init__(self) -> None:
         self.applied: list[SummaryInfo] = []
-        self.errors: list[BaseException] = []
+        self.errors: list[tuple[int, BaseException]] = []
 
     @hookimpl
     def after_summary(self, ctx: TurnContext, summary: SummaryInfo) -> None:
@@ -41,44 +55,20 @@ class Recorder:
     def on_summary_error(
         self, ctx: TurnContext, request: SummaryRequestInfo, error: BaseException
     ) -> None:
-        self.errors.append(error)
+        self.errors.append((ctx.turn_index, error))
 
 
 def _words(number: int) -> str:
     return f"step {number}: " + " ".join(f"word{number}x{i}" for i in range(60))
 
 
-async def _run(bad: Any, turns: int = 16) -> tuple[AgentSession, Recorder, list[str]]:
-    """Summaries: first a good one, then ``bad(request)`` twice, then good ones again."""
-    made: list[str] = []
+def _conversation(request: LlmRequest) -> str:
+    return request.messages[-1].text.split("```text", 1)[-1].strip("`\n ")
 
-    def respond(request: LlmRequest) -> Any:
-        if request.purpose != "summary":
-            return "Noted."
-        made.append("call")
-        if len(made) == 1:
-            return FIRST
-        if len(made) in (2, 3):
-            return bad(request)
-        latest = request.messages[-1].text.split()[-12:-2]
-        return f"{FIRST} Later: {' '.join(latest)}."
 
-    recorder = Recorder()
-    provider = MockProvider(responder=respond)
-    bundle = (
-        AgentBuilder()
-        .provider(provider)
-        .store(InMemoryStore())
-        .load_plugins(True)
-        .plugin(recorder)
-        .summary_config(CONFIG)
-        .build()
-    )
-    session = AgentSession(AGENT, "gate", bundle, FocusedConfig())
-    for number in range(turns):
-        await session.submit_turn(_words(number))
-    summaries = [info.summary for info in recorder.applied]
-    return session, recorder, summaries
+def _good(request: LlmRequest) -> str:
+    latest = request.messages[-1].text.split()[-12:-2]
+    return f"{FIRST} Later: {' '.join(latest)}."
 
 
 def _copy(request: LlmRequest) -> str:
@@ -92,36 +82,181 @@ def _cut(request: LlmRequest) -> LlmResponse:
 
 
 def _echo(request: LlmRequest) -> str:
-    conversation = request.messages[-1].text.split("```text", 1)[-1]
-    return conversation.strip("`\n ")[:1500]
+    return _conversation(request)[:1500]
 
 
-@pytest.mark.parametrize(
-    ("bad", "verdict"),
-    [(_copy, "copy"), (_cut, "truncated"), (_echo, "echo")],
-    ids=["copy-of-previous", "stopped-at-cap", "echo-of-transcript"],
-)
-async def test_a_bad_summary_is_refused_and_retried_never_applied(bad: Any, verdict: str) -> None:
-    session, recorder, summaries = await _run(bad)
-    assert summaries[0] == FIRST
-    assert len(summaries) >= 2  # retried later, and a good summary applied
+class Summarizer:
+    """Summary calls: the first ``first`` (``FIRST``), then ``bad`` for the calls ``bad_calls``."""
+
+    def __init__(self, bad: Reply, bad_calls: Callable[[int], bool]) -> None:
+        self.bad = bad
+        self.bad_calls = bad_calls
+        self.first: Reply = lambda request: FIRST
+        self.requests: list[LlmRequest] = []
+
+    def __call__(self, request: LlmRequest) -> Any:
+        if request.purpose != "summary":
+            return "Noted."
+        self.requests.append(request)
+        number = len(self.requests)
+        if number == 1:
+            return self.first(request)
+        return self.bad(request) if self.bad_calls(number) else _good(request)
+
+
+async def _run(summarizer: Summarizer, turns: int = 16) -> tuple[AgentSession, Recorder]:
+    recorder = Recorder()
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=summarizer))
+        .store(InMemoryStore())
+        .load_plugins(True)
+        .plugin(recorder)
+        .summary_config(CONFIG)
+        .build()
+    )
+    session = AgentSession(AGENT, "gate", bundle, FocusedConfig())
+    for number in range(turns):
+        await session.submit_turn(_words(number))
+    return session, recorder
+
+
+def _never_bad(summaries: list[str]) -> None:
     assert all(summary == FIRST or "Later:" in summary for summary in summaries)
     assert not any("User:" in summary for summary in summaries)  # no echo ever applied
     assert not any(summary.endswith("the user asked") for summary in summaries)  # nor a cut one
-    assert len(recorder.errors) == 2
-    assert all("summary refused" in str(error) for error in recorder.errors)
-    quality = getattr(recorder.errors[0], "quality", None)
-    if verdict != "truncated":
-        assert quality is not None and quality.verdict == verdict
+
+
+@pytest.mark.parametrize(
+    ("bad", "verdict", "route"),
+    [
+        (_copy, "copy", "resummary"),
+        (_cut, "truncated", "higher_cap"),
+        (_echo, "echo", "smaller_input"),
+    ],
+    ids=["copy-of-previous", "stopped-at-cap", "echo-of-transcript"],
+)
+async def test_a_refused_summary_is_retried_by_another_route_and_the_retry_applied(
+    bad: Reply, verdict: str, route: str
+) -> None:
+    summarizer = Summarizer(bad, lambda number: number == 2)
+    session, recorder = await _run(summarizer)
+    first, second, *_ = recorder.applied
+    assert first.summary == FIRST
+    assert recorder.errors == []  # the retry made the summary: no failed attempt
+    _never_bad([info.summary for info in recorder.applied])
+    quality = second.quality
+    assert quality is not None
+    assert (quality.verdict, quality.route, quality.attempts) == ("kept", route, 2)
+    assert quality.refused == (verdict,)
+    assert "Later:" in second.summary
+    # Every call of the summary is paid for: the refused one and the retry's.
+    calls = summarizer.requests[1 : 1 + 1 + (2 if route == "resummary" else 1)]
+    bad_request, *retry = calls
+    assert second.usage is not None
+    assert second.usage.input_tokens == sum(count_tokens(call.messages) for call in calls)
+    if route == "higher_cap":
+        assert bad_request.max_tokens is not None
+        assert retry[0].max_tokens == 2 * bad_request.max_tokens
+    elif route == "smaller_input":
+        assert len(_conversation(retry[0])) < len(_conversation(bad_request))
+    else:  # resummary: the new messages alone, then merged with the previous summary
+        assert FIRST in _conversation(bad_request)
+        assert FIRST not in _conversation(retry[0])
+        merge = _conversation(retry[1])
+        assert FIRST in merge and "(the new messages)" in merge
     final = await session.get_conversation_summary()
     assert final is not None and "Later:" in final
 
 
+@pytest.mark.parametrize(
+    ("bad", "verdict", "routes", "calls"),
+    [(_copy, "copy", 2, 3), (_cut, "truncated", 3, 3), (_echo, "echo", 2, 2)],
+    ids=["copy-of-previous", "stopped-at-cap", "echo-of-transcript"],
+)
+async def test_when_every_route_is_refused_the_attempt_fails_and_backs_off(
+    bad: Reply, verdict: str, routes: int, calls: int
+) -> None:
+    summarizer = Summarizer(bad, lambda number: number >= 2)
+    session, recorder = await _run(summarizer, turns=20)
+    assert [info.summary for info in recorder.applied] == [FIRST]  # nothing bad applied
+    assert len(recorder.errors) >= 3
+    for _, error in recorder.errors:
+        assert isinstance(error, SummaryRejectedError)
+        assert "summary refused" in str(error)
+        assert error.quality.verdict == verdict and error.quality.attempts == routes
+    # An attempt's first request (a chunked backlog: up to max_summary_calls_per_turn
+    # calls) is followed by at most MAX_EXTRA_CALLS more.
+    assert calls <= 1 + MAX_EXTRA_CALLS
+    most = CONFIG.max_summary_calls_per_turn + MAX_EXTRA_CALLS
+    assert calls * len(recorder.errors) <= len(summarizer.requests) - 1
+    assert len(summarizer.requests) - 1 <= most * len(recorder.errors)
+    turns = [turn for turn, _ in recorder.errors]
+    gaps = [turns[i + 1] - turns[i] for i in range(len(turns) - 1)]
+    assert gaps == [backoff_turns(n) for n in range(1, len(turns))]
+    assert await session.get_conversation_summary() == FIRST
+
+
 async def test_an_applied_summary_carries_its_quality_record() -> None:
-    _, recorder, _ = await _run(lambda request: FIRST + " Later: more.")
+    _, recorder = await _run(Summarizer(_good, lambda number: False))
     first, *later = recorder.applied
     assert first.quality is not None and first.quality.verdict == "kept"
     assert first.quality.stop_reason == "end_turn" and first.quality.overlap_with_previous == 0.0
+    assert (first.quality.route, first.quality.attempts, first.quality.refused) == ("update", 1, ())
     kept = later[-1].quality
     assert kept is not None and kept.verdict == "kept"
     assert "/srv/app" in kept.identifiers_kept and kept.identifiers_lost == ()
+
+
+async def test_the_full_strategy_retries_an_echo_with_the_newest_half_of_its_input() -> None:
+    summarizer = Summarizer(_echo, lambda number: number == 2)
+    recorder = Recorder()
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=summarizer))
+        .store(InMemoryStore())
+        .load_plugins(True)
+        .plugin(recorder)
+        .summary_config(attrs.evolve(CONFIG, strategy="full"))
+        .build()
+    )
+    session = AgentSession(AGENT, "gate-full", bundle, FocusedConfig())
+    for number in range(10):
+        await session.submit_turn(_words(number))
+    assert len(recorder.applied) >= 2
+    _never_bad([info.summary for info in recorder.applied])
+    quality = recorder.applied[1].quality
+    assert quality is not None
+    assert (quality.route, quality.refused) == ("smaller_input", ("echo",))
+    echoed, retry = summarizer.requests[1:3]
+    full, half = _conversation(echoed), _conversation(retry)
+    assert len(half) <= len(full) // 2 + 1 and full.endswith(half[-200:])
+
+
+async def test_a_reply_cut_at_a_cap_the_window_set_is_retried_with_a_smaller_input() -> None:
+    # max_summary_tokens 700 in a 2,000-token window: a first request that fills its input
+    # budget leaves the reply less than 700 tokens, so no higher cap fits the same input.
+    summarizer = Summarizer(_cut, lambda number: False)
+    summarizer.first = _cut  # the very first summary call is cut
+    config = SummaryConfig(
+        max_context_tokens=2000, max_summary_tokens=700, trigger_token_ratio=0.8, debounce_turns=1
+    )
+    recorder = Recorder()
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=summarizer))
+        .store(InMemoryStore())
+        .load_plugins(True)
+        .plugin(recorder)
+        .summary_config(config)
+        .build()
+    )
+    session = AgentSession(AGENT, "gate-window", bundle, FocusedConfig())
+    for number in range(12):
+        await session.submit_turn(_words(number))
+    cut, retry = summarizer.requests[:2]
+    assert cut.max_tokens is not None and cut.max_tokens < 700  # the window set the cap
+    quality = recorder.applied[0].quality
+    assert quality is not None
+    assert (quality.route, quality.refused) == ("smaller_input", ("truncated",))
+    assert retry.max_tokens == 700 and len(_conversation(retry)) < len(_conversation(cut))

@@ -14,6 +14,12 @@
   ``agentcore.request.purpose``.
 - ``before_tool_call`` / ``after_tool_call`` open and close a span per tool
   call (``execute_tool {name}``), current while the tool runs.
+- ``after_summary`` / ``on_summary_error`` record each summary
+  (``summarize {slot}``) as a child of the turn span, from the time
+  ``before_summary`` saw it start, with the gate's quality record
+  (``agentcore.summary.*``: verdict, stop reason, overlap, identifiers kept
+  and lost, the route that made it, the verdicts refused on the way); the
+  summary's model calls are its siblings.
 - A ``post_turn_end`` wrapper closes the turn span once every
   ``post_turn_end`` implementation (an inline summary included) has run;
   ``on_turn_error`` closes it with the error instead.
@@ -23,6 +29,7 @@ Without an OpenTelemetry SDK the API's tracer is a no-op: nothing is recorded.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Generator, Sequence
 from contextvars import Token
 from importlib import metadata
@@ -33,11 +40,12 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 
-from agentcore import PluginSetting, TurnContext, hookimpl
+from agentcore import PluginSetting, SummaryInfo, SummaryRequestInfo, TurnContext, hookimpl
 from agentcore.calls import ModelCallInfo, ToolCallInfo
 from agentcore_otel import attributes as attr
 from agentcore_otel.content import arguments_json, finish_reason, messages_json, output_json
 from agentcore_otel.settings import SETTINGS, capture_content, tracer_provider
+from agentcore_otel.summaries import applied_attributes, error_quality, quality_attributes
 
 TRACER_NAME = "agentcore_otel"
 """The instrumentation scope of every span the plugin makes."""
@@ -62,6 +70,8 @@ class _TurnTrace:
     token: Token[otel_context.Context] | None = None
     ended: bool = False
     tools: dict[str, tuple[Span, Token[otel_context.Context]]] = field(factory=dict)
+    summaries: dict[str, float] = field(factory=dict)
+    """Per slot: when the summary being made started, in seconds since the epoch."""
 
     def parent(self) -> otel_context.Context:
         return trace.set_span_in_context(self.span)
@@ -288,3 +298,67 @@ def after_tool_call(ctx: TurnContext, call: ToolCallInfo) -> None:
     duration = call.duration or 0.0
     span.end(end_time=_ns(call.started_at + duration))
     _detach(span, token)
+
+
+@hookimpl
+def before_summary(ctx: TurnContext, request: SummaryRequestInfo) -> None:
+    """Note when the summary of ``request.slot_id`` starts, for its span."""
+    state = _state(ctx)
+    if state is not None:
+        state.summaries[request.slot_id] = time.time()
+
+
+@hookimpl
+def after_summary(ctx: TurnContext, summary: SummaryInfo) -> None:
+    """Record the applied summary's span, with its quality record."""
+    _summary_span(ctx, summary.slot_id, summary.duration, applied_attributes(summary), None)
+
+
+@hookimpl
+def on_summary_error(ctx: TurnContext, request: SummaryRequestInfo, error: BaseException) -> None:
+    """Record the failed (or refused) summary's span, with the refusal's quality record."""
+    attributes: dict[str, Any] = {
+        attr.SUMMARY_APPLIED: False,
+        attr.SUMMARY_REASON: request.reason,
+        attr.SUMMARY_COVERS: request.covers,
+    }
+    quality = error_quality(error)
+    if quality is not None:
+        attributes.update(quality_attributes(quality))
+    _summary_span(ctx, request.slot_id, 0.0, attributes, error)
+
+
+def _summary_span(
+    ctx: TurnContext,
+    slot_id: str,
+    duration: float,
+    attributes: dict[str, Any],
+    error: BaseException | None,
+) -> None:
+    state = _state(ctx)
+    now = time.time()
+    if state is not None:
+        tracer, parent = state.tracer, state.parent()
+        started = state.summaries.pop(slot_id, now - duration)
+    else:
+        tracer = tracer_provider(ctx.config).get_tracer(TRACER_NAME, _VERSION)
+        parent, started = None, now - duration
+    attributes.update(
+        {
+            attr.OPERATION_NAME: attr.OPERATION_SUMMARIZE,
+            attr.CONVERSATION_ID: ctx.session_id,
+            attr.SESSION_ID: ctx.session_id,
+            attr.TURN_INDEX: ctx.turn_index,
+            attr.SLOT_ID: slot_id,
+        }
+    )
+    span = tracer.start_span(
+        f"{attr.OPERATION_SUMMARIZE} {slot_id}",
+        context=parent,
+        kind=SpanKind.INTERNAL,
+        start_time=_ns(min(started, now)),
+        attributes=attributes,
+    )
+    if error is not None:
+        _record_error(span, error)
+    span.end(end_time=_ns(now))

@@ -133,9 +133,12 @@ async def test_a_summarizing_chat_reaches_an_otlp_collector(collector: Collector
     assert [span.name for span in spans] == [
         "invoke_agent greeter",
         "chat mock-model",
+        "summarize default",
         "chat mock-model",
     ]
-    turn, turn_call, summary_call = spans
+    turn, turn_call, summarized, summary_call = spans
+    assert summarized.parent_span_id == turn.span_id
+    assert attributes(summarized)["agentcore.summary.verdict"] == "kept"
     assert turn_call.parent_span_id == summary_call.parent_span_id == turn.span_id
     assert turn_call.trace_id == summary_call.trace_id == turn.trace_id
     assert attributes(turn)["gen_ai.conversation.id"] == "otlp-session"

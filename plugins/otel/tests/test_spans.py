@@ -135,8 +135,9 @@ async def test_a_summarizing_turn_shows_the_summary_call_under_the_turn(
     )
     await session.submit_turn("Hi there! " + "This message crosses the tiny watermark. " * 4)
     assert await session.get_conversation_summary() == "They greeted each other."
-    turn, turn_call, summary_call = traces.spans()
+    turn, turn_call, summarized, summary_call = traces.spans()
     assert turn.name == "invoke_agent helper"
+    assert summarized.name == "summarize default" and parent_id(summarized) == span_id(turn)
     assert [attrs_of(s)["agentcore.request.purpose"] for s in (turn_call, summary_call)] == [
         "turn",
         "summary",

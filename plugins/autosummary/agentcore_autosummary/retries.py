@@ -1,0 +1,186 @@
+"""Making one summary: the first request, the gate, and the retries a refusal leads to."""
+
+from __future__ import annotations
+
+import logging
+
+import attrs
+from attrs import frozen
+
+from agentcore import SummaryQuality, TurnContext
+from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.formatting import MAX_CONVERSATION_CHARS, format_messages_as_text
+from agentcore_autosummary.gate import judge, refusal
+from agentcore_autosummary.pins import unpinned_indices
+from agentcore_autosummary.plan import Plan
+from agentcore_autosummary.planner import chunk_end
+from agentcore_autosummary.routes import (
+    MAX_EXTRA_CALLS,
+    RESUMMARY,
+    ROUTES,
+    SMALLER_INPUT,
+    UPDATE,
+    Route,
+    higher_cap,
+)
+from agentcore_autosummary.summarizer import SummaryCutError, SummaryFailedError
+from agentcore_autosummary.summary_calls import (
+    check_retention,
+    check_shrinks,
+    request_one_summary,
+    summarize_in_chunks,
+    summary_fit,
+)
+
+logger = logging.getLogger("agentcore.autosummary")
+
+
+@frozen
+class Attempt:
+    """One way of asking for a summary, judged: what it made, covers and looked like."""
+
+    summary: str
+    plan: Plan
+    quality: SummaryQuality
+    route: str
+    cut: SummaryCutError | None = None
+    """The refusal of a reply that stopped at its cap, None otherwise."""
+
+
+async def make_summary(
+    ctx: TurnContext, config: SummaryConfig, plan: Plan
+) -> tuple[str, Plan, SummaryQuality]:
+    """The summary of ``plan``, what it covers, and the gate's record of it.
+
+    The summary is first asked for as an update; each refusal of the gate
+    (:mod:`agentcore_autosummary.gate`) leads to the next retry route of its
+    verdict (:mod:`agentcore_autosummary.routes`), within
+    :data:`~agentcore_autosummary.routes.MAX_EXTRA_CALLS` more calls. When
+    every route is refused, the last refusal is raised
+    (:class:`~agentcore_autosummary.gate.SummaryRejectedError`: a failed
+    attempt). The plan returned is ``plan`` cut to what the summary covers.
+    A summary applied to a Focused slot must leave a smaller context than the
+    one it replaces, or :class:`SummaryFailedError` is raised.
+    """
+    focused = plan.slot.config.focused
+    previous = focused.summary_override if focused is not None else plan.previous
+    made = await attempt(ctx, config, plan, UPDATE, previous)
+    base = made.plan
+    tried = [UPDATE.name]
+    refused: list[str] = []
+    left = MAX_EXTRA_CALLS
+    while made.quality.verdict != "kept":
+        route = await next_route(ctx, config, base, made, tried, left)
+        if route is None:
+            raise refusal(
+                attrs.evolve(
+                    made.quality, route=made.route, attempts=len(tried), refused=tuple(refused)
+                )
+            )
+        logger.info(
+            "summary of session %s turn %d refused (%s by the %s route): asked for again by %s",
+            ctx.session_id,
+            plan.turn_index,
+            made.quality.verdict,
+            made.route,
+            route.name,
+        )
+        tried.append(route.name)
+        left -= route.calls or 0
+        try:
+            retry = await attempt(ctx, config, base, route, previous)
+        except SummaryFailedError as exc:
+            logger.info("the %s retry of the summary failed: %s", route.name, exc)
+            continue
+        refused.append(made.quality.verdict)
+        made = retry
+    quality = attrs.evolve(
+        made.quality, route=made.route, attempts=len(tried), refused=tuple(refused)
+    )
+    summary = await check_retention(ctx, config, made.plan, made.summary)
+    await check_shrinks(ctx, made.plan, summary)
+    return summary, made.plan, quality
+
+
+async def attempt(
+    ctx: TurnContext, config: SummaryConfig, plan: Plan, route: Route, previous: str | None
+) -> Attempt:
+    """Ask for the summary of ``plan`` by ``route`` and judge it against ``previous``."""
+    cut: SummaryCutError | None = None
+    try:
+        if config.strategy == "full":
+            chars = MAX_CONVERSATION_CHARS
+            if route.halve:  # the newest half of what the first request read
+                read = format_messages_as_text(plan.messages, config.max_tool_result_chars)
+                chars = len(read) // 2
+            reply = await request_one_summary(ctx, config, plan, plan.messages, chars, route)
+            summary = reply.text
+        else:
+            raw = unpinned_indices(plan.slot, plan.start, plan.end)
+            # Messages edited by a before_summary hook no longer map to raw indices:
+            # they are summarized whole, however many calls that takes.
+            capped = len(raw) == len(plan.messages)
+            if route.halve:
+                half = await half_point(ctx, config, plan)
+                if half is None:
+                    raise SummaryFailedError("the summary input cannot be halved")
+                plan = cut_plan(plan, raw, half)
+            max_calls = config.max_summary_calls_per_turn if capped else None
+            if route.calls is not None:
+                max_calls = route.calls
+            summary, covered = await summarize_in_chunks(ctx, config, plan, max_calls, route)
+            if covered < len(plan.messages):
+                # The rest of the backlog is left for the next summary.
+                plan = cut_plan(plan, raw, covered)
+    except SummaryCutError as exc:
+        summary, cut = exc.reply.text, exc
+    stop_reason = "end_turn" if cut is None else "max_tokens"
+    quality = judge(summary, previous, plan.messages, stop_reason, config.max_tool_result_chars)
+    return Attempt(summary, plan, quality, route.name, cut)
+
+
+def cut_plan(plan: Plan, raw: list[int], covered: int) -> Plan:
+    """``plan`` cut to its first ``covered`` messages (``raw``: their raw indices)."""
+    rest = raw[covered]
+    return attrs.evolve(plan, end=rest, covers=rest, messages=plan.messages[:covered])
+
+
+async def half_point(ctx: TurnContext, config: SummaryConfig, plan: Plan) -> int | None:
+    """Where about the first half of ``plan``'s messages (in tokens) ends; None: no such place.
+
+    The half ends before a message other than a tool result, so a tool call
+    stays with its results; a plan of one such group cannot be halved.
+    """
+    messages = plan.messages
+    counter = (await summary_fit(ctx, config, plan)).counter
+    total = sum(counter.count_message(message) for message in messages)
+    end = chunk_end(messages, 0, len(messages), total // 2, counter, config.max_tool_result_chars)
+    return end if end < len(messages) else None
+
+
+async def next_route(
+    ctx: TurnContext,
+    config: SummaryConfig,
+    plan: Plan,
+    made: Attempt,
+    tried: list[str],
+    left: int,
+) -> Route | None:
+    """The next route for ``made``'s verdict not ``tried`` yet that applies and fits ``left``."""
+    full = config.strategy == "full"
+    mapped = len(unpinned_indices(plan.slot, plan.start, plan.end)) == len(plan.messages)
+    for name in ROUTES.get(made.quality.verdict, ()):
+        if name in tried:
+            continue
+        route: Route | None = None
+        if name == "higher_cap":
+            if made.cut is not None and not made.cut.window_bound:
+                route = higher_cap(made.cut.max_tokens)
+        elif name == "smaller_input":
+            if full or (mapped and await half_point(ctx, config, plan) is not None):
+                route = SMALLER_INPUT
+        elif name == "resummary" and not full and mapped and plan.previous:
+            route = RESUMMARY
+        if route is not None and (route.calls or 0) <= left:
+            return route
+    return None

@@ -1,0 +1,125 @@
+"""Which identifiers of the previous summary a new summary kept, and which it lost.
+
+The identifiers are those :func:`~agentcore_autosummary.retention.find_identifiers`
+finds (URLs, e-mail addresses, UUIDs, file paths, ISO dates, ticket-like ids,
+numbers of 3 or more digits). An identifier of the previous summary is
+
+- **kept** when the new summary holds it (verbatim; a number also without
+  its thousands separators);
+- **superseded** when the new summary drops it but the covered messages
+  mention it (they had the chance to change or retire it), or give its
+  subject a new value: its subject is the last content word (3 or more
+  letters, not a stop word) among the three words before it in the previous
+  summary, and a new value is another identifier within the three words (split at
+  white space) after that word in a covered message (``port 8443`` is superseded by ``port
+  9000``, ``the limit is 5,000`` by ``the limit is now 2,500``);
+- **lost** otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentcore_autosummary.retention import find_identifiers, holds
+
+_WORD = re.compile(r"\w+")
+_LOOK_BACK_WORDS = 3
+_LOOK_AHEAD_WORDS = 3
+_STOP_WORDS = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "was",
+        "were",
+        "are",
+        "now",
+        "from",
+        "with",
+        "that",
+        "this",
+        "into",
+        "onto",
+        "about",
+        "has",
+        "have",
+        "had",
+        "been",
+        "its",
+        "their",
+        "then",
+        "than",
+        "also",
+        "which",
+        "will",
+        "would",
+        "set",
+        "new",
+        "old",
+        "still",
+        "our",
+        "your",
+        "his",
+        "her",
+        "they",
+        "them",
+        "there",
+        "here",
+        "when",
+        "where",
+        "what",
+        "who",
+        "whose",
+        "all",
+        "any",
+        "each",
+        "per",
+        "via",
+    ]
+)
+
+
+def subject(identifier: str, text: str) -> str | None:
+    """The word ``identifier`` is a value of in ``text`` (see the module), or None."""
+    at = text.find(identifier)
+    if at < 0:
+        return None
+    before: list[str] = _WORD.findall(text[:at])[-_LOOK_BACK_WORDS:]
+    for word in reversed(before):
+        if len(word) >= 3 and not word.isdigit() and word.casefold() not in _STOP_WORDS:
+            return word.casefold()
+    return None
+
+
+def gets_new_value(identifier: str, word: str, transcript: str) -> bool:
+    """Whether ``transcript`` gives ``word`` an identifier other than ``identifier``."""
+    pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
+    for match in pattern.finditer(transcript):
+        after = transcript[match.end() :].split(maxsplit=_LOOK_AHEAD_WORDS)
+        window = " ".join(after[:_LOOK_AHEAD_WORDS])
+        if any(found != identifier for found in find_identifiers(window)):
+            return True
+    return False
+
+
+def compare_identifiers(
+    previous: str | None, summary: str, transcript: str
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The identifiers of ``previous`` that ``summary`` kept, and those it lost.
+
+    ``transcript`` is the covered messages as the summary request read them.
+    """
+    if not previous:
+        return (), ()
+    kept: list[str] = []
+    lost: list[str] = []
+    for identifier in find_identifiers(previous):
+        if holds(summary, identifier):
+            kept.append(identifier)
+        elif holds(transcript, identifier):
+            continue
+        else:
+            word = subject(identifier, previous)
+            if word is None or not gets_new_value(identifier, word, transcript):
+                lost.append(identifier)
+    return tuple(kept), tuple(lost)

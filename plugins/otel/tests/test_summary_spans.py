@@ -1,0 +1,101 @@
+"""The span of each summary carries the gate's quality record (issue 24)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.trace import StatusCode
+from otel_helpers import Traces
+
+from agentcore import AgentSession, FocusedConfig, LlmRequest
+from agentcore.testing import MockProvider
+
+MakeSession = Callable[..., AgentSession]
+SUMMARY = {"max_context_tokens": 2000, "trigger_token_ratio": 0.3, "debounce_turns": 1}
+FIRST = "The user deploys to /srv/app on port 8443."
+
+
+def attrs_of(span: ReadableSpan) -> dict[str, Any]:
+    return dict(span.attributes or {})
+
+
+def _summarizer(bad: Callable[[int], bool]) -> Callable[[LlmRequest], str]:
+    calls: list[LlmRequest] = []
+
+    def respond(request: LlmRequest) -> str:
+        if request.purpose != "summary":
+            return "Noted."
+        calls.append(request)
+        if len(calls) == 1 or bad(len(calls)):
+            return FIRST  # after the first: a copy of the previous summary
+        latest = request.messages[-1].text.split()[-12:-2]
+        return f"{FIRST} Later: {' '.join(latest)}."
+
+    return respond
+
+
+async def _run(make_session: MakeSession, respond: Callable[[LlmRequest], str]) -> None:
+    session = make_session(MockProvider(responder=respond), summary=SUMMARY, mode=FocusedConfig())
+    for number in range(12):
+        await session.submit_turn(
+            f"step {number}: " + " ".join(f"w{number}x{i}" for i in range(60))
+        )
+
+
+async def test_an_applied_summary_span_holds_its_quality_record(
+    make_session: MakeSession, traces: Traces
+) -> None:
+    await _run(make_session, _summarizer(lambda number: False))
+    first, second, *_ = traces.named("summarize")
+    turns = {s.context.span_id for s in traces.named("invoke_agent") if s.context is not None}
+    assert first.parent is not None and first.parent.span_id in turns  # under its turn
+    values = attrs_of(first)
+    assert values["agentcore.summary.applied"] is True
+    assert values["agentcore.summary.verdict"] == "kept"
+    assert values["agentcore.summary.stop_reason"] == "end_turn"
+    assert values["agentcore.summary.route"] == "update"
+    assert values["agentcore.summary.attempts"] == 1
+    assert values["agentcore.summary.refused"] == ()
+    assert values["agentcore.summary.overlap_with_previous"] == 0.0
+    assert values["agentcore.summary.tokens_after"] < values["agentcore.summary.tokens_before"]
+    later = attrs_of(second)
+    assert later["agentcore.summary.identifiers_kept"] == 2  # /srv/app and 8443
+    assert later["agentcore.summary.identifiers_lost"] == 0
+    assert 0 < later["agentcore.summary.overlap_with_previous"] < 1
+    # The span covers the summary's model call.
+    call = next(
+        s
+        for s in traces.named("chat")
+        if attrs_of(s)["agentcore.request.purpose"] == "summary" and s.parent == first.parent
+    )
+    assert first.start_time is not None and call.start_time is not None
+    assert first.end_time is not None and call.end_time is not None
+    assert first.start_time <= call.start_time and call.end_time <= first.end_time
+
+
+async def test_a_retried_summary_span_says_which_route_made_it(
+    make_session: MakeSession, traces: Traces
+) -> None:
+    await _run(make_session, _summarizer(lambda number: number == 2))
+    second = attrs_of(traces.named("summarize")[1])
+    assert second["agentcore.summary.applied"] is True
+    assert second["agentcore.summary.route"] == "resummary"
+    assert second["agentcore.summary.attempts"] == 2
+    assert second["agentcore.summary.refused"] == ("copy",)
+
+
+async def test_a_refused_summary_span_is_an_error_with_its_verdict(
+    make_session: MakeSession, traces: Traces
+) -> None:
+    await _run(make_session, _summarizer(lambda number: number >= 2))
+    refused = [s for s in traces.named("summarize") if not attrs_of(s)["agentcore.summary.applied"]]
+    assert refused
+    values = attrs_of(refused[0])
+    assert values["agentcore.summary.verdict"] == "copy"
+    assert values["agentcore.summary.route"] == "resummary"
+    assert values["agentcore.summary.refused"] == ("copy",)
+    assert values["agentcore.summary.overlap_with_previous"] == 1.0
+    assert values["error.type"] == "SummaryRejectedError"
+    assert refused[0].status.status_code is StatusCode.ERROR
