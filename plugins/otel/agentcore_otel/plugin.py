@@ -300,7 +300,7 @@ def after_tool_call(ctx: TurnContext, call: ToolCallInfo) -> None:
     _detach(span, token)
 
 
-@hookimpl
+@hookimpl(optionalhook=True)  # added by autosummary, when installed
 def before_summary(ctx: TurnContext, request: SummaryRequestInfo) -> None:
     """Note when the summary of ``request.slot_id`` starts, for its span."""
     state = _state(ctx)
@@ -308,13 +308,13 @@ def before_summary(ctx: TurnContext, request: SummaryRequestInfo) -> None:
         state.summaries[request.slot_id] = time.time()
 
 
-@hookimpl
+@hookimpl(optionalhook=True)  # added by autosummary, when installed
 def after_summary(ctx: TurnContext, summary: SummaryInfo) -> None:
     """Record the applied summary's span, with its quality record."""
     _summary_span(ctx, summary.slot_id, summary.duration, applied_attributes(summary), None)
 
 
-@hookimpl
+@hookimpl(optionalhook=True)  # added by autosummary, when installed
 def on_summary_error(ctx: TurnContext, request: SummaryRequestInfo, error: BaseException) -> None:
     """Record the failed (or refused) summary's span, with the refusal's quality record."""
     attributes: dict[str, Any] = {
