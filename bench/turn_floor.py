@@ -194,7 +194,7 @@ async def turns(
 
             registry.register(lookup, name=f"lookup_{index}")
         builder.tool_registry(registry)
-    mode = FocusedConfig() if summary is not None else "full"
+    mode: Any = FocusedConfig() if summary is not None else "full"
     session = AgentSession(Agent("bench", system_prompt=SYSTEM_PROMPT), "s", builder.build(), mode)
     for index in range(WARMUP):
         await session.submit_turn(user_text(index))
