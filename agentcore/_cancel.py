@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import math
 import sys
+import weakref
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -83,9 +84,12 @@ class Deadline:
 
     ``seconds`` None means no deadline. ``error`` builds the exception raised
     in place of the deadline's own ``CancelledError``. On Python 3.11+ the
-    deadline is an :func:`asyncio.timeout_at`, so a cancel of the caller that
-    lands together with the deadline still reaches the caller. Python 3.10
-    has no :func:`asyncio.timeout` and no count of pending cancels: there the
+    deadline works as :func:`asyncio.timeout_at` does (it counts the task's
+    pending cancels), so a cancel of the caller that lands together with the
+    deadline still reaches the caller; one timer serves all of a deadline's
+    guards (armed by the first, cancelled when the deadline is dropped), where
+    an ``asyncio.timeout_at`` per guard would schedule and cancel one each. Python 3.10
+    has no count of pending cancels: there the
     deadline cancels the task itself and takes the ``CancelledError`` that
     follows as its own, so a caller's cancel landing in the same instant as
     the deadline is reported as the deadline's (as with 3.10's ``wait_for``).
@@ -94,6 +98,14 @@ class Deadline:
     def __init__(self, seconds: float | None, error: Callable[[], BaseException]) -> None:
         self._when = None if seconds is None else asyncio.get_running_loop().time() + seconds
         self._error = error
+        self._timer: asyncio.TimerHandle | None = None
+        self._passed = False
+        self._active: _Guard | None = None
+
+    def __del__(self) -> None:
+        timer = getattr(self, "_timer", None)
+        if timer is not None:
+            timer.cancel()
 
     def remaining(self) -> float | None:
         """Seconds left before the deadline (at least a millisecond), None without one."""
@@ -106,41 +118,69 @@ class Deadline:
 
         The deadline's cancel raises ``error()``; with ``consume`` it ends
         the body quietly instead (for work after the turn was stored, whose
-        caller is owed the stored turn). Any other cancel propagates.
+        caller is owed the stored turn). Any other cancel propagates. A
+        guard entered after the deadline passed cancels the body at its
+        first suspension, as ``asyncio.timeout_at`` does.
         """
-        return _Guard(self._when, self._error, consume)
+        return _Guard(self, consume)
+
+    def _arm(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Schedule the one timer, if not yet done; it holds the deadline weakly."""
+        if self._timer is None and not self._passed:
+            assert self._when is not None
+            self._timer = loop.call_at(self._when, _passed, weakref.ref(self))
+
+
+def _passed(ref: weakref.ref[Deadline]) -> None:
+    """The timer of a deadline: cancel the body of the guard running now, if any."""
+    deadline = ref()
+    if deadline is None:
+        return
+    deadline._timer = None
+    deadline._passed = True
+    if deadline._active is not None:
+        deadline._active.expire()
 
 
 class _Guard:
     """One ``async with`` of :meth:`Deadline.guard`: a plain class, no generator per use."""
 
-    __slots__ = ("_consume", "_error", "_fired", "_handle", "_timeout", "_when")
+    __slots__ = ("_cancelling", "_consume", "_deadline", "_expiring", "_soon", "_task", "_timeout")
 
-    def __init__(
-        self, when: float | None, error: Callable[[], BaseException], consume: bool
-    ) -> None:
-        self._when = when
-        self._error = error
+    def __init__(self, deadline: Deadline, consume: bool) -> None:
+        self._deadline = deadline
         self._consume = consume
+        self._task: asyncio.Task[Any] | None = None
+        self._cancelling = 0
+        self._soon: asyncio.Handle | None = None
+        self._expiring = False
         self._timeout: Any = None
-        self._handle: asyncio.TimerHandle | None = None
-        self._fired = False
+
+    def expire(self) -> None:
+        """The deadline passed: cancel the task (its ``CancelledError`` is the deadline's)."""
+        self._soon = None
+        self._expiring = True
+        assert self._task is not None
+        self._task.cancel()
 
     async def __aenter__(self) -> None:
-        if self._when is None:
+        deadline = self._deadline
+        if deadline._when is None:
             return
-        if sys.version_info >= (3, 11):
-            self._timeout = asyncio.timeout_at(self._when)
+        if sys.version_info < (3, 11) or deadline._active is not None:
+            # Python 3.10 (a timer that cancels the task), or a guard inside a guard.
+            self._timeout = _fallback_timeout(deadline._when)
             await self._timeout.__aenter__()
-        else:  # pragma: no cover - Python 3.10: a timer that cancels the task
-            task = asyncio.current_task()
-            assert task is not None
-
-            def fire() -> None:
-                self._fired = True
-                task.cancel()
-
-            self._handle = asyncio.get_running_loop().call_at(self._when, fire)
+            return
+        task = asyncio.current_task()
+        assert task is not None
+        self._task = task
+        self._cancelling = task.cancelling()
+        deadline._active = self
+        if deadline._passed:
+            self._soon = task.get_loop().call_soon(self.expire)
+        else:
+            deadline._arm(task.get_loop())
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any
@@ -152,17 +192,59 @@ class _Guard:
                 if not self._timeout.expired():
                     raise
                 if not self._consume:
-                    raise self._error() from None
+                    raise self._deadline._error() from None
                 return True
             return False
-        if self._handle is not None:  # pragma: no cover - Python 3.10
-            self._handle.cancel()
-            if (
-                self._fired
-                and exc_type is not None
-                and issubclass(exc_type, asyncio.CancelledError)
-            ):
-                if not self._consume:
-                    raise self._error() from None
-                return True
-        return False
+        if self._task is None:
+            return False
+        self._deadline._active = None
+        if self._soon is not None:
+            self._soon.cancel()
+            self._soon = None
+        if not self._expiring:
+            return False
+        self._expiring = False
+        if sys.version_info >= (3, 11):
+            if self._task.uncancel() > self._cancelling or exc_type is not asyncio.CancelledError:
+                return False  # another cancel is pending too, or the body ended anyway
+        if not self._consume:
+            raise self._deadline._error() from None
+        return True
+
+
+def _fallback_timeout(when: float) -> Any:
+    """``asyncio.timeout_at(when)``, or on Python 3.10 a timer that cancels the task."""
+    if sys.version_info >= (3, 11):
+        return asyncio.timeout_at(when)
+    return _TaskTimer(when)  # pragma: no cover - Python 3.10
+
+
+class _TaskTimer:  # pragma: no cover - Python 3.10
+    """Python 3.10's stand-in for ``asyncio.timeout_at``: cancels the task at ``when``."""
+
+    def __init__(self, when: float) -> None:
+        self._when = when
+        self._fired = False
+        self._handle: asyncio.TimerHandle | None = None
+
+    def expired(self) -> bool:
+        """Whether the timer cancelled the task."""
+        return self._fired
+
+    async def __aenter__(self) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+
+        def fire() -> None:
+            self._fired = True
+            task.cancel()
+
+        self._handle = asyncio.get_running_loop().call_at(self._when, fire)
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any
+    ) -> None:
+        assert self._handle is not None
+        self._handle.cancel()
+        if self._fired and isinstance(exc, asyncio.CancelledError):
+            raise TimeoutError from exc

@@ -172,6 +172,8 @@ async def call_each(
     impls = caller.get_hookimpls()
     firstresult = bool(caller.spec is not None and caller.spec.opts.get("firstresult"))
     trace: bool = getattr(pm, "trace_calls", False)
+    if not impls and not trace:
+        return None if firstresult else []
     if trace:
         _trace_before(hook_name, impls, kwargs)
     results: list[Any] = []

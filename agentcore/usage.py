@@ -7,6 +7,7 @@ from collections.abc import Mapping
 import attrs
 from attrs import define, field, frozen
 
+
 def _non_negative(instance: object, attribute: attrs.Attribute[int], value: object) -> None:
     """One validator per field (a usage is made several times per turn)."""
     if not isinstance(value, int):
