@@ -91,7 +91,7 @@ def median_us(samples: list[float]) -> float:
 
 def timed(work: Callable[[int], object], count: int) -> list[float]:
     """Seconds of each of ``count`` calls of ``work(index)``, after a warm-up."""
-    for index in range(WARMUP):
+    for index in range(count, count + WARMUP):  # indices apart from the measured ones
         work(index)
     samples = []
     for index in range(count):
