@@ -128,10 +128,10 @@ class Deadline:
         """Schedule the one timer, if not yet done; it holds the deadline weakly."""
         if self._timer is None and not self._passed:
             assert self._when is not None
-            self._timer = loop.call_at(self._when, _passed, weakref.ref(self))
+            self._timer = loop.call_at(self._when, _deadline_passed, weakref.ref(self))
 
 
-def _passed(ref: weakref.ref[Deadline]) -> None:
+def _deadline_passed(ref: weakref.ref[Deadline]) -> None:
     """The timer of a deadline: cancel the body of the guard running now, if any."""
     deadline = ref()
     if deadline is None:
