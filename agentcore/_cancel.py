@@ -9,10 +9,10 @@ cancel is consumed, by the deadline that made it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import math
 import sys
-from collections.abc import AsyncIterator, Callable, Coroutine
+import weakref
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -28,8 +28,16 @@ async def complete_despite_cancel(work: Coroutine[Any, Any, T]) -> T:
     never consumed, so ``asyncio.timeout``, ``TaskGroup`` and anyio's cancel
     scopes see it. A caller that was not cancelled gets the result or the
     error of ``work``. The same on every supported Python.
+
+    On Python 3.12+, when no cancel of the caller is pending, the task starts
+    eagerly: ``work`` runs at once, in its own task, and a ``work`` that
+    finishes without waiting on anything (an in-memory store's write) costs
+    no turn of the event loop. Otherwise (Python 3.10 and 3.11, or a cancel
+    already requested) the task is scheduled as usual.
     """
-    task = asyncio.ensure_future(work)
+    task = _start(work)
+    if task.done():
+        return task.result()
     cancelled: asyncio.CancelledError | None = None
     while not task.done():
         try:
@@ -42,6 +50,15 @@ async def complete_despite_cancel(work: Coroutine[Any, Any, T]) -> T:
             task.exception()  # retrieved: the caller's cancellation wins
         raise cancelled
     return task.result()
+
+
+def _start(work: Coroutine[Any, Any, T]) -> asyncio.Future[T]:
+    """``work`` as a task: started eagerly on Python 3.12+ unless a cancel is pending."""
+    if sys.version_info >= (3, 12):
+        caller = asyncio.current_task()
+        if caller is not None and not caller.cancelling():
+            return asyncio.Task(work, loop=caller.get_loop(), eager_start=True)
+    return asyncio.ensure_future(work)
 
 
 def check_timeout(name: str, seconds: object) -> float | None:
@@ -67,9 +84,12 @@ class Deadline:
 
     ``seconds`` None means no deadline. ``error`` builds the exception raised
     in place of the deadline's own ``CancelledError``. On Python 3.11+ the
-    deadline is an :func:`asyncio.timeout_at`, so a cancel of the caller that
-    lands together with the deadline still reaches the caller. Python 3.10
-    has no :func:`asyncio.timeout` and no count of pending cancels: there the
+    deadline works as :func:`asyncio.timeout_at` does (it counts the task's
+    pending cancels), so a cancel of the caller that lands together with the
+    deadline still reaches the caller; one timer serves all of a deadline's
+    guards (armed by the first, cancelled when the deadline is dropped), where
+    an ``asyncio.timeout_at`` per guard would schedule and cancel one each. Python 3.10
+    has no count of pending cancels: there the
     deadline cancels the task itself and takes the ``CancelledError`` that
     follows as its own, so a caller's cancel landing in the same instant as
     the deadline is reported as the deadline's (as with 3.10's ``wait_for``).
@@ -78,6 +98,14 @@ class Deadline:
     def __init__(self, seconds: float | None, error: Callable[[], BaseException]) -> None:
         self._when = None if seconds is None else asyncio.get_running_loop().time() + seconds
         self._error = error
+        self._timer: asyncio.TimerHandle | None = None
+        self._passed = False
+        self._active: _Guard | None = None
+
+    def __del__(self) -> None:
+        timer = getattr(self, "_timer", None)
+        if timer is not None:
+            timer.cancel()
 
     def remaining(self) -> float | None:
         """Seconds left before the deadline (at least a millisecond), None without one."""
@@ -85,50 +113,138 @@ class Deadline:
             return None
         return max(0.001, self._when - asyncio.get_running_loop().time())
 
-    @contextlib.asynccontextmanager
-    async def guard(self, *, consume: bool = False) -> AsyncIterator[None]:
-        """Cancel the current task at the deadline while the body runs.
+    def guard(self, *, consume: bool = False) -> _Guard:
+        """Cancel the current task at the deadline while the body runs (``async with``).
 
         The deadline's cancel raises ``error()``; with ``consume`` it ends
         the body quietly instead (for work after the turn was stored, whose
-        caller is owed the stored turn). Any other cancel propagates.
+        caller is owed the stored turn). Any other cancel propagates. A
+        guard entered after the deadline passed cancels the body at its
+        first suspension, as ``asyncio.timeout_at`` does.
         """
-        if self._when is None:
-            yield
-        elif sys.version_info >= (3, 11):
-            timeout = asyncio.timeout_at(self._when)
-            try:
-                async with timeout:
-                    yield
-            except TimeoutError:
-                if not timeout.expired():
-                    raise
-                if not consume:
-                    raise self._error() from None
-        else:  # pragma: no cover - Python 3.10
-            async with self._fallback_guard(consume=consume):
-                yield
+        return _Guard(self, consume)
 
-    @contextlib.asynccontextmanager
-    async def _fallback_guard(self, *, consume: bool) -> AsyncIterator[None]:
-        """:meth:`guard` for Python 3.10: a timer that cancels the task."""
-        assert self._when is not None
+    def _arm(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Schedule the one timer, if not yet done; it holds the deadline weakly."""
+        if self._timer is None and not self._passed:
+            assert self._when is not None
+            self._timer = loop.call_at(self._when, _deadline_passed, weakref.ref(self))
+
+
+def _deadline_passed(ref: weakref.ref[Deadline]) -> None:
+    """The timer of a deadline: cancel the body of the guard running now, if any."""
+    deadline = ref()
+    if deadline is None:
+        return
+    deadline._timer = None
+    deadline._passed = True
+    if deadline._active is not None:
+        deadline._active.expire()
+
+
+class _Guard:
+    """One ``async with`` of :meth:`Deadline.guard`: a plain class, no generator per use."""
+
+    __slots__ = ("_cancelling", "_consume", "_deadline", "_expiring", "_soon", "_task", "_timeout")
+
+    def __init__(self, deadline: Deadline, consume: bool) -> None:
+        self._deadline = deadline
+        self._consume = consume
+        self._task: asyncio.Task[Any] | None = None
+        self._cancelling = 0
+        self._soon: asyncio.Handle | None = None
+        self._expiring = False
+        self._timeout: Any = None
+
+    def expire(self) -> None:
+        """The deadline passed: cancel the task (its ``CancelledError`` is the deadline's)."""
+        self._soon = None
+        self._expiring = True
+        assert self._task is not None
+        self._task.cancel()
+
+    async def __aenter__(self) -> None:
+        deadline = self._deadline
+        if deadline._when is None:
+            return
+        if sys.version_info < (3, 11) or deadline._active is not None:
+            # Python 3.10 (a timer that cancels the task), or a guard inside a guard.
+            self._timeout = _fallback_timeout(deadline._when)
+            await self._timeout.__aenter__()
+            return
         task = asyncio.current_task()
         assert task is not None
-        fired = False
+        self._task = task
+        self._cancelling = task.cancelling()
+        deadline._active = self
+        if deadline._passed:
+            self._soon = task.get_loop().call_soon(self.expire)
+        else:
+            deadline._arm(task.get_loop())
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any
+    ) -> bool:
+        if self._timeout is not None:
+            try:
+                await self._timeout.__aexit__(exc_type, exc, tb)
+            except TimeoutError:
+                if not self._timeout.expired():
+                    raise
+                if not self._consume:
+                    raise self._deadline._error() from None
+                return True
+            return False
+        if self._task is None:
+            return False
+        self._deadline._active = None
+        if self._soon is not None:
+            self._soon.cancel()
+            self._soon = None
+        if not self._expiring:
+            return False
+        self._expiring = False
+        if sys.version_info >= (3, 11):
+            if self._task.uncancel() > self._cancelling or exc_type is not asyncio.CancelledError:
+                return False  # another cancel is pending too, or the body ended anyway
+        if not self._consume:
+            raise self._deadline._error() from None
+        return True
+
+
+def _fallback_timeout(when: float) -> Any:
+    """``asyncio.timeout_at(when)``, or on Python 3.10 a timer that cancels the task."""
+    if sys.version_info >= (3, 11):
+        return asyncio.timeout_at(when)
+    return _TaskTimer(when)  # pragma: no cover - Python 3.10
+
+
+class _TaskTimer:  # pragma: no cover - Python 3.10
+    """Python 3.10's stand-in for ``asyncio.timeout_at``: cancels the task at ``when``."""
+
+    def __init__(self, when: float) -> None:
+        self._when = when
+        self._fired = False
+        self._handle: asyncio.TimerHandle | None = None
+
+    def expired(self) -> bool:
+        """Whether the timer cancelled the task."""
+        return self._fired
+
+    async def __aenter__(self) -> None:
+        task = asyncio.current_task()
+        assert task is not None
 
         def fire() -> None:
-            nonlocal fired
-            fired = True
+            self._fired = True
             task.cancel()
 
-        handle = asyncio.get_running_loop().call_at(self._when, fire)
-        try:
-            yield
-        except asyncio.CancelledError:
-            if not fired:
-                raise
-            if not consume:
-                raise self._error() from None
-        finally:
-            handle.cancel()
+        self._handle = asyncio.get_running_loop().call_at(self._when, fire)
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any
+    ) -> None:
+        assert self._handle is not None
+        self._handle.cancel()
+        if self._fired and isinstance(exc, asyncio.CancelledError):
+            raise TimeoutError from exc

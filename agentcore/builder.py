@@ -10,7 +10,7 @@ from attrs import field, frozen
 
 from agentcore._cancel import check_timeout
 from agentcore.errors import ConfigError
-from agentcore.llm import LlmProvider
+from agentcore.llm import LlmProvider, is_llm_provider
 from agentcore.plugins import create_plugin_manager
 from agentcore.settings import PluginSetting, install_hint
 from agentcore.stash import Stash
@@ -89,7 +89,7 @@ class AgentBuilder:
 
     def provider(self, provider: LlmProvider) -> AgentBuilder:
         """Use ``provider`` for every model call."""
-        if not isinstance(provider, LlmProvider):
+        if not is_llm_provider(provider):
             raise ConfigError(
                 f"provider must implement LlmProvider (complete and stream), got {provider!r}"
             )

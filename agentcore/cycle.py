@@ -31,6 +31,7 @@ from agentcore.llm import (
     ToolCallDelta,
     ToolSpec,
     check_temperature,
+    is_llm_provider,
     stop_tuple,
 )
 from agentcore.messages import Message, ToolUseBlock
@@ -93,7 +94,7 @@ def round_limit_text(limit: int) -> str:
 
 
 def _check_provider(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if not isinstance(value, LlmProvider):
+    if not is_llm_provider(value):
         raise ConfigError(
             f"provider must implement LlmProvider (complete and stream), got {value!r}"
         )

@@ -178,3 +178,28 @@ class LlmProvider(Protocol):
     def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
         """Send ``request`` and yield the reply as it arrives."""
         ...
+
+
+_PROVIDER_TYPES: set[type] = set()
+_PROVIDER_TYPES_KEPT = 256
+
+
+def is_llm_provider(value: object) -> bool:
+    """``isinstance(value, LlmProvider)``, checked once per class.
+
+    A class that defines ``complete`` and ``stream`` itself passes for every
+    instance, so its instances skip the runtime-protocol check (which reads
+    every attribute of the protocol) after the first one; the last 256 such
+    classes are remembered. An object whose methods are set on the instance
+    is checked every time.
+    """
+    kind = type(value)
+    if kind in _PROVIDER_TYPES:
+        return True
+    if not isinstance(value, LlmProvider):
+        return False
+    if callable(getattr(kind, "complete", None)) and callable(getattr(kind, "stream", None)):
+        if len(_PROVIDER_TYPES) >= _PROVIDER_TYPES_KEPT:
+            _PROVIDER_TYPES.clear()
+        _PROVIDER_TYPES.add(kind)
+    return True

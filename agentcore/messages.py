@@ -274,6 +274,8 @@ def _invalid_text(value: Any, where: str) -> str | None:
 
 def invalid_text(message: Message) -> str | None:
     """Describe the first text of ``message`` that is not valid Unicode, or None when all is."""
+    if message.tool_call_id is None and _plain_valid(message.content):
+        return None
     problem = _invalid_text(message.tool_call_id, "tool_call_id")
     for index, block in enumerate(message.content):
         if problem:
@@ -284,6 +286,18 @@ def invalid_text(message: Message) -> str | None:
             if problem:
                 break
     return problem
+
+
+def _plain_valid(content: Sequence[ContentBlock]) -> bool:
+    """Whether ``content`` is text blocks only, all valid: the common case, checked fast."""
+    for block in content:
+        if type(block) is not TextBlock:
+            return False
+        try:
+            block.text.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+    return True
 
 
 def make_valid(message: Message) -> Message:

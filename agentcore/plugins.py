@@ -25,7 +25,10 @@ DISABLED_PLUGINS_ENV = "AGENTCORE_DISABLED_PLUGINS"
 """Comma-separated plugin names that are never loaded."""
 
 TRACE_ENV = "AGENTCORE_TRACE_PLUGINS"
-"""Set to ``1`` to log every hook call and result at DEBUG on ``agentcore.plugins``."""
+"""Set to ``1`` to log every hook call and result at DEBUG on ``agentcore.plugins``.
+
+Read once, when a plugin manager is created (:func:`create_plugin_manager`):
+bundles built before it was set do not trace."""
 
 BUILTIN_PLUGIN_MODULES: tuple[str, ...] = ("agentcore.providers.builtin",)
 """Modules of agentcore itself registered as plugins in every manager."""
@@ -45,7 +48,7 @@ def create_plugin_manager(
     Entry-point plugins are loaded unless ``load_entrypoints`` is False, or is
     None and :data:`DISABLE_AUTOLOAD_ENV` is set. Plugins named in
     :data:`DISABLED_PLUGINS_ENV` are blocked. ``plugins`` are registered
-    after discovery.
+    after discovery. :data:`TRACE_ENV` is read here, once per manager.
     """
     import importlib
 
@@ -75,12 +78,16 @@ def create_plugin_manager(
             "@hookimpl(optionalhook=True)"
         ) from exc
     if _env_flag(TRACE_ENV):
+        pm.trace_calls = True
         pm.add_hookcall_monitoring(_trace_before, _trace_after)
     return pm
 
 
 class _PluginManager(pluggy.PluginManager):
     """pluggy's manager, refusing at registration what agentcore cannot run as declared."""
+
+    trace_calls = False
+    """Whether :func:`call_each` logs the calls (:data:`TRACE_ENV`, read at creation)."""
 
     def register(self, plugin: object, name: str | None = None) -> str | None:
         """Register ``plugin`` after checking how its hooks will be called.
@@ -167,12 +174,16 @@ async def call_each(
     and turn of ``kwargs["ctx"]``, and the others still run; without it,
     the exception propagates through the wrappers as in pluggy. Exceptions
     of the types in ``propagate`` always propagate, isolated or not.
-    ``BaseException`` such as cancellation always propagates.
+    ``BaseException`` such as cancellation always propagates. Calls are
+    logged when the manager was created with :data:`TRACE_ENV` set.
     """
     caller = getattr(pm.hook, hook_name)
     impls = caller.get_hookimpls()
     firstresult = bool(caller.spec is not None and caller.spec.opts.get("firstresult"))
-    if _env_flag(TRACE_ENV):
+    trace: bool = getattr(pm, "trace_calls", False)
+    if not impls and not trace:
+        return None if firstresult else []
+    if trace:
         _trace_before(hook_name, impls, kwargs)
     results: list[Any] = []
     exception: BaseException | None = None
@@ -212,7 +223,7 @@ async def call_each(
             exception = exc
     if exception is not None:
         raise exception
-    if _env_flag(TRACE_ENV):
+    if trace:
         logger.debug("hook %s returned %r", hook_name, result)
     return result
 

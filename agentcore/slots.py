@@ -148,8 +148,13 @@ def window_start(mode: SlotMode | SlotConfig, count: int) -> int:
 
 
 @functools.lru_cache(maxsize=256)
-def _system_message(text: str) -> Message:
-    """One shared message per system text, so per-message caches (token counts) hit."""
+def system_message(text: str) -> Message:
+    """The system message of ``text``, one shared object per text (the last 256 kept).
+
+    Requests carry it for a slot's system prompt and summary, so its token
+    count, kept on the message, is made once: code that sizes a request
+    (a plugin's budget) should build the system prompt's message with it too.
+    """
     return Message.system(text)
 
 
@@ -170,7 +175,7 @@ def render_parts(
     then ``after``: the system prompt, summary and pinned messages lie
     outside the window, so its tokens can be kept as running totals.
     """
-    head = [_system_message(system_prompt)] if system_prompt else []
+    head = [system_message(system_prompt)] if system_prompt else []
     focused = config.focused
     if focused is None:
         return head, 0, []
@@ -187,7 +192,7 @@ def render_parts(
         if first is None or first.role == "user":
             summary.append(_acknowledgement())
         return [*head, *summary, *pins], start, []
-    summary_message = _system_message(text)
+    summary_message = system_message(text)
     if focused.summary_position == "end":
         return [*head, *pins], start, [summary_message]
     return [*head, summary_message, *pins], start, []

@@ -43,7 +43,11 @@ is counted block by block:
 
 Tool definitions are counted by :meth:`TokenCounter.count_tools`: each costs
 :data:`TOKENS_PER_TOOL` plus the tokens of its definition as the
-OpenAI-compatible provider sends it (JSON).
+OpenAI-compatible provider sends it (JSON). A counter counts each definition
+once: counts are kept per counter, by spec object and by the definition's
+JSON, at most :data:`TOOL_CACHE_SIZE` of each (tool specs are immutable, and
+:meth:`ToolRegistry.specs() <agentcore.ToolRegistry.specs>` hands out the
+same objects on every call).
 
 Large texts are counted off the event loop: :meth:`TokenCounter.count_messages_async`
 counts any text longer than :data:`INLINE_COUNT_CHARS` characters in a worker
@@ -53,7 +57,6 @@ thread, so a turn with a 10 MB message does not stall other sessions.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import math
 import os
@@ -63,6 +66,16 @@ from typing import TYPE_CHECKING
 
 import tiktoken
 
+from agentcore import _token_text
+from agentcore._token_text import (
+    SLICE_CHARS,
+    arguments_json,
+    base64_size,
+    estimate_text_tokens,
+    slices,
+    text_size,
+    tool_json,
+)
 from agentcore.encodings import BUNDLED, load_bundled_encoding
 from agentcore.messages import (
     AudioBlock,
@@ -116,23 +129,22 @@ AUDIO_BYTES_PER_SECOND = 32_000
 FILE_URL_TOKENS = 85
 """Tokens counted for a file given by URL, whose size is unknown here."""
 
-ESTIMATE_BYTES_PER_TOKEN = 4
-"""UTF-8 bytes per token assumed by the estimate, outside CJK scripts."""
-
 TOKENS_PER_TOOL = 8
 """Tokens each tool definition costs besides its JSON (the wrapper a server renders)."""
 
 COUNT_RULES_VERSION = 1
 """Version of how a message is counted (overheads, blocks): part of :attr:`TokenCounter.key`."""
 
+ESTIMATE_BYTES_PER_TOKEN = _token_text.ESTIMATE_BYTES_PER_TOKEN
+"""UTF-8 bytes per token assumed by the estimate, outside CJK scripts."""
+
+TOOL_CACHE_SIZE = 1024
+"""Tool-definition counts a counter keeps (by spec, and by JSON); the cache is emptied when full."""
+
 INLINE_COUNT_CHARS = 16_384
 """Texts longer than this are counted in a worker thread by the async methods."""
 
-_SLICE_CHARS = 16_384  # inline work between two yields; slice size of long counts
-
 _MAX_TOKEN_CHARS = 64  # generous: characters one token may span, for cut_middle
-
-_SEARCH_CHARS = 4_096  # how far a slice end may move to reach a safe boundary
 
 _WARNING = (
     "agentcore.tokens: no tiktoken encoding could be loaded (wanted %r); token counts "
@@ -167,34 +179,6 @@ def _model_encoding(model: str | None) -> str | None:
         except (KeyError, ValueError):
             continue
     return None
-
-
-def estimate_text_tokens(text: str) -> int:
-    """Estimate the tokens in ``text``; used when no encoding can be loaded.
-
-    Each CJK character (Han, kana, Hangul) counts one token; all other
-    characters count one token per :data:`ESTIMATE_BYTES_PER_TOKEN` bytes of
-    UTF-8, rounded up. Appending text never lowers the estimate.
-    """
-    wide = 0
-    other_bytes = 0
-    for char in text:
-        if _is_cjk(char):
-            wide += 1
-        else:
-            other_bytes += len(char.encode("utf-8", "surrogatepass"))
-    return wide + math.ceil(other_bytes / ESTIMATE_BYTES_PER_TOKEN)
-
-
-def _is_cjk(char: str) -> bool:
-    code = ord(char)
-    return (
-        0x2E80 <= code <= 0x9FFF  # radicals, CJK punctuation, kana, Han
-        or 0xAC00 <= code <= 0xD7AF  # Hangul syllables
-        or 0xF900 <= code <= 0xFAFF  # compatibility ideographs
-        or 0xFF00 <= code <= 0xFFEF  # full-width forms
-        or 0x20000 <= code <= 0x3FFFF  # Han extensions
-    )
 
 
 def _timeout() -> float:
@@ -310,6 +294,9 @@ class TokenCounter:
         self._custom = count_text
         self._wanted = encoding_for_model(model)
         self._encoding: Encoding | None = None
+        # id(spec) -> (spec, count): the spec is held, so its id is not reused meanwhile.
+        self._tool_counts: dict[int, tuple[ToolSpec, int]] = {}
+        self._tool_json_counts: dict[str, int] = {}
         if count_text is not None:
             self._exact = bool(exact)
         else:
@@ -377,11 +364,11 @@ class TokenCounter:
             return _checked_count(self._custom(text))
         if self._encoding is not None:
             try:
-                if len(text) <= _SLICE_CHARS:
+                if len(text) <= SLICE_CHARS:
                     return len(self._encoding.encode_ordinary(text))
                 # Slices cut where tiktoken's pre-tokenizer cuts too, so the sum is
                 # the same count; each slice holds the GIL only briefly.
-                return sum(len(self._encoding.encode_ordinary(part)) for part in _slices(text))
+                return sum(len(self._encoding.encode_ordinary(part)) for part in slices(text))
             except Exception as error:
                 logger.debug("tiktoken failed, estimating instead: %r", error)
         return estimate_text_tokens(text)
@@ -408,7 +395,7 @@ class TokenCounter:
         cached = self._cached(message)
         if cached is not None:
             return cached
-        if _text_size(message) <= INLINE_COUNT_CHARS:
+        if text_size(message) <= INLINE_COUNT_CHARS:
             return self._remember(message, self._count_message(message))
         count = await asyncio.to_thread(self._count_message, message)
         return self._remember(message, count)
@@ -431,11 +418,11 @@ class TokenCounter:
             if cached is not None:
                 total += cached
                 continue
-            size = _text_size(message)
+            size = text_size(message)
             if size > INLINE_COUNT_CHARS:
                 total += await self.count_message_async(message)
                 continue
-            if since_yield + size > _SLICE_CHARS:
+            if since_yield + size > SLICE_CHARS:
                 await asyncio.sleep(0)
                 since_yield = 0
             since_yield += size
@@ -446,9 +433,35 @@ class TokenCounter:
         """Count the tokens the definitions of ``tools`` cost in a request.
 
         Each tool costs :data:`TOKENS_PER_TOOL` plus its definition as the
-        OpenAI-compatible provider sends it, as JSON.
+        OpenAI-compatible provider sends it, as JSON. Each definition is
+        counted once per counter (see :data:`TOOL_CACHE_SIZE`): a later call
+        with the same spec objects, or with specs whose JSON is the same,
+        reads the kept counts.
         """
-        return sum(TOKENS_PER_TOOL + self.count_text(_tool_json(tool)) for tool in tools)
+        total = 0
+        cache = self._tool_counts
+        for tool in tools:
+            kept = cache.get(id(tool))
+            if kept is not None and kept[0] is tool:
+                total += kept[1]
+                continue
+            count = self._count_tool(tool)
+            if len(cache) >= TOOL_CACHE_SIZE:
+                cache.clear()
+            cache[id(tool)] = (tool, count)
+            total += count
+        return total
+
+    def _count_tool(self, tool: ToolSpec) -> int:
+        """One definition's count, kept by its JSON."""
+        text = tool_json(tool)
+        count = self._tool_json_counts.get(text)
+        if count is None:
+            count = TOKENS_PER_TOOL + self.count_text(text)
+            if len(self._tool_json_counts) >= TOOL_CACHE_SIZE:
+                self._tool_json_counts.clear()
+            self._tool_json_counts[text] = count
+        return count
 
     def cut_middle(self, text: str, max_tokens: int) -> str:
         """``text`` cut to at most ``max_tokens`` tokens, keeping its head and tail.
@@ -514,17 +527,17 @@ class TokenCounter:
             return (
                 self.count_text(block.id)
                 + self.count_text(block.name)
-                + self.count_text(_arguments_json(block.arguments))
+                + self.count_text(arguments_json(block.arguments))
             )
         if isinstance(block, ImageBlock):
             return IMAGE_TOKENS
         if isinstance(block, AudioBlock):
-            seconds = _base64_size(block.data) / AUDIO_BYTES_PER_SECOND
+            seconds = base64_size(block.data) / AUDIO_BYTES_PER_SECOND
             return math.ceil(seconds * AUDIO_TOKENS_PER_SECOND)
         if isinstance(block, FileBlock):
             count = self.count_text(block.name)
             if block.data is not None:
-                return count + math.ceil(_base64_size(block.data) / ESTIMATE_BYTES_PER_TOKEN)
+                return count + math.ceil(base64_size(block.data) / ESTIMATE_BYTES_PER_TOKEN)
             return count + FILE_URL_TOKENS
         return 0
 
@@ -535,75 +548,10 @@ def _function_name(function: Callable[[str], int]) -> str:
     return f"{module}.{qualname}"
 
 
-def _slices(text: str) -> Iterable[str]:
-    """``text`` in pieces of about :data:`_SLICE_CHARS`, cut at pre-tokenizer boundaries.
-
-    A piece ends after a newline that a non-space follows, else before a space
-    that a letter follows and a non-space precedes: no token of cl100k or o200k
-    spans those points. Without one nearby the cut is made anyway (an error
-    of at most a token or two).
-    """
-    start = 0
-    size = len(text)
-    while size - start > _SLICE_CHARS:
-        end = _boundary(text, start + _SLICE_CHARS)
-        yield text[start:end]
-        start = end
-    yield text[start:]
-
-
-def _boundary(text: str, near: int) -> int:
-    stop = min(len(text) - 1, near + _SEARCH_CHARS)
-    newline = text.find("\n", near, stop)
-    while newline != -1:
-        if not text[newline + 1].isspace():
-            return newline + 1
-        newline = text.find("\n", newline + 1, stop)
-    space = text.find(" ", near, stop)
-    while space != -1:
-        if space > 0 and not text[space - 1].isspace() and text[space + 1].isalpha():
-            return space
-        space = text.find(" ", space + 1, stop)
-    return near
-
-
 def _checked_count(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise TypeError(f"a count_text function must return an int >= 0, got {value!r}")
     return value
-
-
-def _text_size(message: Message) -> int:
-    """Characters of text a message holds (text blocks, tool arguments, tool results)."""
-    size = 0
-    for block in message.content:
-        if isinstance(block, TextBlock):
-            size += len(block.text)
-        elif isinstance(block, ToolUseBlock):
-            size += 64 + len(str(block.arguments))
-    return size
-
-
-def _tool_json(tool: ToolSpec) -> str:
-    parameters = dict(tool.parameters) or {"type": "object", "properties": {}}
-    definition = {
-        "type": "function",
-        "function": {"name": tool.name, "description": tool.description, "parameters": parameters},
-    }
-    return json.dumps(definition, ensure_ascii=False, default=str)
-
-
-def _arguments_json(arguments: object) -> str:
-    """Tool-call arguments as the OpenAI-compatible provider sends them."""
-    try:
-        return json.dumps(arguments, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return str(arguments)
-
-
-def _base64_size(data: str) -> int:
-    """Return the size in bytes of the data that base64 ``data`` encodes."""
-    return len(data.rstrip("=")) * 3 // 4
 
 
 def get_token_counter(model: str | None = None) -> TokenCounter:

@@ -59,6 +59,11 @@ class Tool:
     parameters: Mapping[str, Any]
     function: Callable[..., Any] = field(repr=False)
     _converters: Mapping[str, Convert] = field(factory=dict, repr=False, alias="converters")
+    _spec: ToolSpec = field(init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        # One spec per tool, so counts cached by spec (TokenCounter.count_tools) hit.
+        object.__setattr__(self, "_spec", ToolSpec(self.name, self.description, self.parameters))
 
     @classmethod
     def from_function(
@@ -117,8 +122,8 @@ class Tool:
 
     @property
     def spec(self) -> ToolSpec:
-        """The tool as the model sees it."""
-        return ToolSpec(self.name, self.description, self.parameters)
+        """The tool as the model sees it (the same object on every read)."""
+        return self._spec
 
     def check_arguments(self, arguments: object) -> str | None:
         """Why ``arguments`` do not fit the schema, or None when they do."""

@@ -7,7 +7,13 @@ from collections.abc import Mapping
 import attrs
 from attrs import define, field, frozen
 
-_non_negative = [attrs.validators.instance_of(int), attrs.validators.ge(0)]
+
+def _non_negative(instance: object, attribute: attrs.Attribute[int], value: object) -> None:
+    """One validator per field (a usage is made several times per turn)."""
+    if not isinstance(value, int):
+        raise TypeError(f"Usage.{attribute.name} must be an int, got {value!r}")
+    if value < 0:
+        raise ValueError(f"Usage.{attribute.name} must be >= 0, got {value!r}")
 
 
 @frozen

@@ -121,6 +121,20 @@ def test_other_settings_are_validated() -> None:
         LlmCycle(MockProvider([]), purpose="")
 
 
+def test_a_provider_whose_methods_are_set_per_instance_is_checked_per_instance() -> None:
+    class Bare:
+        pass
+
+    served = MockProvider(["hi"])
+    with_methods = Bare()
+    with_methods.complete = served.complete  # type: ignore[attr-defined]
+    with_methods.stream = served.stream  # type: ignore[attr-defined]
+    for _ in range(3):
+        LlmCycle(with_methods)  # type: ignore[arg-type]
+        with pytest.raises(ConfigError, match="provider must implement LlmProvider"):
+            LlmCycle(Bare())  # type: ignore[arg-type]
+
+
 # -- submit_messages ----------------------------------------------------------------
 
 

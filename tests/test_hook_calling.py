@@ -405,3 +405,19 @@ async def test_trace_env_logs_the_awaited_hooks(
     with caplog.at_level(logging.DEBUG, logger="agentcore.plugins"):
         await session.submit_turn("hello")
     assert "hook on_turn_end returned ['seen']" in caplog.text
+
+
+async def test_trace_env_is_read_when_the_bundle_is_built(
+    make_session: MakeSession, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Plugin:
+        @hookimpl
+        async def on_turn_end(self, ctx: TurnContext) -> str:
+            return "seen"
+
+    monkeypatch.delenv("AGENTCORE_TRACE_PLUGINS", raising=False)
+    session = make_session(plugins=(Plugin(),))
+    monkeypatch.setenv("AGENTCORE_TRACE_PLUGINS", "1")  # too late for this bundle
+    with caplog.at_level(logging.DEBUG, logger="agentcore.plugins"):
+        await session.submit_turn("hello")
+    assert "hook on_turn_end" not in caplog.text

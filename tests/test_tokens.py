@@ -424,3 +424,57 @@ def test_tool_definitions_are_counted_as_sent() -> None:
     )
     assert counter.count_tools([spec]) == TOKENS_PER_TOOL + counter.count_text(sent)
     assert counter.count_tools([]) == 0
+
+
+def test_each_tool_definition_is_counted_once_per_counter() -> None:
+    from agentcore import ToolRegistry
+    from agentcore.llm import ToolSpec
+
+    counted: list[str] = []
+
+    def count(text: str) -> int:
+        counted.append(text)
+        return len(text.split())
+
+    registry = ToolRegistry()
+    for name in ("search", "fetch", "sum", "weather"):
+
+        def tool(query: str) -> str:
+            """Do something with the query."""
+            return query
+
+        registry.register(tool, name=name)
+    counter = TokenCounter("m", count_text=count)
+    first = counter.count_tools(registry.specs())
+    assert len(counted) == 4
+    for _ in range(5):
+        assert counter.count_tools(registry.specs()) == first
+    # The same definitions in new spec objects are not counted again either.
+    copies = [ToolSpec(s.name, s.description, dict(s.parameters)) for s in registry.specs()]
+    assert counter.count_tools(copies) == first
+    assert len(counted) == 4
+    # A changed definition is counted afresh, and so is everything by another counter.
+    changed = ToolSpec("search", "Search the whole web, newest first.", copies[0].parameters)
+    assert counter.count_tools([changed]) != counter.count_tools(copies[:1])
+    assert len(counted) == 5
+    other = TokenCounter("m", count_text=lambda text: 2 * count(text), name="double")
+    assert other.count_tools(registry.specs()) == 2 * first - 4 * tokens.TOKENS_PER_TOOL
+    assert len(counted) == 9
+
+
+def test_the_tool_count_cache_does_not_keep_every_spec_alive() -> None:
+    import gc
+    import weakref
+
+    from agentcore.llm import ToolSpec
+
+    counter = TokenCounter("m", count_text=lambda text: 1)
+    first = ToolSpec("t", "A tool.", {"type": "object", "properties": {}})
+    assert counter.count_tools([first]) == tokens.TOKENS_PER_TOOL + 1
+    kept = weakref.ref(first)
+    del first
+    for index in range(tokens.TOOL_CACHE_SIZE * 2):
+        spec = ToolSpec(f"t{index}", "A tool.", {"type": "object", "properties": {}})
+        assert counter.count_tools([spec]) == tokens.TOKENS_PER_TOOL + 1
+    gc.collect()
+    assert kept() is None

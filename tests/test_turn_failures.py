@@ -447,6 +447,29 @@ async def test_turn_timeout_covers_a_streamed_turn(agent: Agent) -> None:
     assert await session.history() == []
 
 
+async def test_a_deadline_that_passes_while_the_caller_holds_an_event_ends_the_turn(
+    agent: Agent,
+) -> None:
+    async def drip(request: LlmRequest) -> Any:
+        from agentcore import TextDelta
+
+        for _ in range(1000):
+            yield TextDelta(".")
+            await asyncio.sleep(0.01)
+
+    provider = MockProvider(["unused"])
+    provider.stream = drip  # type: ignore[method-assign,assignment]
+    session = _deadline_session(agent, provider)
+    seen = 0
+    with pytest.raises(TurnTimeoutError):
+        async for _ in session.submit_turn_stream("drip"):
+            seen += 1
+            if seen == 1:
+                await asyncio.sleep(0.3)  # past the 0.05 s deadline, outside the turn's awaits
+    assert 1 <= seen <= 2
+    assert await session.history() == []
+
+
 @pytest.mark.parametrize("seconds", [0, -1, float("nan"), float("inf"), True, "5"])
 def test_turn_timeout_is_validated(seconds: Any) -> None:
     with pytest.raises(ConfigError, match="turn_timeout"):

@@ -25,6 +25,7 @@ from agentcore.budget import (
 )
 from agentcore.errors import ContextWindowExceededError
 from agentcore.llm import ToolSpec
+from agentcore.slots import system_message
 from agentcore.tokens import (
     INLINE_COUNT_CHARS,
     REPLY_PRIMING_TOKENS,
@@ -159,7 +160,7 @@ async def refuse_oversized_input(ctx: TurnContext, budget: TurnBudget) -> None:
     focused = slot.config.focused
     count = slot.message_count()
     pins = [] if focused is None else [slot.messages[i] for i in focused.pinned if i < count]
-    smallest = [*([Message.system(system)] if system else []), *pins, ctx.messages[0]]
+    smallest = [*([system_message(system)] if system else []), *pins, ctx.messages[0]]
     size = await budget.size(smallest)
     if size <= budget.window:
         return

@@ -1,0 +1,294 @@
+"""``python -m bench.turn_floor``: what one turn costs, against the floor of a turn, in one run.
+
+Prints, each figure the median of many turns after a warm-up:
+
+- the floor of a turn: tiktoken on the two new texts (the user's message and
+  the reply), JSON of the two new rows, one WAL SQLite transaction that
+  stores them (``synchronous = NORMAL``, as :class:`~agentcore.SqliteStore`);
+- agentcore's turn on InMemoryStore and on SqliteStore without plugins, and
+  on SqliteStore with autosummary on: a config that never summarizes here,
+  and one that summarizes every few turns with an instant summarizer (all
+  turns, then the turns that made a summary call); each in µs and as a
+  multiple of the floor;
+- the non-summarizing autosummary turn with 4 and with 40 tools registered;
+- with ``--old PATH`` (a checkout of an older commit, e.g. made by
+  ``git worktree add /tmp/c37 c37a590``), the memory turn without plugins
+  of that checkout and of this one, in alternating child processes (same
+  loop, same instant model), side by side with their ratio.
+
+The model is an instant fake (a fixed reply and usage, no counting), so the
+figures are agentcore's own cost. Run from the repository root with the
+development environment: ``.venv/bin/python -m bench.turn_floor`` (about a
+minute; ``--turns`` changes how many turns each figure takes). Nothing here
+is part of the tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+WARMUP = 200
+TURNS = 2_000
+PAIRS = 3
+SYSTEM_PROMPT = "You are a helpful assistant. Answer briefly and precisely."
+REPLY = "Sure: the answer is forty-two, as the guide says; ask again if you need more."
+WORDS = ("status", "river", "latency", "budget", "window", "summary", "turn", "store")
+
+
+def user_text(index: int) -> str:
+    """The user's message of turn ``index``: about 25 tokens, different every turn."""
+    words = " ".join(WORDS[(index + k) % len(WORDS)] for k in range(12))
+    return f"Question {index}: how do {words} relate, and what should I check first?"
+
+
+class InstantModel:
+    """An LLM provider that answers at once: a fixed reply, a fixed usage, no counting."""
+
+    model = None
+
+    def __init__(self) -> None:
+        self.summaries = 0
+
+    async def complete(self, request: Any) -> Any:
+        """The reply: a short summary for a summary call, :data:`REPLY` otherwise."""
+        from agentcore import LlmResponse, Message, Usage
+
+        if request.purpose != "turn":
+            self.summaries += 1
+            asked = re.findall(r"Question (\d+)", request.messages[-1].text)
+            span = f"questions {asked[0]} to {asked[-1]}" if asked else "the conversation"
+            text = (
+                f"Summary {self.summaries}: the user asked {span} about how status, river, "
+                "latency, budget, window, summary, turn and store relate; each was answered."
+            )
+        else:
+            text = REPLY
+        return LlmResponse(Message.assistant(text), usage=Usage(input_tokens=100, output_tokens=20))
+
+    async def stream(self, request: Any) -> Any:
+        """Not used by the bench (every turn is a plain turn)."""
+        raise NotImplementedError
+        yield  # pragma: no cover
+
+
+def median_us(samples: list[float]) -> float:
+    """The median of ``samples`` (seconds) in µs."""
+    return statistics.median(samples) * 1e6
+
+
+def timed(work: Callable[[int], object], count: int) -> list[float]:
+    """Seconds of each of ``count`` calls of ``work(index)``, after a warm-up."""
+    for index in range(count, count + WARMUP):  # indices apart from the measured ones
+        work(index)
+    samples = []
+    for index in range(count):
+        start = time.perf_counter()
+        work(index)
+        samples.append(time.perf_counter() - start)
+    return samples
+
+
+def floor(count: int) -> dict[str, float]:
+    """The floor's parts in µs: tiktoken, JSON of the rows, one WAL SQLite transaction."""
+    import tiktoken
+
+    from agentcore.encodings import load_bundled_encoding
+
+    try:
+        encoding = load_bundled_encoding("cl100k_base")
+    except Exception:
+        encoding = tiktoken.get_encoding("cl100k_base")
+
+    def count_texts(index: int) -> None:
+        encoding.encode_ordinary(user_text(index))
+        encoding.encode_ordinary(REPLY)
+
+    def rows(index: int) -> list[str]:
+        return [
+            json.dumps({"role": role, "content": [{"type": "text", "text": text}]})
+            for role, text in (("user", user_text(index)), ("assistant", REPLY))
+        ]
+
+    directory = tempfile.mkdtemp(prefix="turn-floor-")
+    conn = sqlite3.connect(Path(directory) / "floor.db", isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute(
+        "CREATE TABLE messages (session TEXT, idx INTEGER, body TEXT, tokens INTEGER,"
+        " PRIMARY KEY (session, idx))"
+    )
+    conn.execute("CREATE TABLE state (session TEXT PRIMARY KEY, turns INTEGER)")
+    conn.execute("INSERT INTO state VALUES ('s', 0)")
+    encoded = rows(0)
+
+    def transaction(index: int) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany(
+            "INSERT INTO messages VALUES ('s', ?, ?, 30)",
+            [(2 * index, encoded[0]), (2 * index + 1, encoded[1])],
+        )
+        conn.execute("UPDATE state SET turns = turns + 1 WHERE session = 's'")
+        conn.execute("COMMIT")
+
+    parts = {
+        "tiktoken on the two new texts": median_us(timed(count_texts, count)),
+        "JSON of the two new rows": median_us(timed(rows, count)),
+        "one WAL SQLite transaction": median_us(timed(transaction, count)),
+    }
+    conn.close()
+    return parts
+
+
+async def turns(
+    *,
+    sqlite: bool,
+    summary: Any = None,
+    tools: int = 0,
+    count: int = TURNS,
+) -> tuple[list[float], list[float]]:
+    """Seconds of each turn of one session, and of those that made a summary call."""
+    from agentcore import (
+        Agent,
+        AgentBuilder,
+        AgentSession,
+        FocusedConfig,
+        InMemoryStore,
+        SqliteStore,
+        ToolRegistry,
+    )
+
+    model = InstantModel()
+    store: Any
+    if sqlite:
+        store = SqliteStore(Path(tempfile.mkdtemp(prefix="turn-floor-")) / "turns.db")
+    else:
+        store = InMemoryStore()
+    builder = AgentBuilder().provider(model).store(store).load_plugins(summary is not None)
+    if summary is not None:
+        builder.summary_config(summary)
+    if tools:
+        registry = ToolRegistry()
+        for index in range(tools):
+
+            def lookup(query: str, limit: int = 5) -> str:
+                """Look the query up in the knowledge base and return the best matches.
+
+                Args:
+                    query: what to look for.
+                    limit: how many matches to return at most.
+                """
+                return query
+
+            registry.register(lookup, name=f"lookup_{index}")
+        builder.tool_registry(registry)
+    mode: Any = FocusedConfig() if summary is not None else "full"
+    session = AgentSession(Agent("bench", system_prompt=SYSTEM_PROMPT), "s", builder.build(), mode)
+    for index in range(WARMUP):
+        await session.submit_turn(user_text(index))
+    every, summarizing = [], []
+    for index in range(WARMUP, WARMUP + count):
+        before = model.summaries
+        start = time.perf_counter()
+        await session.submit_turn(user_text(index))
+        elapsed = time.perf_counter() - start
+        every.append(elapsed)
+        if model.summaries != before:
+            summarizing.append(elapsed)
+    await session.aclose()
+    if sqlite:
+        await store.close()
+    return every, summarizing
+
+
+def child(count: int) -> None:
+    """The memory turn without plugins, printed as one number (µs): run in a child process."""
+    every, _ = asyncio.run(turns(sqlite=False, count=count))
+    print(f"{median_us(every):.1f}")
+
+
+def child_turn(path: Path | None, count: int) -> float:
+    """:func:`child` run with ``path`` (an older checkout) first on ``PYTHONPATH``."""
+    env = dict(os.environ)
+    if path is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(path), env.get("PYTHONPATH", "")]).rstrip(
+            os.pathsep
+        )
+    command = [sys.executable, str(Path(__file__).resolve()), "--child", "--turns", str(count)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"the child run failed ({path or 'this checkout'}):\n{done.stderr}")
+    return float(done.stdout.split()[-1])
+
+
+def row(label: str, value: float, base: float) -> str:
+    """One line of the table: a label, µs, and the multiple of ``base``."""
+    return f"| {label} | {value:,.0f} µs | {value / base:.2f}× |"
+
+
+def main() -> None:
+    """Run every measure and print the tables."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--turns", type=int, default=TURNS, help="turns per figure")
+    parser.add_argument("--old", type=Path, help="an older checkout to compare the memory turn")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.turns)
+        return
+    from agentcore_autosummary import SummaryConfig
+
+    quiet = SummaryConfig(max_context_tokens=1_000_000)
+    busy = SummaryConfig(max_context_tokens=2_000, max_summary_tokens=200)
+    parts = floor(args.turns)
+    base = sum(parts.values())
+    print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, {args.turns} turns a figure")
+    print("\n| floor of a turn | µs |\n|---|---:|")
+    for label, value in parts.items():
+        print(f"| {label} | {value:.1f} |")
+    print(f"| **floor** | **{base:.1f}** |")
+
+    runs: list[tuple[str, dict[str, Any]]] = [
+        ("memory, no plugins", {"sqlite": False}),
+        ("SQLite, no plugins", {"sqlite": True}),
+        ("SQLite, autosummary (never summarizes here)", {"sqlite": True, "summary": quiet}),
+        ("SQLite, autosummary, 4 tools", {"sqlite": True, "summary": quiet, "tools": 4}),
+        ("SQLite, autosummary, 40 tools", {"sqlite": True, "summary": quiet, "tools": 40}),
+        ("SQLite, autosummary summarizing (instant summarizer)", {"sqlite": True, "summary": busy}),
+    ]
+    print("\n| turn (median) | time | × floor |\n|---|---:|---:|")
+    for label, options in runs:
+        every, summarizing = asyncio.run(turns(count=args.turns, **options))
+        print(row(label, median_us(every), base), flush=True)
+        if summarizing:
+            label = f"  of which the {len(summarizing)} summary turns"
+            print(row(label, median_us(summarizing), base))
+
+    if args.old is not None:
+        count = min(args.turns, 2_000)
+        new, old = [], []
+        for _ in range(PAIRS):
+            old.append(child_turn(args.old, count))
+            new.append(child_turn(None, count))
+        old_us, new_us = statistics.median(old), statistics.median(new)
+        print(f"\nmemory turn without plugins, {PAIRS} alternating child processes each:")
+        print("| checkout | median turn | runs |\n|---|---:|---|")
+        print(f"| {args.old} | {old_us:.1f} µs | {', '.join(f'{v:.0f}' for v in old)} |")
+        print(f"| this one | {new_us:.1f} µs | {', '.join(f'{v:.0f}' for v in new)} |")
+        print(f"new / old: {new_us / old_us:.2f}×")
+
+
+if __name__ == "__main__":
+    main()
