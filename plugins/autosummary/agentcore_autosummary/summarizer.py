@@ -30,7 +30,16 @@ _FIT_MARGIN_TOKENS = 8
 
 
 class SummaryFailedError(AgentCoreError):
-    """The model gave no usable summary, or no summary request could fit the window."""
+    """The model gave no usable summary, or no summary request could fit the window.
+
+    ``usage`` is what the call cost when one returned with an unusable reply
+    (empty, or stopped at its cap): paid for, so it is counted like any
+    summary call's. None when no call returned.
+    """
+
+    def __init__(self, message: str, *, usage: Usage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage
 
 
 class SummaryOverflowError(SummaryFailedError):
@@ -100,7 +109,8 @@ async def request_summary(
     A summary longer than ``max_summary_tokens`` is cut to it; lone surrogates
     in it are repaired like a turn's text. No messages: an empty summary, and
     no call (the seed's rule). An empty or
-    blank reply, or a window with no room for the request, raises
+    blank reply, a reply stopped at its cap (both with the call's ``usage``),
+    or a window with no room for the request, raises
     :class:`SummaryFailedError`; the server's refusal of the request as too
     long raises :class:`SummaryOverflowError`; other provider errors and
     timeouts (``config.timeout``) propagate.
@@ -123,12 +133,16 @@ async def request_summary(
     except ContextWindowExceededError as exc:
         raise SummaryOverflowError(local, max_tokens, exc) from exc
     text = valid_text(result.final_message.text).strip()
+    paid = result.response.usage
+    if paid is None:
+        paid = Usage(local, await counter.count_text_async(text))
     if not text:
-        raise SummaryFailedError("the model returned an empty summary")
+        raise SummaryFailedError("the model returned an empty summary", usage=paid)
     stop_reason = result.response.stop_reason
     if stop_reason == "max_tokens":
         raise SummaryFailedError(
-            f"summary refused: the reply stopped at its token cap ({max_tokens} tokens)"
+            f"summary refused: the reply stopped at its token cap ({max_tokens} tokens)",
+            usage=paid,
         )
     length = await counter.count_text_async(text)
     if length > config.summary_tokens:
@@ -138,11 +152,8 @@ async def request_summary(
             config.summary_tokens,
         )
         text = await _cut(counter, text, config.summary_tokens)
-    usage = result.response.usage
-    if usage is not None:
-        return SummaryReply(text, usage, local, reported=True, stop_reason=stop_reason)
-    counted = Usage(local, await counter.count_text_async(text))
-    return SummaryReply(text, counted, local, reported=False, stop_reason=stop_reason)
+    reported = result.response.usage is not None
+    return SummaryReply(text, paid, local, reported=reported, stop_reason=stop_reason)
 
 
 async def _sized_request(

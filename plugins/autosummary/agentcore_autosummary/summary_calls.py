@@ -14,8 +14,10 @@ from agentcore import (
     Message,
     SummaryQuality,
     TurnContext,
+    Usage,
 )
 from agentcore.slots import DEFAULT_SUMMARY_LABEL, render_context
+from agentcore_autosummary.applying import store_call_cost
 from agentcore_autosummary.budget import (
     counter_for,
     overflow_prompt_tokens,
@@ -201,7 +203,8 @@ async def request_one_summary(
 
     A refusal that names a limit below the window teaches the served window
     (for the turns' own provider, stored like a turn's); any other refusal
-    teaches the token correction.
+    teaches the token correction. The usage of every call that returned, a
+    usable reply or not, is stored as soon as it returns (:func:`paid`).
     """
     runtime = runtime_of(ctx.session)
     for attempt in range(2):
@@ -228,11 +231,25 @@ async def request_one_summary(
             server = overflow_prompt_tokens(exc.error, config.window, exc.max_tokens)
             await learn(ctx, runtime, fit.model, exc.local_tokens, server)
             continue
-        ctx.cost.add(reply.usage, purpose="summary")
+        except SummaryFailedError as exc:
+            if exc.usage is not None:  # a reply came, unusable, but paid for
+                await paid(ctx, exc.usage)
+            raise
+        await paid(ctx, reply.usage)
         if reply.reported:
             await learn(ctx, runtime, fit.model, reply.request_tokens, reply.usage.input_tokens)
         return reply
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def paid(ctx: TurnContext, usage: Usage) -> None:
+    """Count ``usage`` of a summary call that returned: in the summary's tally and stored.
+
+    ``ctx.cost`` is the summary's own tally (its ``SummaryInfo.usage``); the
+    session's cost is stored at once, in its own write (:func:`store_call_cost`).
+    """
+    ctx.cost.add(usage, purpose="summary")
+    await store_call_cost(ctx, usage)
 
 
 async def check_retention(ctx: TurnContext, config: SummaryConfig, plan: Plan, summary: str) -> str:

@@ -261,18 +261,22 @@ class _CountingStore(InMemoryStore):
         await super().write(batch)
 
 
-async def test_focused_summary_is_one_store_write_with_the_snapshot(
+async def test_focused_summary_is_one_store_write_with_the_snapshot_after_its_cost(
     make_session: MakeSession,
 ) -> None:
     store = _CountingStore()
     session = make_session(summary=TINY, mode=FocusedConfig(), store=store)
     await session.submit_turn("Hello there, this conversation is getting long. " * 3)
-    turn_write, summary_write = store.writes
+    turn_write, cost_write, summary_write = store.writes
     assert turn_write.appends and not turn_write.data
+    # The summary call's cost is stored as the call returns, in a write of its own.
+    assert cost_write.state is not None and "summary" in cost_write.state.cost
+    assert not cost_write.data and not cost_write.slot_configs
     # No message is written; the empty append only guards the state written with the cost.
     assert all(not append.messages for append in summary_write.appends.values())
     assert summary_write.expected_versions == {"default": 1}
     assert summary_write.state is not None and "summary" in summary_write.state.cost
+    assert summary_write.state.cost == cost_write.state.cost  # not counted twice
     assert set(summary_write.data) == {"conversation_summary", "autosummary/default"}
     assert summary_write.slot_configs["default"]["focused"]["summary_override"] == "summary #1"
 
