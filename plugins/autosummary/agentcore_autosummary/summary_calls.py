@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Iterable, Sequence
 from typing import Any, TypeVar
 
 import attrs
@@ -176,13 +176,28 @@ async def summary_round(
     # The first part alone, so the token correction learned from its usage
     # sizes the others; then the rest at once.
     first = await part(*spans[0])
-    parts = [first, *await asyncio.gather(*(part(start, end) for start, end in spans[1:]))]
+    parts = [first, *await all_parts(part(start, end) for start, end in spans[1:])]
     merged = [
         Message.user(f"{label} (part {number} of {len(parts)}) {text}")
         for number, text in enumerate(parts, 1)
     ]
     reply = await request_one_summary(ctx, config, plan, [*head, *merged], None)
     return reply.text, spans[-1][1]
+
+
+async def all_parts(work: Iterable[Coroutine[Any, Any, str]]) -> list[str]:
+    """The results of ``work``, run at once; the first error is raised once all have ended.
+
+    Unlike a plain :func:`asyncio.gather`, no part is left running when
+    another fails or the caller is cancelled: each part that returned has
+    stored its cost (:func:`paid`) before this returns or raises, so the
+    session agrees with its store when the caller sees the error.
+    """
+    results = await asyncio.gather(*work, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    return [result for result in results if isinstance(result, str)]
 
 
 async def summary_fit(ctx: TurnContext, config: SummaryConfig, plan: Plan) -> SummaryFit:
