@@ -324,9 +324,10 @@ async def test_hook_before_model_call(make_session: MakeSession) -> None:
     await session.submit_turn("ping it")
     assert seen == [["user"], ["user"], ["user", "assistant", "tool"]]
     last = provider.calls[-1].messages
-    # The third request was rebuilt after the hook: summary, uncovered history, this turn.
-    assert [m.text for m in last[:2]] == ["sys", "[上下文摘要] earlier: greetings"]
-    assert [m.role for m in last[2:]] == ["user", "assistant", "tool"]
+    # The third request was rebuilt after the hook: summary (a user-side message, answered),
+    # uncovered history, this turn.
+    assert [m.text for m in last[:3]] == ["sys", "[上下文摘要] earlier: greetings", "OK."]
+    assert [m.role for m in last[1:]] == ["user", "assistant", "user", "assistant", "tool"]
 
 
 async def test_hook_after_model_call(agent: Any) -> None:

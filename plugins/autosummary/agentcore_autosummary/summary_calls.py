@@ -114,7 +114,7 @@ async def make_summary(
     quality = judge(summary, previous, plan.messages, "end_turn", config.max_tool_result_chars)
     check(quality)
     summary = await check_retention(ctx, config, plan, summary)
-    await check_shrinks(ctx, plan, summary)
+    await check_shrinks(ctx, plan, summary, config)
     return summary, plan, quality
 
 
@@ -284,19 +284,25 @@ async def check_retention(ctx: TurnContext, config: SummaryConfig, plan: Plan, s
     return append_missing(summary, missing, counter, config.summary_tokens)
 
 
-async def check_shrinks(ctx: TurnContext, plan: Plan, summary: str) -> None:
-    """Raise :class:`SummaryFailedError` unless ``summary`` leaves a smaller context."""
+async def check_shrinks(ctx: TurnContext, plan: Plan, summary: str, config: SummaryConfig) -> None:
+    """Raise :class:`SummaryFailedError` unless ``summary`` leaves a smaller context.
+
+    The context after is rendered as the apply will write it: with the role
+    and position ``config`` sets (``summary_role``, ``summary_position``).
+    """
     focused = plan.slot.config.focused
     if focused is None:
         return
     slot = plan.slot
+    applied = attrs.evolve(
+        focused,
+        summary_override=summary,
+        summary_covers=plan.covers,
+        summary_role=config.summary_role or focused.summary_role,
+        summary_position=config.summary_position or focused.summary_position,
+    )
     after = render_context(
-        slot.system_prompt,
-        slot.messages,
-        attrs.evolve(
-            slot.config,
-            mode=attrs.evolve(focused, summary_override=summary, summary_covers=plan.covers),
-        ),
+        slot.system_prompt, slot.messages, attrs.evolve(slot.config, mode=applied)
     )
     counter = counter_for(ctx, turn_model(ctx))
     before_tokens = await slot.count_context(counter)
