@@ -178,7 +178,11 @@ class AgentBuilder:
         return self.setting("summary_config", config)
 
     def build(self) -> AgentBundle:
-        """Check the parts, load plugins, validate plugin settings and return the bundle."""
+        """Check the parts, load plugins, validate plugin settings and return the bundle.
+
+        Each setting goes through its plugin's ``convert``, then its ``check``
+        (see :class:`~agentcore.PluginSetting`) with the bundle's plugin manager.
+        """
         if self._provider is None:
             raise ConfigError("AgentBuilder needs a provider: call .provider(...) before .build()")
         pm = create_plugin_manager(load_entrypoints=self._load_plugins, plugins=self._plugins)
@@ -187,8 +191,11 @@ class AgentBuilder:
         for name, value in self._settings.items():
             if name not in declared:
                 raise ConfigError(install_hint(name))
+            setting = declared[name]
             try:
-                settings[name] = declared[name].convert(value)
+                settings[name] = setting.convert(value)
+                if setting.check is not None:
+                    setting.check(settings[name], pm)
             except (TypeError, ValueError, KeyError) as exc:
                 raise ConfigError(f"invalid value for the setting {name!r}: {exc}") from exc
         return AgentBundle(

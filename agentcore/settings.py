@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import importlib.metadata
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
+
+if TYPE_CHECKING:
+    import pluggy
 
 
 def _identity(value: Any) -> Any:
@@ -20,11 +23,20 @@ class PluginSetting:
     ``convert`` validates the value given to the builder and returns the value
     the plugin will read from :attr:`agentcore.AgentConfig.settings`; it
     raises ``ValueError`` or ``TypeError`` for a bad value.
+
+    ``check``, when given, is called by :meth:`~agentcore.AgentBuilder.build`
+    after ``convert``, with the converted value and the bundle's plugin
+    manager, once every plugin of the bundle is registered: for checks that
+    depend on what other plugins offer, such as a provider name that only a
+    plugin registers (:func:`agentcore.providers.check_provider_name`). It
+    returns nothing and raises :class:`~agentcore.errors.ConfigError` (or
+    ``ValueError``/``TypeError``) to fail the build.
     """
 
     name: str
     convert: Callable[[Any], Any] = _identity
     description: str = ""
+    check: Callable[[Any, pluggy.PluginManager], None] | None = None
 
 
 KNOWN_PLUGIN_SETTINGS: dict[str, str] = {

@@ -58,18 +58,23 @@ class FocusedConfig:
     """How a Focused slot trims its history for the next request.
 
     The request carries the system prompt, the summary (when
-    ``summary_override`` is set) as a system message ``"{summary_label}
+    ``summary_override`` is set) as a message ``"{summary_label}
     {summary_override}"``, and the raw messages from index ``summary_covers``
     on, at most the last ``max_recent_messages`` of them. The summary sits
     right after the system prompt (``"after_system"``) or after every other
     message (``"end"``).
 
-    ``summary_role="user"`` sends the summary as a user message instead of a
-    system message, so text copied from the conversation into a summary is
-    never promoted to system instructions. User and assistant turns still
-    alternate: when a user message would follow the summary (the first kept
-    message, or the turn's own message), the summary is paired with the
-    assistant reply ``SUMMARY_ACKNOWLEDGEMENT``.
+    ``summary_role`` is the summary message's role. ``"user"`` (the
+    default) sends it as a user-side context message, so text a user wrote
+    and the summarizer copied into the summary is never promoted to system
+    instructions; user and assistant turns still alternate: when a user
+    message would follow the summary (the first kept message, or the turn's
+    own message), the summary is paired with the assistant reply
+    ``SUMMARY_ACKNOWLEDGEMENT``. ``"system"`` sends it as a system message,
+    as the original design does (some models follow a system summary more
+    closely, but whatever a user got into the summary then reads as
+    instructions). A slot config stored without the field (before the
+    default changed) loads as ``"system"``, which it meant then.
 
     ``pinned`` lists raw indices always sent verbatim: pinned messages that
     the summary covers or the window leaves out are sent, in order, right
@@ -85,7 +90,7 @@ class FocusedConfig:
         default=DEFAULT_SUMMARY_LABEL, validator=attrs.validators.instance_of(str)
     )
     summary_position: SummaryPosition = field(default="after_system", validator=_position)
-    summary_role: SummaryRole = field(default="system", validator=_role)
+    summary_role: SummaryRole = field(default="user", validator=_role)
     pinned: tuple[int, ...] = field(default=(), converter=pins_converter)
 
 
@@ -438,14 +443,24 @@ def _runs(indices: Sequence[int]) -> list[range]:
     return runs
 
 
+STORED_ROLE_WITHOUT_FIELD: SummaryRole = "system"
+"""The ``summary_role`` of a stored Focused config that lacks the field.
+
+Configs stored before the default became ``"user"`` left the field out when
+it held the default, ``"system"``; every config stored since carries it.
+"""
+
+
 def config_to_json(config: SlotConfig) -> dict[str, JsonValue]:
-    """``config`` as stored JSON."""
+    """``config`` as stored JSON (a Focused config always with its ``summary_role``)."""
     from agentcore.serialization import converter
 
     data: dict[str, JsonValue] = {"mode": "full", "state": dict(config.state)}
     if config.focused is not None:
         data["mode"] = "focused"
-        data["focused"] = converter.unstructure(config.focused, FocusedConfig)
+        focused = converter.unstructure(config.focused, FocusedConfig)
+        focused["summary_role"] = config.focused.summary_role
+        data["focused"] = focused
     return data
 
 
@@ -457,7 +472,10 @@ def config_from_json(data: Mapping[str, JsonValue], *, where: str) -> SlotConfig
     try:
         state = dict(data.get("state") or {})
         if data.get("mode") == "focused":
-            return SlotConfig(converter.structure(data["focused"], FocusedConfig), state)
+            focused = data["focused"]
+            if isinstance(focused, Mapping) and "summary_role" not in focused:
+                focused = {**focused, "summary_role": STORED_ROLE_WITHOUT_FIELD}
+            return SlotConfig(converter.structure(focused, FocusedConfig), state)
         if data.get("mode") == "full":
             return SlotConfig(FULL, state)
     except Exception as exc:

@@ -27,6 +27,7 @@ from agentcore import (
     hookspecs,
 )
 from agentcore.plugins import create_plugin_manager, list_plugins
+from agentcore.providers import check_provider_name
 from agentcore.testing import MockProvider
 
 MakeSession = Callable[..., AgentSession]
@@ -164,6 +165,31 @@ def test_hook_register_settings() -> None:
         bad.setting("temperature", 5).build()
 
 
+def test_a_setting_check_sees_the_bundles_plugins() -> None:
+    """A setting's ``check`` runs at build with the plugin manager every plugin is in."""
+
+    class Echo:
+        @hookimpl
+        def register_providers(self, register: Any) -> None:
+            register("echo", lambda model: MockProvider(model=model))
+
+    class Chooser:
+        @hookimpl
+        def register_settings(self) -> Sequence[PluginSetting]:
+            def check(value: str, plugin_manager: Any) -> None:
+                check_provider_name(value, plugin_manager=plugin_manager)
+
+            return [PluginSetting("judge", str, check=check)]
+
+    def builder() -> AgentBuilder:
+        chosen = AgentBuilder().provider(MockProvider()).load_plugins(False)
+        return chosen.plugin(Chooser()).setting("judge", "echo:small")
+
+    with pytest.raises(ConfigError, match=r"'judge'.*prefix 'echo'.*known prefixes: anthropic"):
+        builder().build()
+    assert builder().plugin(Echo()).build().config.get("judge") == "echo:small"
+
+
 async def test_hook_summary_memory_key(agent: Any) -> None:
     class Keeper:
         @hookimpl
@@ -298,9 +324,10 @@ async def test_hook_before_model_call(make_session: MakeSession) -> None:
     await session.submit_turn("ping it")
     assert seen == [["user"], ["user"], ["user", "assistant", "tool"]]
     last = provider.calls[-1].messages
-    # The third request was rebuilt after the hook: summary, uncovered history, this turn.
-    assert [m.text for m in last[:2]] == ["sys", "[上下文摘要] earlier: greetings"]
-    assert [m.role for m in last[2:]] == ["user", "assistant", "tool"]
+    # The third request was rebuilt after the hook: summary (a user-side message, answered),
+    # uncovered history, this turn.
+    assert [m.text for m in last[:3]] == ["sys", "[上下文摘要] earlier: greetings", "OK."]
+    assert [m.role for m in last[1:]] == ["user", "assistant", "user", "assistant", "tool"]
 
 
 async def test_hook_after_model_call(agent: Any) -> None:

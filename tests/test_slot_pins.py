@@ -12,7 +12,9 @@ HISTORY = [Message.user(f"q{i}") if i % 2 == 0 else Message.assistant(f"a{i}") f
 
 
 def test_pinned_messages_follow_the_summary_in_order() -> None:
-    focused = FocusedConfig(summary_override="S", summary_covers=6, pinned=(3, 0))
+    focused = FocusedConfig(
+        summary_override="S", summary_covers=6, pinned=(3, 0), summary_role="system"
+    )
     context = render_context("sys", HISTORY, SlotConfig(focused))
     assert [m.text for m in context] == ["sys", "[上下文摘要] S", "q0", "a3", "q6", "a7"]
 

@@ -1,11 +1,19 @@
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from agentcore import ConfigError, FocusedConfig, Message, SlotConfig, ToolUseBlock
-from agentcore.slots import focused_window, render_context
+from agentcore.slots import (
+    SUMMARY_ACKNOWLEDGEMENT,
+    config_from_json,
+    config_to_json,
+    focused_window,
+    render_context,
+)
 
 
 def _conversation() -> list[Message]:
@@ -25,19 +33,35 @@ def test_full_mode_sends_everything_after_the_system_prompt() -> None:
     assert render_context("sys", messages, SlotConfig()) == [Message.system("sys"), *messages]
 
 
-def test_focused_summary_goes_after_the_system_prompt_by_default() -> None:
+def test_focused_summary_goes_after_the_system_prompt_as_a_user_message_by_default() -> None:
     messages = _conversation()
     config = SlotConfig(FocusedConfig(summary_override="they talked", summary_covers=2))
     rendered = render_context("sys", messages, config)
     assert rendered[0] == Message.system("sys")
-    assert rendered[1] == Message.system("[上下文摘要] they talked")
+    # A user-side context message, answered so that the next user message alternates.
+    assert rendered[1] == Message.user("[上下文摘要] they talked")
+    assert rendered[2] == Message.assistant(SUMMARY_ACKNOWLEDGEMENT)
+    assert rendered[3:] == messages[2:]
+    assert [m.role for m in rendered].count("system") == 1
+
+
+def test_focused_summary_as_a_system_message_when_asked() -> None:
+    messages = _conversation()
+    focused = FocusedConfig(summary_override="they talked", summary_covers=2, summary_role="system")
+    rendered = render_context("sys", messages, SlotConfig(focused))
+    assert rendered[:2] == [Message.system("sys"), Message.system("[上下文摘要] they talked")]
     assert rendered[2:] == messages[2:]
 
 
 def test_focused_summary_at_the_end_as_in_the_seed() -> None:
     messages = _conversation()
     config = SlotConfig(
-        FocusedConfig(summary_override="s", summary_position="end", summary_label="[Summary]")
+        FocusedConfig(
+            summary_override="s",
+            summary_position="end",
+            summary_label="[Summary]",
+            summary_role="system",
+        )
     )
     rendered = render_context(None, messages, config)
     assert rendered[:-1] == messages
@@ -76,3 +100,23 @@ def test_focused_config_validates_its_fields() -> None:
         FocusedConfig(summary_covers=-1)
     with pytest.raises(ConfigError, match="mode"):
         SlotConfig("focused")  # type: ignore[arg-type]
+
+
+def test_a_stored_focused_config_keeps_the_role_it_was_stored_with() -> None:
+    # Stored before the default became "user": the field was left out when it held the
+    # default, "system", so a config without it loads as "system".
+    focused: dict[str, Any] = {"summary_override": "S", "summary_covers": 2}
+    old: dict[str, Any] = {"mode": "focused", "state": {}, "focused": focused}
+    assert config_from_json(old, where="old").focused == FocusedConfig(
+        summary_override="S", summary_covers=2, summary_role="system"
+    )
+    stored_user = {**old, "focused": {**focused, "summary_role": "user"}}
+    loaded = config_from_json(stored_user, where="old").focused
+    assert loaded is not None and loaded.summary_role == "user"
+    # Every config stored now carries its role, the default one too, and reads back the same.
+    for role in ("user", "system"):
+        config = SlotConfig(FocusedConfig(summary_override="S", summary_role=role))  # type: ignore[arg-type]
+        stored = config_to_json(config)
+        assert stored["focused"]["summary_role"] == role  # type: ignore[index,call-overload]
+        assert config_from_json(stored, where="new") == config
+    assert config_to_json(SlotConfig()) == {"mode": "full", "state": {}}

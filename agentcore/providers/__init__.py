@@ -12,7 +12,11 @@ from agentcore.providers._options import HttpOptions
 from agentcore.providers.anthropic import AnthropicProvider
 from agentcore.providers.ollama import OllamaProvider, ollama_base_url
 from agentcore.providers.openai import OpenAIProvider
-from agentcore.providers.registry import available_providers, get_provider
+from agentcore.providers.registry import (
+    available_providers,
+    check_provider_name,
+    get_provider,
+)
 
 __all__ = [
     "AnthropicProvider",
@@ -20,6 +24,7 @@ __all__ = [
     "OllamaProvider",
     "OpenAIProvider",
     "available_providers",
+    "check_provider_name",
     "get_provider",
     "ollama_base_url",
 ]

@@ -48,21 +48,9 @@ def get_provider(
     :raises ConfigError: the name is not ``prefix:model``, no plugin registers
         the prefix, two plugins register it, or the factory rejects the options.
     """
-    if not isinstance(name, str) or ":" not in name:
-        raise ConfigError(f"{_NAME_FORMAT}; got {name!r}")
-    prefix, _, model = name.partition(":")
-    prefix, model = prefix.strip().lower(), model.strip()
-    if not prefix or not model:
-        raise ConfigError(
-            f"{_NAME_FORMAT}; {name!r} lacks the {'prefix' if not prefix else 'model'}"
-        )
+    prefix, model = _split(name)
     registered = _collect(plugin_manager)
-    if prefix not in registered:
-        known = ", ".join(sorted(registered)) or "none"
-        raise ConfigError(
-            f"no provider is registered for the prefix {prefix!r} (in {name!r}); "
-            f"known prefixes: {known}. Install the plugin that provides it, or check the spelling"
-        )
+    _check_known(name, prefix, registered)
     factory = _single(prefix, registered[prefix])
     _check_options(prefix, factory, model, options)
     provider = factory(model, **options) if options else factory(model)
@@ -72,6 +60,48 @@ def get_provider(
             "which does not implement LlmProvider (complete and stream)"
         )
     return provider
+
+
+def check_provider_name(name: str, *, plugin_manager: pluggy.PluginManager | None = None) -> None:
+    """Check that ``name`` would select a provider, without building one.
+
+    The checks of :func:`get_provider` that need no options: ``name`` is
+    ``prefix:model`` and exactly one plugin registers the prefix. A setting
+    that names a provider calls it when the bundle is built, so a misspelt
+    prefix fails ``build()`` instead of every later call; the factory
+    itself (which may need credentials) runs only when the provider is used.
+
+    :raises ConfigError: As :func:`get_provider`; the message names ``name``
+        and the known prefixes.
+    """
+    prefix, _ = _split(name)
+    registered = _collect(plugin_manager)
+    _check_known(name, prefix, registered)
+    _single(prefix, registered[prefix])
+
+
+def _split(name: Any) -> tuple[str, str]:
+    """``name`` as its lower-case prefix and its model; ConfigError if either is missing."""
+    if not isinstance(name, str) or ":" not in name:
+        raise ConfigError(f"{_NAME_FORMAT}; got {name!r}")
+    prefix, _, model = name.partition(":")
+    prefix, model = prefix.strip().lower(), model.strip()
+    if not prefix or not model:
+        raise ConfigError(
+            f"{_NAME_FORMAT}; {name!r} lacks the {'prefix' if not prefix else 'model'}"
+        )
+    return prefix, model
+
+
+def _check_known(
+    name: str, prefix: str, registered: Mapping[str, list[tuple[str, ProviderFactory]]]
+) -> None:
+    if prefix not in registered:
+        known = ", ".join(sorted(registered)) or "none"
+        raise ConfigError(
+            f"no provider is registered for the prefix {prefix!r} (in {name!r}); "
+            f"known prefixes: {known}. Install the plugin that provides it, or check the spelling"
+        )
 
 
 def _collect(

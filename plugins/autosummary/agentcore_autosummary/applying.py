@@ -35,6 +35,27 @@ async def context_tokens(ctx: TurnContext, slot_id: str) -> int:
     return await slot.count_context(counter_for(ctx, turn_model(ctx)))
 
 
+async def store_call_cost(ctx: TurnContext, usage: Usage) -> None:
+    """Store what one summary call cost, in its own write, as soon as the call returned.
+
+    Counted under the purpose ``"summary"`` with
+    :meth:`~agentcore.AgentSession.record_usage` (the session state alone,
+    no config write), so the cost survives whatever happens to the summary
+    next: refused by the gate, failing its checks, dropped for a newer one,
+    cancelled, or its process killed before it is applied. The writes that
+    follow (the apply, a failed attempt) do not count it again. When this
+    write fails the cost is kept in memory (``ctx.session.cost``), so the
+    session's next write stores it, and the failure is logged.
+    """
+    try:
+        await ctx.session.record_usage(usage, "summary")
+    except Exception as exc:
+        ctx.session.cost.add(usage, "summary")
+        logger.error(
+            "could not store the cost of a summary call (session=%s): %s", ctx.session_id, exc
+        )
+
+
 async def store_spent(
     ctx: TurnContext,
     spent: CostTracker,
@@ -42,21 +63,19 @@ async def store_spent(
     data: dict[str, JsonValue] | None = None,
     lock: asyncio.Lock | None = None,
 ) -> None:
-    """Store what a summary's calls cost, with ``data``, in one write (under ``lock``).
+    """Store the session ``data`` of a summary that was not applied, in one write (under ``lock``).
 
-    When that write fails the cost is kept in memory (``ctx.cost``) and the
-    failure logged as "could not store ``what``".
+    What the summary's calls cost (``spent``) is not stored again: each
+    call's usage was stored as the call returned (:func:`store_call_cost`).
+    Without ``data`` nothing is written. When the write fails, the failure
+    is logged as "could not store ``what``".
     """
-    breakdown = spent.breakdown()
-    if not breakdown and not data:
+    if not data:
         return
-    usage = spent.total("summary") if breakdown else None
     try:
         async with lock or contextlib.nullcontext():
-            await ctx.session.record_usage(usage, "summary", data=data)
+            await ctx.session.record_usage(None, "summary", data=data)
     except Exception as exc:
-        for purpose, part in breakdown.items():
-            ctx.cost.add(part, purpose)
         logger.error("could not store %s (session=%s): %s", what, ctx.session_id, exc)
 
 
@@ -69,9 +88,12 @@ async def apply_summary(
     version: int,
     usage: Usage | None,
 ) -> bool:
-    """Write the summary, its snapshot, the session state and the summary's cost at once.
+    """Write the summary, its snapshot and the session state at once.
 
-    Returns False when the summary was dropped for a newer one.
+    Returns False when the summary was dropped for a newer one. ``usage``,
+    what the summary's calls cost, is not added again: each call's usage was
+    stored as the call returned (:func:`store_call_cost`), so the state
+    written here already holds it.
 
     The write goes through :meth:`AgentSession.write_slot_config`, conditional
     on ``version``, the slot's config version the plan was made from: when
@@ -112,8 +134,6 @@ async def apply_summary(
                 new_config,
                 expected_version=version,
                 data=data,
-                usage=usage,
-                purpose="summary",
             )
         except ConflictError:
             logger.info(
@@ -123,8 +143,6 @@ async def apply_summary(
             )
             stored = await ctx.memory.get(state_key(slot.id))
             runtime.states[slot.id] = state_from_json(stored, slot_id=slot.id)
-            if usage is not None:
-                await ctx.session.record_usage(usage, "summary")
             return False
         runtime.states[slot.id] = state
         logger.info(
@@ -140,12 +158,31 @@ async def apply_summary(
 async def record_failure(
     ctx: TurnContext, runtime: SessionRuntime, plan: Plan, spent: CostTracker
 ) -> None:
-    """Persist the failed attempt, and what its calls cost, in one store write.
+    """Persist the failed attempt in one store write.
 
-    The attempt is stored so the debounce window holds across a resume; the
-    cost so that a resumed session counts the same tokens as this one.
+    The attempt is stored so the debounce window holds across a resume. What
+    its calls cost (``spent``) was stored as each call returned
+    (:func:`store_call_cost`), so a resumed session counts the same tokens
+    as this one.
+
+    When another writer applied a newer summary meanwhile (the stored
+    state's generation is past the plan's: the session may have reloaded
+    it while storing a call's cost), the attempt is stale: its state is not
+    written over the newer one, which the plugin takes up instead.
     """
     slot_id = plan.slot.id
+    try:
+        stored = state_from_json(await ctx.memory.get(state_key(slot_id)), slot_id=slot_id)
+    except Exception:  # the failure is stored from what this object holds, as before
+        stored = None
+    if stored is not None and stored.generation > plan.base_generation:
+        runtime.states[slot_id] = stored
+        logger.info(
+            "summary of session %s turn %d dropped: a newer summary was applied meanwhile",
+            ctx.session_id,
+            plan.turn_index,
+        )
+        return
     previous = runtime.states.get(slot_id, SummaryState())
     state = attrs.evolve(
         previous, last_attempt_turn=plan.turn_index, failures=previous.failures + 1

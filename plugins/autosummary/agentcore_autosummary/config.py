@@ -223,7 +223,9 @@ class SummaryConfig:
         left out of that request). False: ``max_context_tokens`` is only the watermark of
         the trigger, as in the original design (:meth:`seed`).
     :param summary_role: The role the summary is sent with, written into the slot's
-        ``FocusedConfig.summary_role`` when a summary is applied (None: the slot's own).
+        ``FocusedConfig.summary_role`` when a summary is applied (None: the slot's own,
+        ``"user"`` for a new slot). ``"system"`` promotes whatever user text the summary
+        copied to system instructions; see ``docs/autosummary.md``, "The summary's role".
     :param summary_position: Where the summary goes, written into the slot's
         ``FocusedConfig.summary_position`` likewise (None: the slot's own).
     """

@@ -30,6 +30,7 @@ from agentcore_autosummary.fitting import ATTEMPTED_KEY, fit_request
 from agentcore_autosummary.pins import check_pins_fit
 from agentcore_autosummary.pipeline import catch_up, summarize, summarize_quietly
 from agentcore_autosummary.plan import last_exchange_start, make_plan, warm_counts
+from agentcore_autosummary.provider import check_summary_provider
 from agentcore_autosummary.runtime import (
     SETTING,
     covered_and_previous,
@@ -61,10 +62,17 @@ def register_hookspecs(pluginmanager: pluggy.PluginManager) -> None:
 
 @hookimpl
 def register_settings() -> Sequence[PluginSetting]:
-    """Declare ``summary_config``: a :class:`SummaryConfig` or a dict of its fields."""
+    """Declare ``summary_config``: a :class:`SummaryConfig` or a dict of its fields.
+
+    At build, a ``summary_provider`` name is checked against the providers
+    the bundle's plugins register (:func:`check_summary_provider`).
+    """
     return [
         PluginSetting(
-            SETTING, SummaryConfig.coerce, "Automatic conversation summaries (autosummary)."
+            SETTING,
+            SummaryConfig.coerce,
+            "Automatic conversation summaries (autosummary).",
+            check=check_summary_provider,
         )
     ]
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import weakref
+from typing import TYPE_CHECKING
 
-from agentcore import AgentSession, LlmProvider, TurnContext
+from agentcore import AgentSession, ConfigError, LlmProvider, TurnContext
 from agentcore.budget import provider_model
 from agentcore.call_hooks import HookedProvider
-from agentcore.providers import get_provider
+from agentcore.providers import check_provider_name, get_provider
 from agentcore_autosummary.config import SummaryConfig
+
+if TYPE_CHECKING:
+    import pluggy
 
 _resolved: weakref.WeakKeyDictionary[AgentSession, dict[str, LlmProvider]] = (
     weakref.WeakKeyDictionary()
@@ -26,13 +30,33 @@ def _resolve(ctx: TurnContext, name: str) -> LlmProvider:
     return provider
 
 
+def check_summary_provider(config: SummaryConfig, plugin_manager: pluggy.PluginManager) -> None:
+    """Refuse a ``summary_provider`` name that no plugin of the bundle registers.
+
+    Run when the bundle is built (the ``check`` of the ``summary_config``
+    setting), so a misspelt prefix fails ``AgentBuilder().build()`` before
+    any model call is paid for, instead of failing every summary. The
+    provider itself is built at the first summary, as before.
+
+    :raises ConfigError: The message names the value and the known prefixes.
+    """
+    name = config.summary_provider
+    if not isinstance(name, str):
+        return
+    try:
+        check_provider_name(name, plugin_manager=plugin_manager)
+    except ConfigError as exc:
+        raise ConfigError(f"summary_provider {name!r} cannot be used: {exc}") from exc
+
+
 def summary_provider(ctx: TurnContext, config: SummaryConfig) -> LlmProvider:
     """The provider for the summary calls of ``ctx``, wrapped so ``after_model_call`` fires.
 
     Without ``summary_provider`` it is ``ctx.provider``, the turn's hooked
     provider. A name is resolved with :func:`agentcore.providers.get_provider`
-    (plugins of the session's bundle included) and cached per session; a
-    :class:`~agentcore.errors.ConfigError` from it fails the summary.
+    (plugins of the session's bundle included) and cached per session; its
+    prefix was checked at build (:func:`check_summary_provider`), and a
+    :class:`~agentcore.errors.ConfigError` of the factory fails the summary.
     """
     chosen = config.summary_provider
     if chosen is None:

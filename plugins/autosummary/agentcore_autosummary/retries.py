@@ -98,7 +98,7 @@ async def make_summary(
         made.quality, route=made.route, attempts=len(tried), refused=tuple(refused)
     )
     summary = await check_retention(ctx, config, made.plan, made.summary)
-    await check_shrinks(ctx, made.plan, summary)
+    await check_shrinks(ctx, made.plan, summary, config)
     return summary, made.plan, quality
 
 

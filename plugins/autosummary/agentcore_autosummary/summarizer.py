@@ -30,7 +30,16 @@ _FIT_MARGIN_TOKENS = 8
 
 
 class SummaryFailedError(AgentCoreError):
-    """The model gave no usable summary, or no summary request could fit the window."""
+    """The model gave no usable summary, or no summary request could fit the window.
+
+    ``usage`` is what the call cost when one returned with an unusable reply
+    (empty, or stopped at its cap): paid for, so it is counted like any
+    summary call's. None when no call returned.
+    """
+
+    def __init__(self, message: str, *, usage: Usage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage
 
 
 class SummaryOverflowError(SummaryFailedError):
@@ -121,7 +130,8 @@ async def request_summary(
     unsent). A summary longer than its cap is cut to it; lone surrogates
     in it are repaired like a turn's text. No messages: an empty summary, and
     no call (the seed's rule). An empty or
-    blank reply, or a window with no room for the request, raises
+    blank reply, a reply stopped at its cap (both with the call's ``usage``),
+    or a window with no room for the request, raises
     :class:`SummaryFailedError`; the server's refusal of the request as too
     long raises :class:`SummaryOverflowError`; a reply stopped at its cap
     raises :class:`SummaryCutError`; other provider errors and timeouts
@@ -151,13 +161,13 @@ async def request_summary(
     except ContextWindowExceededError as exc:
         raise SummaryOverflowError(local, max_tokens, exc) from exc
     text = valid_text(result.final_message.text).strip()
+    paid = result.response.usage
+    if paid is None:
+        paid = Usage(local, await counter.count_text_async(text))
     if not text:
-        raise SummaryFailedError("the model returned an empty summary")
+        raise SummaryFailedError("the model returned an empty summary", usage=paid)
     stop_reason = result.response.stop_reason
-    usage = result.response.usage
-    reported = usage is not None
-    if usage is None:
-        usage = Usage(local, await counter.count_text_async(text))
+    usage, reported = paid, result.response.usage is not None
     if stop_reason == "max_tokens":
         reply = SummaryReply(text, usage, local, reported, stop_reason)
         raise SummaryCutError(reply, max_tokens, window_bound=max_tokens < limit)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Iterable, Sequence
 from typing import Any, TypeVar
 
 import attrs
@@ -13,8 +13,10 @@ from agentcore import (
     ContextSlot,
     Message,
     TurnContext,
+    Usage,
 )
 from agentcore.slots import DEFAULT_SUMMARY_LABEL, render_context
+from agentcore_autosummary.applying import store_call_cost
 from agentcore_autosummary.budget import (
     counter_for,
     overflow_prompt_tokens,
@@ -148,7 +150,7 @@ async def summary_round(
     # The first part alone, so the token correction learned from its usage
     # sizes the others; then the rest at once.
     first = await part(*spans[0])
-    parts = [first, *await asyncio.gather(*(part(start, end) for start, end in spans[1:]))]
+    parts = [first, *await all_parts(part(start, end) for start, end in spans[1:])]
     merged = [
         Message.user(f"{label} ({_part_title(number, len(parts))}) {text}")
         for number, text in enumerate(parts, 1)
@@ -159,6 +161,21 @@ async def summary_round(
 
 def _part_title(number: int, parts: int) -> str:
     return "the new messages" if parts == 1 else f"part {number} of {parts}"
+
+
+async def all_parts(work: Iterable[Coroutine[Any, Any, str]]) -> list[str]:
+    """The results of ``work``, run at once; the first error is raised once all have ended.
+
+    Unlike a plain :func:`asyncio.gather`, no part is left running when
+    another fails or the caller is cancelled: each part that returned has
+    stored its cost (:func:`paid`) before this returns or raises, so the
+    session agrees with its store when the caller sees the error.
+    """
+    results = await asyncio.gather(*work, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    return [result for result in results if isinstance(result, str)]
 
 
 async def summary_fit(ctx: TurnContext, config: SummaryConfig, plan: Plan) -> SummaryFit:
@@ -183,7 +200,8 @@ async def request_one_summary(
 
     A refusal that names a limit below the window teaches the served window
     (for the turns' own provider, stored like a turn's); any other refusal
-    teaches the token correction.
+    teaches the token correction. The usage of every call that returned, a
+    usable reply or not, is stored as soon as it returns (:func:`paid`).
     """
     runtime = runtime_of(ctx.session)
     for attempt in range(2):
@@ -215,17 +233,31 @@ async def request_one_summary(
         except SummaryCutError as exc:
             await _count(ctx, exc.reply, fit)  # a cut reply is paid for too
             raise
+        except SummaryFailedError as exc:
+            if exc.usage is not None:  # a reply came, unusable, but paid for
+                await paid(ctx, exc.usage)
+            raise
         await _count(ctx, reply, fit)
         return reply
     raise AssertionError("unreachable")  # pragma: no cover
 
 
 async def _count(ctx: TurnContext, reply: SummaryReply, fit: SummaryFit) -> None:
-    """Add what ``reply`` cost to ``ctx.cost``; learn the correction from its usage."""
-    ctx.cost.add(reply.usage, purpose="summary")
+    """Count and store what ``reply`` cost (:func:`paid`); learn the correction from its usage."""
+    await paid(ctx, reply.usage)
     if reply.reported:
         runtime = runtime_of(ctx.session)
         await learn(ctx, runtime, fit.model, reply.request_tokens, reply.usage.input_tokens)
+
+
+async def paid(ctx: TurnContext, usage: Usage) -> None:
+    """Count ``usage`` of a summary call that returned: in the summary's tally and stored.
+
+    ``ctx.cost`` is the summary's own tally (its ``SummaryInfo.usage``); the
+    session's cost is stored at once, in its own write (:func:`store_call_cost`).
+    """
+    ctx.cost.add(usage, purpose="summary")
+    await store_call_cost(ctx, usage)
 
 
 async def check_retention(ctx: TurnContext, config: SummaryConfig, plan: Plan, summary: str) -> str:
@@ -245,19 +277,25 @@ async def check_retention(ctx: TurnContext, config: SummaryConfig, plan: Plan, s
     return append_missing(summary, missing, counter, config.summary_tokens)
 
 
-async def check_shrinks(ctx: TurnContext, plan: Plan, summary: str) -> None:
-    """Raise :class:`SummaryFailedError` unless ``summary`` leaves a smaller context."""
+async def check_shrinks(ctx: TurnContext, plan: Plan, summary: str, config: SummaryConfig) -> None:
+    """Raise :class:`SummaryFailedError` unless ``summary`` leaves a smaller context.
+
+    The context after is rendered as the apply will write it: with the role
+    and position ``config`` sets (``summary_role``, ``summary_position``).
+    """
     focused = plan.slot.config.focused
     if focused is None:
         return
     slot = plan.slot
+    applied = attrs.evolve(
+        focused,
+        summary_override=summary,
+        summary_covers=plan.covers,
+        summary_role=config.summary_role or focused.summary_role,
+        summary_position=config.summary_position or focused.summary_position,
+    )
     after = render_context(
-        slot.system_prompt,
-        slot.messages,
-        attrs.evolve(
-            slot.config,
-            mode=attrs.evolve(focused, summary_override=summary, summary_covers=plan.covers),
-        ),
+        slot.system_prompt, slot.messages, attrs.evolve(slot.config, mode=applied)
     )
     counter = counter_for(ctx, turn_model(ctx))
     before_tokens = await slot.count_context(counter)

@@ -23,6 +23,7 @@ from agentcore import (
     Usage,
 )
 from agentcore.llm import ResponseComplete, StreamEvent
+from agentcore.slots import SUMMARY_ACKNOWLEDGEMENT
 from agentcore.stores.base import StoreWrite
 from agentcore.testing import MockProvider
 from agentcore.tokens import count_tokens
@@ -180,9 +181,11 @@ async def test_incremental_summary_builds_on_the_previous_one(make_session: Make
     covers = slot.config.focused.summary_covers
     assert 0 < covers < slot.message_count()
     context = await session.load_messages()
-    # System prompt, summary, then the verbatim tail: every uncovered raw message.
-    assert context[1] == Message.system("[上下文摘要] summary #2")
-    assert context[2:] == list(slot.messages[covers:])
+    # System prompt, summary (a user-side message, answered), then the verbatim tail:
+    # every uncovered raw message.
+    assert context[1] == Message.user("[上下文摘要] summary #2")
+    assert context[2] == Message.assistant(SUMMARY_ACKNOWLEDGEMENT)
+    assert context[3:] == list(slot.messages[covers:])
 
 
 async def test_after_a_summary_the_context_sits_well_below_the_trigger(
@@ -261,18 +264,22 @@ class _CountingStore(InMemoryStore):
         await super().write(batch)
 
 
-async def test_focused_summary_is_one_store_write_with_the_snapshot(
+async def test_focused_summary_is_one_store_write_with_the_snapshot_after_its_cost(
     make_session: MakeSession,
 ) -> None:
     store = _CountingStore()
     session = make_session(summary=TINY, mode=FocusedConfig(), store=store)
     await session.submit_turn("Hello there, this conversation is getting long. " * 3)
-    turn_write, summary_write = store.writes
+    turn_write, cost_write, summary_write = store.writes
     assert turn_write.appends and not turn_write.data
+    # The summary call's cost is stored as the call returns, in a write of its own.
+    assert cost_write.state is not None and "summary" in cost_write.state.cost
+    assert not cost_write.data and not cost_write.slot_configs
     # No message is written; the empty append only guards the state written with the cost.
     assert all(not append.messages for append in summary_write.appends.values())
     assert summary_write.expected_versions == {"default": 1}
     assert summary_write.state is not None and "summary" in summary_write.state.cost
+    assert summary_write.state.cost == cost_write.state.cost  # not counted twice
     assert set(summary_write.data) == {"conversation_summary", "autosummary/default"}
     assert summary_write.slot_configs["default"]["focused"]["summary_override"] == "summary #1"
 
@@ -289,7 +296,7 @@ async def test_resumed_session_neither_resummarizes_at_once_nor_forgets(
         return AgentSession(agent, "resume", bundle, FocusedConfig()), store
 
     session, store = open_session()
-    await session.submit_turn("first message, long enough to trigger")
+    await session.submit_turn("first message, long enough to trigger a summary " * 2)
     assert len(provider.calls_for("summary")) == 1
     covers = (await session.get_slot()).config.focused.summary_covers  # type: ignore[union-attr]
     await store.close()

@@ -374,7 +374,8 @@ async def test_the_verbatim_tail_is_summarized_when_a_large_message_needs_its_ro
     request = server.calls("turn")[-1].messages
     assert request[-1].text == document
     # What the tail held went into the summary: only the summary and the document are sent.
-    assert [m.role for m in request] == ["system", "system", "user"]
+    # (The summary is a user-side message, answered so that roles alternate.)
+    assert [m.role for m in request] == ["system", "user", "assistant", "user"]
     # The conversation goes on with the usual tail afterwards.
     assert await run_turns(chat, [text(60, 200 + i) for i in range(4)]) == 0
     assert server.rejected == [] and over(server, 2048) == []

@@ -42,10 +42,12 @@ async def test_a_pinned_message_is_never_summarized_and_always_sent(
     assert slot.config.focused is not None
     assert slot.config.focused.summary_covers > 1
     context = await session.load_messages()
-    # System prompt, summary, the pinned message, then the verbatim tail.
-    assert context[1].text.startswith("[上下文摘要]")
-    assert context[2] == slot.messages[0]
-    assert context[3:] == list(slot.messages[slot.config.focused.summary_covers :])
+    # System prompt, summary (a user-side message, answered: the pinned message is the
+    # user's), the pinned message, then the verbatim tail.
+    assert context[1].text.startswith("[上下文摘要]") and context[1].role == "user"
+    assert context[2].role == "assistant"
+    assert context[3] == slot.messages[0]
+    assert context[4:] == list(slot.messages[slot.config.focused.summary_covers :])
     # Every turn request carried it.
     for call in provider.calls_for("turn"):
         assert slot.messages[0] in call.messages

@@ -17,6 +17,7 @@ from agentcore import (
     ToolRegistry,
     ToolUseBlock,
 )
+from agentcore.slots import SUMMARY_ACKNOWLEDGEMENT
 from agentcore.testing import MockProvider
 from agentcore_autosummary import SummaryConfig
 
@@ -93,8 +94,11 @@ async def _run(conversation: list[tuple[int, int, int]], strategy: str, mode: st
         if focused.summary_override is None:
             assert covers == 0 and context[1:] == raw
         else:
-            assert context[1] == Message.system(f"[上下文摘要] {focused.summary_override}")
-            assert context[2:] == raw[covers:]
+            # The summary is a user-side message, answered when a user message follows.
+            assert context[1] == Message.user(f"[上下文摘要] {focused.summary_override}")
+            answered_summary = covers == len(raw) or raw[covers].role == "user"
+            acknowledgement = [Message.assistant(SUMMARY_ACKNOWLEDGEMENT)] * answered_summary
+            assert context[2:] == [*acknowledgement, *raw[covers:]]
             # A tool call and its results are never separated by the covered index.
             assert covers == len(raw) or raw[covers].role != "tool"
         answered = {m.tool_call_id for m in context if m.role == "tool"}

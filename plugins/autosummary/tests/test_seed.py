@@ -22,7 +22,10 @@ from agentcore.testing import MockProvider
 from agentcore_autosummary import DEFAULT_SUMMARY_PROMPT, SummaryConfig, format_messages_as_text
 
 MakeSession = Callable[..., AgentSession]
-TINY = SummaryConfig(**TINY_WINDOW, trigger_token_ratio=0.005, keep_recent_tokens=5)
+# The original design sent the summary as a system message; these tests keep its role.
+TINY = SummaryConfig(
+    **TINY_WINDOW, trigger_token_ratio=0.005, keep_recent_tokens=5, summary_role="system"
+)
 
 
 def test_summary_config_defaults() -> None:

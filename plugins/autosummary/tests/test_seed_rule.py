@@ -11,6 +11,7 @@ from agentcore import (
     Agent,
     AgentBuilder,
     AgentSession,
+    ConfigError,
     FocusedConfig,
     InMemoryStore,
     LlmRequest,
@@ -208,6 +209,35 @@ async def test_summary_provider_by_name(agent: Agent) -> None:
     assert await session.get_conversation_summary() == "summary by tiny-1"
     with pytest.raises(ValueError, match="prefix:model"):
         SummaryConfig(summary_provider="no-colon")
+
+
+@pytest.mark.parametrize("as_dict", [False, True], ids=["config", "dict"])
+def test_an_unknown_summary_provider_prefix_fails_the_build(as_dict: bool) -> None:
+    turns = MockProvider(responder=Replies())
+    config: Any = {"summary_provider": "opanai:gpt-4o-mini"}
+    builder = AgentBuilder().provider(turns).load_plugins(True)
+    builder.summary_config(config if as_dict else SummaryConfig(**config))
+    with pytest.raises(ConfigError) as caught:
+        builder.build()
+    message = str(caught.value)
+    assert "summary_provider 'opanai:gpt-4o-mini'" in message
+    assert "no provider is registered for the prefix 'opanai'" in message
+    assert "known prefixes:" in message and "openai" in message and "anthropic" in message
+    assert turns.calls == []
+
+
+def test_a_summary_provider_prefix_of_a_plugin_given_to_the_builder_is_known() -> None:
+    class Cheap:
+        @hookimpl
+        def register_providers(self, register: Any) -> None:
+            register("cheap", lambda model: MockProvider(model=model))
+
+    config = SummaryConfig(summary_provider="cheap:tiny-1")
+    builder = AgentBuilder().provider(MockProvider()).load_plugins(True).summary_config(config)
+    with pytest.raises(ConfigError, match=r"prefix .cheap.*known prefixes: .*openai"):
+        builder.build()  # not registered yet
+    bundle = builder.plugin(Cheap()).build()
+    assert bundle.config.get("summary_config").summary_provider == "cheap:tiny-1"
 
 
 async def test_summary_requests_are_counted_for_the_summarizer_model(agent: Agent) -> None:

@@ -54,8 +54,9 @@ async def test_trigger_by_message_count_with_a_message_tail(make_session: MakeSe
     await session.submit_turn("three")
     assert len(provider.calls_for("summary")) == 1
     context = await session.load_messages()
-    assert [m.role for m in context] == ["system", "system", "user", "assistant"]
-    assert context[2] == Message.user("three")
+    roles = ["system", "user", "assistant", "user", "assistant"]
+    assert [m.role for m in context] == roles  # the summary, answered, then the tail
+    assert context[3] == Message.user("three")
 
 
 def test_message_tail_must_stay_below_the_message_trigger() -> None:
