@@ -165,13 +165,15 @@ async def test_autosummary_summarizes_an_imported_history_inside_the_window() ->
     autosummary = pytest.importorskip("agentcore_autosummary")
     counter = get_token_counter(None)
     oversized: list[int] = []
+    summaries: list[int] = []
 
     def respond(request: LlmRequest) -> str:
         size = counter.count_messages(request.messages) + counter.count_tools(request.tools)
         if size + reply_reservation(request.max_tokens, WINDOW) > WINDOW:
             oversized.append(size)
-        if request.purpose == "summary":
-            return "A short summary of the earlier talk about fruit and rivers."
+        if request.purpose == "summary":  # a new summary each time, as a real model's is
+            summaries.append(size)
+            return f"Summary {len(summaries)}: the talk covered {text(6, len(summaries))}."
         return "Noted."
 
     provider = MockProvider(responder=respond)
@@ -192,8 +194,10 @@ async def test_autosummary_summarizes_an_imported_history_inside_the_window() ->
     for number in range(5):
         await chat.submit_turn(f"question {number}: {text(20, number)}")
     await chat.aclose()
-    assert provider.calls_for("summary"), "the imported history was never summarized"
-    assert oversized == []
+    assert summaries, "the imported history was never summarized"
+    assert oversized == []  # every request, turn or summary, inside the window
+    last = provider.calls_for("turn")[-1]
+    assert counter.count_messages(last.messages) < WINDOW // 2  # summarized, not cut
     assert await chat.get_conversation_summary() is not None
     assert len(await chat.history()) == 200 + 2 * 5
 
