@@ -410,6 +410,39 @@ class StoreSync:
             ) from exc
         return True
 
+    async def commit_history(self, slot: ContextSlot, messages: Sequence[Message]) -> None:
+        """Store ``messages`` as the whole history of the empty ``slot``, with the state.
+
+        One write, conditional on the slot still being empty: when another
+        writer stored messages there meanwhile, it is refused with
+        :class:`~agentcore.errors.SessionError` and nothing is stored. The
+        turn index and the cost do not change.
+        """
+        writes_config = False
+
+        def build() -> StoreWrite:
+            nonlocal writes_config
+            if len(slot):
+                raise SessionError(
+                    f"{self.where(slot.id)} holds {len(slot)} messages now (another writer "
+                    "stored them): a history is imported into an empty slot only"
+                )
+            batch = self.guarded_write()
+            batch.appends[slot.id] = MessageAppend(0, messages)
+            batch.state = self.state()
+            writes_config = slot.version == 0  # a slot's first write stores its config
+            if writes_config:
+                batch.slot_configs[slot.id] = config_to_json(slot.config)
+                batch.expected_versions[slot.id] = 0
+            return batch
+
+        def stored() -> None:
+            slot.record_appended(messages)
+            if writes_config:
+                slot.record_stored_config(slot.config, 1)
+
+        await self.commit(build, stored)
+
     async def stored_reply(self, turn: StoredTurn) -> Message:
         """The reply of a stored turn: the last message of its range (its final assistant one)."""
         if turn.slot_id is None or turn.stop <= turn.start:

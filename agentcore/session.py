@@ -9,12 +9,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import warnings
-from collections.abc import Coroutine, Mapping
+from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any, TypeVar
 
 import attrs
 
 from agentcore._background import BackgroundWork
+from agentcore._history import import_history
 from agentcore._slot_pins import change_pins
 from agentcore._store_sync import DEFAULT_SLOT, WRITE_ATTEMPTS, StoreSync
 from agentcore._turns import (
@@ -48,6 +49,7 @@ from agentcore.slots import (
 )
 from agentcore.stash import Stash
 from agentcore.stores.base import JsonValue, StoreWrite
+from agentcore.sync import run_sync
 from agentcore.usage import CostTracker, Usage
 
 __all__ = ["DEFAULT_SLOT", "WRITE_ATTEMPTS", "AgentSession", "TurnStream"]
@@ -394,6 +396,23 @@ class AgentSession:
         older = await self._bundle.store.load_messages(self._session_id, slot.id, start, middle)
         return [*older, *slot.raw_messages(middle, stop)]
 
+    async def import_history(self, messages: Sequence[Message], slot_id: str | None = None) -> None:
+        """Store an existing history into an empty slot (default: the current one), in one write.
+
+        Convert other formats first (:mod:`agentcore.formats`). The history is
+        checked (valid Unicode, roles, every tool result after its call; no
+        system message, as the agent's prompt is the session's), counted
+        with the turn counter and stored with the counts; the turn index and
+        cost stay. Later turns run on it, and autosummary summarizes it as
+        any history. Nothing is stored when it raises.
+
+        :raises ConfigError: the history is refused, naming the index at fault.
+        :raises SessionError: the slot already holds messages.
+        """
+        self._check_writable("import a history")
+        self._check_no_open_stream()
+        await import_history(self, self._sync, self._turns.lock, messages, slot_id)
+
     # -- session data -------------------------------------------------------------
 
     async def get_session_data(self, key: str) -> JsonValue:
@@ -525,6 +544,17 @@ class AgentSession:
         self._check_no_open_stream()
         check_turn_id(turn_id)
         return TurnStream(self._turns.events(user_message, pin=pin, stream=True, turn_id=turn_id))
+
+    def submit_turn_sync(
+        self, user_input: str | Message, *, pin: bool = False, turn_id: str | None = None
+    ) -> Message:
+        """:meth:`submit_turn` for synchronous code, on a private event loop (:func:`run_sync`).
+
+        :raises SessionError: called where an event loop runs (``async def``, a
+            notebook cell): ``await session.submit_turn(...)`` there instead.
+        """
+        work = self.submit_turn(user_input, pin=pin, turn_id=turn_id)
+        return run_sync(work, instead="session.submit_turn(...)")
 
     # -- background work ---------------------------------------------------------
 

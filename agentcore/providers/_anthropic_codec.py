@@ -30,7 +30,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from attrs import define, field
@@ -98,22 +98,7 @@ def encode_request(
     With ``cache_ttl`` (``"5m"`` or ``"1h"``) the body carries prompt-cache
     breakpoints (see :func:`mark_breakpoints`); None sends none.
     """
-    systems: list[str] = []
-    turns: list[dict[str, Any]] = []
-    for message in pair_tool_results(request.messages):
-        if message.role == "system":
-            text = _system_text(message)
-            if text:
-                systems.append(text)
-            continue
-        role = "assistant" if message.role == "assistant" else "user"
-        blocks = _encode_blocks(message)
-        if not blocks:
-            continue
-        if turns and turns[-1]["role"] == role:
-            turns[-1]["content"].extend(blocks)
-        else:
-            turns.append({"role": role, "content": blocks})
+    systems, turns = encode_turns(pair_tool_results(request.messages))
     body: dict[str, Any] = {
         "model": model,
         "max_tokens": request.max_tokens or default_max_tokens,
@@ -134,6 +119,34 @@ def encode_request(
     if cache_ttl is not None:
         mark_breakpoints(body, cache_ttl)
     return body
+
+
+def encode_turns(messages: Sequence[Message]) -> tuple[list[str], list[dict[str, Any]]]:
+    """The system texts and the user/assistant turns of ``messages``, in their order.
+
+    System messages give the system texts (empty ones left out); tool
+    results become ``tool_result`` blocks of a user turn; consecutive
+    messages of one role merge into one turn; blank text blocks are left
+    out, and a message left with no block adds none. Nothing is moved or
+    added: :func:`encode_request` makes the list one the API accepts.
+    """
+    systems: list[str] = []
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "system":
+            text = _system_text(message)
+            if text:
+                systems.append(text)
+            continue
+        role = "assistant" if message.role == "assistant" else "user"
+        blocks = _encode_blocks(message)
+        if not blocks:
+            continue
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"].extend(blocks)
+        else:
+            turns.append({"role": role, "content": blocks})
+    return systems, turns
 
 
 def mark_breakpoints(body: dict[str, Any], ttl: str) -> None:
@@ -290,20 +303,9 @@ def decode_response(data: Any, *, requested_model: str) -> LlmResponse:
     body = expect_dict(data, "the response")
     blocks: list[ContentBlock] = []
     for position, raw in enumerate(expect_list(body.get("content"), "the response's content")):
-        block = expect_dict(raw, f"content[{position}]")
-        kind = block.get("type")
-        if kind == "text":
-            text = expect_str(block.get("text"), f"content[{position}].text")
-            if text:
-                blocks.append(TextBlock(text))
-        elif kind == "tool_use":
-            blocks.append(
-                ToolUseBlock(
-                    id=expect_str(block.get("id"), f"content[{position}].id"),
-                    name=expect_str(block.get("name"), f"content[{position}].name"),
-                    arguments=expect_dict(block.get("input", {}), f"content[{position}].input"),
-                )
-            )
+        decoded = decode_reply_block(raw, f"content[{position}]")
+        if decoded is not None and not (isinstance(decoded, TextBlock) and not decoded.text):
+            blocks.append(decoded)
     stop = optional_str(body.get("stop_reason"), "stop_reason")
     model = body.get("model")
     return LlmResponse(
@@ -312,6 +314,21 @@ def decode_response(data: Any, *, requested_model: str) -> LlmResponse:
         stop_reason=_STOP_REASONS.get(stop or "end_turn", "other"),
         model=model if isinstance(model, str) and model else requested_model,
     )
+
+
+def decode_reply_block(raw: Any, where: str) -> TextBlock | ToolUseBlock | None:
+    """A ``text`` or ``tool_use`` block of an assistant turn; None for any other kind."""
+    block = expect_dict(raw, where)
+    kind = block.get("type")
+    if kind == "text":
+        return TextBlock(expect_str(block.get("text"), f"{where}.text"))
+    if kind == "tool_use":
+        return ToolUseBlock(
+            id=expect_str(block.get("id"), f"{where}.id"),
+            name=expect_str(block.get("name"), f"{where}.name"),
+            arguments=expect_dict(block.get("input", {}), f"{where}.input"),
+        )
+    return None
 
 
 def decode_usage(raw: Any) -> Usage | None:

@@ -220,19 +220,7 @@ def decode_response(data: Any, *, requested_model: str) -> LlmResponse:
     text = _content_text(message.get("content"))
     if not text:
         text = optional_str(message.get("refusal"), "choices[0].message.refusal") or ""
-    calls = []
-    for position, raw in enumerate(message.get("tool_calls") or []):
-        call = expect_dict(raw, f"tool_calls[{position}]")
-        function = expect_dict(call.get("function"), f"tool_calls[{position}].function")
-        name = expect_str(function.get("name"), f"tool_calls[{position}].function.name")
-        arguments = function.get("arguments")
-        if isinstance(arguments, dict):  # A few compatible servers send an object.
-            parsed = arguments
-        else:
-            raw_arguments = optional_str(arguments, f"tool_calls[{position}].function.arguments")
-            parsed = tool_arguments(raw_arguments or "", name)
-        call_id = optional_str(call.get("id"), f"tool_calls[{position}].id")
-        calls.append(ToolUseBlock(id=call_id or f"call_{position}", name=name, arguments=parsed))
+    calls = decode_tool_calls(message.get("tool_calls"))
     finish = optional_str(choice.get("finish_reason"), "choices[0].finish_reason")
     model = body.get("model")
     return LlmResponse(
@@ -241,6 +229,28 @@ def decode_response(data: Any, *, requested_model: str) -> LlmResponse:
         stop_reason=_stop_reason(finish, has_calls=bool(calls)),
         model=model if isinstance(model, str) and model else requested_model,
     )
+
+
+def decode_tool_calls(raw_calls: Any, where: str = "tool_calls") -> list[ToolUseBlock]:
+    """The ``tool_calls`` of an assistant message (null or absent: none).
+
+    A call without an id gets ``call_<position>``; arguments may be a JSON
+    string or, as a few compatible servers send them, an object.
+    """
+    calls = []
+    for position, raw in enumerate(expect_list(raw_calls or [], where)):
+        call = expect_dict(raw, f"{where}[{position}]")
+        function = expect_dict(call.get("function"), f"{where}[{position}].function")
+        name = expect_str(function.get("name"), f"{where}[{position}].function.name")
+        arguments = function.get("arguments")
+        if isinstance(arguments, dict):  # A few compatible servers send an object.
+            parsed = arguments
+        else:
+            raw_arguments = optional_str(arguments, f"{where}[{position}].function.arguments")
+            parsed = tool_arguments(raw_arguments or "", name)
+        call_id = optional_str(call.get("id"), f"{where}[{position}].id")
+        calls.append(ToolUseBlock(id=call_id or f"call_{position}", name=name, arguments=parsed))
+    return calls
 
 
 def _content_text(content: Any) -> str:
