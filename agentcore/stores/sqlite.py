@@ -204,29 +204,53 @@ class SqliteStore(BaseStore):
                 ) from exc
             raise StoreError(f"cannot read SQLite store {path}: {exc}") from exc
         try:
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            # The version and the tables read in one snapshot: another process may be
+            # creating the schema right now, and must not look like a foreign database.
+            conn.execute("BEGIN")
+            try:
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                tables = conn.execute(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+                ).fetchone()[0]
+            finally:
+                conn.execute("COMMIT")
             if version > SCHEMA_VERSION:
                 raise StoreError(
                     f"SQLite store {path} has schema version {version}, newer than the "
                     f"{SCHEMA_VERSION} this agentcore reads; upgrade agentcore"
                 )
-            if version == 0:
-                tables = conn.execute(
-                    "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-                ).fetchone()[0]
-                if tables:
-                    raise StoreError(
-                        f"{path} is an SQLite database that agentcore did not create; "
-                        "give SqliteStore a new file"
-                    )
+            if version == 0 and tables:
+                raise StoreError(
+                    f"{path} is an SQLite database that agentcore did not create; "
+                    "give SqliteStore a new file"
+                )
             if path != _MEMORY and path:
-                conn.execute("PRAGMA journal_mode = WAL").fetchone()
+                self._use_wal(conn)
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
             if version < SCHEMA_VERSION:
                 self._create_or_migrate(conn)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot set up SQLite store {path}: {exc}") from exc
+
+    def _use_wal(self, conn: sqlite3.Connection) -> None:
+        """Switch the file to WAL, retrying while other processes open it at the same time.
+
+        Switching needs the file to itself, and SQLite answers "database is
+        locked" at once, without its busy wait, when another connection
+        holds it meanwhile (processes opening one new file together). The
+        switch is retried for up to ``busy_timeout``; once one process made
+        it, it holds for every connection.
+        """
+        deadline = time.monotonic() + self._busy_timeout
+        while True:
+            try:
+                conn.execute("PRAGMA journal_mode = WAL").fetchone()
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+            time.sleep(0.005)
 
     def _create_or_migrate(self, conn: sqlite3.Connection) -> None:
         """Create the tables, or migrate an older layout, in one transaction."""
