@@ -11,7 +11,6 @@ import attrs
 
 from agentcore import (
     ConflictError,
-    CostTracker,
     FocusedConfig,
     TurnContext,
     Usage,
@@ -56,19 +55,18 @@ async def store_call_cost(ctx: TurnContext, usage: Usage) -> None:
         )
 
 
-async def store_spent(
+async def store_data(
     ctx: TurnContext,
-    spent: CostTracker,
     what: str,
     data: dict[str, JsonValue] | None = None,
     lock: asyncio.Lock | None = None,
 ) -> None:
     """Store the session ``data`` of a summary that was not applied, in one write (under ``lock``).
 
-    What the summary's calls cost (``spent``) is not stored again: each
-    call's usage was stored as the call returned (:func:`store_call_cost`).
-    Without ``data`` nothing is written. When the write fails, the failure
-    is logged as "could not store ``what``".
+    What the summary's calls cost is not stored here: each call's usage was
+    stored as the call returned (:func:`store_call_cost`). Without ``data``
+    nothing is written. When the write fails, the failure is logged as
+    "could not store ``what``".
     """
     if not data:
         return
@@ -86,14 +84,13 @@ async def apply_summary(
     plan: Plan,
     summary: str,
     version: int,
-    usage: Usage | None,
 ) -> bool:
     """Write the summary, its snapshot and the session state at once.
 
-    Returns False when the summary was dropped for a newer one. ``usage``,
-    what the summary's calls cost, is not added again: each call's usage was
-    stored as the call returned (:func:`store_call_cost`), so the state
-    written here already holds it.
+    Returns False when the summary was dropped for a newer one. What the
+    summary's calls cost is not added: each call's usage was stored as the
+    call returned (:func:`store_call_cost`), so the state written here
+    already holds it.
 
     The write goes through :meth:`AgentSession.write_slot_config`, conditional
     on ``version``, the slot's config version the plan was made from: when
@@ -155,13 +152,11 @@ async def apply_summary(
         return True
 
 
-async def record_failure(
-    ctx: TurnContext, runtime: SessionRuntime, plan: Plan, spent: CostTracker
-) -> None:
+async def record_failure(ctx: TurnContext, runtime: SessionRuntime, plan: Plan) -> None:
     """Persist the failed attempt in one store write.
 
     The attempt is stored so the debounce window holds across a resume. What
-    its calls cost (``spent``) was stored as each call returned
+    its calls cost was stored as each call returned
     (:func:`store_call_cost`), so a resumed session counts the same tokens
     as this one.
 
@@ -190,4 +185,4 @@ async def record_failure(
     runtime.states[slot_id] = state
     data: dict[str, JsonValue] = {state_key(slot_id): state_to_json(state)}
     what = f"the failed summary attempt of turn {plan.turn_index}"
-    await store_spent(ctx, spent, what, data, runtime.lock)
+    await store_data(ctx, what, data, runtime.lock)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 
@@ -20,7 +19,6 @@ from agentcore_autosummary.applying import (
     apply_summary,
     context_tokens,
     record_failure,
-    store_spent,
 )
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.hooks import (
@@ -115,9 +113,8 @@ async def summarize(
     cancellation of the task running this) counts as a failed attempt like
     any other error. A cancellation of the task (the session closed with
     ``aclose(cancel_pending=True)``, or a turn cancelled while it summarizes
-    inline) propagates, and nothing of the summary is stored. What the
-    summary calls cost is stored with the summary, or with the session's
-    next write when the summary is not applied.
+    inline) propagates, and nothing of the summary is stored. What each
+    summary call cost was stored as the call returned, applied or not.
     """
     request = SummaryRequestInfo(
         slot_id=plan.slot.id,
@@ -151,7 +148,7 @@ async def summarize(
         made = await isolated(make_summary(attrs.evolve(ctx, cost=spent), config, plan))
         summary, plan, quality = made
         usage = spent.total("summary") if spent.breakdown() else None
-        applied = await apply_summary(ctx, config, runtime, plan, summary, version, usage)
+        applied = await apply_summary(ctx, config, runtime, plan, summary, version)
     except Exception as exc:
         logger.error(
             "summary failed (session=%s, slot=%s, turn=%d): %s: %s",
@@ -162,13 +159,8 @@ async def summarize(
             exc,
             exc_info=logger.isEnabledFor(logging.DEBUG),
         )
-        await record_failure(ctx, runtime, plan, spent)
+        await record_failure(ctx, runtime, plan)
         await summary_error(ctx, request, exc)
-        raise
-    except asyncio.CancelledError:
-        # The summary is abandoned, but its finished calls were paid for: store their cost
-        # (the write itself is out of the cancellation's reach), so a resume counts it too.
-        await store_spent(ctx, spent, "the cost of an abandoned summary")
         raise
     if not applied:
         if strict:
