@@ -73,6 +73,12 @@ async def isolated(work: Coroutine[Any, Any, T]) -> T:
     except asyncio.CancelledError:
         if not child.done():  # the current task is being cancelled
             child.cancel()
+            # Let the child finish what must finish (a store write it began completes
+            # before its cancel propagates), so the session agrees with its store by the
+            # time the caller sees the cancel.
+            await asyncio.wait([child])
+            if not child.cancelled():
+                child.exception()  # retrieved: the current task's cancellation wins
             raise
         if child.cancelled():
             raise SummaryFailedError("the summary call was cancelled") from None
