@@ -174,7 +174,9 @@ async def next_route(
             continue
         route: Route | None = None
         if name == "higher_cap":
-            if made.cut is not None and not made.cut.window_bound:
+            # A cap the user set (max_summary_tokens) is theirs: only a derived one is raised.
+            derived = config.max_summary_tokens is None
+            if derived and made.cut is not None and not made.cut.window_bound:
                 route = higher_cap(made.cut.max_tokens)
         elif name == "smaller_input":
             if full or (mapped and await half_point(ctx, config, plan) is not None):

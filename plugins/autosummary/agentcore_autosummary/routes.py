@@ -9,8 +9,8 @@ for again another way, within :data:`MAX_EXTRA_CALLS` more calls:
 verdict        routes, in order
 =============  ==============================================================
 ``truncated``  ``higher_cap`` (twice the cap it stopped at, as far as the
-               window allows; skipped when the window set that cap), then
-               ``smaller_input``
+               window allows; skipped when the window set that cap or the
+               user set ``max_summary_tokens``), then ``smaller_input``
 ``copy``       ``resummary``
 ``echo``       ``smaller_input``, then ``resummary``
 ``lost``       ``resummary``

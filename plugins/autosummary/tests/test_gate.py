@@ -104,7 +104,9 @@ class Summarizer:
         return self.bad(request) if self.bad_calls(number) else _good(request)
 
 
-async def _run(summarizer: Summarizer, turns: int = 16) -> tuple[AgentSession, Recorder]:
+async def _run(
+    summarizer: Summarizer, turns: int = 16, config: SummaryConfig = CONFIG
+) -> tuple[AgentSession, Recorder]:
     recorder = Recorder()
     bundle = (
         AgentBuilder()
@@ -112,7 +114,7 @@ async def _run(summarizer: Summarizer, turns: int = 16) -> tuple[AgentSession, R
         .store(InMemoryStore())
         .load_plugins(True)
         .plugin(recorder)
-        .summary_config(CONFIG)
+        .summary_config(config)
         .build()
     )
     session = AgentSession(AGENT, "gate", bundle, FocusedConfig())
@@ -167,6 +169,20 @@ async def test_a_refused_summary_is_retried_by_another_route_and_the_retry_appli
         assert FIRST in merge and "(the new messages)" in merge
     final = await session.get_conversation_summary()
     assert final is not None and "Later:" in final
+
+
+async def test_a_cap_the_user_set_is_never_raised() -> None:
+    """With ``max_summary_tokens`` given, a reply stopped at it is retried on less input."""
+    summarizer = Summarizer(_cut, lambda number: number == 2)
+    capped = attrs.evolve(CONFIG, max_summary_tokens=120)
+    _, recorder = await _run(summarizer, config=capped)
+    assert all(
+        request.max_tokens is not None and request.max_tokens <= 120
+        for request in summarizer.requests
+    )
+    second = recorder.applied[1]
+    assert second.quality is not None
+    assert (second.quality.route, second.quality.refused) == ("smaller_input", ("truncated",))
 
 
 @pytest.mark.parametrize(
