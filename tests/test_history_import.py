@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -50,6 +51,21 @@ OPENAI_HISTORY: list[dict[str, Any]] = [
 ]
 
 
+@pytest.fixture
+async def opened(store_engine: StoreEngine) -> AsyncIterator[Callable[[], MemoryStore]]:
+    """Opens stores on the test's engine and closes every one of them at the end."""
+    stores: list[MemoryStore] = []
+
+    def open_store() -> MemoryStore:
+        store = store_engine.open()
+        stores.append(store)
+        return store
+
+    yield open_store
+    for store in stores:
+        await store.close()
+
+
 def session(store: MemoryStore, provider: Any = None, **kwargs: Any) -> AgentSession:
     bundle = (
         AgentBuilder()
@@ -73,13 +89,15 @@ class CountingStore(InMemoryStore):
         await super().write(batch)
 
 
-async def test_an_imported_history_is_stored_counted_and_resumed(store_engine: StoreEngine) -> None:
+async def test_an_imported_history_is_stored_counted_and_resumed(
+    store_engine: StoreEngine, opened: Callable[[], MemoryStore]
+) -> None:
     history = from_openai(OPENAI_HISTORY)[1:]  # the agent carries the system prompt
-    chat = session(store_engine.open())
+    chat = session(opened())
     await chat.import_history(history)
     assert await chat.history() == history
     assert chat.turn_index == 0
-    resumed = session(store_engine.open() if store_engine.persistent else chat.bundle.store)
+    resumed = session(opened() if store_engine.persistent else chat.bundle.store)
     stored = await resumed.history()
     assert stored == history
     assert to_openai(stored) == OPENAI_HISTORY[1:]
@@ -88,9 +106,9 @@ async def test_an_imported_history_is_stored_counted_and_resumed(store_engine: S
     assert all(dict(token_counts(message)).get(key) for message in stored)
 
 
-async def test_turns_run_on_the_imported_history(store_engine: StoreEngine) -> None:
+async def test_turns_run_on_the_imported_history(opened: Callable[[], MemoryStore]) -> None:
     provider = MockProvider(responder=lambda request: "Still 5.")
-    chat = session(store_engine.open(), provider)
+    chat = session(opened(), provider)
     history = from_openai(OPENAI_HISTORY)[1:]
     await chat.import_history(history)
     reply = await chat.submit_turn("And 5 + 5?")
@@ -113,8 +131,8 @@ async def test_an_import_is_one_store_write() -> None:
     assert append.start == 0 and len(append.messages) == 50
 
 
-async def test_a_slot_with_messages_refuses_an_import(store_engine: StoreEngine) -> None:
-    chat = session(store_engine.open())
+async def test_a_slot_with_messages_refuses_an_import(opened: Callable[[], MemoryStore]) -> None:
+    chat = session(opened())
     await chat.submit_turn("hello")
     with pytest.raises(SessionError, match="already holds 2 messages: a history is imported"):
         await chat.import_history([Message.user("old")])
