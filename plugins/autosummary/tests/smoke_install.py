@@ -41,7 +41,9 @@ async def main() -> int:
     session = AgentSession(
         Agent("smoke", system_prompt="Be brief."), "smoke", bundle, FocusedConfig()
     )
-    await session.submit_turn("Hi there! This message crosses the tiny watermark.")
+    # Long enough that the summary (sent as a user message with an acknowledgement) is
+    # smaller than what it replaces.
+    await session.submit_turn("Hi there! " + "This message crosses the tiny watermark. " * 6)
     summary = await session.get_conversation_summary()
     context = [message.text for message in await session.load_messages()]
     print("summary:", summary)
