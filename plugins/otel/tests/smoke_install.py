@@ -57,9 +57,10 @@ async def main() -> int:
             f"session={attributes.get('gen_ai.conversation.id')}"
         )
     names = [span.name for span in spans]
-    assert names == ["invoke_agent smoke", "chat mock-model", "chat mock-model"], names
+    expected = ["invoke_agent smoke", "chat mock-model", "summarize default", "chat mock-model"]
+    assert names == expected, names
     purposes = [dict(span.attributes or {}).get("agentcore.request.purpose") for span in spans]
-    assert purposes == [None, "turn", "summary"], purposes
+    assert purposes == [None, "turn", None, "summary"], purposes
     return 0
 
 
