@@ -370,8 +370,10 @@ async def _forever(*args: Any) -> str:
     return "never"
 
 
-def _deadline_session(agent: Agent, provider: Any, **parts: Any) -> AgentSession:
-    builder = AgentBuilder().provider(provider).load_plugins(False).turn_timeout(0.05)
+def _deadline_session(
+    agent: Agent, provider: Any, *, seconds: float = 0.05, **parts: Any
+) -> AgentSession:
+    builder = AgentBuilder().provider(provider).load_plugins(False).turn_timeout(seconds)
     if "tools" in parts:
         builder.tool_registry(parts["tools"])
     for plugin in parts.get("plugins", ()):
@@ -438,12 +440,14 @@ async def test_turn_timeout_covers_a_streamed_turn(agent: Agent) -> None:
 
     provider = MockProvider(["unused"])
     provider.stream = drip  # type: ignore[method-assign,assignment]
-    session = _deadline_session(agent, provider)
+    # 1,000 events 10 ms apart take 10 s or more: a 2 s deadline ends the stream midway,
+    # and the first event comes well within it even on a loaded machine.
+    session = _deadline_session(agent, provider, seconds=2)
     seen = 0
     with pytest.raises(TurnTimeoutError):
         async for _ in session.submit_turn_stream("drip"):
             seen += 1
-    assert 0 < seen < 100
+    assert 0 < seen < 1000
     assert await session.history() == []
 
 
@@ -459,13 +463,13 @@ async def test_a_deadline_that_passes_while_the_caller_holds_an_event_ends_the_t
 
     provider = MockProvider(["unused"])
     provider.stream = drip  # type: ignore[method-assign,assignment]
-    session = _deadline_session(agent, provider)
+    session = _deadline_session(agent, provider, seconds=2)
     seen = 0
     with pytest.raises(TurnTimeoutError):
         async for _ in session.submit_turn_stream("drip"):
             seen += 1
             if seen == 1:
-                await asyncio.sleep(0.3)  # past the 0.05 s deadline, outside the turn's awaits
+                await asyncio.sleep(3)  # past the 2 s deadline, outside the turn's awaits
     assert 1 <= seen <= 2
     assert await session.history() == []
 
