@@ -69,6 +69,8 @@ class Price:
 
         ``cache_ttl="1h"`` prices cache writes at the 1-hour rate.
         """
+        if not isinstance(usage, Usage):
+            raise ConfigError(f"a price applies to a Usage, got {usage!r}")
         if cache_ttl not in ("5m", "1h"):
             raise ConfigError(f"cache_ttl must be '5m' or '1h', got {cache_ttl!r}")
         read = self.input if self.cached_input is None else self.cached_input
@@ -169,6 +171,8 @@ class PriceTable:
         version, as in ``claude-sonnet-4-5-20250929`` or
         ``gpt-4.1-mini-2025-04-14``) takes the longest such name.
         """
+        if not isinstance(model, str) or not model:
+            raise ConfigError(f"a model name must be a non-empty str, got {model!r}")
         name = model.split(":", 1)[1] if ":" in model else model
         if name in self._prices:
             return self._prices[name]

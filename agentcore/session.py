@@ -186,6 +186,8 @@ class AgentSession:
         model: when summaries go to another model, price them apart with
         ``prices.dollars(session.cost.total("summary"), that_model)``.
         """
+        if prices is not None and not isinstance(prices, PriceTable):
+            raise ConfigError(f"prices must be a PriceTable or None, got {prices!r}")
         table = PriceTable() if prices is None else prices
         model = self._agent.model or provider_model(self._bundle.provider)
         if model is None:

@@ -69,6 +69,10 @@ def test_bad_prices_are_refused(bad: object) -> None:
         PriceTable({"m": 3.0})  # type: ignore[dict-item]
     with pytest.raises(ConfigError, match="cache_ttl must be '5m' or '1h'"):
         Price(input=1, output=1).dollars(Usage(), cache_ttl="1d")
+    with pytest.raises(ConfigError, match="a price applies to a Usage, got 12"):
+        Price(input=1, output=1).dollars(12)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="a model name must be a non-empty str"):
+        PriceTable().price_for(None)  # type: ignore[arg-type]
 
 
 async def test_a_session_reports_its_dollars_next_to_its_tokens() -> None:
@@ -87,3 +91,5 @@ async def test_a_session_reports_its_dollars_next_to_its_tokens() -> None:
     unknown = AgentSession(Agent("b", model="smollm2"), "t", bundle)
     assert unknown.dollars() is None
     assert unknown.dollars(PriceTable({"smollm2": Price(input=0, output=0)})) == 0
+    with pytest.raises(ConfigError, match="prices must be a PriceTable or None"):
+        unknown.dollars({"smollm2": 0})  # type: ignore[arg-type]
