@@ -97,6 +97,15 @@ class ToolError(AgentCoreError):
     """A tool definition is invalid."""
 
 
+class ToolArgumentError(ToolError):
+    """A tool call's argument fits the schema but not the parameter's type (a bad date, say).
+
+    :meth:`agentcore.tools.ToolRegistry.call` answers it with an error result
+    naming the parameter; :meth:`agentcore.tools.Tool.convert_arguments`
+    raises it.
+    """
+
+
 class LlmErrorFields(TypedDict, total=False):
     """The details every :class:`LlmError` takes as keywords (each None when unknown)."""
 
