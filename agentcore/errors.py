@@ -106,6 +106,15 @@ class ToolArgumentError(ToolError):
     """
 
 
+class OutputError(AgentCoreError, ValueError):
+    """A model's reply does not match the output schema it was asked to follow.
+
+    Raised by :meth:`agentcore.output.OutputSpec.parse`; the message says what
+    did not match (text that is not JSON, a field the schema or the class
+    refuses).
+    """
+
+
 class LlmErrorFields(TypedDict, total=False):
     """The details every :class:`LlmError` takes as keywords (each None when unknown)."""
 

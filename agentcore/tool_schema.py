@@ -276,6 +276,23 @@ def _derive(annotation: Any) -> tuple[dict[str, Any], Convert]:
     raise _UnsupportedError(annotation)
 
 
+def schema_of(annotation: Any) -> tuple[dict[str, Any], Convert]:
+    """The JSON schema of ``annotation`` and the converter from a JSON value to it.
+
+    The types tool parameters take (see :data:`_SUPPORTED`); the converter
+    raises ``agentcore._tool_types.ArgumentValueError`` for a value that
+    fits the schema but not the type. Raises ValueError naming an
+    annotation that is not supported.
+    """
+    try:
+        return _derive(annotation)
+    except _UnsupportedError as exc:
+        detail = f" ({exc.reason})" if exc.reason else ""
+        raise ValueError(
+            f"unsupported annotation {_type_name(exc.annotation)}{detail}; supported: {_SUPPORTED}"
+        ) from None
+
+
 def _derive_union(members: tuple[Any, ...]) -> tuple[dict[str, Any], Convert]:
     derived = [_derive(member) for member in members]
     schema: dict[str, Any]
