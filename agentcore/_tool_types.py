@@ -10,6 +10,7 @@ classes are built with one cattrs converter, so nested types, defaults and
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import datetime
 import sys
@@ -200,14 +201,18 @@ def _strip_required(hint: Any) -> Any:
     return hint
 
 
-_ACTIVE: set[type[Any]] = set()
+_ACTIVE: contextvars.ContextVar[frozenset[type[Any]]] = contextvars.ContextVar(
+    "agentcore_tool_types_active", default=frozenset()
+)
+"""The classes whose schemas are being derived (a class met again refers to itself)."""
 _FACTORY: type[Any] = type(attrs.Factory(list))
 
 
 def _class(annotation: type[Any], derive: Derive) -> dict[str, Any]:
-    if annotation in _ACTIVE:
+    active = _ACTIVE.get()
+    if annotation in active:
         raise UnsupportedTypeError(annotation, "it refers to itself; give parameters= instead")
-    _ACTIVE.add(annotation)
+    token = _ACTIVE.set(active | {annotation})
     try:
         try:
             fields = _class_fields(annotation)
@@ -227,7 +232,7 @@ def _class(annotation: type[Any], derive: Derive) -> dict[str, Any]:
                     schema = {**schema, "default": value}
             properties[key] = schema
     finally:
-        _ACTIVE.discard(annotation)
+        _ACTIVE.reset(token)
     result: dict[str, Any] = {
         "type": "object",
         "title": annotation.__name__,

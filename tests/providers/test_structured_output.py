@@ -5,11 +5,13 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from agentcore import Agent, AgentBuilder, AgentSession, SqliteStore, ToolRegistry
 from agentcore.errors import BadRequestError
 from agentcore.llm import LlmRequest, ResponseComplete, StreamEvent, TextDelta, ToolSpec
 from agentcore.messages import Message, ReasoningBlock, TextBlock, ToolUseBlock
@@ -369,3 +371,50 @@ def test_schema_dicts_and_bad_outputs() -> None:
         OutputSpec.of(3)  # type: ignore[call-overload]
     with pytest.raises(ConfigError, match="must describe a JSON object"):
         OutputSpec.of(int)
+
+
+# -- through a session -------------------------------------------------------------
+
+
+async def test_a_session_on_anthropic_runs_tools_then_ends_with_the_output(
+    wire: Wire, tmp_path: Path
+) -> None:
+    registry = ToolRegistry()
+
+    @registry.tool
+    def lookup(city: str) -> str:
+        """Look a city up."""
+        return "-2 C"
+
+    thinking = {"type": "thinking", "thinking": "Look it up.", "signature": "S1"}
+    call = {"type": "tool_use", "id": "t1", "name": "lookup", "input": {"city": "Oslo"}}
+    answer = {"type": "tool_use", "id": "t2", "name": "Weather", "input": WEATHER_JSON}
+    wire.json(anthropic_reply([thinking, call], "tool_use"))
+    wire.json(anthropic_reply([answer], "tool_use"))
+    store = SqliteStore(tmp_path / "s.db")
+    bundle = (
+        AgentBuilder()
+        .provider(anthropic(wire))
+        .tool_registry(registry)
+        .store(store)
+        .output(Weather)
+        .load_plugins(False)
+        .build()
+    )
+    try:
+        session = AgentSession(Agent("w", system_prompt="Weather."), "s1", bundle)
+        reply = await session.submit_turn("Weather in Oslo?")
+        assert parse_output(reply, Weather) == Weather("Oslo", -2.0)
+        first, second = wire.bodies
+        assert first["tool_choice"] == second["tool_choice"] == {"type": "any"}
+        assert second["messages"][1]["content"][0] == thinking  # Sent back, signed.
+        reopened = AgentSession(Agent("w", system_prompt="Weather."), "s1", bundle)
+        history = await reopened.history()
+        assert [m.role for m in history] == ["user", "assistant", "tool", "assistant"]
+        assert history[1].content[0] == ReasoningBlock("Look it up.", signature="S1")
+        assert history[3].text == json.dumps(WEATHER_JSON)
+    finally:
+        await store.close()
+
+
+WEATHER_JSON = {"city": "Oslo", "celsius": -2}
