@@ -137,13 +137,19 @@ def argument_problem(value: object, schema: Mapping[str, Any], path: str) -> str
 def _array_problem(
     value: list[Any] | tuple[Any, ...], schema: Mapping[str, Any], path: str
 ) -> str | None:
-    low, high = schema.get("minItems"), schema.get("maxItems")
-    if (isinstance(low, int) and len(value) < low) or (isinstance(high, int) and len(value) > high):
-        count = (
-            f"exactly {low}"
-            if low == high
-            else f"{low or 0} to {high if high is not None else 'any number of'}"
-        )
+    low = schema.get("minItems")
+    high = schema.get("maxItems")
+    low = low if isinstance(low, int) else None
+    high = high if isinstance(high, int) else None
+    if (low is not None and len(value) < low) or (high is not None and len(value) > high):
+        if low == high:
+            count = f"exactly {low}"
+        elif high is None:
+            count = f"at least {low}"
+        elif low is None:
+            count = f"at most {high}"
+        else:
+            count = f"{low} to {high}"
         return f"{_where(path)} must have {count} items, got {len(value)}"
     prefix = schema.get("prefixItems")
     if isinstance(prefix, list):

@@ -306,3 +306,24 @@ async def test_pydantic_models_as_parameters() -> None:
     result = await run_call(registry, "register", bad)
     assert result.is_error
     assert "argument 'customer': address.zip_code: String should match pattern" in result.text
+
+
+async def test_explicit_schemas_with_item_counts_are_checked() -> None:
+    registry = ToolRegistry()
+    schema = {
+        "type": "object",
+        "properties": {
+            "few": {"type": "array", "maxItems": 2},
+            "many": {"type": "array", "minItems": 2},
+            "some": {"type": "array", "minItems": 1, "maxItems": 3},
+        },
+    }
+    registry.register(lambda **values: "ok", name="count", parameters=schema)
+    cases = {
+        "few": ([1, 2, 3], "argument 'few' must have at most 2 items, got 3"),
+        "many": ([1], "argument 'many' must have at least 2 items, got 1"),
+        "some": ([], "argument 'some' must have 1 to 3 items, got 0"),
+    }
+    for name, (value, expected) in cases.items():
+        result = await run_call(registry, "count", {name: value})
+        assert result.is_error and expected in result.text
