@@ -13,6 +13,8 @@ from __future__ import annotations
 import contextvars
 import dataclasses
 import datetime
+import enum
+import json
 import sys
 import typing
 from collections.abc import Callable
@@ -248,9 +250,6 @@ def _class(annotation: type[Any], derive: Derive) -> dict[str, Any]:
 
 def json_default(value: Any) -> tuple[bool, Any]:
     """``(True, value as JSON)`` when a default can appear in a schema, else ``(False, None)``."""
-    import enum
-    import json
-
     if isinstance(value, enum.Enum):
         value = value.value
     if isinstance(value, (datetime.date, datetime.time)):
