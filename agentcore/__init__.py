@@ -15,6 +15,7 @@ from agentcore.errors import (
     ContextWindowExceededError,
     CorruptDataError,
     LlmError,
+    OutputError,
     ReadonlySessionError,
     SessionError,
     StoreError,
@@ -38,9 +39,11 @@ from agentcore.messages import (
     FileBlock,
     ImageBlock,
     Message,
+    ReasoningBlock,
     TextBlock,
     ToolUseBlock,
 )
+from agentcore.output import OutputSpec, parse_output
 from agentcore.session import AgentSession, TurnStream
 from agentcore.session_memory import SessionMemory
 from agentcore.settings import PluginSetting
@@ -82,8 +85,11 @@ __all__ = [
     "MemoryStore",
     "Message",
     "ModelCallInfo",
+    "OutputError",
+    "OutputSpec",
     "PluginSetting",
     "ReadonlySessionError",
+    "ReasoningBlock",
     "ResponseComplete",
     "SessionError",
     "SessionMemory",
@@ -109,4 +115,5 @@ __all__ = [
     "Usage",
     "__version__",
     "hookimpl",
+    "parse_output",
 ]

@@ -340,6 +340,8 @@ class TurnRunner:
             on_overflow=on_overflow,
             tool_hooks=tool_call_hooks(self._pm, ctx),
             cache_key=self._session.session_id,
+            tool_choice=agent.tool_choice or bundle.config.tool_choice,
+            output=agent.output or bundle.config.output,
         )
 
     async def _check_pin_fits(self, slot: ContextSlot, user_message: Message) -> None:

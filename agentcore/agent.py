@@ -10,6 +10,7 @@ from attrs import field, frozen
 
 from agentcore.errors import ConfigError
 from agentcore.llm import check_temperature, stop_tuple
+from agentcore.output import OutputSpec, check_tool_choice
 from agentcore.tokens import TokenCounter
 
 
@@ -50,6 +51,14 @@ def _counter(instance: object, attribute: attrs.Attribute[Any], value: Any) -> N
         )
 
 
+def _output(value: Any) -> OutputSpec[Any] | None:
+    return None if value is None else OutputSpec.of(value)
+
+
+def _tool_choice(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    check_tool_choice(value, "Agent.tool_choice")
+
+
 @frozen
 class Agent:
     """An agent description.
@@ -62,6 +71,14 @@ class Agent:
     ``token_counter`` counts this agent's requests in budget decisions
     (default: :func:`agentcore.tokens.get_token_counter` for the model);
     give one built on your model's own tokenizer for exact counts.
+    ``output`` (a class, a JSON schema dict or an
+    :class:`~agentcore.output.OutputSpec`) makes every turn's final reply
+    JSON of that schema (parse it with ``agent.output.parse(reply)``);
+    ``tool_choice`` (``"auto"``, ``"none"``, ``"required"`` or a tool's
+    name) goes on each turn's first model call (see
+    :class:`~agentcore.cycle.LlmCycle`). Both default to the bundle's
+    (:meth:`~agentcore.AgentBuilder.output`,
+    :meth:`~agentcore.AgentBuilder.tool_choice`).
     Invalid values raise :class:`~agentcore.errors.ConfigError`.
     """
 
@@ -74,3 +91,5 @@ class Agent:
     token_counter: TokenCounter | None = field(
         default=None, kw_only=True, eq=False, validator=_counter
     )
+    output: OutputSpec[Any] | None = field(default=None, kw_only=True, converter=_output)
+    tool_choice: str | None = field(default=None, kw_only=True, validator=_tool_choice)

@@ -11,6 +11,7 @@ from attrs import field, frozen
 from agentcore._cancel import check_timeout
 from agentcore.errors import ConfigError
 from agentcore.llm import LlmProvider, is_llm_provider
+from agentcore.output import OutputSpec, check_tool_choice
 from agentcore.plugins import create_plugin_manager
 from agentcore.settings import PluginSetting, install_hint
 from agentcore.stash import Stash
@@ -46,6 +47,10 @@ class AgentConfig:
     max_tool_rounds: int = 8
     turn_timeout: float | None = field(default=DEFAULT_TURN_TIMEOUT, converter=_turn_timeout)
     session_lease: bool = False
+    output: OutputSpec[Any] | None = None
+    """The output schema of every turn whose agent names none."""
+    tool_choice: str | None = None
+    """The tool choice of every turn whose agent names none."""
 
     def get(self, name: str, default: Any = None) -> Any:
         """The plugin setting ``name``, or ``default``."""
@@ -86,6 +91,8 @@ class AgentBuilder:
         self._max_tool_rounds = 8
         self._turn_timeout: float | None = DEFAULT_TURN_TIMEOUT
         self._session_lease = False
+        self._output: OutputSpec[Any] | None = None
+        self._tool_choice: str | None = None
 
     def provider(self, provider: LlmProvider) -> AgentBuilder:
         """Use ``provider`` for every model call."""
@@ -161,6 +168,27 @@ class AgentBuilder:
         self._session_lease = enabled
         return self
 
+    def output(self, output: Any) -> AgentBuilder:
+        """Ask every turn for a final reply that is JSON of ``output``'s schema.
+
+        ``output`` is a class (dataclass, attrs class, TypedDict, pydantic
+        model), a JSON schema dict or an :class:`~agentcore.output.OutputSpec`;
+        None turns it off. An agent's own ``output`` wins. Build the class
+        from a reply with :func:`agentcore.output.parse_output`.
+        """
+        self._output = None if output is None else OutputSpec.of(output)
+        return self
+
+    def tool_choice(self, choice: str | None) -> AgentBuilder:
+        """Send ``choice`` (``"auto"``, ``"none"``, ``"required"`` or a tool's name) on turns.
+
+        It goes on each turn's first model call (see
+        :class:`~agentcore.cycle.LlmCycle`); an agent's own ``tool_choice``
+        wins; None leaves the provider's default.
+        """
+        self._tool_choice = check_tool_choice(choice)
+        return self
+
     def setting(self, name: str, value: Any) -> AgentBuilder:
         """Give the plugin setting ``name``; the owning plugin validates it at build."""
         if not isinstance(name, str) or not name:
@@ -185,6 +213,10 @@ class AgentBuilder:
         """
         if self._provider is None:
             raise ConfigError("AgentBuilder needs a provider: call .provider(...) before .build()")
+        choice = self._tool_choice
+        if choice not in (None, "auto", "none", "required") and choice not in (self._tools or ()):
+            known = ", ".join(tool.name for tool in self._tools.tools) if self._tools else "none"
+            raise ConfigError(f"tool_choice names the tool {choice!r}; registered: {known}")
         pm = create_plugin_manager(load_entrypoints=self._load_plugins, plugins=self._plugins)
         declared = _declared_settings(pm)
         settings: dict[str, Any] = {}
@@ -207,6 +239,8 @@ class AgentBuilder:
                 max_tool_rounds=self._max_tool_rounds,
                 turn_timeout=self._turn_timeout,
                 session_lease=self._session_lease,
+                output=self._output,
+                tool_choice=self._tool_choice,
             ),
             tools=self._tools,
         )

@@ -35,6 +35,7 @@ from agentcore.llm import (
     stop_tuple,
 )
 from agentcore.messages import Message, ToolUseBlock
+from agentcore.output import OutputSpec, check_tool_choice
 from agentcore.tools import ToolCallHooks, ToolRegistry
 from agentcore.usage import Usage
 
@@ -117,6 +118,14 @@ def _stop(value: Any) -> tuple[str, ...]:
         return stop_tuple(value)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
+
+
+def _output(value: Any) -> OutputSpec[Any] | None:
+    return None if value is None else OutputSpec.of(value)
+
+
+def _check_tool_choice(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    check_tool_choice(value)
 
 
 def _check_purpose(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
@@ -211,7 +220,13 @@ class LlmCycle:
     :class:`~agentcore.errors.ContextWindowExceededError` from the provider
     (raised before any reply event) with the messages of exactly one retry of
     that call; a second refusal propagates. ``tool_hooks``, when given, are
-    awaited around every tool call (see :meth:`ToolRegistry.call`). Invalid
+    awaited around every tool call (see :meth:`ToolRegistry.call`).
+    ``tool_choice`` (see :attr:`LlmRequest.tool_choice`) goes on the first
+    provider call; ``"required"`` and a tool's name then give way to the
+    provider's default (``"auto"``), so the tool loop can end, while
+    ``"none"`` and ``"auto"`` stay on every call. ``output`` (an
+    :class:`~agentcore.output.OutputSpec`, a class or a JSON schema dict)
+    goes on every call: the final reply is JSON of its schema. Invalid
     settings raise :class:`~agentcore.errors.ConfigError`.
     """
 
@@ -226,9 +241,20 @@ class LlmCycle:
     tool_hooks: ToolCallHooks | None = field(default=None, kw_only=True)
     on_overflow: OverflowCall | None = field(default=None, kw_only=True)
     cache_key: str | None = field(default=None, kw_only=True, validator=_check_cache_key)
+    tool_choice: str | None = field(default=None, kw_only=True, validator=_check_tool_choice)
+    output: OutputSpec[Any] | None = field(default=None, kw_only=True, converter=_output)
 
-    def request(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> LlmRequest:
-        """Return the request this cycle sends for ``messages`` and ``tools``."""
+    def request(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *, first: bool = True
+    ) -> LlmRequest:
+        """Return the request this cycle sends for ``messages`` and ``tools``.
+
+        ``first`` tells the cycle's first provider call from the later
+        ones of its tool loop (see :attr:`tool_choice`).
+        """
+        choice = self.tool_choice
+        if not first and choice not in (None, "auto", "none"):
+            choice = None
         return LlmRequest(
             messages,
             tools,
@@ -238,19 +264,22 @@ class LlmCycle:
             temperature=self.temperature,
             stop=self.stop,
             cache_key=self.cache_key,
+            tool_choice=choice,
+            output=self.output,
         )
 
     async def _complete(
         self, history: Sequence[Message], tools: Sequence[ToolSpec], added: Sequence[Message]
     ) -> LlmResponse:
         """One provider call, retried once through ``on_overflow`` when it overflows."""
+        first = not added
         try:
-            return await self.provider.complete(self.request(history, tools))
+            return await self.provider.complete(self.request(history, tools, first=first))
         except ContextWindowExceededError as exc:
             if self.on_overflow is None:
                 raise
             retry = await self.on_overflow(exc, tuple(added))
-        return await self.provider.complete(self.request(retry, tools))
+        return await self.provider.complete(self.request(retry, tools, first=first))
 
     async def submit_messages(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()
@@ -450,9 +479,9 @@ async def _provider_events_retried(
     Only a refusal before the first event is retried: after that, the reply
     has started and the error propagates.
     """
-    started = False
+    started, first = False, not added
     try:
-        async with contextlib.aclosing(_provider_events(cycle, history, specs)) as events:
+        async with contextlib.aclosing(_provider_events(cycle, history, specs, first)) as events:
             async for event in events:
                 started = True
                 yield event
@@ -461,16 +490,16 @@ async def _provider_events_retried(
         if started or cycle.on_overflow is None:
             raise
         retry = await cycle.on_overflow(exc, tuple(added))
-    async with contextlib.aclosing(_provider_events(cycle, retry, specs)) as events:
+    async with contextlib.aclosing(_provider_events(cycle, retry, specs, first)) as events:
         async for event in events:
             yield event
 
 
 async def _provider_events(
-    cycle: LlmCycle, history: Sequence[Message], specs: Sequence[ToolSpec]
+    cycle: LlmCycle, history: Sequence[Message], specs: Sequence[ToolSpec], first: bool
 ) -> AsyncGenerator[StreamEvent, None]:
     """Yield the events of one provider stream, closing it when done."""
-    stream = cycle.provider.stream(cycle.request(history, specs))
+    stream = cycle.provider.stream(cycle.request(history, specs, first=first))
     try:
         async for event in stream:
             yield event

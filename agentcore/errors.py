@@ -97,6 +97,24 @@ class ToolError(AgentCoreError):
     """A tool definition is invalid."""
 
 
+class ToolArgumentError(ToolError):
+    """A tool call's argument fits the schema but not the parameter's type (a bad date, say).
+
+    :meth:`agentcore.tools.ToolRegistry.call` answers it with an error result
+    naming the parameter; :meth:`agentcore.tools.Tool.convert_arguments`
+    raises it.
+    """
+
+
+class OutputError(AgentCoreError, ValueError):
+    """A model's reply does not match the output schema it was asked to follow.
+
+    Raised by :meth:`agentcore.output.OutputSpec.parse`; the message says what
+    did not match (text that is not JSON, a field the schema or the class
+    refuses).
+    """
+
+
 class LlmErrorFields(TypedDict, total=False):
     """The details every :class:`LlmError` takes as keywords (each None when unknown)."""
 

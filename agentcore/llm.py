@@ -10,6 +10,7 @@ import attrs
 from attrs import field, frozen
 
 from agentcore.messages import Message, ToolUseBlock
+from agentcore.output import OutputSpec, check_tool_choice
 from agentcore.usage import Usage
 
 
@@ -76,6 +77,15 @@ def _temperature(instance: object, attribute: attrs.Attribute[Any], value: Any) 
     check_temperature(attribute.name, value)
 
 
+def _tool_choice(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    check_tool_choice(value, attribute.name)
+
+
+def _output(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and not isinstance(value, OutputSpec):
+        raise TypeError(f"output must be an OutputSpec or None (OutputSpec.of(...)), got {value!r}")
+
+
 def _message_tuple(messages: Iterable[Message]) -> tuple[Message, ...]:
     return tuple(messages)
 
@@ -95,6 +105,11 @@ class LlmRequest:
     only when set. ``cache_key`` names the conversation the request belongs
     to (a session id, say), so a provider can route its requests to the
     same prompt cache (OpenAI's ``prompt_cache_key``); None when unknown.
+    ``tool_choice`` (``"auto"``, ``"none"``, ``"required"`` or a tool's name;
+    None: the provider's default, which is ``"auto"``) says whether the model
+    may, must or must not call ``tools``; it is sent only with tools.
+    ``output`` asks for a reply that is JSON of its schema (see
+    :mod:`agentcore.output`).
     """
 
     messages: Sequence[Message] = field(converter=_message_tuple)
@@ -105,6 +120,8 @@ class LlmRequest:
     temperature: float | None = field(default=None, validator=_temperature)
     stop: Sequence[str] = field(default=(), converter=stop_tuple)
     cache_key: str | None = field(default=None, validator=_text_or_none)
+    tool_choice: str | None = field(default=None, kw_only=True, validator=_tool_choice)
+    output: OutputSpec[Any] | None = field(default=None, kw_only=True, validator=_output)
 
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "other"]

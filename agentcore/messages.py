@@ -94,7 +94,30 @@ class FileBlock:
         return "file"
 
 
-ContentBlock = TextBlock | ToolUseBlock | ImageBlock | AudioBlock | FileBlock
+@frozen
+class ReasoningBlock:
+    """The model's reasoning before its answer, as the provider's wire carries it.
+
+    ``text`` is the reasoning (OpenAI-compatible servers' ``reasoning_content``,
+    Anthropic's ``thinking``). ``signature`` is Anthropic's signature of a
+    thinking block and ``data`` the encrypted content of a redacted one
+    (``text`` then empty); the Anthropic provider sends such blocks back, as
+    its API wants them in a tool loop, and leaves out blocks with neither.
+    The OpenAI-compatible provider never sends reasoning back. Not part of
+    :attr:`Message.text`.
+    """
+
+    text: str = field(default="", validator=attrs.validators.instance_of(str))
+    signature: str | None = None
+    data: str | None = None
+
+    @property
+    def kind(self) -> str:
+        """The block's kind as it appears in stored JSON: ``"reasoning"``."""
+        return "reasoning"
+
+
+ContentBlock = TextBlock | ToolUseBlock | ImageBlock | AudioBlock | FileBlock | ReasoningBlock
 """Any block a message's content may hold."""
 
 BLOCK_TYPES: tuple[type[ContentBlock], ...] = (
@@ -103,6 +126,7 @@ BLOCK_TYPES: tuple[type[ContentBlock], ...] = (
     ImageBlock,
     AudioBlock,
     FileBlock,
+    ReasoningBlock,
 )
 
 
@@ -182,6 +206,11 @@ class Message:
     def text(self) -> str:
         """The text blocks of the message joined together."""
         return "".join(block.text for block in self.content if isinstance(block, TextBlock))
+
+    @property
+    def reasoning(self) -> str:
+        """The text of the message's reasoning blocks joined together (``""`` when none)."""
+        return "".join(block.text for block in self.content if isinstance(block, ReasoningBlock))
 
     @property
     def tool_calls(self) -> tuple[ToolUseBlock, ...]:

@@ -16,6 +16,7 @@ from agentcore.messages import (
     FileBlock,
     ImageBlock,
     Message,
+    ReasoningBlock,
     TextBlock,
     ToolUseBlock,
 )
@@ -28,6 +29,7 @@ _BLOCK_TAGS: dict[type[Any], str] = {
     ImageBlock: "image",
     AudioBlock: "audio",
     FileBlock: "file",
+    ReasoningBlock: "reasoning",
 }
 
 converter = make_converter(omit_if_default=True, forbid_extra_keys=True)

@@ -12,6 +12,8 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, Union, get_args, get_origin
 
+from agentcore._tool_types import UnsupportedTypeError as _UnsupportedError
+from agentcore._tool_types import derive_structured, is_structured, json_default
 from agentcore.errors import ToolError
 
 Convert = Callable[[Any], Any]
@@ -19,8 +21,9 @@ Convert = Callable[[Any], Any]
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 _SUPPORTED = (
-    "str, int, float, bool, None, list[X], dict[str, X], Literal[...], "
-    "Enum subclasses and unions of these"
+    "str, int, float, bool, None, list[X], dict[str, X], tuple[X, ...], Literal[...], "
+    "Enum subclasses, datetime.date, datetime.datetime, datetime.time, dataclasses, "
+    "attrs classes, TypedDicts, pydantic models and unions of these"
 )
 
 # --------------------------------------------------------------------------
@@ -89,14 +92,26 @@ def argument_problem(value: object, schema: Mapping[str, Any], path: str) -> str
     """Why ``value`` does not fit ``schema``'s basic rules, or None when it does.
 
     Checked: ``type``, ``enum``, ``const``, ``anyOf``/``oneOf``, and for
-    objects and arrays ``properties``, ``required``, ``additionalProperties``
-    and ``items``. Other keywords are not enforced.
+    objects and arrays ``properties``, ``required``, ``additionalProperties``,
+    ``items``, ``prefixItems``, ``minItems`` and ``maxItems``. Other keywords
+    (``format``, ``pattern``...) are not enforced here; a tool's converters
+    check dates and pydantic's constraints.
     """
     for key in ("anyOf", "oneOf"):
         options = schema.get(key)
         if isinstance(options, list) and options:
             schemas = [option for option in options if isinstance(option, Mapping)]
-            if schemas and all(argument_problem(value, option, path) for option in schemas):
+            problems = [argument_problem(value, option, path) for option in schemas]
+            if schemas and all(problems):
+                # One option of the value's own JSON type (an object for Point | None): its
+                # problem says more than "none matches".
+                same_kind = [
+                    problem
+                    for option, problem in zip(schemas, problems, strict=True)
+                    if isinstance(option.get("type"), str) and _has_type(value, option["type"])
+                ]
+                if len(same_kind) == 1:
+                    return same_kind[0]
                 return (
                     f"{_where(path)} matches none of the allowed types, got {describe_value(value)}"
                 )
@@ -114,9 +129,39 @@ def argument_problem(value: object, schema: Mapping[str, Any], path: str) -> str
         return f"{_where(path)} must be one of {choices}, got {describe_value(value)}"
     if isinstance(value, Mapping):
         return _object_problem(value, schema, path)
+    if isinstance(value, (list, tuple)):
+        return _array_problem(value, schema, path)
+    return None
+
+
+def _array_problem(
+    value: list[Any] | tuple[Any, ...], schema: Mapping[str, Any], path: str
+) -> str | None:
+    low = schema.get("minItems")
+    high = schema.get("maxItems")
+    low = low if isinstance(low, int) else None
+    high = high if isinstance(high, int) else None
+    if (low is not None and len(value) < low) or (high is not None and len(value) > high):
+        if low == high:
+            count = f"exactly {low}"
+        elif high is None:
+            count = f"at least {low}"
+        elif low is None:
+            count = f"at most {high}"
+        else:
+            count = f"{low} to {high}"
+        return f"{_where(path)} must have {count} items, got {len(value)}"
+    prefix = schema.get("prefixItems")
+    if isinstance(prefix, list):
+        for index, (item, item_schema) in enumerate(zip(value, prefix, strict=False)):
+            if isinstance(item_schema, Mapping):
+                problem = argument_problem(item, item_schema, f"{path}[{index}]")
+                if problem:
+                    return problem
     items = schema.get("items")
-    if isinstance(value, (list, tuple)) and isinstance(items, Mapping):
-        for index, item in enumerate(value):
+    if isinstance(items, Mapping):
+        start = len(prefix) if isinstance(prefix, list) else 0
+        for index, item in enumerate(value[start:], start):
             problem = argument_problem(item, items, f"{path}[{index}]")
             if problem:
                 return problem
@@ -154,13 +199,6 @@ def _join(path: str, key: str) -> str:
 
 # --------------------------------------------------------------------------
 # Schema derivation from type hints
-
-
-class _UnsupportedError(Exception):
-    def __init__(self, annotation: object, reason: str = "") -> None:
-        super().__init__(reason)
-        self.annotation = annotation
-        self.reason = reason
 
 
 def identity(value: Any) -> Any:
@@ -239,7 +277,26 @@ def _derive(annotation: Any) -> tuple[dict[str, Any], Convert]:
         }
     if origin is Union or origin is types.UnionType:
         return _derive_union(get_args(annotation))
+    if is_structured(annotation):
+        return derive_structured(annotation, _derive)
     raise _UnsupportedError(annotation)
+
+
+def schema_of(annotation: Any) -> tuple[dict[str, Any], Convert]:
+    """The JSON schema of ``annotation`` and the converter from a JSON value to it.
+
+    The types tool parameters take (see :data:`_SUPPORTED`); the converter
+    raises ``agentcore._tool_types.ArgumentValueError`` for a value that
+    fits the schema but not the type. Raises ValueError naming an
+    annotation that is not supported.
+    """
+    try:
+        return _derive(annotation)
+    except _UnsupportedError as exc:
+        detail = f" ({exc.reason})" if exc.reason else ""
+        raise ValueError(
+            f"unsupported annotation {_type_name(exc.annotation)}{detail}; supported: {_SUPPORTED}"
+        ) from None
 
 
 def _derive_union(members: tuple[Any, ...]) -> tuple[dict[str, Any], Convert]:
@@ -346,16 +403,6 @@ def is_async(func: Callable[..., Any]) -> bool:
     return inspect.iscoroutinefunction(type(func).__call__)
 
 
-def _json_default(value: Any) -> tuple[bool, Any]:
-    if isinstance(value, enum.Enum):
-        value = value.value
-    try:
-        json.dumps(value)
-    except (TypeError, ValueError):
-        return False, None
-    return True, value
-
-
 def check_explicit_schema(
     name: str, func: Callable[..., Any], parameters: object, signature: inspect.Signature | None
 ) -> dict[str, Any]:
@@ -436,7 +483,7 @@ def derive_parameters(
         if param.default is param.empty:
             required.append(param.name)
         else:
-            serializable, default = _json_default(param.default)
+            serializable, default = json_default(param.default)
             if serializable:
                 schema["default"] = default
         properties[param.name] = schema

@@ -21,8 +21,9 @@ from typing import Any, TypeVar, overload
 import attrs
 from attrs import field, frozen
 
+from agentcore._tool_types import ArgumentValueError
 from agentcore.calls import ToolCallInfo
-from agentcore.errors import ConfigError, ToolError
+from agentcore.errors import ConfigError, ToolArgumentError, ToolError
 from agentcore.llm import ToolSpec
 from agentcore.messages import Message, ToolUseBlock
 from agentcore.tool_schema import (
@@ -131,17 +132,35 @@ class Tool:
             return f"the arguments must be a JSON object, got {describe_value(arguments)}"
         return argument_problem(arguments, self.parameters, "")
 
+    def convert_arguments(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """``arguments`` (JSON values) converted to the annotated types.
+
+        Enum members, floats, tuples, dates and datetimes (ISO 8601 strings),
+        dataclasses, attrs classes, TypedDicts and pydantic models. Call
+        :meth:`check_arguments` first. Raises
+        :class:`~agentcore.errors.ToolArgumentError` naming the parameter
+        when a value fits the schema but not its type (``"2026-02-30"`` for a
+        date, say).
+        """
+        kwargs: dict[str, Any] = {}
+        for key, value in arguments.items():
+            try:
+                kwargs[key] = self._converters.get(key, identity)(value)
+            except ArgumentValueError as exc:
+                raise ToolArgumentError(f"argument {key!r}: {exc}") from None
+        return kwargs
+
     async def invoke(self, arguments: Mapping[str, Any]) -> Any:
         """Call the function with ``arguments`` and return what it returns.
 
-        Arguments are converted to the annotated types first (enum members,
-        floats). A synchronous function runs in a worker thread so it does
-        not block the event loop. Exceptions propagate; call
-        :meth:`check_arguments` first.
+        Arguments are converted to the annotated types first (see
+        :meth:`convert_arguments`). A synchronous function runs in a worker
+        thread so it does not block the event loop. Exceptions propagate;
+        call :meth:`check_arguments` first.
         """
-        kwargs = {
-            key: self._converters.get(key, identity)(value) for key, value in arguments.items()
-        }
+        return await self._call(self.convert_arguments(arguments))
+
+    async def _call(self, kwargs: Mapping[str, Any]) -> Any:
         if is_async(self.function):
             result = await self.function(**kwargs)
         else:
@@ -327,10 +346,15 @@ class ToolRegistry:
             known = ", ".join(self._tools) or "none"
             return _error(call, f"unknown tool {call.name!r}; available tools: {known}"), None
         problem = tool.check_arguments(call.arguments)
+        if problem is None:
+            try:
+                kwargs = tool.convert_arguments(call.arguments)
+            except ToolArgumentError as exc:
+                problem = str(exc)
         if problem is not None:
             return _error(call, f"invalid arguments for tool {call.name!r}: {problem}"), None
         try:
-            result = await self._invoke(tool, call.arguments)
+            result = await self._invoke(tool, kwargs)
         except _TimedOutError:
             text = f"tool {call.name!r} did not finish within {self.timeout:g} seconds"
             return _error(call, text), TimeoutError(text)
@@ -362,10 +386,10 @@ class ToolRegistry:
             return list(await asyncio.gather(*(self.call(call, hooks=hooks) for call in pending)))
         return [await self.call(call, hooks=hooks) for call in pending]
 
-    async def _invoke(self, tool: Tool, arguments: Mapping[str, Any]) -> Any:
+    async def _invoke(self, tool: Tool, kwargs: Mapping[str, Any]) -> Any:
         if self.timeout is None:
-            return await tool.invoke(arguments)
-        task = asyncio.ensure_future(tool.invoke(arguments))
+            return await tool._call(kwargs)
+        task = asyncio.ensure_future(tool._call(kwargs))
         try:
             done, _ = await asyncio.wait({task}, timeout=self.timeout)
         finally:

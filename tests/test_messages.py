@@ -4,7 +4,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentcore import AudioBlock, FileBlock, ImageBlock, Message, TextBlock, ToolUseBlock
+from agentcore import (
+    AudioBlock,
+    FileBlock,
+    ImageBlock,
+    Message,
+    ReasoningBlock,
+    TextBlock,
+    ToolUseBlock,
+)
 from agentcore.serialization import message_from_json, message_to_json
 
 json_scalars = st.one_of(
@@ -29,6 +37,9 @@ blocks = st.one_of(
     st.builds(
         FileBlock, st.text(min_size=1), data=st.none() | st.text(), url=st.none() | st.text()
     ),
+    st.builds(
+        ReasoningBlock, st.text(), signature=st.none() | st.text(), data=st.none() | st.text()
+    ),
 )
 messages = st.one_of(
     st.builds(
@@ -41,6 +52,15 @@ messages = st.one_of(
 @given(messages)
 def test_json_round_trip_is_lossless(message: Message) -> None:
     assert message_from_json(message_to_json(message)) == message
+
+
+def test_reasoning_is_kept_apart_from_the_text() -> None:
+    reply = Message(
+        "assistant", [ReasoningBlock("think "), ReasoningBlock("more"), TextBlock("hi")]
+    )
+    assert (reply.text, reply.reasoning) == ("hi", "think more")
+    assert message_from_json(message_to_json(reply)) == reply
+    assert '"type":"reasoning"' in message_to_json(reply).replace(" ", "")
 
 
 def test_constructors_and_text() -> None:

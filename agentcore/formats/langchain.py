@@ -29,6 +29,7 @@ from agentcore.messages import (
     FileBlock,
     ImageBlock,
     Message,
+    ReasoningBlock,
     TextBlock,
     ToolUseBlock,
 )
@@ -109,6 +110,8 @@ def _encode_block(block: ContentBlock) -> dict[str, Any]:
         return encoded
     if isinstance(block, AudioBlock):
         return {"type": "audio", "base64": block.data, "mime_type": block.media_type}
+    if isinstance(block, ReasoningBlock):
+        raise ConfigError("reasoning belongs in an assistant message")
     raise ConfigError(f"a tool call ({block.name!r}) belongs in an assistant message")
 
 

@@ -17,8 +17,12 @@ left out or changed. Images
 become ``image`` blocks, files ``document`` blocks (``text/*`` data as a
 plain-text source). Audio is refused: the API takes none.
 
-Replies: ``text`` and ``tool_use`` blocks (others, such as ``thinking``, are
-skipped), ``stop_reason`` and ``usage``. Anthropic counts cached prompt
+Replies: ``text`` and ``tool_use`` blocks, ``thinking`` and
+``redacted_thinking`` blocks as reasoning (sent back with their signature;
+reasoning without one is left out of requests), ``stop_reason`` and
+``usage``; streamed replies are assembled by
+:mod:`agentcore.providers._anthropic_stream`. The tool choice and the
+output schema are encoded by :mod:`agentcore.providers._choice`. Anthropic counts cached prompt
 tokens apart from ``input_tokens``, so :class:`~agentcore.usage.Usage` gets
 ``input_tokens + cache_creation_input_tokens + cache_read_input_tokens`` as
 its input, ``cache_read_input_tokens`` as its cached part and
@@ -33,43 +37,30 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from attrs import define, field
-
-from agentcore.errors import BadRequestError, LlmError, MalformedResponseError
-from agentcore.llm import (
-    LlmRequest,
-    LlmResponse,
-    ResponseComplete,
-    StopReason,
-    StreamEvent,
-    TextDelta,
-    ToolCallDelta,
-    ToolSpec,
-)
+from agentcore.errors import BadRequestError
+from agentcore.llm import LlmRequest, LlmResponse, StopReason, ToolSpec
 from agentcore.messages import (
     AudioBlock,
     ContentBlock,
     FileBlock,
     ImageBlock,
     Message,
+    ReasoningBlock,
     TextBlock,
     ToolUseBlock,
 )
-from agentcore.providers._http import ApiClient
+from agentcore.providers._choice import anthropic_fields
 from agentcore.providers._order import pair_tool_results
-from agentcore.providers._sse import SseEvent
-from agentcore.providers._text import TextJoiner, valid_json, valid_text
 from agentcore.providers._wire import (
     expect_dict,
     expect_list,
     expect_str,
     optional_str,
     token_count,
-    tool_arguments,
 )
 from agentcore.usage import Usage
 
-_STOP_REASONS: Mapping[str, StopReason] = {
+STOP_REASONS: Mapping[str, StopReason] = {
     "end_turn": "end_turn",
     "stop_sequence": "end_turn",
     "tool_use": "tool_use",
@@ -108,8 +99,10 @@ def encode_request(
         body["system"] = systems[0]
     elif systems:
         body["system"] = [{"type": "text", "text": text} for text in systems]
-    if request.tools:
-        body["tools"] = [encode_tool(tool) for tool in request.tools]
+    tools = [encode_tool(tool) for tool in request.tools]
+    body.update(anthropic_fields(request, tools))
+    if tools:
+        body["tools"] = tools
     if request.temperature is not None:
         body["temperature"] = min(request.temperature, 1.0)
     if request.stop:
@@ -248,7 +241,13 @@ def _encode_blocks(message: Message) -> list[dict[str, Any]]:
         _encode_block(block, where, tool_calls=message.role == "assistant")
         for block in message.content
         if not (isinstance(block, TextBlock) and not block.text.strip())
+        and not (isinstance(block, ReasoningBlock) and _unsendable(block, message))
     ]
+
+
+def _unsendable(block: ReasoningBlock, message: Message) -> bool:
+    """Reasoning the API would refuse: unsigned (another provider's), or not the assistant's."""
+    return message.role != "assistant" or (block.signature is None and block.data is None)
 
 
 def _encode_block(block: ContentBlock, where: str, *, tool_calls: bool = False) -> dict[str, Any]:
@@ -274,6 +273,10 @@ def _encode_block(block: ContentBlock, where: str, *, tool_calls: bool = False) 
         }
     if isinstance(block, FileBlock):
         return {"type": "document", "title": block.name, "source": _document_source(block)}
+    if isinstance(block, ReasoningBlock):
+        if block.data is not None:
+            return {"type": "redacted_thinking", "data": block.data}
+        return {"type": "thinking", "thinking": block.text, "signature": block.signature}
     if isinstance(block, AudioBlock):
         raise BadRequestError(
             f"the Anthropic Messages API takes no audio ({block.media_type} in {where})"
@@ -298,12 +301,19 @@ def _document_source(block: FileBlock) -> dict[str, Any]:
     return {"type": "base64", "media_type": block.media_type, "data": block.data}
 
 
-def decode_response(data: Any, *, requested_model: str) -> LlmResponse:
-    """The reply in a ``message`` object."""
+def decode_response(
+    data: Any, *, requested_model: str, output_tool: str | None = None
+) -> LlmResponse:
+    """The reply in a ``message`` object.
+
+    ``thinking`` and ``redacted_thinking`` blocks become
+    :class:`~agentcore.messages.ReasoningBlock` blocks; a call of
+    ``output_tool`` (the output schema's tool) becomes the text of its input.
+    """
     body = expect_dict(data, "the response")
     blocks: list[ContentBlock] = []
     for position, raw in enumerate(expect_list(body.get("content"), "the response's content")):
-        decoded = decode_reply_block(raw, f"content[{position}]")
+        decoded = decode_content_block(raw, f"content[{position}]", output_tool)
         if decoded is not None and not (isinstance(decoded, TextBlock) and not decoded.text):
             blocks.append(decoded)
     stop = optional_str(body.get("stop_reason"), "stop_reason")
@@ -311,9 +321,42 @@ def decode_response(data: Any, *, requested_model: str) -> LlmResponse:
     return LlmResponse(
         message=Message("assistant", blocks),
         usage=decode_usage(body.get("usage")),
-        stop_reason=_STOP_REASONS.get(stop or "end_turn", "other"),
+        stop_reason=reply_stop_reason(stop, blocks, output_tool),
         model=model if isinstance(model, str) and model else requested_model,
     )
+
+
+def reply_stop_reason(
+    stop: str | None, blocks: Sequence[ContentBlock], output_tool: str | None
+) -> StopReason:
+    """The stop reason of a reply; with an output tool, ``tool_use`` and no other call ends it."""
+    reason = STOP_REASONS.get(stop or "end_turn", "other")
+    if (
+        output_tool is not None
+        and reason == "tool_use"
+        and not any(isinstance(block, ToolUseBlock) for block in blocks)
+    ):
+        return "end_turn"
+    return reason
+
+
+def decode_content_block(
+    raw: Any, where: str, output_tool: str | None = None
+) -> TextBlock | ToolUseBlock | ReasoningBlock | None:
+    """A block of a reply: text, a tool call, reasoning, or the output tool's input as text."""
+    block = expect_dict(raw, where)
+    kind = block.get("type")
+    if kind == "thinking":
+        return ReasoningBlock(
+            expect_str(block.get("thinking", ""), f"{where}.thinking"),
+            signature=optional_str(block.get("signature"), f"{where}.signature"),
+        )
+    if kind == "redacted_thinking":
+        return ReasoningBlock("", data=expect_str(block.get("data"), f"{where}.data"))
+    decoded = decode_reply_block(block, where)
+    if isinstance(decoded, ToolUseBlock) and decoded.name == output_tool:
+        return TextBlock(json.dumps(dict(decoded.arguments), ensure_ascii=False))
+    return decoded
 
 
 def decode_reply_block(raw: Any, where: str) -> TextBlock | ToolUseBlock | None:
@@ -335,10 +378,10 @@ def decode_usage(raw: Any) -> Usage | None:
     """``usage`` with cache reads and writes counted as input, or None when absent."""
     if raw is None:
         return None
-    return _usage_from(_usage_fields(raw))
+    return usage_from(usage_fields(raw))
 
 
-def _usage_fields(raw: Any) -> dict[str, int]:
+def usage_fields(raw: Any) -> dict[str, int]:
     usage = expect_dict(raw, "usage")
     fields = (
         "input_tokens",
@@ -349,7 +392,7 @@ def _usage_fields(raw: Any) -> dict[str, int]:
     return {name: token_count(usage[name], f"usage.{name}") for name in fields if name in usage}
 
 
-def _usage_from(fields: Mapping[str, int]) -> Usage:
+def usage_from(fields: Mapping[str, int]) -> Usage:
     cache_read = fields.get("cache_read_input_tokens", 0)
     return Usage(
         input_tokens=fields.get("input_tokens", 0)
@@ -359,216 +402,3 @@ def _usage_from(fields: Mapping[str, int]) -> Usage:
         cached_input_tokens=cache_read,
         cache_write_tokens=fields.get("cache_creation_input_tokens", 0),
     )
-
-
-@define
-class _Block:
-    kind: str
-    texts: list[str] = field(factory=list)
-    call_id: str = ""
-    name: str = ""
-    start_input: dict[str, Any] = field(factory=dict)
-    joiner: TextJoiner = field(factory=TextJoiner)
-    call: ToolUseBlock | None = None
-
-
-class AnthropicStreamDecoder:
-    """Assembles Messages API stream events into stream events.
-
-    Text is yielded with each ``text_delta``; a tool call is yielded whole at
-    the ``content_block_stop`` that ends its ``input_json_delta`` fragments;
-    the reply is complete at ``message_stop``. ``ping`` and unknown events
-    are skipped; an ``error`` event raises.
-    """
-
-    def __init__(self, api: ApiClient, requested_model: str) -> None:
-        self._api = api
-        self._model = requested_model
-        self._blocks: dict[int, _Block] = {}
-        self._usage: dict[str, int] = {}
-        self._has_usage = False
-        self._stop: str | None = None
-        self._done = False
-        self._progress = 0
-
-    @property
-    def done(self) -> bool:
-        """Whether ``message_stop`` has arrived."""
-        return self._done
-
-    @property
-    def progress(self) -> int:
-        """Events so far with content.
-
-        ``message_start``, a tool call's start, non-empty text or argument
-        fragments, a ``message_delta`` with a stop reason or usage, and
-        ``message_stop``; not ``ping``, not an empty delta, not a text
-        block's start or stop.
-        """
-        return self._progress
-
-    def feed(self, event: SseEvent) -> list[StreamEvent]:
-        """Take one event; return the stream events it completes."""
-        try:
-            data = json.loads(event.data)
-        except ValueError as exc:
-            raise MalformedResponseError(
-                f"a streamed event from the {self._api.label} is not valid JSON ({exc}): "
-                f"{self._api.redact(event.data)[:200]!r}"
-            ) from None
-        payload = expect_dict(data, f"the data of a {event.event} event")
-        kind = payload.get("type", event.event)
-        if self._has_content(kind, payload):
-            self._progress += 1
-        if kind == "message_start":
-            self._message_start(expect_dict(payload.get("message"), "message_start.message"))
-        elif kind == "content_block_start":
-            return self._block_start(payload)
-        elif kind == "content_block_delta":
-            return self._block_delta(payload)
-        elif kind == "content_block_stop":
-            return self._block_stop(self._index(payload))
-        elif kind == "message_delta":
-            delta = expect_dict(payload.get("delta") or {}, "message_delta.delta")
-            stop = optional_str(delta.get("stop_reason"), "message_delta.delta.stop_reason")
-            if stop:
-                self._stop = stop
-            if payload.get("usage") is not None:
-                self._add_usage(payload["usage"])
-        elif kind == "message_stop":
-            return self._message_stop()
-        elif kind == "error":
-            raise self._error(payload.get("error"), event.data)
-        return []
-
-    @staticmethod
-    def _has_content(kind: Any, payload: dict[str, Any]) -> bool:
-        if kind in ("message_start", "message_stop"):
-            return True
-        if kind == "content_block_start":
-            block = payload.get("content_block")
-            return isinstance(block, dict) and (
-                block.get("type") != "text" or bool(block.get("text"))
-            )
-        if kind == "content_block_delta":
-            delta = payload.get("delta")
-            return isinstance(delta, dict) and any(
-                bool(delta.get(key)) for key in ("text", "partial_json", "thinking", "signature")
-            )
-        if kind == "message_delta":
-            delta = payload.get("delta")
-            stop = isinstance(delta, dict) and bool(delta.get("stop_reason"))
-            return stop or payload.get("usage") is not None
-        return False
-
-    def end_of_stream(self) -> None:
-        """The body ended before ``message_stop``: raise."""
-        raise self._api.stream_cut("message_stop")
-
-    def _message_start(self, message: dict[str, Any]) -> None:
-        model = message.get("model")
-        if isinstance(model, str) and model:
-            self._model = valid_text(model)
-        if message.get("usage") is not None:
-            self._add_usage(message["usage"])
-
-    def _add_usage(self, raw: Any) -> None:
-        self._usage.update(_usage_fields(raw))
-        self._has_usage = True
-
-    def _index(self, payload: dict[str, Any]) -> int:
-        index = payload.get("index")
-        if isinstance(index, bool) or not isinstance(index, int):
-            raise MalformedResponseError(f"a {payload.get('type')} event has index {index!r}")
-        return index
-
-    def _block(self, payload: dict[str, Any]) -> _Block:
-        index = self._index(payload)
-        if index not in self._blocks:
-            raise MalformedResponseError(
-                f"a {payload.get('type')} event names block {index}, which was never started"
-            )
-        return self._blocks[index]
-
-    def _block_start(self, payload: dict[str, Any]) -> list[StreamEvent]:
-        index = self._index(payload)
-        start = expect_dict(payload.get("content_block"), "content_block_start.content_block")
-        kind = str(start.get("type"))
-        block = _Block(kind)
-        self._blocks[index] = block
-        if kind == "text":
-            text = block.joiner.feed(optional_str(start.get("text"), "content_block.text") or "")
-            if text:
-                block.texts.append(text)
-                return [TextDelta(text)]
-        elif kind == "tool_use":
-            block.call_id = valid_text(expect_str(start.get("id"), "content_block.id"))
-            block.name = valid_text(expect_str(start.get("name"), "content_block.name"))
-            block.start_input = valid_json(
-                expect_dict(start.get("input") or {}, "content_block.input")
-            )
-        return []
-
-    def _block_delta(self, payload: dict[str, Any]) -> list[StreamEvent]:
-        block = self._block(payload)
-        delta = expect_dict(payload.get("delta"), "content_block_delta.delta")
-        kind = delta.get("type")
-        if kind == "text_delta" and block.kind == "text":
-            text = block.joiner.feed(expect_str(delta.get("text"), "text_delta.text"))
-            if text:
-                block.texts.append(text)
-                return [TextDelta(text)]
-        elif kind == "input_json_delta" and block.kind == "tool_use":
-            block.texts.append(
-                expect_str(delta.get("partial_json"), "input_json_delta.partial_json")
-            )
-        return []
-
-    def _block_stop(self, index: int) -> list[StreamEvent]:
-        block = self._blocks.get(index)
-        if block is None:
-            raise MalformedResponseError(f"content_block_stop names block {index}, never started")
-        if block.kind == "text":
-            rest = block.joiner.flush()
-            if rest:
-                block.texts.append(rest)
-                return [TextDelta(rest)]
-            return []
-        if block.kind != "tool_use" or block.call is not None:
-            return []
-        raw = "".join(block.texts)
-        arguments = tool_arguments(raw, block.name) if raw.strip() else block.start_input
-        block.call = ToolUseBlock(id=block.call_id, name=block.name, arguments=arguments)
-        return [ToolCallDelta(block.call)]
-
-    def _message_stop(self) -> list[StreamEvent]:
-        events: list[StreamEvent] = []
-        for index in sorted(self._blocks):
-            events.extend(self._block_stop(index))
-        content: list[ContentBlock] = []
-        for index in sorted(self._blocks):
-            block = self._blocks[index]
-            if block.kind == "text" and "".join(block.texts):
-                content.append(TextBlock("".join(block.texts)))
-            elif block.call is not None:
-                content.append(block.call)
-        self._done = True
-        events.append(
-            ResponseComplete(
-                LlmResponse(
-                    message=Message("assistant", content),
-                    usage=_usage_from(self._usage) if self._has_usage else None,
-                    stop_reason=_STOP_REASONS.get(self._stop or "end_turn", "other"),
-                    model=self._model,
-                )
-            )
-        )
-        return events
-
-    def _error(self, raw: Any, data: str) -> LlmError:
-        if isinstance(raw, dict):
-            error_type = raw.get("type") if isinstance(raw.get("type"), str) else None
-            return self._api.stream_error(
-                error_type, None, str(raw.get("message") or raw), body=data, error=raw
-            )
-        return self._api.stream_error(None, None, str(raw), body=data)

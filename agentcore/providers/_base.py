@@ -131,7 +131,7 @@ class HttpProvider:
         try:
             body = self._body(request, stream=False)
             data = await self._api.post_json(self.path, body)
-            return self._decode_reply(data, body["model"])
+            return self._decode_reply(data, body["model"], request)
         except LlmError as exc:
             self._api.scrub(detach(exc))
             raise
@@ -141,7 +141,7 @@ class HttpProvider:
         try:
             body = self._body(request, stream=True)
             model = body["model"]
-            events = self._api.stream(self.path, body, lambda: self._new_decoder(model))
+            events = self._api.stream(self.path, body, lambda: self._new_decoder(model, request))
             async with aclosing(events) as stream:
                 async for event in stream:
                     yield event
@@ -149,9 +149,9 @@ class HttpProvider:
             self._api.scrub(detach(exc))
             raise
 
-    def _decode_reply(self, data: Any, model: str) -> LlmResponse:
+    def _decode_reply(self, data: Any, model: str, request: LlmRequest) -> LlmResponse:
         try:
-            return self._decode_response(data, requested_model=model)
+            return self._decode_response(data, requested_model=model, request=request)
         except ValueError as exc:  # A field the core's classes reject, such as an empty id.
             problem = self._api.redact(str(exc))
         raise MalformedResponseError(f"the {self._api.label} sent an invalid reply: {problem}")
@@ -181,10 +181,12 @@ class HttpProvider:
         """The JSON body for ``request``."""
         raise NotImplementedError
 
-    def _decode_response(self, data: Any, *, requested_model: str) -> LlmResponse:
-        """The reply from the decoded JSON of a complete (non-streamed) response."""
+    def _decode_response(
+        self, data: Any, *, requested_model: str, request: LlmRequest
+    ) -> LlmResponse:
+        """The reply to ``request`` from the decoded JSON of a complete (non-streamed) response."""
         raise NotImplementedError
 
-    def _new_decoder(self, requested_model: str) -> StreamDecoder[StreamEvent]:
-        """A fresh decoder for one streamed response."""
+    def _new_decoder(self, requested_model: str, request: LlmRequest) -> StreamDecoder[StreamEvent]:
+        """A fresh decoder for one streamed response to ``request``."""
         raise NotImplementedError

@@ -13,7 +13,14 @@ call, a result without its call becomes a user message and a call without
 its result text of its assistant message, their content kept (see
 :mod:`agentcore.providers._order`). Nothing is left out.
 
-Replies: text, refusals (kept as text), tool calls, ``finish_reason`` and
+Reasoning blocks are never sent (DeepSeek's API refuses ``reasoning_content``
+in a request). The tool choice and the output schema (``response_format``)
+are encoded by :mod:`agentcore.providers._choice`.
+
+Replies: text, refusals (kept as text), reasoning (``reasoning_content``, or
+``reasoning`` as OpenRouter and Ollama send it) as a
+:class:`~agentcore.messages.ReasoningBlock` before the text, tool calls,
+``finish_reason`` and
 ``usage`` with ``prompt_tokens_details.cached_tokens``; streamed replies as
 ``chat.completion.chunk`` events ending with ``[DONE]``.
 """
@@ -44,9 +51,11 @@ from agentcore.messages import (
     FileBlock,
     ImageBlock,
     Message,
+    ReasoningBlock,
     TextBlock,
     ToolUseBlock,
 )
+from agentcore.providers._choice import openai_fields
 from agentcore.providers._http import ApiClient
 from agentcore.providers._order import pair_tool_results
 from agentcore.providers._sse import SseEvent
@@ -98,6 +107,7 @@ def encode_request(
         body["temperature"] = request.temperature
     if request.stop:
         body["stop"] = list(request.stop)
+    body.update(openai_fields(request))
     if stream:
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}
@@ -158,7 +168,7 @@ def _encode_assistant(message: Message) -> dict[str, Any]:
                     },
                 }
             )
-        else:
+        elif not isinstance(block, ReasoningBlock):  # Reasoning is never sent back.
             raise BadRequestError(
                 "the OpenAI Chat Completions API takes only text and tool calls in an "
                 f"assistant message, not a {block.kind} block"
@@ -172,6 +182,7 @@ def _encode_assistant(message: Message) -> dict[str, Any]:
 
 
 def _encode_user_content(content: tuple[ContentBlock, ...]) -> str | list[dict[str, Any]]:
+    content = tuple(block for block in content if not isinstance(block, ReasoningBlock))
     if not content:
         return ""
     if len(content) == 1 and isinstance(content[0], TextBlock):
@@ -199,6 +210,8 @@ def _encode_part(block: ContentBlock) -> dict[str, Any]:
             "type": "file",
             "file": {"filename": block.name, "file_data": _data_url(block.media_type, block.data)},
         }
+    if isinstance(block, ReasoningBlock):
+        raise BadRequestError("reasoning can only be part of an assistant message")
     raise BadRequestError(
         f"a tool call cannot be part of a user message (tool {block.name!r}); "
         "put it in an assistant message"
@@ -223,8 +236,16 @@ def decode_response(data: Any, *, requested_model: str) -> LlmResponse:
     calls = decode_tool_calls(message.get("tool_calls"))
     finish = optional_str(choice.get("finish_reason"), "choices[0].finish_reason")
     model = body.get("model")
+    reasoning = next(
+        (
+            found
+            for key in _REASONING_KEYS
+            if (found := optional_str(message.get(key), f"choices[0].message.{key}"))
+        ),
+        "",
+    )
     return LlmResponse(
-        message=_assistant(text, calls),
+        message=_assistant(text, calls, reasoning),
         usage=decode_usage(body.get("usage")),
         stop_reason=_stop_reason(finish, has_calls=bool(calls)),
         model=model if isinstance(model, str) and model else requested_model,
@@ -295,8 +316,15 @@ def _stop_reason(finish: str | None, *, has_calls: bool) -> StopReason:
     return _FINISH_REASONS.get(finish, "other")
 
 
-def _assistant(text: str, calls: list[ToolUseBlock]) -> Message:
-    blocks: list[ContentBlock] = [TextBlock(text)] if text else []
+_REASONING_KEYS = ("reasoning_content", "reasoning")
+"""Where compatible servers put the reasoning: DeepSeek, vLLM and llama.cpp the first,
+OpenRouter and Ollama the second."""
+
+
+def _assistant(text: str, calls: list[ToolUseBlock], reasoning: str = "") -> Message:
+    blocks: list[ContentBlock] = [ReasoningBlock(reasoning)] if reasoning else []
+    if text:
+        blocks.append(TextBlock(text))
     blocks.extend(calls)
     return Message("assistant", blocks)
 
@@ -321,6 +349,8 @@ class OpenAIStreamDecoder:
         self._model = requested_model
         self._texts: list[str] = []
         self._joiners = {"content": TextJoiner(), "refusal": TextJoiner()}
+        self._reasoning = {key: TextJoiner() for key in _REASONING_KEYS}
+        self._reasoning_texts: dict[str, list[str]] = {key: [] for key in _REASONING_KEYS}
         self._calls: dict[int, _PartialCall] = {}
         self._assembled: list[ToolUseBlock] | None = None
         self._finish: str | None = None
@@ -385,6 +415,10 @@ class OpenAIStreamDecoder:
                 if piece:
                     self._texts.append(piece)
                     out.append(TextDelta(piece))
+            for key, joiner in self._reasoning.items():
+                raw = optional_str(delta.get(key), f"delta.{key}") or ""
+                content = content or bool(raw)
+                self._reasoning_texts[key].append(joiner.feed(raw))
             for position, raw_call in enumerate(delta.get("tool_calls") or []):
                 fragment = expect_dict(raw_call, "delta.tool_calls[]")
                 content = self._add_call_fragment(position, fragment) or content
@@ -441,8 +475,12 @@ class OpenAIStreamDecoder:
 
     def _response(self) -> LlmResponse:
         calls = self._assembled or []
+        reasoning = [
+            "".join(self._reasoning_texts[key]) + self._reasoning[key].flush()
+            for key in _REASONING_KEYS
+        ]
         return LlmResponse(
-            message=_assistant("".join(self._texts), calls),
+            message=_assistant("".join(self._texts), calls, reasoning[0] or reasoning[1]),
             usage=self._usage,
             stop_reason=_stop_reason(self._finish, has_calls=bool(calls)),
             model=self._model,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from agentcore.errors import ConfigError
 from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
 from agentcore.providers import _anthropic_codec as codec
+from agentcore.providers._anthropic_stream import AnthropicStreamDecoder
 from agentcore.providers._base import HttpProvider
 from agentcore.providers._http import StreamDecoder
 from agentcore.providers._options import HttpOptions
@@ -127,8 +128,12 @@ class AnthropicProvider(HttpProvider):
             cache_ttl=self._cache_ttl,
         )
 
-    def _decode_response(self, data: Any, *, requested_model: str) -> LlmResponse:
-        return codec.decode_response(data, requested_model=requested_model)
+    def _decode_response(
+        self, data: Any, *, requested_model: str, request: LlmRequest
+    ) -> LlmResponse:
+        output = request.output.name if request.output is not None else None
+        return codec.decode_response(data, requested_model=requested_model, output_tool=output)
 
-    def _new_decoder(self, requested_model: str) -> StreamDecoder[StreamEvent]:
-        return codec.AnthropicStreamDecoder(self._api, requested_model)
+    def _new_decoder(self, requested_model: str, request: LlmRequest) -> StreamDecoder[StreamEvent]:
+        output = request.output.name if request.output is not None else None
+        return AnthropicStreamDecoder(self._api, requested_model, output)

@@ -128,8 +128,10 @@ class OpenAIProvider(HttpProvider):
             body["cache_prompt"] = True
         return body
 
-    def _decode_response(self, data: Any, *, requested_model: str) -> LlmResponse:
+    def _decode_response(
+        self, data: Any, *, requested_model: str, request: LlmRequest
+    ) -> LlmResponse:
         return codec.decode_response(data, requested_model=requested_model)
 
-    def _new_decoder(self, requested_model: str) -> StreamDecoder[StreamEvent]:
+    def _new_decoder(self, requested_model: str, request: LlmRequest) -> StreamDecoder[StreamEvent]:
         return codec.OpenAIStreamDecoder(self._api, requested_model)

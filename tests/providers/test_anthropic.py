@@ -22,7 +22,15 @@ from agentcore.llm import (
     ToolCallDelta,
     ToolSpec,
 )
-from agentcore.messages import AudioBlock, FileBlock, ImageBlock, Message, TextBlock, ToolUseBlock
+from agentcore.messages import (
+    AudioBlock,
+    FileBlock,
+    ImageBlock,
+    Message,
+    ReasoningBlock,
+    TextBlock,
+    ToolUseBlock,
+)
 from agentcore.providers import AnthropicProvider
 from agentcore.usage import Usage
 
@@ -360,19 +368,26 @@ async def test_stop_reasons(
     assert (await anthropic_provider.complete(hello())).stop_reason == expected
 
 
-async def test_unknown_content_blocks_are_skipped(
+async def test_thinking_blocks_are_kept_as_reasoning_and_unknown_blocks_skipped(
     llm_server: LlmServer, anthropic_provider: AnthropicProvider
 ) -> None:
     llm_server.reply_json(
         anthropic_message(
             [
                 {"type": "thinking", "thinking": "hmm", "signature": "abc"},
+                {"type": "redacted_thinking", "data": "ENC"},
+                {"type": "future_block", "x": 1},
                 {"type": "text", "text": "Answer."},
             ]
         )
     )
     response = await anthropic_provider.complete(hello())
-    assert response.message.content == (TextBlock("Answer."),)
+    assert response.message.content == (
+        ReasoningBlock("hmm", signature="abc"),
+        ReasoningBlock("", data="ENC"),
+        TextBlock("Answer."),
+    )
+    assert (response.text, response.message.reasoning) == ("Answer.", "hmm")
 
 
 def test_api_key_is_required() -> None:
@@ -526,7 +541,7 @@ async def test_stream_skips_ping_and_unknown_events(
     assert [e.text for e in result if isinstance(e, TextDelta)] == ["ok"]
 
 
-async def test_stream_thinking_blocks_are_skipped(
+async def test_stream_thinking_blocks_are_kept_as_reasoning(
     llm_server: LlmServer, anthropic_provider: AnthropicProvider
 ) -> None:
     events = anthropic_stream([("text", ["Answer."])])
@@ -559,7 +574,9 @@ async def test_stream_thinking_blocks_are_skipped(
     ]
     llm_server.reply_sse([events[0], *thinking, *events[1:]])
     result = await collect(anthropic_provider, hello())
-    assert result[-1].response.message.content == (TextBlock("Answer."),)  # type: ignore[union-attr]
+    message = result[-1].response.message  # type: ignore[union-attr]
+    assert message.content == (TextBlock("Answer."), ReasoningBlock("hmm", signature="EqQB"))
+    assert [e.text for e in result if isinstance(e, TextDelta)] == ["Answer."]
 
 
 async def test_stream_without_message_stop_is_an_error(
