@@ -226,10 +226,11 @@ async def test_reserve_tokens_keeps_room_for_what_the_app_adds() -> None:
     summarizer = Summarizer()
     compact = compactor(summarizer)
     history = []
-    for turn in range(60):
+    for turn in range(10):
         history += [Message.user(f"q{turn} {text(40, turn)}"), Message.assistant(text(30, turn))]
     plain = await compact.compact(history)
-    reserved = await compact.compact(history, reserve_tokens=600)
-    assert request_size(reserved.sent) + 600 <= WINDOW
+    assert not plain.summarized  # under the watermark: sent whole
+    reserved = await compact.compact(history, reserve_tokens=1200)
+    assert reserved.summarized  # 1,200 more tokens would not fit beside it
+    assert request_size(reserved.sent) + 1200 <= WINDOW
     assert reserved.tokens <= WINDOW
-    assert len(reserved.sent) < len(plain.sent)  # fewer messages fit beside the reserve
