@@ -6,7 +6,7 @@ import importlib
 
 import pytest
 
-REQUIRED = ("agents", "langgraph.prebuilt", "langchain_core")
+REQUIRED = ("agents", "langgraph.prebuilt", "langchain.agents", "langchain_core")
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -11,8 +11,14 @@ from agentcore_autosummary import Compactor
 
 
 def test_the_adapters_import_without_their_libraries(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("agents", "langgraph.prebuilt.chat_agent_executor", "langchain_core.runnables"):
+    for name in (
+        "agents",
+        "langgraph.prebuilt.chat_agent_executor",
+        "langchain_core.runnables",
+        "langchain.agents",
+    ):
         monkeypatch.setitem(sys.modules, name, None)  # as if not installed
+    from agentcore_autosummary.adapters.langchain import compaction_middleware
     from agentcore_autosummary.adapters.langgraph import compaction_hook, compaction_state_schema
     from agentcore_autosummary.adapters.openai_agents import CompactingSession
 
@@ -21,5 +27,7 @@ def test_the_adapters_import_without_their_libraries(monkeypatch: pytest.MonkeyP
         CompactingSession(object(), compactor)
     with pytest.raises(ImportError, match="pip install langchain-core"):
         compaction_hook(compactor)
+    with pytest.raises(ImportError, match=r"pip install langchain$"):
+        compaction_middleware(compactor)
     with pytest.raises(ImportError, match="pip install langgraph"):
         compaction_state_schema()

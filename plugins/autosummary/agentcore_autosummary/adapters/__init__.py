@@ -6,4 +6,6 @@
 - :mod:`agentcore_autosummary.adapters.langgraph`: a ``pre_model_hook`` for
   LangGraph's prebuilt agent that compacts the messages before each model call
   (``pip install langgraph``).
+- :mod:`agentcore_autosummary.adapters.langchain`: a LangChain v1 agent
+  middleware for ``create_agent`` that does the same (``pip install langchain``).
 """

@@ -32,6 +32,16 @@ def _import(module: str, package: str) -> Any:
         raise ImportError(f"the LangGraph hook needs {package}: pip install {package}") from exc
 
 
+def langchain_messages(messages: list[Any], result: Compaction) -> list[Any]:
+    """The LangChain messages of ``result``: the caller's own objects for those sent verbatim."""
+    from agentcore.formats import to_langchain
+
+    return [
+        messages[source] if source is not None else to_langchain([message])[0]
+        for message, source in zip(result.sent, result.sources, strict=True)
+    ]
+
+
 def compaction_state_schema(state_key: str = STATE_KEY) -> type:
     """The prebuilt agent's ``AgentState`` with ``state_key`` added for the compactor state.
 
@@ -84,12 +94,7 @@ def compaction_hook(
         return list(state["messages"]), None if stored is None else CompactorState.from_json(stored)
 
     def update(messages: list[Any], result: Compaction) -> dict[str, Any]:
-        from agentcore.formats import to_langchain
-
-        sent = [
-            messages[source] if source is not None else to_langchain([message])[0]
-            for message, source in zip(result.sent, result.sources, strict=True)
-        ]
+        sent = langchain_messages(messages, result)
         return {"llm_input_messages": sent, state_key: result.state.to_json()}
 
     def hook(state: Any) -> dict[str, Any]:
