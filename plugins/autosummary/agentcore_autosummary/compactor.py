@@ -36,6 +36,7 @@ from agentcore import (
     Usage,
 )
 from agentcore.call_hooks import HookedProvider
+from agentcore.pins import pin_group
 from agentcore.sync import run_sync
 from agentcore.tokens import TokenCounter
 from agentcore_autosummary import plugin as _plugin
@@ -179,6 +180,7 @@ class Compactor:
         lead = _leading_systems(converted)
         history = converted[lead:]
         pins = _check_pins(pinned, len(converted), lead)
+        pins = tuple(sorted({i for pin in pins for i in pin_group(history, pin)}))
         _check_covered(state, history)
         flight = _in_flight_start(history)
         systems = [message.text for message in converted[:lead]]
@@ -196,7 +198,7 @@ class Compactor:
         try:
             if state.data:
                 await session.record_usage(None, "summary", data=state.data)
-            await session.import_history(history[:flight])
+            await session.import_history(self._imported(history[:flight], state.covered, pins))
             in_flight = history[flight:] or [Message.user("")]
             ctx = await self._context(session, state, in_flight)
             await _plugin.post_turn_end(ctx)
@@ -234,6 +236,30 @@ class Compactor:
                 pinned=pinned,
             )
         )
+
+    def _imported(
+        self, history: list[Message], covered: int, pins: tuple[int, ...]
+    ) -> list[Message]:
+        """``history`` with stand-ins for the messages the summary covers, never read again.
+
+        The incremental strategy reads only what the summary does not cover
+        (and the pins), so the covered messages are imported as empty stand-ins
+        and never counted: a call costs what the uncovered part holds. The
+        ``"full"`` strategy re-reads the whole history, and a tail that begins
+        with a tool result needs its call: both import the history as it is.
+        """
+        if (
+            self.config.strategy == "full"
+            or not covered
+            or history[covered:][:1] == []
+            or (history[covered].role == "tool")
+        ):
+            return history
+        kept = set(pins)
+        return [
+            message if index >= covered or index in kept else _STAND_IN
+            for index, message in enumerate(history)
+        ]
 
     def _reservation(self) -> int:
         from agentcore.budget import reply_reservation
@@ -312,6 +338,10 @@ class Compactor:
             usage=session.cost.total("summary"),
             summarized=new_state.covered != state.covered or new_state.summary != state.summary,
         )
+
+
+_STAND_IN = Message.user("")
+"""What a covered message is imported as (see :meth:`Compactor._imported`)."""
 
 
 def _registry(tools: Sequence[ToolSpec]) -> ToolRegistry:

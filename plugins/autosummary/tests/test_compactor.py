@@ -234,3 +234,26 @@ async def test_reserve_tokens_keeps_room_for_what_the_app_adds() -> None:
     assert reserved.summarized  # 1,200 more tokens would not fit beside it
     assert request_size(reserved.sent) + 1200 <= WINDOW
     assert reserved.tokens <= WINDOW
+
+
+async def test_pinned_messages_are_sent_verbatim_with_their_tool_group() -> None:
+    summarizer = Summarizer()
+    compact = compactor(summarizer)
+    call = ToolUseBlock("c1", "lookup", {"n": 1})
+    history = [
+        Message.user("remember the code word: heron"),
+        Message.assistant("", [call]),
+        Message.tool_result("c1", "looked up"),
+        Message.assistant("noted"),
+    ]
+    for turn in range(60):
+        history += [Message.user(f"q{turn} {text(40, turn)}"), Message.assistant(text(30, turn))]
+    history.append(Message.user("what was the code word?"))
+    state = None
+    for _ in range(2):  # the second call imports the covered messages as stand-ins
+        result = await compact.compact(history, state, pinned=[0, 1])
+        state = result.state
+        assert result.state.covered > 4
+        assert {0, 1, 2} <= set(result.sources)  # the pins, and the result of the pinned call
+        assert 3 not in result.sources  # not pinned: covered by the summary
+        assert request_size(result.sent) <= WINDOW
