@@ -71,20 +71,33 @@ class CompactorState:
 
         :raises ConfigError: ``data`` is not a stored compactor state; the message says why.
         """
+        if not isinstance(data, dict):
+            raise ConfigError(
+                f"not a stored CompactorState (expected the dict of to_json(), got "
+                f"{type(data).__name__}): {data!r:.200}"
+            )
         try:
             return _converter.structure(data, cls)
         except ConfigError:
             raise
-        except (cattrs.BaseValidationError, TypeError, ValueError, KeyError) as exc:
-            detail = (
-                "; ".join(cattrs.transform_error(exc))
-                if isinstance(exc, cattrs.BaseValidationError)
-                else str(exc)
-            )
+        except cattrs.BaseValidationError as exc:
+            refused = _config_error(exc)
+            detail = str(refused) if refused else "; ".join(cattrs.transform_error(exc))
             raise ConfigError(f"not a stored CompactorState ({detail}): {data!r:.200}") from exc
+        except (TypeError, ValueError, KeyError) as exc:
+            raise ConfigError(f"not a stored CompactorState ({exc}): {data!r:.200}") from exc
 
 
 _converter = cattrs.Converter(forbid_extra_keys=True)
+
+
+def _config_error(group: BaseException) -> ConfigError | None:
+    """The first :class:`ConfigError` a field's validator raised inside cattrs' error group."""
+    for inner in getattr(group, "exceptions", ()):
+        found = inner if isinstance(inner, ConfigError) else _config_error(inner)
+        if found is not None:
+            return found
+    return None
 
 
 def digest(messages: Sequence[Message]) -> str:

@@ -51,12 +51,15 @@ def detect_format(messages: Sequence[Any], format: str = "auto") -> MessageForma
     for index, kind in enumerate(kinds):
         if kind != first:
             raise ConfigError(
-                f"messages[{index}] is a {kind} message but messages[0] is a {first} message: "
+                f"messages[{index}] is {_KINDS[kind]} but messages[0] is {_KINDS[first]}: "
                 "a list holds messages of one kind"
             )
     if first == "dict":
         return "anthropic" if any(_anthropic_blocks(item) for item in messages) else "openai"
     return first  # type: ignore[return-value]
+
+
+_KINDS = {"agentcore": "an agentcore Message", "dict": "a dict", "langchain": "a LangChain message"}
 
 
 def _kind(index: int, item: Any) -> str:

@@ -218,6 +218,12 @@ def test_a_damaged_stored_state_is_refused_naming_the_field() -> None:
         CompactorState.from_json({"covered": 1, "unknown": 2})
     with pytest.raises(ConfigError, match=r"CompactorState.covered must be an int >= 0"):
         CompactorState(covered=-1)
+    with pytest.raises(
+        ConfigError, match=r"\(CompactorState.covered must be an int >= 0, got -1\)"
+    ):
+        CompactorState.from_json({"covered": -1})
+    with pytest.raises(ConfigError, match="expected the dict of to_json"):
+        CompactorState.from_json("covered=1")
     state = CompactorState(summary="s", covered=2, covered_digest="d", calls=3, data={"k": [1]})
     assert CompactorState.from_json(json.loads(json.dumps(state.to_json()))) == state
 
