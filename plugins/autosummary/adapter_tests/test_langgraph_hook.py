@@ -18,7 +18,7 @@ from agentcore.budget import reply_reservation
 from agentcore.formats import from_langchain
 from agentcore.testing import MockProvider
 from agentcore.tokens import get_token_counter
-from agentcore_autosummary import Compactor, CompactorState, SummaryConfig
+from agentcore_autosummary import CORRECTION_KEY, Compactor, CompactorState, SummaryConfig
 from agentcore_autosummary.adapters.langgraph import compaction_hook, compaction_state_schema
 
 with warnings.catch_warnings():
@@ -31,9 +31,10 @@ COUNTER = get_token_counter(None)
 
 
 class Recording(BaseChatModel):
-    """Answers every request and keeps what it received."""
+    """Answers every request and keeps what it received; reports ``factor`` times its size."""
 
     received: list[list[BaseMessage]] = Field(default_factory=list)
+    factor: int = 0
 
     @property
     def _llm_type(self) -> str:
@@ -45,6 +46,10 @@ class Recording(BaseChatModel):
     def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
         self.received.append(list(messages))
         reply = AIMessage(content="answer " + "green table music light " * 10)
+        if self.factor:
+            served = COUNTER.count_messages(from_langchain(messages)) * self.factor
+            usage = {"input_tokens": served, "output_tokens": 40, "total_tokens": served + 40}
+            reply = AIMessage(content=reply.content, usage_metadata=usage)
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
 
@@ -93,6 +98,18 @@ async def test_the_model_gets_the_compacted_messages_and_the_graph_keeps_all() -
     assert len(verbatim) >= len(last) - 3  # all but the prompt, the summary and its reply
     assert all(message.id in ids for message in verbatim)
     assert last[-1].id == state["messages"][-2].id  # the newest question, the one it answered
+
+
+async def test_the_usage_the_model_reports_sizes_the_requests_in_its_tokens() -> None:
+    model = Recording(factor=2)  # the server counts twice what agentcore does
+    graph = agent(model)
+    thread = {"configurable": {"thread_id": "t"}}
+    for turn in range(40):
+        question = HumanMessage(f"question {turn}: " + "apple river stone cloud " * 10)
+        state = await graph.ainvoke({"messages": [question]}, thread)
+    served = [2 * COUNTER.count_messages(from_langchain(request)) for request in model.received]
+    assert max(served) + reply_reservation(None, WINDOW) <= WINDOW
+    assert CORRECTION_KEY in CompactorState.from_json(state["compaction"]).data
 
 
 def test_the_sync_hook_runs_under_invoke() -> None:

@@ -29,6 +29,7 @@ from agentcore import (
     FocusedConfig,
     InMemoryStore,
     LlmProvider,
+    LlmResponse,
     Message,
     ToolRegistry,
     ToolSpec,
@@ -147,6 +148,7 @@ class Compactor:
         system_prompt: str | None = None,
         reserve_tokens: int = 0,
         pinned: Sequence[int] = (),
+        usage: Usage | None = None,
     ) -> Compaction:
         """The messages to send now, inside the window, and the new state.
 
@@ -166,6 +168,10 @@ class Compactor:
         ``reserve_tokens``: room to keep for what the app adds after ``messages``
         (a next input not in the list yet, the tool calls of a run).
         ``pinned``: indices of ``messages`` always sent verbatim.
+        ``usage``: the usage the provider reported for the request the previous
+        call returned, when it reported one: the compactor learns from it how the
+        server counts (the plugin's token correction) and measures the context by
+        it, as the plugin does after a turn.
 
         :raises ConfigError: messages the converters refuse, a state that does not
             belong to these messages, bad arguments; the message names the problem.
@@ -176,13 +182,15 @@ class Compactor:
         state = _check_state(state)
         system_prompt = _check_text("system_prompt", system_prompt)
         reserve_tokens = _check_reserve(reserve_tokens)
+        if usage is not None and not isinstance(usage, Usage):
+            raise ConfigError(f"usage must be an agentcore Usage or None, got {usage!r:.100}")
         converted = read_messages(messages, fmt)
         lead = _leading_systems(converted)
         history = converted[lead:]
         pins = _check_pins(pinned, len(converted), lead)
         pins = tuple(sorted({i for pin in pins for i in pin_group(history, pin)}))
         _check_covered(state, history)
-        flight = _in_flight_start(history)
+        flight = max(_in_flight_start(history), state.covered)
         systems = [message.text for message in converted[:lead]]
         if system_prompt:
             systems.insert(0, system_prompt)
@@ -201,7 +209,12 @@ class Compactor:
             await session.import_history(self._imported(history[:flight], state.covered, pins))
             in_flight = history[flight:] or [Message.user("")]
             ctx = await self._context(session, state, in_flight)
+            if usage is not None:  # the checkpoint learns from it, as after a turn
+                ctx.response = LlmResponse(Message.assistant(""), usage)
+                if state.sent_tokens is not None:
+                    runtime_of(session).sent[ctx.slot.id] = state.sent_tokens
             await _plugin.post_turn_end(ctx)
+            ctx.response = None
             await fit_request(ctx)
             result = await self._result(
                 session, ctx, fmt, converted, lead, state, flight, system_prompt
@@ -220,6 +233,7 @@ class Compactor:
         system_prompt: str | None = None,
         reserve_tokens: int = 0,
         pinned: Sequence[int] = (),
+        usage: Usage | None = None,
     ) -> Compaction:
         """:meth:`compact` from plain (non-async) code, on agentcore's private loop.
 
@@ -234,6 +248,7 @@ class Compactor:
                 system_prompt=system_prompt,
                 reserve_tokens=reserve_tokens,
                 pinned=pinned,
+                usage=usage,
             )
         )
 
@@ -310,15 +325,16 @@ class Compactor:
             for key in await self._bundle.store.data_keys(session.session_id)
             if key != self.config.memory_key
         }
+        budget = turn_budget(ctx, self.config, await session_correction(ctx, runtime_of(session)))
+        tokens = await budget.turn_size(ctx)
         new_state = CompactorState(
             summary=focused.summary_override,
             covered=focused.summary_covers,
             covered_digest=digest(history[: focused.summary_covers]),
             calls=state.calls + 1,
+            sent_tokens=await budget.turn_local(ctx),
             data=data,
         )
-        budget = turn_budget(ctx, self.config, await session_correction(ctx, runtime_of(session)))
-        tokens = await budget.turn_size(ctx)
         sent_raw = {index - lead for index in sources if index is not None and index >= lead}
         left_out = sum(
             1 for index in range(focused.summary_covers, len(history)) if index not in sent_raw

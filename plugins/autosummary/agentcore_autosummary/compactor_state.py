@@ -24,6 +24,11 @@ def _count(instance: object, attribute: Any, value: Any) -> None:
         raise ConfigError(f"CompactorState.{attribute.name} must be an int >= 0, got {value!r}")
 
 
+def _optional_count(instance: object, attribute: Any, value: Any) -> None:
+    if value is not None:
+        _count(instance, attribute, value)
+
+
 def _digest(instance: object, attribute: Any, value: Any) -> None:
     if value is not None and not isinstance(value, str):
         raise ConfigError(f"CompactorState.covered_digest must be None or a str, got {value!r}")
@@ -49,6 +54,9 @@ class CompactorState:
         do not start with them is refused rather than summarized wrongly.
     :param calls: How many calls the state has been through (the plugin's turn index:
         the debounce and the backoff after failed summaries count these).
+    :param sent_tokens: The local count of the request the last call returned (its
+        messages and tool definitions): with the usage the provider reported for it
+        (``compact(..., usage=...)``), the next call learns how the server counts.
     :param data: The plugin's own bookkeeping, as it keeps it in a session's data
         (its summary state, the token correction learned from the provider's usage,
         the served window it learned).
@@ -58,6 +66,7 @@ class CompactorState:
     covered: int = field(default=0, validator=_count)
     covered_digest: str | None = field(default=None, validator=_digest)
     calls: int = field(default=0, validator=_count)
+    sent_tokens: int | None = field(default=None, validator=_optional_count)
     data: dict[str, Any] = field(factory=dict, validator=_data)
 
     def to_json(self) -> dict[str, Any]:

@@ -7,12 +7,18 @@ from typing import Any
 
 import pytest
 
-from agentcore import ConfigError, LlmError, LlmRequest, Message, ToolSpec, ToolUseBlock
+from agentcore import ConfigError, LlmError, LlmRequest, Message, ToolSpec, ToolUseBlock, Usage
 from agentcore.budget import reply_reservation
 from agentcore.formats import from_anthropic, from_openai
 from agentcore.testing import MockProvider
 from agentcore.tokens import get_token_counter
-from agentcore_autosummary import Compaction, Compactor, CompactorState, SummaryConfig
+from agentcore_autosummary import (
+    CORRECTION_KEY,
+    Compaction,
+    Compactor,
+    CompactorState,
+    SummaryConfig,
+)
 
 WINDOW = 2048
 COUNTER = get_token_counter(None)
@@ -263,3 +269,27 @@ async def test_pinned_messages_are_sent_verbatim_with_their_tool_group() -> None
         assert {0, 1, 2} <= set(result.sources)  # the pins, and the result of the pinned call
         assert 3 not in result.sources  # not pinned: covered by the summary
         assert request_size(result.sent) <= WINDOW
+
+
+async def test_the_reported_usage_teaches_how_the_server_counts() -> None:
+    summarizer = Summarizer()
+    compact = compactor(summarizer)
+    history: list[dict[str, Any]] = []
+    state = None
+    usage = None
+    sizes = []
+    for turn in range(80):
+        history.append({"role": "user", "content": f"q{turn} {text(40, turn)}"})
+        result = await compact.compact(history, state, usage=usage)
+        state = result.state
+        # The server counts twice what agentcore does, and reports it (unreported,
+        # 14 of the 80 requests would be over the window, the largest 2,346 tokens).
+        served = COUNTER.count_messages(from_openai(result.messages)) * 2
+        sizes.append(served + reply_reservation(None, WINDOW))
+        usage = Usage(served, 30)
+        history.append({"role": "assistant", "content": text(30, turn)})
+    assert max(sizes) <= WINDOW  # sized in the server's tokens once it reported them
+    assert CORRECTION_KEY in state.data  # learned, and kept in the state
+    assert state.sent_tokens is not None
+    with pytest.raises(ConfigError, match="usage must be an agentcore Usage"):
+        await compact.compact(history, state, usage={"input_tokens": 5})  # type: ignore[arg-type]

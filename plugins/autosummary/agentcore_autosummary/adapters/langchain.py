@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentcore import ConfigError
-from agentcore_autosummary.adapters.langgraph import STATE_KEY, langchain_messages
+from agentcore_autosummary.adapters.langgraph import STATE_KEY, langchain_messages, last_usage
 from agentcore_autosummary.compactor import Compaction, Compactor
 from agentcore_autosummary.compactor_state import CompactorState
 
@@ -34,7 +34,9 @@ def compaction_middleware(
     :param reserve_tokens: Room kept in each request for anything else the call adds.
     :param state_key: The agent-state key holding the compactor state.
 
-    The request's system message is counted and left as it is. Both
+    The request's system message is counted and left as it is; the usage the
+    newest AI message reports (``usage_metadata``) teaches the compactor how
+    the server counts. Both
     ``invoke`` and ``ainvoke`` of the agent work. Messages sent verbatim are
     the agent state's own objects (ids kept).
     """
@@ -85,6 +87,7 @@ def compaction_middleware(
                 format="langchain",
                 system_prompt=system,
                 reserve_tokens=reserve_tokens,
+                usage=last_usage(messages),
             )
             sent = langchain_messages(messages, result)
             return respond(handler(request.override(messages=sent)), result)
@@ -98,6 +101,7 @@ def compaction_middleware(
                 format="langchain",
                 system_prompt=system,
                 reserve_tokens=reserve_tokens,
+                usage=last_usage(messages),
             )
             sent = langchain_messages(messages, result)
             return respond(await handler(request.override(messages=sent)), result)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentcore import ConfigError
+from agentcore import ConfigError, Usage
 from agentcore_autosummary.compactor import Compaction, Compactor
 from agentcore_autosummary.compactor_state import CompactorState
 
@@ -40,6 +40,25 @@ def langchain_messages(messages: list[Any], result: Compaction) -> list[Any]:
         messages[source] if source is not None else to_langchain([message])[0]
         for message, source in zip(result.sent, result.sources, strict=True)
     ]
+
+
+def last_usage(messages: list[Any]) -> Usage | None:
+    """The usage the newest AI message reports (``usage_metadata``), if it reports one.
+
+    In an agent's state the newest AI message answers the previous model call,
+    the request the previous compaction made: the compactor learns from it
+    how the server counts.
+    """
+    for message in reversed(messages):
+        if getattr(message, "type", None) == "ai":
+            metadata = getattr(message, "usage_metadata", None)
+            if not metadata:
+                return None
+            try:
+                return Usage(int(metadata["input_tokens"]), int(metadata["output_tokens"]))
+            except (KeyError, TypeError, ValueError):
+                return None
+    return None
 
 
 def compaction_state_schema(state_key: str = STATE_KEY) -> type:
@@ -75,8 +94,10 @@ def compaction_hook(
         :func:`compaction_state_schema`).
 
     The hook is a runnable with a sync and an async form (``invoke`` and
-    ``ainvoke`` of the graph both work). Messages it sends verbatim are the
-    graph's own objects (ids kept); the summary and any note are new messages.
+    ``ainvoke`` of the graph both work). The usage the newest AI message
+    reports (``usage_metadata``) teaches the compactor how the server counts.
+    Messages it sends verbatim are the graph's own objects (ids kept); the
+    summary and any note are new messages.
     """
     runnables = _import("langchain_core.runnables", "langchain-core")
     if not isinstance(compactor, Compactor):
@@ -105,6 +126,7 @@ def compaction_hook(
             format="langchain",
             system_prompt=system_prompt,
             reserve_tokens=reserve_tokens,
+            usage=last_usage(messages),
         )
         return update(messages, result)
 
@@ -116,6 +138,7 @@ def compaction_hook(
             format="langchain",
             system_prompt=system_prompt,
             reserve_tokens=reserve_tokens,
+            usage=last_usage(messages),
         )
         return update(messages, result)
 
