@@ -42,6 +42,15 @@ from agentcore.sync import run_sync
 from agentcore.tokens import TokenCounter
 from agentcore_autosummary import plugin as _plugin
 from agentcore_autosummary.budget import turn_budget
+from agentcore_autosummary.compactor_input import (
+    check_covered,
+    check_pins,
+    check_reserve,
+    check_state,
+    check_text,
+    in_flight_start,
+    leading_systems,
+)
 from agentcore_autosummary.compactor_state import CompactorState, digest
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.fitting import fit_request
@@ -179,18 +188,18 @@ class Compactor:
             even with every earlier message left out.
         """
         fmt = detect_format(messages, format)
-        state = _check_state(state)
-        system_prompt = _check_text("system_prompt", system_prompt)
-        reserve_tokens = _check_reserve(reserve_tokens)
+        state = check_state(state)
+        system_prompt = check_text("system_prompt", system_prompt)
+        reserve_tokens = check_reserve(reserve_tokens)
         if usage is not None and not isinstance(usage, Usage):
             raise ConfigError(f"usage must be an agentcore Usage or None, got {usage!r:.100}")
         converted = read_messages(messages, fmt)
-        lead = _leading_systems(converted)
+        lead = leading_systems(converted)
         history = converted[lead:]
-        pins = _check_pins(pinned, len(converted), lead)
+        pins = check_pins(pinned, len(converted), lead)
         pins = tuple(sorted({i for pin in pins for i in pin_group(history, pin)}))
-        _check_covered(state, history)
-        flight = max(_in_flight_start(history), state.covered)
+        check_covered(state, history)
+        flight = max(in_flight_start(history), state.covered)
         systems = [message.text for message in converted[:lead]]
         if system_prompt:
             systems.insert(0, system_prompt)
@@ -413,87 +422,3 @@ def _sources(sent: Sequence[Message], converted: Sequence[Message]) -> tuple[int
             cursor = index + 1
         sources.append(index)
     return tuple(sources)
-
-
-def _leading_systems(messages: Sequence[Message]) -> int:
-    lead = 0
-    while lead < len(messages) and messages[lead].role == "system":
-        lead += 1
-    for index in range(lead, len(messages)):
-        if messages[index].role == "system":
-            raise ConfigError(
-                f"messages[{index}] is a system message after the conversation began: a "
-                "compactor takes system messages only at the start of the list (move its "
-                "text into the system prompt, or send it as a user message)"
-            )
-    return lead
-
-
-def _in_flight_start(history: Sequence[Message]) -> int:
-    """Where the turn in flight begins: the last user message, unless the list ends a turn.
-
-    A list ending with an assistant reply that calls no tool has no turn in
-    flight (the next input is not in the list yet): the whole list is history.
-    """
-    if not history:
-        return 0
-    last = history[-1]
-    if last.role == "assistant" and not last.tool_calls:
-        return len(history)
-    for index in range(len(history) - 1, -1, -1):
-        if history[index].role == "user":
-            return index
-    return 0
-
-
-def _check_state(state: Any) -> CompactorState:
-    if state is None:
-        return CompactorState()
-    if isinstance(state, dict):
-        return CompactorState.from_json(state)
-    if not isinstance(state, CompactorState):
-        raise ConfigError(
-            f"state must be a CompactorState (or its to_json() dict) or None, got {state!r:.100}"
-        )
-    return state
-
-
-def _check_covered(state: CompactorState, history: Sequence[Message]) -> None:
-    if state.covered > len(history):
-        raise ConfigError(
-            f"the state's summary covers {state.covered} messages but the list holds "
-            f"{len(history)} (system messages at its start not counted): pass the whole "
-            "conversation, or a new CompactorState() for another one"
-        )
-    if state.covered and digest(history[: state.covered]) != state.covered_digest:
-        raise ConfigError(
-            f"the first {state.covered} messages are not the ones the state's summary covers: "
-            "the state belongs to another conversation, or its earlier messages changed; "
-            "pass the state of this conversation, or a new CompactorState()"
-        )
-
-
-def _check_text(name: str, value: Any) -> str | None:
-    if value is not None and not isinstance(value, str):
-        raise ConfigError(f"{name} must be a str or None, got {value!r:.100}")
-    return value
-
-
-def _check_reserve(value: Any) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ConfigError(f"reserve_tokens must be an int >= 0, got {value!r}")
-    return value
-
-
-def _check_pins(pinned: Any, count: int, lead: int) -> tuple[int, ...]:
-    if isinstance(pinned, (str, bytes)) or not isinstance(pinned, Sequence):
-        raise ConfigError(f"pinned must be a list of message indices, got {pinned!r:.100}")
-    pins = []
-    for index in pinned:
-        if not isinstance(index, int) or isinstance(index, bool) or not lead <= index < count:
-            raise ConfigError(
-                f"pinned index {index!r} names no message after the leading system messages "
-                f"(they are {lead}..{count - 1})"
-            )
-        pins.append(index - lead)
-    return tuple(sorted(set(pins)))
