@@ -1,10 +1,13 @@
 """agentcore-autosummary: automatic conversation summaries for agentcore.
 
-Enable it with ``AgentBuilder().summary_config(SummaryConfig(...))``.
+Enable it with ``AgentBuilder().summary_config(SummaryConfig(...))``, or fit a
+message list an app already has into its window with :class:`Compactor`.
 """
 
 from importlib import metadata as _metadata
 
+from agentcore_autosummary.compactor import Compaction, Compactor
+from agentcore_autosummary.compactor_state import CompactorState
 from agentcore_autosummary.config import CORRECTION_KEY, SummaryConfig
 from agentcore_autosummary.formatting import format_message, format_messages_as_text
 from agentcore_autosummary.prompt import DEFAULT_SUMMARY_PROMPT, STRUCTURED_SUMMARY_PROMPT
@@ -19,6 +22,9 @@ __all__ = [
     "CORRECTION_KEY",
     "DEFAULT_SUMMARY_PROMPT",
     "STRUCTURED_SUMMARY_PROMPT",
+    "Compaction",
+    "Compactor",
+    "CompactorState",
     "SummaryConfig",
     "SummaryFailedError",
     "SummaryState",
