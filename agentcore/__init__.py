@@ -5,7 +5,6 @@ from importlib import metadata as _metadata
 from agentcore.agent import Agent
 from agentcore.builder import DEFAULT_TURN_TIMEOUT, AgentBuilder, AgentBundle, AgentConfig
 from agentcore.calls import ModelCallInfo, ToolCallInfo
-from agentcore.compaction import CompactError, SummaryInfo, SummaryQuality, SummaryRequestInfo
 from agentcore.context import TurnContext
 from agentcore.cycle import CycleResult, LlmCycle, ToolResultEvent
 from agentcore.errors import (
@@ -61,7 +60,6 @@ __all__ = [
     "AgentCoreError",
     "AgentSession",
     "AudioBlock",
-    "CompactError",
     "ConfigError",
     "ConflictError",
     "ContentBlock",
@@ -91,9 +89,6 @@ __all__ = [
     "SqliteStore",
     "StoreError",
     "StreamEvent",
-    "SummaryInfo",
-    "SummaryQuality",
-    "SummaryRequestInfo",
     "TextBlock",
     "TextDelta",
     "ToolCallDelta",

@@ -24,9 +24,7 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from agentcore.builder import AgentConfig
     from agentcore.calls import ModelCallInfo, ToolCallInfo
-    from agentcore.compaction import SummaryInfo
     from agentcore.context import TurnContext
     from agentcore.llm import LlmProvider
     from agentcore.session import AgentSession
@@ -42,9 +40,7 @@ hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 """Marks a plugin function as an implementation of an agentcore hook."""
 
-SYNC_HOOKS = frozenset(
-    {"register_hookspecs", "register_settings", "register_providers", "summary_memory_key"}
-)
+SYNC_HOOKS = frozenset({"register_hookspecs", "register_settings", "register_providers"})
 """Hooks pluggy calls synchronously: their implementations must be plain ``def``.
 
 Every other hook is called by agentcore, which awaits what an implementation
@@ -80,7 +76,7 @@ def before_model_call(ctx: TurnContext) -> Awaitable[None] | None:
     added so far (the user's, then the assistant's and the tool results of
     earlier rounds); the request will carry ``ctx.slot.load_messages()``
     followed by them, read again after the hooks ran. So an implementation
-    that shrinks the slot's context (a new summary stored with
+    that shrinks the slot's context (a new ``summary_override`` stored with
     ``ctx.session.write_slot_config(...)``) shrinks this very request; one that
     replaces ``ctx.messages`` with shortened copies (a tool result cut to fit)
     shortens them in this request only, the turn stores them whole; one that
@@ -120,7 +116,7 @@ def on_turn_end(ctx: TurnContext) -> Awaitable[None] | None:
 def post_turn_end(ctx: TurnContext) -> Awaitable[None] | None:
     """Work that follows a stored turn (the session's turn index has advanced already).
 
-    The place for maintenance such as summarizing the conversation: the
+    The place for maintenance such as condensing the conversation: the
     implementation may call ``ctx.provider``, update ``ctx.slot`` with
     :meth:`~agentcore.AgentSession.write_slot_config`, and write ``ctx.memory``. It may hand
     longer work to ``ctx.session.run_in_background``.
@@ -163,12 +159,12 @@ def after_model_call(ctx: TurnContext, call: ModelCallInfo) -> Awaitable[None] |
     """A call to the model is over: it returned, raised or was cancelled.
 
     Fires for every call made through ``ctx.provider``: the turn's own calls
-    (``call.purpose == "turn"``) and those plugins make, such as
-    autosummary's summaries (``"summary"``), including summaries that run in
-    the background after the turn. ``call`` holds the request, the response
-    or the error, the usage, the start time and the duration: what a plugin
-    needs to time, meter or trace each call. On a streamed call it fires when
-    the final event arrives, before that event reaches the consumer.
+    (``call.purpose == "turn"``) and those plugins make under their own
+    purpose, including calls that run in the background after the turn.
+    ``call`` holds the request, the response or the error, the usage, the
+    start time and the duration: what a plugin needs to time, meter or trace
+    each call. On a streamed call it fires when the final event arrives,
+    before that event reaches the consumer.
 
     An exception raised here is logged on the ``agentcore`` logger and
     does not change the call.
@@ -250,40 +246,6 @@ def register_providers(register: Callable[[str, ProviderFactory], None]) -> None
     :param register: Call ``register(prefix, factory)``;
         ``get_provider("prefix:model", **options)`` then returns
         ``factory("model", **options)``.
-    """
-
-
-@hookspec(firstresult=True)
-def summary_memory_key(config: AgentConfig) -> str | None:
-    """Name the session-data key that holds the conversation summary.
-
-    :meth:`~agentcore.AgentSession.get_conversation_summary` reads this key.
-    The first non-None answer wins; None from every plugin means the session
-    keeps no summary.
-
-    :param config: The bundle's configuration, with every plugin setting.
-    :return: The key, or None when this plugin keeps no summary for ``config``.
-    """
-
-
-@hookspec(firstresult=True)
-def compact_session(
-    ctx: TurnContext, instructions: str | None
-) -> Awaitable[SummaryInfo | None] | SummaryInfo | None:
-    """Summarize at once what the slot ``ctx.slot`` can give up.
-
-    Called by :meth:`~agentcore.AgentSession.compact`, between turns, with a
-    context whose ``messages`` is empty and whose ``turn_index`` is the
-    session's next turn index. The first non-None answer wins; agentcore
-    awaits it. An implementation ignores its automatic trigger (watermark,
-    debounce) but keeps its budget rules, and raises
-    :class:`~agentcore.CompactError` when it cannot compact this
-    slot (nothing to give up, the summary failed or was vetoed).
-
-    :param ctx: A context for the session's current slot, outside any turn.
-    :param instructions: Focus instructions to add to the summary prompt, or None.
-    :return: What the summary did, or None when this plugin does not compact
-        for this session (for instance it is not configured).
     """
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from attrs import define, field, frozen
 
 from agentcore.cli.text import printable
-from agentcore.compaction import CompactError, SummaryInfo
 from agentcore.context import TurnContext
 from agentcore.hookspecs import hookimpl
 from agentcore.session import AgentSession
@@ -49,14 +50,14 @@ def parse_command(line: str) -> SlashCommand | None:
 class SummaryNotices:
     """A plugin that collects each applied summary (``after_summary``) for the chat to show."""
 
-    pending: list[SummaryInfo] = field(factory=list)
+    pending: list[Any] = field(factory=list)
 
     @hookimpl(optionalhook=True)  # the hook exists where autosummary is installed
-    def after_summary(self, ctx: TurnContext, summary: SummaryInfo) -> None:
+    def after_summary(self, ctx: TurnContext, summary: Any) -> None:
         """Remember ``summary`` until the chat shows it."""
         self.pending.append(summary)
 
-    def take(self) -> list[SummaryInfo]:
+    def take(self) -> list[Any]:
         """The summaries not shown yet, oldest first; they count as shown."""
         taken, self.pending = self.pending, []
         return taken
@@ -76,10 +77,14 @@ async def run_command(session: AgentSession, command: SlashCommand) -> str:
         if focused is not None and focused.summary_override is not None:
             covered = f"messages 0..{focused.summary_covers - 1}"
             return f"summary of {covered}:\n{printable(focused.summary_override)}"
-        summary = await session.get_conversation_summary()
+        import agentcore_autosummary
+
+        summary = await agentcore_autosummary.get_conversation_summary(session)
         return "no summary yet" if summary is None else f"summary:\n{printable(summary)}"
+    import agentcore_autosummary
+
     try:
-        await session.compact(command.argument)
-    except CompactError as exc:
+        await agentcore_autosummary.compact(session, command.argument)
+    except agentcore_autosummary.CompactError as exc:
         return f"nothing compacted: {printable(str(exc))}"
     return ""

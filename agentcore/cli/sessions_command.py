@@ -44,7 +44,6 @@ from agentcore.cli.summary_options import (
     summary_settings,
 )
 from agentcore.cli.text import dumps, plural, printable
-from agentcore.compaction import CompactError
 from agentcore.errors import ConfigError, LlmError
 from agentcore.session import AgentSession
 from agentcore.stores import InMemoryStore
@@ -301,6 +300,8 @@ def _delete(args: argparse.Namespace) -> int:
 
 def _compact(args: argparse.Namespace) -> int:
     """Compact one stored session with the model ``--model`` names."""
+    import agentcore_autosummary
+
     path = db_path(args)
     if not check_existing(path):
         raise CliError(f"no session {args.session_id!r} in {path} (the file is empty)")
@@ -331,7 +332,7 @@ def _compact(args: argparse.Namespace) -> int:
             agent = Agent("chat", system_prompt=DEFAULT_SYSTEM_PROMPT)
             session = AgentSession(agent, args.session_id, bundle)
             try:
-                result = await session.compact(args.instructions)
+                result = await agentcore_autosummary.compact(session, args.instructions)
             finally:
                 await session.aclose()
         finally:
@@ -348,7 +349,7 @@ def _compact(args: argparse.Namespace) -> int:
 
     try:
         asyncio.run(main())
-    except CompactError as exc:
+    except agentcore_autosummary.CompactError as exc:
         raise CliError(f"nothing compacted: {exc}") from None
     except LlmError as exc:
         raise CliError(explain_llm_error(exc, prefix)) from None

@@ -1,16 +1,24 @@
 """agentcore-autosummary: automatic conversation summaries for agentcore.
 
-Enable it with ``AgentBuilder().summary_config(SummaryConfig(...))``.
+Enable it with ``AgentBuilder().setting("summary_config", SummaryConfig(...))``.
 """
 
 from importlib import metadata as _metadata
 
+from agentcore_autosummary.compacting import compact, get_conversation_summary
 from agentcore_autosummary.config import CORRECTION_KEY, SummaryConfig
 from agentcore_autosummary.formatting import format_message, format_messages_as_text
 from agentcore_autosummary.prompt import DEFAULT_SUMMARY_PROMPT, STRUCTURED_SUMMARY_PROMPT
 from agentcore_autosummary.retention import find_identifiers
 from agentcore_autosummary.state import SummaryState
 from agentcore_autosummary.summarizer import SummaryFailedError
+from agentcore_autosummary.summary_info import (
+    CompactError,
+    SummaryInfo,
+    SummaryQuality,
+    SummaryReason,
+    SummaryRequestInfo,
+)
 
 __version__ = _metadata.version("agentcore-autosummary")
 """The installed distribution's version (from its package metadata)."""
@@ -19,11 +27,18 @@ __all__ = [
     "CORRECTION_KEY",
     "DEFAULT_SUMMARY_PROMPT",
     "STRUCTURED_SUMMARY_PROMPT",
+    "CompactError",
     "SummaryConfig",
     "SummaryFailedError",
+    "SummaryInfo",
+    "SummaryQuality",
+    "SummaryReason",
+    "SummaryRequestInfo",
     "SummaryState",
     "__version__",
+    "compact",
     "find_identifiers",
     "format_message",
     "format_messages_as_text",
+    "get_conversation_summary",
 ]

@@ -15,10 +15,11 @@ import difflib
 import re
 from collections.abc import Sequence
 
-from agentcore import Message, SummaryQuality
+from agentcore import Message
 from agentcore_autosummary.formatting import format_message
 from agentcore_autosummary.retention import find_identifiers
 from agentcore_autosummary.summarizer import SummaryFailedError
+from agentcore_autosummary.summary_info import SummaryQuality
 from agentcore_autosummary.superseding import compare_identifiers
 
 COPY_RATIO = 0.95

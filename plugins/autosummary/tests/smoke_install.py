@@ -12,6 +12,7 @@ import sys
 from agentcore import Agent, AgentBuilder, AgentSession, FocusedConfig, LlmRequest
 from agentcore.plugins import list_plugins
 from agentcore.testing import MockProvider
+from agentcore_autosummary import get_conversation_summary
 
 
 def reply(request: LlmRequest) -> str:
@@ -27,13 +28,14 @@ async def main() -> int:
     bundle = (
         AgentBuilder()
         .provider(MockProvider(responder=reply))
-        .summary_config(
+        .setting(
+            "summary_config",
             {
                 "max_context_tokens": 2000,
                 "max_summary_tokens": 200,
                 "trigger_token_ratio": 0.005,
                 "keep_recent_tokens": 5,
-            }
+            },
         )
         .build()
     )
@@ -44,7 +46,7 @@ async def main() -> int:
     # Long enough that the summary (sent as a user message with an acknowledgement) is
     # smaller than what it replaces.
     await session.submit_turn("Hi there! " + "This message crosses the tiny watermark. " * 6)
-    summary = await session.get_conversation_summary()
+    summary = await get_conversation_summary(session)
     context = [message.text for message in await session.load_messages()]
     print("summary:", summary)
     print("next context:", context)

@@ -35,13 +35,14 @@ async def main() -> int:
     bundle = (
         AgentBuilder()
         .provider(MockProvider(responder=reply))
-        .summary_config(
+        .setting(
+            "summary_config",
             {
                 "max_context_tokens": 600,
                 "max_summary_tokens": 32,
                 "keep_recent_tokens": 10,
                 "trigger_token_ratio": 0.02,
-            }
+            },
         )
         .build()
     )
