@@ -1,9 +1,10 @@
-"""The hook implementations: the summary checkpoint after every turn."""
+"""The hook implementations: the summary checkpoint after every turn, and the CLI's additions."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import attrs
 import pluggy
@@ -44,6 +45,11 @@ from agentcore_autosummary.tails import (
 )
 from agentcore_autosummary.trigger import is_due, may_retry, measure
 from agentcore_autosummary.windows import effective_config, known_config
+
+if TYPE_CHECKING:
+    import argparse
+
+    from agentcore.cli.extensions import ChatSetup, CommandGroup
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -134,3 +140,31 @@ async def post_turn_end(ctx: TurnContext) -> None:
     else:
         work = catch_up(ctx, config, runtime, plan, "watermark")
         runtime.pending[slot.id] = ctx.session.run_in_background(work)
+
+
+# -- the command line (agentcore_autosummary.cli, imported only when the CLI runs) ----------
+
+
+@hookimpl
+def register_commands(commands: CommandGroup, sessions: CommandGroup) -> None:
+    """Add ``agentcore demo`` and ``agentcore sessions compact``."""
+    from agentcore_autosummary.cli import demo_command, sessions_compact
+
+    demo_command.register(commands)
+    sessions_compact.register(sessions)
+
+
+@hookimpl
+def register_chat_options(parser: argparse.ArgumentParser) -> None:
+    """Add the summary options to ``agentcore chat``."""
+    from agentcore_autosummary.cli.chat import add_chat_options
+
+    add_chat_options(parser)
+
+
+@hookimpl
+def register_chat_commands(chat: ChatSetup) -> None:
+    """Enable summaries in the chat, with ``/compact``, ``/summary`` and their notices."""
+    from agentcore_autosummary.cli.chat import setup_chat
+
+    setup_chat(chat)
