@@ -98,3 +98,30 @@ async def test_a_readonly_session_or_an_open_stream_refuses_the_block(
     with pytest.raises(ValueError, match="action must be a non-empty str"):
         async with session.exclusive(" "):
             pass
+
+
+async def test_a_cancelled_block_frees_the_session_and_keeps_what_it_wrote(
+    make_session: MakeSession,
+) -> None:
+    session = make_session(mode=FocusedConfig())
+    await session.submit_turn("hello")
+    entered = asyncio.Event()
+
+    async def rewrite_then_wait() -> None:
+        async with session.exclusive() as ctx:
+            focused = attrs.evolve(ctx.slot.config.focused, summary_override="kept")
+            await session.write_slot_config(
+                ctx.slot.id, attrs.evolve(ctx.slot.config, mode=focused)
+            )
+            entered.set()
+            await asyncio.Event().wait()  # until cancelled
+
+    task = asyncio.create_task(rewrite_then_wait())
+    await asyncio.wait_for(entered.wait(), timeout=30)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert (await asyncio.wait_for(session.submit_turn("next"), timeout=30)).text == "ok"
+    resumed = AgentSession(session.agent, session.session_id, session.bundle)
+    focused = (await resumed.get_slot()).config.focused
+    assert focused is not None and focused.summary_override == "kept"

@@ -35,7 +35,7 @@ class CommandGroup:
     subcommand names the plugin that added it. Give the new parser a
     ``handler``: ``parser.set_defaults(handler=run, parser=parser)``, where
     ``run(args)`` returns the exit code (raise
-    :class:`~agentcore.cli.errors.CliError` for a failure the user can fix).
+    ``agentcore.cli.errors.CliError`` for a failure the user can fix).
     """
 
     def __init__(self, subparsers: Any, plugin_name: str | None = None) -> None:

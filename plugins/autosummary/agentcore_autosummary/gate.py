@@ -6,7 +6,7 @@ covered, they copy the transcript (its ``User:`` lines) until their token
 cap, they stop at the cap mid-sentence, or they drop what the previous
 summary held. Each such summary is refused (:class:`SummaryRejectedError`;
 :mod:`agentcore_autosummary.retries` then asks for it another way), and
-every verdict, kept or refused, is a :class:`~agentcore.SummaryQuality` record.
+every verdict, kept or refused, is a :class:`~agentcore_autosummary.SummaryQuality` record.
 """
 
 from __future__ import annotations
