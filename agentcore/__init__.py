@@ -5,7 +5,6 @@ from importlib import metadata as _metadata
 from agentcore.agent import Agent
 from agentcore.builder import DEFAULT_TURN_TIMEOUT, AgentBuilder, AgentBundle, AgentConfig
 from agentcore.calls import ModelCallInfo, ToolCallInfo
-from agentcore.compaction import CompactError, SummaryInfo, SummaryQuality, SummaryRequestInfo
 from agentcore.context import TurnContext
 from agentcore.cycle import CycleResult, LlmCycle, ToolResultEvent
 from agentcore.errors import (
@@ -64,7 +63,6 @@ __all__ = [
     "AgentCoreError",
     "AgentSession",
     "AudioBlock",
-    "CompactError",
     "ConfigError",
     "ConflictError",
     "ContentBlock",
@@ -97,9 +95,6 @@ __all__ = [
     "SqliteStore",
     "StoreError",
     "StreamEvent",
-    "SummaryInfo",
-    "SummaryQuality",
-    "SummaryRequestInfo",
     "TextBlock",
     "TextDelta",
     "ToolCallDelta",

@@ -46,7 +46,7 @@ class BackgroundWork:
                 self._cancelled_here.discard(task)
                 return
             message = (
-                f"background work of session {self._session_id!r} (such as a summary being "
+                f"background work of session {self._session_id!r} (such as a plugin's work being "
                 "made) was cancelled before it finished, most likely because its event loop "
                 f"closed; nothing of it was stored: {DRAIN_HINT} `asyncio.run`"
             )

@@ -22,7 +22,7 @@ async def change_pins(
     """Pin (``add``) or unpin raw message ``index`` of a slot with its tool group.
 
     Returns the slot's pinned indices. A pin is checked by the
-    ``check_slot_config`` hook first; a write that conflicts with a summary
+    ``check_slot_config`` hook first; a write that conflicts with a plugin's config write
     or a mode change is computed again from the reloaded slot (3 attempts).
     """
     for _ in range(3):
@@ -52,7 +52,7 @@ async def change_pins(
                 slot.id, config, expected_version=slot.version, usage=None
             )
         except ConflictError:
-            continue  # a summary or mode change landed meanwhile: recompute from it
+            continue  # another config write or mode change landed meanwhile: recompute from it
         assert config.focused is not None
         return config.focused.pinned
     raise ConflictError(f"slot {slot_id!r}: the pin kept conflicting with other writes")

@@ -1,6 +1,6 @@
 """The context budget: what a request may hold, and a correction learned from usage.
 
-One rule holds for every request agentcore sends, turn or summary::
+One rule holds for every request agentcore sends, turn or plugin call::
 
     counted messages + counted tool definitions + reply reservation <= window
 

@@ -196,15 +196,6 @@ class AgentBuilder:
         self._settings[name] = value
         return self
 
-    def summary_config(self, config: Any) -> AgentBuilder:
-        """Enable automatic summaries (needs the autosummary plugin installed).
-
-        Install it in a clone with ``pip install -e plugins/autosummary``, or
-        from a wheelhouse with ``"agentcore[autosummary]==0.3.0"``. ``config``
-        is an ``agentcore_autosummary.SummaryConfig`` or a dict of its fields.
-        """
-        return self.setting("summary_config", config)
-
     def build(self) -> AgentBundle:
         """Check the parts, load plugins, validate plugin settings and return the bundle.
 

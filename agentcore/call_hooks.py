@@ -2,8 +2,8 @@
 
 A session hands every turn a :class:`HookedProvider` (as
 :attr:`TurnContext.provider <agentcore.TurnContext.provider>` and to the
-turn's own cycle), so each model call made through it, a plugin's summary
-call included, fires ``after_model_call``; and it gives the turn's cycle the
+turn's own cycle), so each model call made through it, a plugin's own
+calls included, fires ``after_model_call``; and it gives the turn's cycle the
 :func:`tool_call_hooks` that fire ``before_tool_call`` and
 ``after_tool_call``.
 """

@@ -17,7 +17,7 @@ class ModelCallInfo:
     """One finished call to the model, handed to ``after_model_call``.
 
     ``request`` is what was sent (its ``purpose`` tells a turn's call,
-    ``"turn"``, from a plugin's, such as ``"summary"``). Exactly one of
+    ``"turn"``, from a plugin's, under the plugin's own purpose). Exactly one of
     ``response`` and ``error`` is set: the reply, or the exception that ended
     the call (an :class:`~agentcore.errors.LlmError`, ``CancelledError`` when
     the turn was cancelled, ``GeneratorExit`` when a stream was closed before
@@ -37,7 +37,7 @@ class ModelCallInfo:
 
     @property
     def purpose(self) -> str:
-        """Why the call was made: ``"turn"``, ``"summary"``..."""
+        """Why the call was made: ``"turn"``, or the purpose a plugin gave its call."""
         return self.request.purpose
 
     @property

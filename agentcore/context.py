@@ -29,7 +29,7 @@ class TurnContext:
     the tool results too. ``usage`` sums every provider call of the turn;
     ``response`` is the last reply (its usage measures the context of the
     final call). ``extra`` is scratch space plugins may share within a turn.
-    A plugin that changes the slot's config (a summary) does it with
+    A plugin that changes the slot's config (a new ``summary_override``) does it with
     ``await ctx.session.write_slot_config(...)``: one store write, conditional
     on the slot's config version, that also stores the session data and cost.
     ``started_at`` is when the turn started, in seconds since the epoch

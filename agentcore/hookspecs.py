@@ -24,9 +24,10 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from agentcore.builder import AgentConfig
+    import argparse
+
     from agentcore.calls import ModelCallInfo, ToolCallInfo
-    from agentcore.compaction import SummaryInfo
+    from agentcore.cli.extensions import ChatSetup, CommandGroup
     from agentcore.context import TurnContext
     from agentcore.llm import LlmProvider
     from agentcore.session import AgentSession
@@ -43,7 +44,14 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 """Marks a plugin function as an implementation of an agentcore hook."""
 
 SYNC_HOOKS = frozenset(
-    {"register_hookspecs", "register_settings", "register_providers", "summary_memory_key"}
+    {
+        "register_hookspecs",
+        "register_settings",
+        "register_providers",
+        "register_commands",
+        "register_chat_options",
+        "register_chat_commands",
+    }
 )
 """Hooks pluggy calls synchronously: their implementations must be plain ``def``.
 
@@ -80,7 +88,7 @@ def before_model_call(ctx: TurnContext) -> Awaitable[None] | None:
     added so far (the user's, then the assistant's and the tool results of
     earlier rounds); the request will carry ``ctx.slot.load_messages()``
     followed by them, read again after the hooks ran. So an implementation
-    that shrinks the slot's context (a new summary stored with
+    that shrinks the slot's context (a new ``summary_override`` stored with
     ``ctx.session.write_slot_config(...)``) shrinks this very request; one that
     replaces ``ctx.messages`` with shortened copies (a tool result cut to fit)
     shortens them in this request only, the turn stores them whole; one that
@@ -120,7 +128,7 @@ def on_turn_end(ctx: TurnContext) -> Awaitable[None] | None:
 def post_turn_end(ctx: TurnContext) -> Awaitable[None] | None:
     """Work that follows a stored turn (the session's turn index has advanced already).
 
-    The place for maintenance such as summarizing the conversation: the
+    The place for maintenance such as condensing the conversation: the
     implementation may call ``ctx.provider``, update ``ctx.slot`` with
     :meth:`~agentcore.AgentSession.write_slot_config`, and write ``ctx.memory``. It may hand
     longer work to ``ctx.session.run_in_background``.
@@ -163,12 +171,12 @@ def after_model_call(ctx: TurnContext, call: ModelCallInfo) -> Awaitable[None] |
     """A call to the model is over: it returned, raised or was cancelled.
 
     Fires for every call made through ``ctx.provider``: the turn's own calls
-    (``call.purpose == "turn"``) and those plugins make, such as
-    autosummary's summaries (``"summary"``), including summaries that run in
-    the background after the turn. ``call`` holds the request, the response
-    or the error, the usage, the start time and the duration: what a plugin
-    needs to time, meter or trace each call. On a streamed call it fires when
-    the final event arrives, before that event reaches the consumer.
+    (``call.purpose == "turn"``) and those plugins make under their own
+    purpose, including calls that run in the background after the turn.
+    ``call`` holds the request, the response or the error, the usage, the
+    start time and the duration: what a plugin needs to time, meter or trace
+    each call. On a streamed call it fires when the final event arrives,
+    before that event reaches the consumer.
 
     An exception raised here is logged on the ``agentcore`` logger and
     does not change the call.
@@ -253,40 +261,6 @@ def register_providers(register: Callable[[str, ProviderFactory], None]) -> None
     """
 
 
-@hookspec(firstresult=True)
-def summary_memory_key(config: AgentConfig) -> str | None:
-    """Name the session-data key that holds the conversation summary.
-
-    :meth:`~agentcore.AgentSession.get_conversation_summary` reads this key.
-    The first non-None answer wins; None from every plugin means the session
-    keeps no summary.
-
-    :param config: The bundle's configuration, with every plugin setting.
-    :return: The key, or None when this plugin keeps no summary for ``config``.
-    """
-
-
-@hookspec(firstresult=True)
-def compact_session(
-    ctx: TurnContext, instructions: str | None
-) -> Awaitable[SummaryInfo | None] | SummaryInfo | None:
-    """Summarize at once what the slot ``ctx.slot`` can give up.
-
-    Called by :meth:`~agentcore.AgentSession.compact`, between turns, with a
-    context whose ``messages`` is empty and whose ``turn_index`` is the
-    session's next turn index. The first non-None answer wins; agentcore
-    awaits it. An implementation ignores its automatic trigger (watermark,
-    debounce) but keeps its budget rules, and raises
-    :class:`~agentcore.CompactError` when it cannot compact this
-    slot (nothing to give up, the summary failed or was vetoed).
-
-    :param ctx: A context for the session's current slot, outside any turn.
-    :param instructions: Focus instructions to add to the summary prompt, or None.
-    :return: What the summary did, or None when this plugin does not compact
-        for this session (for instance it is not configured).
-    """
-
-
 @hookspec
 def check_slot_config(
     session: AgentSession, slot: ContextSlot, config: SlotConfig
@@ -301,4 +275,52 @@ def check_slot_config(
     :param session: The session whose slot changes.
     :param slot: The slot, holding its current config and raw history.
     :param config: The config about to be stored.
+    """
+
+
+@hookspec
+def register_commands(commands: CommandGroup, sessions: CommandGroup) -> None:
+    """Add subcommands to the ``agentcore`` command line, as ``llm`` plugins do.
+
+    Called once as the command line builds its parser, for each plugin
+    installed (entry points) and not disabled. ``commands.add_parser(name,
+    help=..., description=...)`` adds ``agentcore NAME``,
+    ``sessions.add_parser(...)`` adds ``agentcore sessions NAME``; both are
+    argparse's ``add_parser``, and ``agentcore --help`` lists the new command
+    with ``(from PLUGIN)``. Give the parser its handler:
+    ``parser.set_defaults(handler=run, parser=parser)``, with ``run(args)``
+    returning the exit code. See :mod:`agentcore.cli.extensions`.
+
+    An exception raised here ends the command line with it.
+
+    :param commands: The top-level commands.
+    :param sessions: The subcommands of ``agentcore sessions``.
+    """
+
+
+@hookspec
+def register_chat_options(parser: argparse.ArgumentParser) -> None:
+    """Add options to ``agentcore chat``: ``parser.add_argument(...)``.
+
+    Called as the command line builds its parser; the parsed values reach
+    :func:`register_chat_commands` in ``chat.args``.
+
+    :param parser: The parser of ``agentcore chat``.
+    """
+
+
+@hookspec
+def register_chat_commands(chat: ChatSetup) -> None:
+    """A chat is about to start: add slash commands and notes, configure its bundle.
+
+    Called once per ``agentcore chat``, before its bundle is built.
+    ``chat.add_command(ChatCommand(...))`` offers a slash command (listed by
+    ``/help``); ``chat.add_notes(source)`` shows the lines ``source()``
+    returns after each turn and command, beside the context meter;
+    ``chat.builder`` takes settings and plugins (``chat.args`` holds the
+    options of :func:`register_chat_options`).
+
+    An exception raised here ends the command line with it.
+
+    :param chat: The chat being set up.
     """

@@ -98,8 +98,9 @@ def _tool_tuple(tools: Iterable[ToolSpec]) -> tuple[ToolSpec, ...]:
 class LlmRequest:
     """One call to a model.
 
-    ``purpose`` tells a turn call (``"turn"``) from other calls a plugin makes,
-    such as ``"summary"``; ``model`` overrides the provider's default model.
+    ``purpose`` tells a turn call (``"turn"``) from the calls a plugin makes
+    under its own purpose (``"index"``...); ``model`` overrides the
+    provider's default model.
     ``max_tokens`` caps the reply, ``temperature`` (0 to 2) sets the sampling
     temperature and ``stop`` holds up to four stop sequences; each is sent
     only when set. ``cache_key`` names the conversation the request belongs

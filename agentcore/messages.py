@@ -221,7 +221,7 @@ class Message:
 # -- token counts a message carries ---------------------------------------------
 
 MAX_KEPT_COUNTS = 2
-"""How many counters' counts one message keeps (the turn model's and a summarizer's)."""
+"""How many counters' counts one message keeps (the turn model's and a plugin's model's)."""
 
 
 def token_counts(message: Message) -> tuple[tuple[str, int], ...]:

@@ -55,7 +55,7 @@ def message_from_dict(data: Any) -> Message:
 
 
 def message_to_json(message: Message) -> str:
-    """``message`` as compact JSON text."""
+    """``message`` as JSON text without spaces between items."""
     return json.dumps(message_to_dict(message), ensure_ascii=False, separators=(",", ":"))
 
 

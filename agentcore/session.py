@@ -7,9 +7,10 @@ session and the one write path in :mod:`agentcore._store_sync`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import warnings
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from typing import Any, TypeVar
 
 import attrs
@@ -29,7 +30,7 @@ from agentcore._turns import (
 from agentcore.agent import Agent
 from agentcore.budget import provider_model
 from agentcore.builder import AgentBundle
-from agentcore.compaction import CompactError, SummaryInfo
+from agentcore.context import TurnContext
 from agentcore.errors import (
     ConfigError,
     ReadonlySessionError,
@@ -37,7 +38,6 @@ from agentcore.errors import (
     UnknownSlotError,
 )
 from agentcore.messages import Message
-from agentcore.plugins import call_each
 from agentcore.pricing import PriceTable
 from agentcore.session_memory import SessionMemory, check_json, check_key
 from agentcore.slots import (
@@ -124,7 +124,7 @@ class AgentSession:
         if pending:
             warnings.warn(
                 f"AgentSession {self._session_id!r} was dropped with {len(pending)} pending "
-                "background task(s), such as a summary being made; their work is lost. "
+                "background task(s), such as a plugin's work after a turn; their work is lost. "
                 "Call `await session.aclose()` (or use `async with session`) before dropping it",
                 ResourceWarning,
                 source=self,
@@ -183,8 +183,8 @@ class AgentSession:
         ``prices`` defaults to the list prices (:class:`~agentcore.pricing.PriceTable`);
         None when it has no price for ``agent.model``. Cache reads and writes
         are priced at their own rates. Every purpose is priced at the agent's
-        model: when summaries go to another model, price them apart with
-        ``prices.dollars(session.cost.total("summary"), that_model)``.
+        model: when a plugin's calls go to another model, price them apart with
+        ``prices.dollars(session.cost.total(purpose), that_model)``.
         """
         if prices is not None and not isinstance(prices, PriceTable):
             raise ConfigError(f"prices must be a PriceTable or None, got {prices!r}")
@@ -266,13 +266,13 @@ class AgentSession:
         )
 
     async def pin(self, index: int, slot_id: str | None = None) -> tuple[int, ...]:
-        """Pin raw message ``index`` of a Focused slot: it is never summarized away.
+        """Pin raw message ``index`` of a Focused slot: it always stays in the context.
 
         A negative ``index`` counts from the end (``-2``: the user message of
         the last plain turn). Pinning a tool call or one of its results pins
         the call with all of its results. Plugins may refuse the pin through
-        the ``check_slot_config`` hook (autosummary refuses pins that cannot
-        fit the window) with :class:`~agentcore.errors.ConfigError`; then
+        the ``check_slot_config`` hook (a plugin that keeps the context within
+        a window refuses pins that cannot fit it) with :class:`~agentcore.errors.ConfigError`; then
         nothing is stored. Returns the slot's pinned indices.
         """
         self._check_writable("pin a message")
@@ -291,18 +291,19 @@ class AgentSession:
         expected_version: int | None = None,
         data: Mapping[str, JsonValue] | None = None,
         usage: Usage | None = None,
-        purpose: str = "summary",
+        purpose: str = "plugin",
         retry_on_conflict: bool = False,
     ) -> None:
         """Replace a slot's config, store session data and count ``usage``, in one store write.
 
-        This is how plugins apply a change computed from a slot, such as a
-        summary: the write also stores the session state with ``usage``
-        added to the cost under ``purpose``, so that cost survives a resume.
+        This is how plugins apply a change computed from a slot (a new
+        ``summary_override``): the write also stores the session state with
+        ``usage`` added to the cost under ``purpose`` (default ``"plugin"``;
+        name the plugin's own purpose), so that cost survives a resume.
         It is conditional on the slot's config version: ``expected_version``
         (default: the :attr:`ContextSlot.version` this object holds) must
         still be the stored one. When another write replaced the config since
-        (a newer summary, a mode change), the write is refused with
+        (another plugin's write, a mode change), the write is refused with
         :class:`~agentcore.errors.ConflictError`, nothing is stored, and the
         session has reloaded the slot, so the caller can compute the change
         again; with ``retry_on_conflict`` the new config is written over the
@@ -341,8 +342,8 @@ class AgentSession:
     ) -> None:
         """Count ``usage`` under ``purpose`` and store session data, in one store write.
 
-        For plugin work that changes no slot config, such as a summary
-        attempt that failed or was dropped: the session state is stored with
+        For plugin work that changes no slot config, such as a model call
+        whose result was dropped: the session state is stored with
         the new cost, so what the work cost survives a resume. Once the write
         has committed, the object holds it, even if the caller was cancelled.
         """
@@ -405,8 +406,8 @@ class AgentSession:
         checked (valid Unicode, roles, every tool result after its call; no
         system message, as the agent's prompt is the session's), counted
         with the turn counter and stored with the counts; the turn index and
-        cost stay. Later turns run on it, and autosummary summarizes it as
-        any history. Nothing is stored when it raises.
+        cost stay. Later turns run on it, and plugins see it as any
+        history. Nothing is stored when it raises.
 
         :raises ConfigError: the history is refused, naming the index at fault.
         :raises SessionError: the slot already holds messages.
@@ -431,40 +432,36 @@ class AgentSession:
         self._check_writable("delete session data")
         await self._memory.delete(key)
 
-    async def get_conversation_summary(self) -> str | None:
-        """The latest conversation summary a plugin stored, or None.
+    # -- between turns ------------------------------------------------------------
 
-        Read under the key the summary plugin names for this bundle's config,
-        else under the original design's ``"conversation_summary"`` (so a
-        summary stored with the default key is found by a bundle that does
-        not configure summaries).
+    @contextlib.asynccontextmanager
+    async def exclusive(self, action: str = "act on the session") -> AsyncIterator[TurnContext]:
+        """Act on the session from outside a turn, as a turn would: ``async with`` it.
+
+        Yields a :class:`~agentcore.TurnContext` for the current slot, the
+        same kind of context a turn hook gets: ``ctx.provider`` (its calls
+        fire ``after_model_call``), ``ctx.slot``, ``ctx.cost``,
+        ``ctx.memory``, ``ctx.session``. Its ``messages`` is empty and its
+        ``turn_index`` is the session's next turn index. While the block
+        runs, the session's turn lock is held, so no turn (nor another
+        ``exclusive`` block) of this object runs meanwhile, and the session
+        has caught up with other writers first. Write with
+        :meth:`write_slot_config` and :meth:`record_usage`, as a hook does;
+        an exception leaves the block and reaches the caller, and what was
+        not written is not stored. Do not start a turn of the same session
+        inside the block: it waits for the lock the block holds.
+
+        Plugins use it for operations a user calls between turns, such as
+        rewriting the slot's context on request.
+
+        :param action: What the caller does, for the errors' wording
+            (``"cannot <action>"``).
+        :raises ReadonlySessionError: the session is read-only.
+        :raises SessionError: a streamed turn is in progress.
         """
-        key = self._bundle.plugin_manager.hook.summary_memory_key(config=self._bundle.config)
-        value = await self._memory.get(key or "conversation_summary")
-        return value if isinstance(value, str) else None
-
-    async def compact(self, instructions: str | None = None) -> SummaryInfo:
-        """Summarize now whatever the current slot can give up, and return what was done.
-
-        Calls the ``compact_session`` hook (the autosummary plugin implements
-        it): the summary ignores the automatic trigger (watermark, debounce)
-        but keeps the plugin's budget rules and its verbatim recent tail.
-        ``instructions`` (such as ``"keep the API design decisions"``) are
-        added to the summary prompt. Runs between turns, under the same lock.
-
-        :param instructions: Focus instructions for this summary, or None.
-        :return: The applied summary: its text, the raw messages it covers,
-            the context's tokens before and after.
-        :raises CompactError: No installed plugin compacts, the slot is not
-            Focused, nothing can be given up, a hook vetoed the summary, or the
-            summary failed (the cause chained). The session is unchanged.
-        :raises ConfigError: ``instructions`` is not a non-empty str or None.
-        """
-        if instructions is not None and (
-            not isinstance(instructions, str) or not instructions.strip()
-        ):
-            raise ConfigError(f"instructions must be a non-empty str or None, got {instructions!r}")
-        self._check_writable("compact")
+        if not isinstance(action, str) or not action.strip():
+            raise ConfigError(f"action must be a non-empty str, got {action!r}")
+        self._check_writable(action)
         self._check_no_open_stream()
         async with self._turns.lock:
             await self.load()
@@ -472,15 +469,7 @@ class AgentSession:
             slot = self._sync.slots[self._sync.current]
             ctx = self._turns.context(slot, Message.user(""), is_stream=False)
             ctx.messages = []
-            result = await call_each(
-                self._pm, "compact_session", isolate=False, ctx=ctx, instructions=instructions
-            )
-        if not isinstance(result, SummaryInfo):
-            raise CompactError(
-                f"session {self._session_id!r}: no installed plugin compacts sessions; "
-                "enable the autosummary plugin with summary_config to compact"
-            )
-        return result
+            yield ctx
 
     # -- turns ------------------------------------------------------------------
 
@@ -576,8 +565,8 @@ class AgentSession:
     async def aclose(self, *, cancel_pending: bool = False) -> None:
         """Wait until the background work of the session has finished.
 
-        With ``cancel_pending``, cancel that work first (a summary being
-        made is dropped whole: nothing of it is stored) and wait for the
+        With ``cancel_pending``, cancel that work first (work that has not
+        written yet is dropped whole: nothing of it is stored) and wait for the
         cancellation to finish.
         """
         await self._background.drain(cancel=cancel_pending)

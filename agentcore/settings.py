@@ -40,7 +40,6 @@ class PluginSetting:
 
 
 KNOWN_PLUGIN_SETTINGS: dict[str, str] = {
-    "summary_config": "autosummary",
     "otel_capture_content": "otel",
     "otel_tracer_provider": "otel",
 }

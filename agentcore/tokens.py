@@ -6,8 +6,8 @@ Counting uses tiktoken. Which encoding is used:
   tiktoken names for it (:func:`tiktoken.encoding_name_for_model`).
 * Any other name (``None``, Claude, Llama, Qwen, unknown names) uses
   ``cl100k_base``. Those models have their own tokenizers, so their counts are
-  an approximation (:attr:`TokenCounter.exact` is False); the autosummary
-  plugin corrects them from the usage the server reports.
+  an approximation (:attr:`TokenCounter.exact` is False); a plugin may
+  correct them from the usage the server reports (:mod:`agentcore.budget`).
 
 ``cl100k_base`` and ``o200k_base`` come with agentcore (:mod:`agentcore.encodings`):
 they load from local files, never from the network. Any other encoding (the
@@ -21,7 +21,7 @@ retried in the same process. Counting never raises.
 
 Users with an exact tokenizer for their model pass it as a function:
 ``TokenCounter("my-model", count_text=my_tokenizer_len)``; the agent's
-``token_counter`` setting makes the autosummary plugin use it.
+``token_counter`` setting makes plugins that count use it.
 
 Messages are counted the way OpenAI's cookbook counts chat messages
 ("How to count tokens with tiktoken"): each message costs

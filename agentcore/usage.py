@@ -65,7 +65,7 @@ class Usage:
 
 @define
 class CostTracker:
-    """Accumulates :class:`Usage` per purpose (``"turn"``, ``"summary"``, ...)."""
+    """Accumulates :class:`Usage` per purpose (``"turn"``, and those plugins give their calls)."""
 
     _by_purpose: dict[str, Usage] = field(factory=dict, alias="by_purpose")
 

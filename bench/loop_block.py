@@ -64,7 +64,7 @@ async def main() -> None:
     bundle = (
         AgentBuilder()
         .provider(MockProvider(responder=lambda request: "ok"))
-        .summary_config(SummaryConfig(max_context_tokens=128_000))
+        .setting("summary_config", SummaryConfig(max_context_tokens=128_000))
         .build()
     )
     session = AgentSession(Agent("a"), "big", bundle)

@@ -106,7 +106,7 @@ async def _agentcore(server: LlamaServer, messages: Sequence[str], summary: bool
     agent = Agent("assistant", system_prompt=SYSTEM_PROMPT, max_tokens=REPLY_CAP)
     builder = AgentBuilder().provider(provider).load_plugins(summary)
     if summary:
-        builder.summary_config(SummaryConfig(max_context_tokens=server.n_ctx))
+        builder.setting("summary_config", SummaryConfig(max_context_tokens=server.n_ctx))
     mode = FocusedConfig() if summary else FULL
     session = AgentSession(agent, "real", builder.build(), mode)
     turn_seconds, failures = [], []

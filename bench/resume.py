@@ -213,7 +213,9 @@ async def backlog(count: int, calls: int) -> list[str]:
         config = SummaryConfig(
             mode=mode, max_summary_calls_per_turn=calls, max_context_tokens=32_000
         )
-        built = AgentBuilder().provider(provider).store(store).summary_config(config).build()
+        built = (
+            AgentBuilder().provider(provider).store(store).setting("summary_config", config).build()
+        )
         session = AgentSession(AGENT, "backlog", built)
         await session.load()
         start = time.perf_counter()

@@ -178,7 +178,7 @@ async def turns(
         store = InMemoryStore()
     builder = AgentBuilder().provider(model).store(store).load_plugins(summary is not None)
     if summary is not None:
-        builder.summary_config(summary)
+        builder.setting("summary_config", summary)
     if tools:
         registry = ToolRegistry()
         for index in range(tools):

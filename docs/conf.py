@@ -49,7 +49,10 @@ nitpick_ignore = [
     ("py:data", "DEFAULT_BASE_URL"),
 ]
 nitpick_ignore_regex = [
-    (r"py:.*", r"(collections\.abc|typing|os|asyncio|_asyncio|json|pathlib|types|time)\..+"),
+    (
+        r"py:.*",
+        r"(collections\.abc|typing|os|asyncio|_asyncio|json|pathlib|types|time|argparse)\..+",
+    ),
     # Private helpers that appear in signatures (``agentcore._turns.FinalEvent``).
     (r"py:.*", r"agentcore(_\w+)?(\.\w+)*\._\w+(\.\w+)*"),
     (r"py:.*", r"(httpx|pluggy|tiktoken|attrs|attr|cattrs)(\..+)?"),

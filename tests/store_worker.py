@@ -83,7 +83,7 @@ def open_store(db: str) -> MemoryStore:
 async def main(db: str, keep_sessions: bool) -> None:
     store = open_store(db)
     builder = AgentBuilder().provider(MockProvider(responder=respond)).store(store)
-    bundle = builder.load_plugins(True).summary_config(SUMMARY).build()
+    bundle = builder.load_plugins(True).setting("summary_config", SUMMARY).build()
     sessions: dict[str, AgentSession] = {}
     closing: list[asyncio.Task[Any]] = []
     loop = asyncio.get_running_loop()

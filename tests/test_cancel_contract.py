@@ -301,7 +301,7 @@ async def test_a_worker_with_inline_summaries_ends_on_its_one_cancel(agent: Agen
         AgentBuilder()
         .provider(MockProvider(responder=respond))
         .store(SlowStore(rng))
-        .summary_config(config)
+        .setting("summary_config", config)
         .build()
     )
     session = AgentSession(agent, "queue", bundle, FocusedConfig())
@@ -324,5 +324,5 @@ async def test_a_worker_with_inline_summaries_ends_on_its_one_cancel(agent: Agen
             tally.counts["broken"] += 1
     print(f"\n{landed_in_summary} of {TRIALS} cancels landed in an inline summary call")
     assert landed_in_summary > 0
-    assert await session.get_conversation_summary() is not None
+    assert await autosummary.get_conversation_summary(session) is not None
     tally.report()

@@ -199,7 +199,7 @@ async def test_autosummary_summarizes_an_imported_history_inside_the_window() ->
         AgentBuilder()
         .provider(provider)
         .store(InMemoryStore())
-        .summary_config(autosummary.SummaryConfig(max_context_tokens=WINDOW))
+        .setting("summary_config", autosummary.SummaryConfig(max_context_tokens=WINDOW))
         .build()
     )
     chat = AgentSession(AGENT, "imported", bundle, FocusedConfig())
@@ -216,7 +216,7 @@ async def test_autosummary_summarizes_an_imported_history_inside_the_window() ->
     assert oversized == []  # every request, turn or summary, inside the window
     last = provider.calls_for("turn")[-1]
     assert counter.count_messages(last.messages) < WINDOW // 2  # summarized, not cut
-    assert await chat.get_conversation_summary() is not None
+    assert await autosummary.get_conversation_summary(chat) is not None
     assert len(await chat.history()) == 200 + 2 * 5
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import pluggy
 import pytest
 
-from agentcore import AgentBuilder, AgentConfig, AgentSession, ConfigError, TurnContext, hookimpl
+from agentcore import AgentBuilder, AgentSession, ConfigError, TurnContext, hookimpl
 from agentcore.plugins import call_each
 from agentcore.testing import MockProvider
 
@@ -213,47 +213,43 @@ async def test_tryfirst_and_trylast_order_every_awaited_hook(make_session: MakeS
     ]
 
 
-async def test_firstresult_hook_takes_the_first_non_none_answer_in_pluggy_order(
-    agent: Any,
-) -> None:
+class _PickSpec:
+    @pluggy.HookspecMarker("agentcore")(firstresult=True)
+    def pick(self, options: list[str]) -> str | None:
+        """A firstresult hook for the call loop's own test."""
+
+
+def test_firstresult_hook_takes_the_first_non_none_answer_in_pluggy_order() -> None:
     class Fallback:
         @hookimpl(trylast=True)
-        def summary_memory_key(self, config: AgentConfig) -> str | None:
-            return "fallback_key"
+        def pick(self, options: list[str]) -> str | None:
+            return "fallback"
 
     class NoOpinion:
         @hookimpl(tryfirst=True)
-        def summary_memory_key(self, config: AgentConfig) -> str | None:
+        def pick(self, options: list[str]) -> str | None:
             return None
 
     class Preferred:
         @hookimpl
-        def summary_memory_key(self, config: AgentConfig) -> str | None:
-            return "preferred_key"
+        def pick(self, options: list[str]) -> str | None:
+            return "preferred"
 
     seen: list[object] = []
 
     class Wrapper:
         @hookimpl(wrapper=True)
-        def summary_memory_key(self, config: AgentConfig) -> Generator[None, object, object]:
+        def pick(self, options: list[str]) -> Generator[None, object, object]:
             result = yield
             seen.append(result)
             return result
 
-    builder = AgentBuilder().provider(MockProvider()).load_plugins(False)
+    pm = AgentBuilder().provider(MockProvider()).load_plugins(False).build().plugin_manager
+    pm.add_hookspecs(_PickSpec)
     for plugin in (Fallback(), NoOpinion(), Preferred(), Wrapper()):
-        builder.plugin(plugin)
-    session = AgentSession(agent, "s", builder.build())
-    await session.set_session_data("preferred_key", "the summary")
-    await session.set_session_data("fallback_key", "not this one")
-    assert await session.get_conversation_summary() == "the summary"
-    assert seen == ["preferred_key"]
-
-
-class _PickSpec:
-    @pluggy.HookspecMarker("agentcore")(firstresult=True)
-    def pick(self, options: list[str]) -> str | None:
-        """A firstresult hook for the call loop's own test."""
+        pm.register(plugin)
+    assert pm.hook.pick(options=["a"]) == "preferred"
+    assert seen == ["preferred"]
 
 
 async def test_call_each_awaits_before_taking_the_first_result() -> None:
@@ -324,13 +320,13 @@ def test_an_async_wrapper_is_refused_at_build(plugin: object, hook: str, option:
 
 
 def test_an_async_implementation_of_a_synchronous_hook_is_refused_at_build() -> None:
-    class AsyncKey:
+    class AsyncSettings:
         @hookimpl
-        async def summary_memory_key(self, config: AgentConfig) -> str | None:
-            return "key"
+        async def register_settings(self) -> list[Any]:
+            return []
 
-    builder = AgentBuilder().provider(MockProvider()).load_plugins(False).plugin(AsyncKey())
-    with pytest.raises(ConfigError, match=r"'summary_memory_key' is called synchronously"):
+    builder = AgentBuilder().provider(MockProvider()).load_plugins(False).plugin(AsyncSettings())
+    with pytest.raises(ConfigError, match=r"'register_settings' is called synchronously"):
         builder.build()
 
 

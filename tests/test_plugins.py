@@ -15,7 +15,6 @@ import pytest
 
 from agentcore import (
     AgentBuilder,
-    AgentConfig,
     AgentSession,
     ConfigError,
     ContextSlot,
@@ -124,10 +123,10 @@ def test_every_bundle_has_its_own_plugin_manager() -> None:
     assert without.plugin_manager.hook.on_turn_end.get_hookimpls() == []
 
 
-def test_summary_config_without_the_plugin_names_the_install_command() -> None:
+def test_a_first_party_setting_without_its_plugin_names_the_install_command() -> None:
     builder = AgentBuilder().provider(MockProvider()).load_plugins(False)
-    builder.summary_config({"max_context_tokens": 1000})
-    with pytest.raises(ConfigError, match=r'"agentcore\[autosummary\]==0\.3\.0"'):
+    builder.setting("otel_capture_content", True)
+    with pytest.raises(ConfigError, match=r'"agentcore\[otel\]==0\.3\.0"'):
         builder.build()
 
 
@@ -188,19 +187,6 @@ def test_a_setting_check_sees_the_bundles_plugins() -> None:
     with pytest.raises(ConfigError, match=r"'judge'.*prefix 'echo'.*known prefixes: anthropic"):
         builder().build()
     assert builder().plugin(Echo()).build().config.get("judge") == "echo:small"
-
-
-async def test_hook_summary_memory_key(agent: Any) -> None:
-    class Keeper:
-        @hookimpl
-        def summary_memory_key(self, config: AgentConfig) -> str | None:
-            return "my_summary"
-
-    bundle = AgentBuilder().provider(MockProvider()).load_plugins(False).plugin(Keeper()).build()
-    session = AgentSession(agent, "s", bundle)
-    assert await session.get_conversation_summary() is None
-    await session.set_session_data("my_summary", "they said hello")
-    assert await session.get_conversation_summary() == "they said hello"
 
 
 async def test_hook_on_turn_start(make_session: MakeSession) -> None:

@@ -64,7 +64,6 @@ async def test_seed_scenario_2_fifty_turns_make_fifty_calls(
     history = await store.load_messages("s1", "default")
     assert [m.text for m in history[::2]] == [f"msg {i}" for i in range(50)]
     assert [m.text for m in history[1::2]] == [f"echo msg {i}" for i in range(50)]
-    assert await session.get_conversation_summary() is None
     assert await session.get_session_data("conversation_summary") is None
     await store.close()
 

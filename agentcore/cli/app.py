@@ -9,8 +9,10 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 
+import pluggy
+
 from agentcore import __version__
-from agentcore.cli import chat_command, demo_command, plugins_command, sessions_command
+from agentcore.cli import chat_command, plugins_command, sessions_command
 from agentcore.cli.errors import (
     EXIT_BROKEN_PIPE,
     EXIT_FAILURE,
@@ -18,20 +20,29 @@ from agentcore.cli.errors import (
     EXIT_USAGE,
     CliError,
 )
+from agentcore.cli.extensions import CommandGroup, add_plugin_commands
 from agentcore.cli.text import printable
 from agentcore.errors import AgentCoreError
+from agentcore.plugins import create_plugin_manager
 
 PROG = "agentcore"
 """The command's name in usage lines, however it was started."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser of the ``agentcore`` command and all its subcommands."""
+def build_parser(plugin_manager: pluggy.PluginManager | None = None) -> argparse.ArgumentParser:
+    """The parser of the ``agentcore`` command and all its subcommands.
+
+    :param plugin_manager: Whose plugins add commands (``register_commands``) and
+        chat options; default: a new one with the installed plugins
+        (:func:`~agentcore.plugins.create_plugin_manager`).
+    """
+    pm = create_plugin_manager() if plugin_manager is None else plugin_manager
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Run and inspect agentcore sessions: an offline demo of automatic "
-        "summaries, a chat with a model, the installed plugins, and the stored sessions.",
-        epilog=f"'{PROG} COMMAND --help' describes each command.",
+        description="Run and inspect agentcore sessions: a chat with a model, the installed "
+        "plugins, the stored sessions, and what plugins add.",
+        epilog=f"'{PROG} COMMAND --help' describes each command; '(from NAME)' marks a "
+        "command the plugin NAME adds.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument(
@@ -45,10 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(
         title="commands", dest="command", required=True, metavar="COMMAND"
     )
-    demo_command.register(commands)
-    chat_command.register(commands)
+    chat_command.register(commands, pm)
     plugins_command.register(commands)
-    sessions_command.register(commands)
+    sessions = sessions_command.register(commands)
+    groups = {"commands": CommandGroup(commands), "sessions": CommandGroup(sessions)}
+    add_plugin_commands(pm, groups)
     return parser
 
 

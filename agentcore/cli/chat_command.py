@@ -8,26 +8,20 @@ import os
 import re
 from typing import Any
 
+import pluggy
+
 from agentcore.agent import Agent
 from agentcore.builder import AgentBuilder
-from agentcore.cli.chat_commands import SummaryNotices
+from agentcore.cli.arg_types import non_negative_int, positive_float, positive_int
+from agentcore.cli.chat_commands import QUIT_COMMAND
 from agentcore.cli.chat_input import BLOCK_MARKER
-from agentcore.cli.chat_loop import QUIT_COMMAND, ChatLoop, ChatOutput
+from agentcore.cli.chat_loop import ChatLoop, ChatOutput
 from agentcore.cli.console import line_editing, note, stderr_is_terminal, stdin_is_interactive
 from agentcore.cli.database import Database, add_db_argument, db_path, open_or_create
 from agentcore.cli.errors import EXIT_USAGE, CliError
+from agentcore.cli.extensions import ChatSetup
 from agentcore.cli.last_session import last_session, remember_session
 from agentcore.cli.paths import HISTORY_FILENAME, data_dir
-from agentcore.cli.summary_options import (
-    INSTALL_HINT,
-    SUMMARY_SETTING,
-    add_summary_arguments,
-    explain_settings_error,
-    non_negative_int,
-    positive_float,
-    summary_plugin_available,
-    summary_settings,
-)
 from agentcore.cli.text import printable
 from agentcore.errors import (
     AuthenticationError,
@@ -51,7 +45,7 @@ DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 """The system prompt of a new chat session without ``--system``."""
 
 DEFAULT_MAX_CONTEXT_TOKENS = 32_000
-"""The window the meter and the summaries aim at without ``--max-context-tokens``."""
+"""The window the meter measures against without ``--max-context-tokens``."""
 
 API_KEY_ENVS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 """The variable that holds the key of each built-in provider."""
@@ -141,15 +135,17 @@ def add_provider_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``chat`` subcommand to ``commands``."""
+def register(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], pm: pluggy.PluginManager
+) -> None:
+    """Add the ``chat`` subcommand to ``commands``, with the options ``pm``'s plugins add."""
     parser = commands.add_parser(
         "chat",
         help="chat with a model, keeping the session in SQLite",
         description="Chat with a model. Each line of stdin is one turn (a line ending in \\ "
         f"continues on the next; a {BLOCK_MARKER} line opens a block that the next "
         f"{BLOCK_MARKER} line closes); the reply streams to stdout, and the context meter "
-        f"and summary notices go to stderr. '{QUIT_COMMAND}' or end of input (Ctrl-D) ends "
+        f"and the plugins' notes go to stderr. '{QUIT_COMMAND}' or end of input (Ctrl-D) ends "
         "the chat. With a PROMPT (or -p), one turn is run and the command exits. The "
         "session is stored and resumes when you chat again with the same --session and --db.",
     )
@@ -198,8 +194,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="PROMPT",
         help="the system prompt (default: %(default)r)",
     )
-    add_summary_arguments(parser, max_context_tokens=DEFAULT_MAX_CONTEXT_TOKENS)
-    parser.set_defaults(handler=run, parser=parser)
+    parser.add_argument(
+        "--max-context-tokens",
+        type=positive_int,
+        default=DEFAULT_MAX_CONTEXT_TOKENS,
+        metavar="N",
+        help="the context window the meter measures against (default: %(default)s)",
+    )
+    pm.hook.register_chat_options(parser=parser)
+    parser.set_defaults(handler=run, parser=parser, plugin_manager=pm)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -214,14 +217,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("give either --continue or --session, not both", EXIT_USAGE)
     check_api_key(args)
     provider = provider_from_args(args)
-    settings = summary_settings(args)
-    if settings is not None and not summary_plugin_available():
-        note(
-            "note: the autosummary plugin is not installed, so nothing will be summarized; "
-            f"install it with: {INSTALL_HINT}"
-        )
-        settings = None
-    asyncio.run(_chat(args, provider, settings))
+    asyncio.run(_chat(args, provider))
     return 0
 
 
@@ -241,9 +237,7 @@ def check_api_key(args: argparse.Namespace) -> None:
     )
 
 
-async def _chat(
-    args: argparse.Namespace, provider: LlmProvider, settings: dict[str, Any] | None
-) -> None:
+async def _chat(args: argparse.Namespace, provider: LlmProvider) -> None:
     prefix, _, model = args.model.partition(":")
     path = db_path(args)
     session_id = _session_id(args, path)
@@ -253,13 +247,12 @@ async def _chat(
         store = open_or_create(path)
         try:
             builder = AgentBuilder().provider(provider).store(store)
-            notices = SummaryNotices()
-            if settings is not None:
-                builder.setting(SUMMARY_SETTING, settings).plugin(notices)
+            setup = ChatSetup(args=args, builder=builder, model=model)
+            args.plugin_manager.hook.register_chat_commands(chat=setup)
             try:
                 bundle = builder.build()
             except ConfigError as exc:
-                raise CliError(explain_settings_error(str(exc)), EXIT_USAGE) from None
+                raise CliError(str(exc), EXIT_USAGE) from None
             agent = Agent("chat", system_prompt=args.system)
             session = AgentSession(agent, session_id, bundle, FocusedConfig())
             remember_session(path, session_id)
@@ -274,7 +267,8 @@ async def _chat(
                 max_context_tokens=args.max_context_tokens,
                 model=model,
                 output=output,
-                notices=notices if settings is not None else None,
+                commands=setup.commands,
+                notes=setup.notes,
             )
             if one_shot:
                 await chat.one_shot(args.prompt)

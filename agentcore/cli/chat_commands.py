@@ -1,27 +1,21 @@
-"""The slash commands of ``agentcore chat`` and the summary notices it shows."""
+"""The slash commands of ``agentcore chat``: ``/help``, and those plugins add."""
 
 from __future__ import annotations
 
-from attrs import define, field, frozen
+from collections.abc import Sequence
 
-from agentcore.cli.text import printable
-from agentcore.compaction import CompactError, SummaryInfo
-from agentcore.context import TurnContext
-from agentcore.hookspecs import hookimpl
+from attrs import frozen
+
+from agentcore.cli.extensions import ChatCommand
 from agentcore.session import AgentSession
 
-HELP_TEXT = """\
-commands:
-  /compact [INSTRUCTIONS]  summarize now what the context can give up; INSTRUCTIONS
-                           (optional) say what the summary must keep
-  /summary                 show the current summary
-  /help                    show this help
-  /quit                    end the chat (so does Ctrl-D)
-any other line is sent to the model"""
-"""What ``/help`` prints."""
+QUIT_COMMAND = "/quit"
+"""The line that ends the chat (end of input does too)."""
 
-COMMANDS = ("/compact", "/summary", "/help")
-"""The slash commands handled in the chat (besides ``/quit``)."""
+HELP_COMMAND = "/help"
+"""The line that lists the commands."""
+
+_CORE_HELP = ((HELP_COMMAND, "show this help"), (QUIT_COMMAND, "end the chat (so does Ctrl-D)"))
 
 
 @frozen
@@ -32,54 +26,37 @@ class SlashCommand:
     argument: str | None
 
 
-def parse_command(line: str) -> SlashCommand | None:
+def parse_command(line: str, commands: Sequence[ChatCommand] = ()) -> SlashCommand | None:
     """The command ``line`` holds, or None when it is a message for the model.
 
-    Only the names in :data:`COMMANDS` are commands, so a message such as
-    ``/etc/hosts looks wrong`` still goes to the model.
+    Only ``/help`` and the names of ``commands`` are commands, so a message
+    such as ``/etc/hosts looks wrong`` still goes to the model.
     """
     name, _, rest = line.strip().partition(" ")
-    if name not in COMMANDS:
+    if name != HELP_COMMAND and name not in {command.name for command in commands}:
         return None
     argument = rest.strip()
     return SlashCommand(name, argument or None)
 
 
-@define
-class SummaryNotices:
-    """A plugin that collects each applied summary (``after_summary``) for the chat to show."""
-
-    pending: list[SummaryInfo] = field(factory=list)
-
-    @hookimpl(optionalhook=True)  # the hook exists where autosummary is installed
-    def after_summary(self, ctx: TurnContext, summary: SummaryInfo) -> None:
-        """Remember ``summary`` until the chat shows it."""
-        self.pending.append(summary)
-
-    def take(self) -> list[SummaryInfo]:
-        """The summaries not shown yet, oldest first; they count as shown."""
-        taken, self.pending = self.pending, []
-        return taken
+def help_text(commands: Sequence[ChatCommand]) -> str:
+    """What ``/help`` prints: every command with its usage and help line."""
+    rows = [(f"{c.name} {c.usage}".rstrip(), c.help) for c in commands]
+    rows += list(_CORE_HELP)
+    width = max(len(usage) for usage, _ in rows) + 2
+    lines = ["commands:"]
+    lines += [f"  {usage:<{width}}{text}" for usage, text in rows]
+    lines.append("any other line is sent to the model")
+    return "\n".join(lines)
 
 
-async def run_command(session: AgentSession, command: SlashCommand) -> str:
-    """Run ``command`` on ``session``; return what to print on stderr.
-
-    ``/compact`` prints nothing itself when it succeeds: its notice comes
-    from the summary notices, like any summary's. A compaction that cannot
-    be done is reported, and the chat goes on.
-    """
-    if command.name == "/help":
-        return HELP_TEXT
-    if command.name == "/summary":
-        focused = (await session.get_slot()).config.focused
-        if focused is not None and focused.summary_override is not None:
-            covered = f"messages 0..{focused.summary_covers - 1}"
-            return f"summary of {covered}:\n{printable(focused.summary_override)}"
-        summary = await session.get_conversation_summary()
-        return "no summary yet" if summary is None else f"summary:\n{printable(summary)}"
-    try:
-        await session.compact(command.argument)
-    except CompactError as exc:
-        return f"nothing compacted: {printable(str(exc))}"
-    return ""
+async def run_command(
+    session: AgentSession, command: SlashCommand, commands: Sequence[ChatCommand] = ()
+) -> str:
+    """Run ``command`` on ``session``; return what to print on stderr ("" for nothing)."""
+    if command.name == HELP_COMMAND:
+        return help_text(commands)
+    for known in commands:
+        if known.name == command.name:
+            return await known.run(session, command.argument)
+    raise ValueError(f"{command.name} is not a chat command")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 
 from attrs import frozen
 
-from agentcore.cli.chat_commands import SummaryNotices, parse_command, run_command
+from agentcore.cli.chat_commands import QUIT_COMMAND, parse_command, run_command
 from agentcore.cli.chat_input import read_message
 from agentcore.cli.console import (
     WaitingIndicator,
@@ -15,15 +16,13 @@ from agentcore.cli.console import (
     stdin_is_interactive,
     write,
 )
-from agentcore.cli.meter import meter, summary_line
+from agentcore.cli.extensions import ChatCommand, NotesSource
+from agentcore.cli.meter import context_tokens, meter
 from agentcore.cli.session_report import usage_dict
 from agentcore.cli.text import dumps, plural, printable
-from agentcore.demo.measure import SummaryState, context_tokens, new_summary, summary_state
 from agentcore.session import AgentSession
-from agentcore.tokens import count_text_tokens
 
-QUIT_COMMAND = "/quit"
-"""The line that ends the chat (end of input does too)."""
+__all__ = ["PROMPT", "QUIT_COMMAND", "ChatLoop", "ChatOutput"]
 
 PROMPT = "> "
 """The prompt shown on a terminal."""
@@ -35,7 +34,7 @@ class ChatOutput:
 
     :param stream: Ask the model for a streamed reply and print it as it comes.
     :param json: Print one JSON object per turn on stdout instead of the text.
-    :param meter: Print the context meter and summary notices on stderr.
+    :param meter: Print the context meter and the plugins' notes on stderr.
     :param indicator: Show a waiting indicator on stderr until the first token.
     """
 
@@ -48,16 +47,15 @@ class ChatOutput:
 class ChatLoop:
     """Runs turns from stdin until ``/quit`` or end of input, or a single turn.
 
-    Replies go to stdout; the meter and summary lines go to stderr. Text that
-    came from the model is printed with its control characters escaped.
+    Replies go to stdout; the meter and the plugins' notes go to stderr. Text
+    that came from the model is printed with its control characters escaped.
 
     :param session: The session the turns go to.
     :param max_context_tokens: The window the meter measures against.
     :param model: The model name whose tokenizer counts (None: ``cl100k_base``).
     :param output: How turns are shown.
-    :param notices: The plugin registered on the session's bundle that collects
-        applied summaries (``after_summary``); without it, the loop compares the
-        slot's summary before and after each turn.
+    :param commands: The slash commands plugins add (``register_chat_commands``).
+    :param notes: Where plugins' notes come from, shown after each turn and command.
     """
 
     def __init__(
@@ -67,19 +65,19 @@ class ChatLoop:
         max_context_tokens: int,
         model: str | None = None,
         output: ChatOutput | None = None,
-        notices: SummaryNotices | None = None,
+        commands: Sequence[ChatCommand] = (),
+        notes: Sequence[NotesSource] = (),
     ) -> None:
         self._session = session
         self._limit = max_context_tokens
         self._model = model
         self._output = output if output is not None else ChatOutput()
-        self._known: SummaryState = (None, 0)
-        self._notices = notices
+        self._commands = tuple(commands)
+        self._notes = tuple(notes)
 
     async def run(self) -> None:
         """Chat until the user quits; errors of the provider propagate."""
         slot = await self._session.get_slot()
-        self._known = summary_state(slot)
         interactive = stdin_is_interactive()
         if interactive and slot.message_count():
             note(f"resuming a session of {plural(slot.message_count(), 'message')}")
@@ -93,30 +91,29 @@ class ChatLoop:
                     break
                 if text.strip() == QUIT_COMMAND:
                     break
-                command = parse_command(text)
+                command = parse_command(text, self._commands)
                 if command is not None:
-                    shown = await run_command(self._session, command)
+                    shown = await run_command(self._session, command, self._commands)
                     if shown:
                         note(shown)
-                    await self._show_new_summary()
+                    self._show_notes()
                     continue
                 if text.strip():
                     await self.turn(text)
         finally:
             await self._session.aclose()
-        await self._show_new_summary()
+        self._show_notes()
 
     async def one_shot(self, text: str) -> None:
         """Run the single turn ``text`` and show its reply."""
-        self._known = summary_state(await self._session.get_slot())
         try:
             await self.turn(text)
         finally:
             await self._session.aclose()
-        await self._show_new_summary()
+        self._show_notes()
 
     async def turn(self, text: str) -> None:
-        """Send ``text``, show the reply, then the meter and any new summary."""
+        """Send ``text``, show the reply, then the meter and the plugins' notes."""
         config_before = (await self._session.get_slot()).config
         cost_before = self._session.cost.total("turn")
         indicator = WaitingIndicator(self._output.indicator)
@@ -147,7 +144,7 @@ class ChatLoop:
             return
         grown = await context_tokens(self._session, as_config=config_before, model=self._model)
         note(meter(grown, self._limit))
-        await self._show_new_summary()
+        self._show_notes()
 
     async def _streamed(self, text: str, indicator: WaitingIndicator) -> str:
         """Stream the reply of ``text`` to stdout (unless JSON is asked for); return it.
@@ -187,17 +184,9 @@ class ChatLoop:
             write("\n")
         return "".join(pieces)
 
-    async def _show_new_summary(self) -> None:
-        if self._notices is not None:
-            for info in self._notices.take():
-                if self._output.meter:
-                    tokens = count_text_tokens(info.summary, self._model)
-                    note("  -> " + summary_line(info.covers, tokens, info.tokens_after))
-            return
-        if not self._output.meter:
-            return
-        summary = await new_summary(self._session, self._known, model=self._model)
-        if summary is None:
-            return
-        self._known = summary_state(await self._session.get_slot())
-        note("  -> " + summary_line(summary.covers, summary.tokens, summary.context_tokens))
+    def _show_notes(self) -> None:
+        for source in self._notes:
+            lines = source()
+            if self._output.meter:
+                for line in lines:
+                    note("  -> " + line)

@@ -1,6 +1,10 @@
-"""The context meter: how full the context window is, as text."""
+"""The context meter: how full the context window is, measured and as text."""
 
 from __future__ import annotations
+
+from agentcore.session import AgentSession
+from agentcore.slots import SlotConfig, render_context
+from agentcore.tokens import count_tokens
 
 BAR_WIDTH = 12
 """How many cells the meter's bar has."""
@@ -34,17 +38,18 @@ def meter(used: int, limit: int) -> str:
     )
 
 
-def summary_line(covers: int, tokens: int, context_after: int | None = None) -> str:
-    """``summary written: covers messages 0..23 (412 tokens)``.
+async def context_tokens(
+    session: AgentSession, *, as_config: SlotConfig | None = None, model: str | None = None
+) -> int:
+    """The tokens the next request of the current slot carries (before the new user message).
 
-    :param covers: The index of the first raw message the summary does not cover.
-    :param tokens: The summary's size.
-    :param context_after: The context's size with the summary in place, if known.
+    :param session: The session to measure.
+    :param as_config: Measure as if the slot had this config (for instance the
+        config it had before a plugin rewrote it) instead of its own.
+    :param model: The model whose tokenizer counts (None: ``cl100k_base``).
     """
-    size = f"({format_tokens(tokens)} tokens)"
-    line = f"summary written: covers messages 0..{covers - 1} {size}"
-    if covers <= 0:  # The full strategy leaves summary_covers where it was.
-        line = f"summary written {size}"
-    if context_after is not None:
-        line += f"; context now {format_tokens(context_after)} tokens"
-    return line
+    if as_config is None:
+        return count_tokens(await session.load_messages(), model)
+    slot = await session.get_slot()
+    rendered = render_context(slot.system_prompt, await session.history(), as_config)
+    return count_tokens(rendered, model)

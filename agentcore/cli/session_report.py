@@ -34,7 +34,7 @@ async def require_session(store: MemoryStore, session_id: str, where: str) -> No
 
 
 async def slot_reports(store: MemoryStore, session_id: str) -> list[dict[str, Any]]:
-    """Every slot of ``session_id``, sorted by id: mode, message count, summary."""
+    """Every slot of ``session_id``, sorted by id: mode, message count, Focused fields."""
     configs = await store.load_slot_configs(session_id)
     slots = []
     for slot_id in sorted(configs):
@@ -47,7 +47,7 @@ async def slot_reports(store: MemoryStore, session_id: str) -> list[dict[str, An
                 "id": slot_id,
                 "mode": "full" if focused is None else "focused",
                 "messages": await store.count_messages(session_id, slot_id),
-                "summary": None if focused is None else focused.summary_override,
+                "summary_override": None if focused is None else focused.summary_override,
                 "summary_covers": None if focused is None else focused.summary_covers,
                 "max_recent_messages": None if focused is None else focused.max_recent_messages,
                 "state": dict(config.state),
@@ -80,19 +80,19 @@ async def session_report(store: MemoryStore, session_id: str) -> dict[str, Any]:
 
 
 async def session_rows(store: MemoryStore) -> list[dict[str, Any]]:
-    """One summary row per stored session: turns, slots, messages, summary coverage."""
+    """One row per stored session: turns, slots, messages, what ``summary_covers`` covers."""
     rows = []
     for session_id in await store.list_sessions():
         state = await store.load_state(session_id)
         slots = await slot_reports(store, session_id)
-        covers = [slot["summary_covers"] for slot in slots if slot["summary"] is not None]
+        covers = [slot["summary_covers"] for slot in slots if slot["summary_override"] is not None]
         rows.append(
             {
                 "session": session_id,
                 "turns": state.turn_index if state is not None else 0,
                 "slots": len(slots),
                 "messages": sum(slot["messages"] for slot in slots),
-                "summarized": max(covers) if covers else 0,
+                "covered": max(covers) if covers else 0,
             }
         )
     return rows

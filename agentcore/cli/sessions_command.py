@@ -1,4 +1,4 @@
-"""``agentcore sessions list | show ID | export ID | delete ID | compact ID``."""
+"""``agentcore sessions list | show ID | export ID | delete ID``, and what plugins add."""
 
 from __future__ import annotations
 
@@ -9,17 +9,7 @@ import textwrap
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agentcore.agent import Agent
-from agentcore.builder import AgentBuilder
-from agentcore.cli.chat_command import (
-    DEFAULT_MAX_CONTEXT_TOKENS,
-    DEFAULT_SYSTEM_PROMPT,
-    add_provider_arguments,
-    check_api_key,
-    explain_llm_error,
-    provider_from_args,
-)
-from agentcore.cli.console import note, stdin_is_interactive
+from agentcore.cli.console import stdin_is_interactive
 from agentcore.cli.database import (
     Database,
     add_db_argument,
@@ -35,26 +25,17 @@ from agentcore.cli.session_report import (
     session_report,
     session_rows,
 )
-from agentcore.cli.summary_options import (
-    INSTALL_HINT,
-    SUMMARY_SETTING,
-    add_summary_arguments,
-    explain_settings_error,
-    summary_plugin_available,
-    summary_settings,
-)
 from agentcore.cli.text import dumps, plural, printable
-from agentcore.compaction import CompactError
-from agentcore.errors import ConfigError, LlmError
-from agentcore.session import AgentSession
 from agentcore.stores import InMemoryStore
 from agentcore.stores.base import MemoryStore
 
 _VALUE_PREVIEW = 60
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``sessions`` and its subcommands to ``commands``."""
+def register(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse._SubParsersAction[argparse.ArgumentParser]:
+    """Add ``sessions`` and its subcommands to ``commands``; return its subcommands."""
     sessions = commands.add_parser(
         "sessions",
         help="list, show, export and delete stored sessions",
@@ -69,7 +50,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "list",
         help="one line per stored session",
         description="List the stored sessions: turns, slots, raw messages, and how many "
-        "messages a summary covers.",
+        "messages a Focused slot's summary_override covers.",
     )
     add_db_argument(list_parser)
     list_parser.add_argument("--json", action="store_true", help="print a JSON list instead")
@@ -77,9 +58,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
     show = sub.add_parser(
         "show",
-        help="a session's slots, summaries and cost",
+        help="a session's slots, cost and data",
         description="Show one session: turn index, cost by purpose, session-data keys, and "
-        "per slot its mode, message count, summary and the index the summary covers up to.",
+        "per slot its mode, message count, and for a Focused slot its summary_override and "
+        "summary_covers.",
     )
     show.add_argument("session_id", metavar="ID", help="the session id")
     add_db_argument(show)
@@ -100,7 +82,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     delete = sub.add_parser(
         "delete",
         help="delete a stored session",
-        description="Delete one session from the database: its messages, slots, summaries, "
+        description="Delete one session from the database: its messages, slots and their configs, "
         "cost and session data, in one transaction. On a terminal it asks first; "
         "elsewhere pass --yes.",
     )
@@ -111,24 +93,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     delete.set_defaults(handler=_delete, parser=delete)
 
-    compact = sub.add_parser(
-        "compact",
-        help="summarize a stored session now",
-        description="Summarize now what the session's current slot can give up (everything "
-        "before the recent tail kept verbatim), with the autosummary plugin and the model "
-        "--model names; the summary goes to stdout, what it covers to stderr. The slot must "
-        "be Focused, as 'agentcore chat' makes it.",
-    )
-    compact.add_argument("session_id", metavar="ID", help="the session id")
-    add_db_argument(compact)
-    compact.add_argument(
-        "--instructions",
-        metavar="TEXT",
-        help="what the summary must keep, e.g. 'keep the API design decisions'",
-    )
-    add_provider_arguments(compact)
-    add_summary_arguments(compact, max_context_tokens=DEFAULT_MAX_CONTEXT_TOKENS)
-    compact.set_defaults(handler=_compact, parser=compact)
+    return sub
 
 
 Command = Callable[[MemoryStore, Database, argparse.Namespace], Awaitable[None]]
@@ -165,14 +130,14 @@ async def _list(store: MemoryStore, path: Database, args: argparse.Namespace) ->
     if not rows:
         print(f"no sessions in {path}", file=sys.stderr)
         return
-    table = [("SESSION", "TURNS", "SLOTS", "MESSAGES", "SUMMARIZED")]
+    table = [("SESSION", "TURNS", "SLOTS", "MESSAGES", "COVERED")]
     table += [
         (
             printable(row["session"], multiline=False),
             str(row["turns"]),
             str(row["slots"]),
             str(row["messages"]),
-            f"0..{row['summarized'] - 1}" if row["summarized"] else "-",
+            f"0..{row['covered'] - 1}" if row["covered"] else "-",
         )
         for row in rows
     ]
@@ -216,11 +181,11 @@ def _render_report(report: dict[str, Any], path: Database) -> str:
             if slot["max_recent_messages"] is not None:
                 recent = plural(slot["max_recent_messages"], "message")
                 lines.append(f"  recent limit    {recent}")
-            lines.append(f"  summary covers  {_covers(slot['summary_covers'], slot['summary'])}")
-            summary = slot["summary"]
-            if summary is not None:
-                lines.append("  summary")
-                lines.extend(_wrapped(printable(summary), indent="    "))
+            head = slot["summary_override"]
+            lines.append(f"  summary_covers  {_covers(slot['summary_covers'], head)}")
+            if head is not None:
+                lines.append("  summary_override")
+                lines.extend(_wrapped(printable(head), indent="    "))
     lines.append("")
     lines.append("data" if report["data"] else "data          (none)")
     for key, value in report["data"].items():
@@ -228,9 +193,9 @@ def _render_report(report: dict[str, Any], path: Database) -> str:
     return "\n".join(lines)
 
 
-def _covers(covers: int, summary: str | None) -> str:
-    if summary is None:
-        return "- (no summary yet)"
+def _covers(covers: int, head: str | None) -> str:
+    if head is None:
+        return "- (no summary_override yet)"
     if covers <= 0:
         return "no message yet"
     return f"messages 0..{covers - 1} (raw messages from index {covers} on are sent verbatim)"
@@ -296,60 +261,4 @@ def _delete(args: argparse.Namespace) -> int:
     if not asyncio.run(delete()):
         raise CliError(f"no session {shown} in {path}")
     print(f"deleted session {shown} ({plural(messages, 'message')}) from {path}", file=sys.stderr)
-    return 0
-
-
-def _compact(args: argparse.Namespace) -> int:
-    """Compact one stored session with the model ``--model`` names."""
-    path = db_path(args)
-    if not check_existing(path):
-        raise CliError(f"no session {args.session_id!r} in {path} (the file is empty)")
-    if args.instructions is not None and not args.instructions.strip():
-        raise CliError("argument --instructions: the text is empty", EXIT_USAGE)
-    settings = summary_settings(args)
-    if settings is None:
-        raise CliError("compact needs summaries: leave out --no-summary", EXIT_USAGE)
-    if not summary_plugin_available():
-        raise CliError(f"compact needs the autosummary plugin: install it with {INSTALL_HINT}")
-    check_api_key(args)
-    provider = provider_from_args(args)
-    prefix = args.model.partition(":")[0].strip().lower()
-
-    async def main() -> None:
-        store = open_existing(path)
-        try:
-            await require_session(store, args.session_id, str(path))
-            try:
-                bundle = (
-                    AgentBuilder()
-                    .provider(provider)
-                    .store(store)
-                    .setting(SUMMARY_SETTING, settings)
-                ).build()
-            except ConfigError as exc:
-                raise CliError(explain_settings_error(str(exc)), EXIT_USAGE) from None
-            agent = Agent("chat", system_prompt=DEFAULT_SYSTEM_PROMPT)
-            session = AgentSession(agent, args.session_id, bundle)
-            try:
-                result = await session.compact(args.instructions)
-            finally:
-                await session.aclose()
-        finally:
-            await store.close()
-            aclose = getattr(provider, "aclose", None)
-            if aclose is not None:
-                await aclose()
-        print(printable(result.summary))
-        note(
-            f"compacted session {printable(repr(args.session_id), multiline=False)}: the summary "
-            f"covers messages 0..{result.covers - 1}; context {format_tokens(result.tokens_before)}"
-            f" -> {format_tokens(result.tokens_after)} tokens"
-        )
-
-    try:
-        asyncio.run(main())
-    except CompactError as exc:
-        raise CliError(f"nothing compacted: {exc}") from None
-    except LlmError as exc:
-        raise CliError(explain_llm_error(exc, prefix)) from None
     return 0

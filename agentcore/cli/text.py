@@ -19,7 +19,7 @@ def printable(text: str, *, multiline: bool = True) -> str:
     r"""``text`` with every control character shown as an escape such as ``\x1b``.
 
     ESC, BEL, carriage return, DEL and the C1 controls can move the cursor,
-    rewrite the screen or ring the bell when printed; session ids, summaries
+    rewrite the screen or ring the bell when printed; session ids, slot texts
     and messages come from data and may hold them. Tab and newline are kept
     when ``multiline`` is true, escaped otherwise (for one-line fields).
     """

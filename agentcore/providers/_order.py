@@ -3,7 +3,7 @@
 Both OpenAI's Chat Completions and Anthropic's Messages API refuse a request
 in which a tool result does not directly follow the assistant message that
 made the call, or in which a call has no result. A request built from part
-of a conversation (after a summary, a cut, or a plugin's own selection) can
+of a conversation (after a plugin rewrote it, a cut, or a plugin's own selection) can
 hold either. :func:`pair_tool_results` repairs the list without dropping
 anything:
 

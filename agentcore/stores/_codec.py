@@ -261,7 +261,7 @@ def version_conflict(session_id: str, slot_id: str, expected: int, stored: int) 
     """The error for a write that expected another config version of a slot."""
     return ConflictError(
         f"slot {slot_id!r} in session {session_id!r} is at config version {stored}, not the "
-        f"expected {expected}: another write replaced its config (a newer summary or mode); "
+        f"expected {expected}: another write replaced its config (a plugin's or a mode change); "
         "reload the session and recompute the change from what is stored now"
     )
 

@@ -117,5 +117,5 @@ def build_bundle(store: MemoryStore, model_delay: float, summaries: bool = True)
     builder = AgentBuilder().provider(provider)
     builder.store(store).load_plugins(summaries)
     if summaries:
-        builder.summary_config(SUMMARY_CONFIG)
+        builder.setting("summary_config", SUMMARY_CONFIG)
     return builder.build()

@@ -129,7 +129,7 @@ async def _agentcore(
         AgentBuilder()
         .provider(MockProvider(responder=respond))
         .tool_registry(registry)
-        .summary_config(config)
+        .setting("summary_config", config)
         .build()
     )
     session = AgentSession(

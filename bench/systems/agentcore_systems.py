@@ -120,7 +120,7 @@ class _AgentcoreSystem(System):
         builder = AgentBuilder().provider(provider).tool_registry(registry).store(store)
         summary = self.summary_config(env.settings)
         if summary is not None:
-            builder.summary_config(summary)
+            builder.setting("summary_config", summary)
         bundle = builder.build()
         agent = Agent("assistant", system_prompt=SYSTEM_PROMPT)
         mode = self.mode()

@@ -1,69 +1,43 @@
+"""The core's CLI tests run the command line as without autosummary installed.
+
+The fixtures live in conftest_fixtures.py, shared with the plugins' CLI tests; here
+``cli_env`` (for subprocesses) and the test process's environment block the
+autosummary plugin, so these tests see the core's commands alone whatever is
+installed. The plugin's commands are tested in plugins/autosummary/tests/cli.
+"""
+
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_openai import FakeOpenAIServer, fake_openai_server
+from conftest_fixtures import (
+    base_cli_env,
+    closed_port,
+    openai_server,
+    require_openai_provider,
+    run_cli,
+)
 
-RunCli = Callable[..., subprocess.CompletedProcess[str]]
+from agentcore.plugins import DISABLED_PLUGINS_ENV
+
+__all__ = ["cli_env", "closed_port", "openai_server", "require_openai_provider", "run_cli"]
+
+WITHOUT_PLUGINS = "autosummary"
+"""The plugins blocked in the core's CLI tests."""
 
 
 @pytest.fixture
 def cli_env(tmp_path: Path) -> dict[str, str]:
-    """An environment where the CLI's default database lives under tmp_path."""
-    env = dict(os.environ)
-    env["AGENTCORE_HOME"] = str(tmp_path / "home")
-    env["AGENTCORE_TIKTOKEN_TIMEOUT"] = "0"
-    env["PYTHONIOENCODING"] = "utf-8"
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
-        env.pop(name, None)
+    """The shared environment, with the autosummary plugin blocked."""
+    env = base_cli_env(tmp_path)
+    env[DISABLED_PLUGINS_ENV] = WITHOUT_PLUGINS
     return env
 
 
-@pytest.fixture
-def run_cli(cli_env: dict[str, str], tmp_path: Path) -> RunCli:
-    """Run ``python -m agentcore.cli ARGS`` in a subprocess, as a user would."""
-
-    def run(
-        *args: str, input: str | None = None, env: dict[str, str] | None = None
-    ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "agentcore.cli", *args],
-            input=input if input is not None else "",
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            env={**cli_env, **(env or {})},
-            cwd=tmp_path,
-            timeout=60,
-        )
-
-    return run
-
-
-@pytest.fixture
-def closed_port() -> int:
-    """A loopback port nothing listens on."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture
-def openai_server() -> Iterator[FakeOpenAIServer]:
-    with fake_openai_server() as server:
-        yield server
-
-
-@pytest.fixture
-def require_openai_provider() -> None:
-    """Skip while no plugin registers the built-in ``openai`` provider."""
-    from agentcore.providers import available_providers
-
-    if "openai" not in available_providers():
-        pytest.skip("no provider is registered for 'openai' yet")
+@pytest.fixture(autouse=True)
+def _core_alone(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Block the plugin for commands run in this process (``main([...])``)."""
+    monkeypatch.setenv(DISABLED_PLUGINS_ENV, WITHOUT_PLUGINS)
+    yield

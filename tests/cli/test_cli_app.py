@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from agentcore import __version__
@@ -7,7 +9,6 @@ from agentcore.cli import build_parser, main
 
 COMMANDS = [
     [],
-    ["demo"],
     ["chat"],
     ["plugins"],
     ["sessions"],
@@ -29,8 +30,15 @@ def test_help_on_every_command(command: list[str], capsys: pytest.CaptureFixture
 def test_help_through_the_module(run_cli) -> None:
     result = run_cli("--help")
     assert result.returncode == 0
-    for command in ("demo", "chat", "plugins", "sessions"):
+    for command in ("chat", "plugins", "sessions"):
         assert command in result.stdout
+    # Without autosummary, its commands do not exist.
+    assert not re.search(r"^ +demo ", result.stdout, re.M) and "(from autosummary)" not in (
+        result.stdout
+    )
+    for command in (["demo"], ["sessions", "compact", "chat"]):
+        missing = run_cli(*command)
+        assert missing.returncode == 2 and "invalid choice: " in missing.stderr
 
 
 def test_version(run_cli) -> None:
@@ -44,12 +52,8 @@ def test_version(run_cli) -> None:
     [
         [],
         ["nope"],
-        ["demo", "--turns", "0"],
-        ["demo", "--turns", "many"],
-        ["demo", "--trigger", "sometimes"],
         ["chat", "--model", "gpt-4o"],
         ["chat", "--trigger-ratio", "1.5"],
-        ["chat", "--summary-mode", "later"],
         ["sessions"],
         ["sessions", "show"],
         ["sessions", "export"],
@@ -68,7 +72,7 @@ def test_bad_arguments_exit_2_with_usage(args: list[str], run_cli) -> None:
 
 def test_every_subcommand_has_a_handler() -> None:
     parser = build_parser()
-    for command in (["demo"], ["chat"], ["plugins"], ["sessions", "list"]):
+    for command in (["chat"], ["plugins"], ["sessions", "list"]):
         args = parser.parse_args(command)
         assert callable(args.handler)
     for command in (["sessions", "show", "x"], ["sessions", "export", "x"]):

@@ -4,9 +4,6 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
-from agentcore import __version__
 from agentcore.cli.chat_command import explain_llm_error
 from agentcore.errors import AuthenticationError, LlmTimeoutError, ServiceUnavailableError
 
@@ -22,7 +19,6 @@ def test_unreachable_server_is_one_clear_line(
         f"http://127.0.0.1:{closed_port}/v1",
         "--max-retries",
         "0",
-        "--no-summary",
         "--db",
         str(tmp_path / "chat.db"),
         input="hello\n",
@@ -64,7 +60,7 @@ def test_chat_streams_replies_and_shows_the_meter(
     run_cli, openai_server, require_openai_provider: None, tmp_path: Path
 ) -> None:
     db = tmp_path / "chat.db"
-    args = ["chat", "--base-url", openai_server.base_url, "--db", str(db), "--no-summary"]
+    args = ["chat", "--base-url", openai_server.base_url, "--db", str(db)]
     result = run_cli(*args, "--session", "t1", input="hello\n\nsecond line\n/quit\nignored\n")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0].startswith("You said: hello.")
@@ -81,33 +77,6 @@ def test_chat_streams_replies_and_shows_the_meter(
     exported = run_cli("sessions", "export", "t1", "--db", str(db))
     texts = [json.loads(line)["content"][0]["text"] for line in exported.stdout.splitlines()]
     assert texts[0::2] == ["hello", "second line", "third"]
-
-
-def test_chat_writes_a_summary(
-    run_cli, openai_server, require_openai_provider: None, tmp_path: Path
-) -> None:
-    pytest.importorskip("agentcore_autosummary")
-    db = tmp_path / "chat.db"
-    lines = "".join(f"question number {n}, please answer at some length\n" for n in range(8))
-    result = run_cli(
-        "chat",
-        "--base-url",
-        openai_server.base_url,
-        "--db",
-        str(db),
-        "--max-context-tokens",
-        "600",
-        input=lines,
-    )
-    assert result.returncode == 0, result.stderr
-    summary_lines = [line for line in result.stderr.splitlines() if "summary written" in line]
-    assert summary_lines, result.stderr
-    assert summary_lines[0].startswith("  -> summary written: covers messages 0..")
-    assert any(not r.get("stream") for r in openai_server.requests)  # the summary call
-
-    shown = json.loads(run_cli("sessions", "show", "chat", "--db", str(db), "--json").stdout)
-    assert shown["slots"][0]["summary"]
-    assert shown["slots"][0]["summary_covers"] > 0
 
 
 def test_empty_input_ends_cleanly(run_cli, openai_server, require_openai_provider: None) -> None:
@@ -127,24 +96,6 @@ def test_explanations_carry_hints() -> None:
     assert "--timeout" in explain_llm_error(LlmTimeoutError("slow"), "openai")
 
 
-def test_chat_without_the_plugin_says_how_to_install_it(
-    run_cli, openai_server, require_openai_provider: None
-) -> None:
-    result = run_cli(
-        "chat",
-        "--base-url",
-        openai_server.base_url,
-        input="hello\n",
-        env={"AGENTCORE_DISABLED_PLUGINS": "autosummary"},
-    )
-    assert result.returncode == 0, result.stderr
-    assert f'pip install --find-links WHEELHOUSE "agentcore[autosummary]=={__version__}"' in (
-        result.stderr
-    )
-    assert "pip install -e . -e plugins/autosummary" in result.stderr
-    assert result.stdout.startswith("You said: hello.")
-
-
 def test_verbose_logs_retries(run_cli, closed_port: int, require_openai_provider: None) -> None:
     result = run_cli(
         "-v",
@@ -153,7 +104,6 @@ def test_verbose_logs_retries(run_cli, closed_port: int, require_openai_provider
         f"http://127.0.0.1:{closed_port}/v1",
         "--max-retries",
         "1",
-        "--no-summary",
         input="hi\n",
     )
     assert result.returncode == 1

@@ -21,7 +21,6 @@ def chat_args(openai_server, require_openai_provider: None, tmp_path: Path) -> l
         openai_server.base_url,
         "--db",
         str(tmp_path / "chat.db"),
-        "--no-summary",
     ]
 
 
@@ -144,48 +143,6 @@ def test_python_dash_m_agentcore(cli_env: dict[str, str], tmp_path: Path) -> Non
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"agentcore {__version__}"
-
-
-def test_summary_errors_name_the_flags(run_cli) -> None:
-    pytest.importorskip("agentcore_autosummary")
-    result = run_cli("demo", "--summary-model", "")
-    assert result.returncode == 2
-    assert "--summary-model must be" in result.stderr
-    assert "summary_config" not in result.stderr
-    provider = run_cli("demo", "--summary-provider", "gpt-4o-mini")
-    assert provider.returncode == 2
-    assert "--summary-provider must be an LlmProvider, a 'prefix:model' name" in provider.stderr
-    ratio = run_cli("demo", "--trigger-ratio", "1.5")
-    assert ratio.returncode == 2
-    assert "argument --trigger-ratio: expected a ratio in (0, 1], got 1.5" in ratio.stderr
-    assert "trigger_token_ratio" not in ratio.stderr
-
-
-def test_summary_prompt_flag(run_cli, openai_server, require_openai_provider, tmp_path) -> None:
-    pytest.importorskip("agentcore_autosummary")
-    prompt = tmp_path / "prompt.txt"
-    prompt.write_text("Summarize this conversation in English:\n\n{messages}", "utf-8")
-    lines = "".join(f"question number {n}, please answer at some length\n" for n in range(8))
-    result = run_cli(
-        "chat",
-        "--base-url",
-        openai_server.base_url,
-        "--db",
-        str(tmp_path / "chat.db"),
-        "--max-context-tokens",
-        "600",
-        "--summary-prompt",
-        f"@{prompt}",
-        input=lines,
-    )
-    assert result.returncode == 0, result.stderr
-    summary_calls = [r for r in openai_server.requests if not r.get("stream")]
-    assert summary_calls
-    sent = summary_calls[0]["messages"][-1]["content"]
-    assert sent.startswith("Summarize this conversation in English:")
-    missing = run_cli("demo", "--summary-prompt", "@" + str(tmp_path / "none.txt"))
-    assert missing.returncode == 2
-    assert "argument --summary-prompt: cannot read" in missing.stderr
 
 
 @pytest.mark.parametrize(

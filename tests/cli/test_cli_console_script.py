@@ -37,10 +37,6 @@ def test_console_script(cli_env: dict[str, str], tmp_path: Path) -> None:
     assert plugins.returncode == 0, plugins.stderr
     assert isinstance(json.loads(plugins.stdout), list)
 
-    demo = _run(cli_env, tmp_path, "demo", "--turns", "2", "--no-summary")
-    assert demo.returncode == 0, demo.stderr
-    assert "MockProvider" in demo.stdout
-
     missing = _run(cli_env, tmp_path, "sessions", "list", "--db", str(tmp_path / "none.db"))
     assert missing.returncode == 1
     assert "no database at" in missing.stderr

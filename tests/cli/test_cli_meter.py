@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentcore.cli.meter import bar, format_tokens, meter, summary_line
+from agentcore.cli.meter import bar, format_tokens, meter
 
 
 def test_meter_line() -> None:
@@ -16,12 +16,6 @@ def test_bar_bounds() -> None:
     assert bar(250, 100) == "[############]!"
     with pytest.raises(ValueError):
         bar(1, 0)
-
-
-def test_summary_line() -> None:
-    assert summary_line(24, 412) == "summary written: covers messages 0..23 (412 tokens)"
-    assert summary_line(24, 412, 1200).endswith("; context now 1,200 tokens")
-    assert summary_line(0, 10) == "summary written (10 tokens)"
 
 
 def test_format_tokens() -> None:

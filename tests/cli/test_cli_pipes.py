@@ -45,7 +45,7 @@ def test_one_shot_chat_into_a_closed_pipe_stores_the_turn(
     cli_env, openai_server, require_openai_provider, tmp_path: Path, run_cli
 ) -> None:
     db = tmp_path / "chat.db"
-    args = ["chat", "--base-url", openai_server.base_url, "--db", str(db), "--no-summary"]
+    args = ["chat", "--base-url", openai_server.base_url, "--db", str(db)]
     _quiet(_run_with_closed_stdout([*args, "-p", "hello"], cli_env, tmp_path))
     _quiet(_run_with_closed_stdout(args, cli_env, tmp_path, input="one\ntwo\n"))
     exported = run_cli("sessions", "export", "chat", "--db", str(db))
@@ -58,7 +58,6 @@ def test_one_shot_chat_into_a_closed_pipe_stores_the_turn(
 @pytest.mark.parametrize(
     "command",
     [
-        ["demo", "--turns", "3", "--no-summary"],
         ["plugins"],
         ["sessions", "list"],
         ["sessions", "show", "chat"],
@@ -71,32 +70,9 @@ def test_every_command_into_a_closed_pipe(
     command: list[str], cli_env, openai_server, require_openai_provider, tmp_path: Path, run_cli
 ) -> None:
     db = tmp_path / "chat.db"
-    base = ["--base-url", openai_server.base_url, "--no-summary"]
+    base = ["--base-url", openai_server.base_url]
     assert run_cli("chat", *base, "--db", str(db), "-p", "hello").returncode == 0
     args = [*command, "--db", str(db)] if command[0] != "plugins" else command
-    if command[0] == "demo":
-        args = [*command, "--db", str(tmp_path / "demo.db")]
     if command[0] == "chat":
         args = [*command, *base, "--db", str(db)]
     _quiet(_run_with_closed_stdout(args, cli_env, tmp_path))
-
-
-def test_piped_into_head(cli_env, tmp_path: Path) -> None:
-    shell = (
-        f"{sys.executable} -m agentcore demo --no-summary | head -n 2; "
-        'echo "exit=${PIPESTATUS[0]}"'
-    )
-    result = subprocess.run(
-        ["bash", "-c", shell],
-        capture_output=True,
-        text=True,
-        env=cli_env,
-        cwd=tmp_path,
-        timeout=120,
-    )
-    lines = result.stdout.splitlines()
-    assert len(lines) == 3
-    assert lines[0].startswith("agentcore demo:")
-    assert lines[-1] in ("exit=0", f"exit={EXIT_BROKEN_PIPE}")
-    assert "Traceback" not in result.stderr and "Exception" not in result.stderr
-    assert result.stderr == ""

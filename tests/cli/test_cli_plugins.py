@@ -15,16 +15,6 @@ def test_plugins_lists_what_a_plugin_manager_loads(run_cli) -> None:
         assert isinstance(plugin["hooks"], list)
 
 
-def test_plugins_shows_hooks_of_the_autosummary_plugin(run_cli) -> None:
-    import pytest
-
-    pytest.importorskip("agentcore_autosummary")
-    listed = {plugin["name"]: plugin for plugin in json.loads(run_cli("plugins").stdout)}
-    autosummary = listed["autosummary"]
-    assert autosummary["distribution"] == "agentcore-autosummary"
-    assert "post_turn_end" in autosummary["hooks"]
-
-
 def test_disabled_plugins_are_not_listed(run_cli) -> None:
     result = run_cli("plugins", env={"AGENTCORE_DISABLED_PLUGINS": "autosummary"})
     assert result.returncode == 0

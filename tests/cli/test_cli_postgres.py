@@ -43,7 +43,7 @@ def _tables(url: str) -> int:
 def test_chat_and_sessions_on_postgres(
     run_cli: Any, openai_server: Any, require_openai_provider: None, postgres_url: str
 ) -> None:
-    chat = ["chat", "--base-url", openai_server.base_url, "--db", postgres_url, "--no-summary"]
+    chat = ["chat", "--base-url", openai_server.base_url, "--db", postgres_url]
     first = run_cli(*chat, "--session", "pg1", input="hello\nsecond line\n")
     assert first.returncode == 0, first.stderr
     assert first.stdout.splitlines()[0].startswith("You said: hello.")
@@ -70,9 +70,7 @@ def test_agentcore_db_names_the_database(
     run_cli: Any, openai_server: Any, require_openai_provider: None, postgres_url: str
 ) -> None:
     env = {"AGENTCORE_DB": postgres_url}
-    chat = run_cli(
-        "chat", "--base-url", openai_server.base_url, "--no-summary", input="hi\n", env=env
-    )
+    chat = run_cli("chat", "--base-url", openai_server.base_url, input="hi\n", env=env)
     assert chat.returncode == 0, chat.stderr
     listed = run_cli("sessions", "list", "--json", env=env)
     assert listed.returncode == 0, listed.stderr
@@ -115,7 +113,7 @@ def test_database_values() -> None:
 def test_sessions_delete_on_postgres(
     run_cli: Any, openai_server: Any, require_openai_provider: None, postgres_url: str
 ) -> None:
-    chat = ["chat", "--base-url", openai_server.base_url, "--db", postgres_url, "--no-summary"]
+    chat = ["chat", "--base-url", openai_server.base_url, "--db", postgres_url]
     for session in ("gone", "kept"):
         result = run_cli(*chat, "--session", session, input="hello\n")
         assert result.returncode == 0, result.stderr

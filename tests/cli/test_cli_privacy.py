@@ -32,7 +32,7 @@ def test_data_folder_0700_and_files_0600(
     home = tmp_path / "home"
     previous = os.umask(0o022)  # a usual umask, which would give 0755 and 0644
     try:
-        result = run_cli("chat", "--base-url", openai_server.base_url, "-p", "hi", "--no-summary")
+        result = run_cli("chat", "--base-url", openai_server.base_url, "-p", "hi")
     finally:
         os.umask(previous)
     assert result.returncode == 0, result.stderr
@@ -106,7 +106,7 @@ def test_typed_control_characters_never_reach_the_model(
     run_cli, openai_server, require_openai_provider, tmp_path: Path
 ) -> None:
     args = ["chat", "--base-url", openai_server.base_url, "--db", str(tmp_path / "c.db")]
-    result = run_cli(*args, "--no-summary", input="abc\x1b[DX\tend\n")
+    result = run_cli(*args, input="abc\x1b[DX\tend\n")
     assert result.returncode == 0, result.stderr
     sent = openai_server.requests[-1]["messages"][-1]["content"]
     assert sent == "abc[DX\tend"

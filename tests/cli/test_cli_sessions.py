@@ -42,7 +42,7 @@ def test_list(run_cli, db: Path) -> None:
     result = run_cli("sessions", "list", "--db", str(db))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["SESSION", "TURNS", "SLOTS", "MESSAGES", "SUMMARIZED"]
+    assert lines[0].split() == ["SESSION", "TURNS", "SLOTS", "MESSAGES", "COVERED"]
     assert lines[1].split() == ["s1", "4", "2", "8", "0..3"]
     assert lines[2].split() == ["s2", "1", "1", "2", "-"]
 
@@ -50,7 +50,7 @@ def test_list(run_cli, db: Path) -> None:
 def test_list_json(run_cli, db: Path) -> None:
     result = run_cli("sessions", "list", "--db", str(db), "--json")
     rows = json.loads(result.stdout)
-    assert rows[0] == {"session": "s1", "turns": 4, "slots": 2, "messages": 8, "summarized": 4}
+    assert rows[0] == {"session": "s1", "turns": 4, "slots": 2, "messages": 8, "covered": 4}
 
 
 def test_show(run_cli, db: Path) -> None:
@@ -60,7 +60,7 @@ def test_show(run_cli, db: Path) -> None:
     assert "turns         4" in out
     assert "current slot  notes" in out
     assert "slot default\n  mode            focused\n  messages        6" in out
-    assert "summary covers  messages 0..3" in out
+    assert "summary_covers  messages 0..3" in out
     assert "Ada asked about backups." in out and "nightly copies." in out
     assert "slot notes (current)\n  mode            full\n  messages        2" in out
     assert "turn: " in out and "total: " in out
@@ -75,8 +75,9 @@ def test_show_json(run_cli, db: Path) -> None:
     assert report["current_slot"] == "notes"
     default, notes = report["slots"]
     assert default["id"] == "default" and default["summary_covers"] == 4
-    assert default["summary"] == SUMMARY and default["current"] is False
-    assert notes["mode"] == "full" and notes["summary"] is None and notes["current"] is True
+    assert default["summary_override"] == SUMMARY and default["current"] is False
+    assert notes["mode"] == "full" and notes["summary_override"] is None
+    assert notes["current"] is True
     assert report["cost"]["total"]["total_tokens"] > 0
     assert report["data"] == {"conversation_summary": SUMMARY}
 

@@ -22,7 +22,7 @@ def chat_at_terminal(
 ) -> Iterator[PtySession]:
     env = {**cli_env, "TERM": "xterm", "INPUTRC": "/dev/null"}
     argv = [sys.executable, "-m", "agentcore", "chat", "--base-url", openai_server.base_url]
-    argv += ["--db", str(tmp_path / "chat.db"), "--no-summary"]
+    argv += ["--db", str(tmp_path / "chat.db")]
     session = PtySession(argv, env, str(tmp_path))
     try:
         yield session
@@ -70,7 +70,7 @@ def test_the_previous_line_comes_back_with_the_up_arrow(
 ) -> None:
     env = {**cli_env, "TERM": "xterm", "INPUTRC": "/dev/null"}
     argv = [sys.executable, "-m", "agentcore", "chat", "--base-url", openai_server.base_url]
-    argv += ["--db", str(tmp_path / "chat.db"), "--no-summary"]
+    argv += ["--db", str(tmp_path / "chat.db")]
     for keys in (b"first question\r", b"\x1b[A again\r"):  # up arrow: the last line
         chat = PtySession(argv, env, str(tmp_path))
         try:

@@ -21,7 +21,7 @@ from llama_server import MODEL_ALIAS, LlamaServer, log_statuses
 from request_log import RecordingProvider, record_to_json, summarize_records
 
 from agentcore import Agent, AgentBuilder, AgentSession, FocusedConfig, LlmError, ToolRegistry
-from agentcore_autosummary import SummaryConfig
+from agentcore_autosummary import SummaryConfig, get_conversation_summary
 
 REPLY_CAP = 96
 """``max_tokens`` of every turn reply."""
@@ -179,7 +179,7 @@ def make_conversation(
     builder = AgentBuilder().provider(provider).load_plugins(True).max_tool_rounds(max_tool_rounds)
     window = server.n_ctx if window_known else None
     config = SummaryConfig(max_context_tokens=window, mode=mode, **summary)
-    builder.summary_config(config)
+    builder.setting("summary_config", config)
     if tools is not None:
         builder.tool_registry(tools)
     session = AgentSession(agent, session_id, builder.build(), FocusedConfig())
@@ -246,7 +246,7 @@ async def finish(
     await conv.session.aclose()
     await conv.provider.aclose()
     slot = await conv.session.get_slot()
-    summary = await conv.session.get_conversation_summary()
+    summary = await get_conversation_summary(conv.session)
     focused = slot.config.focused
     assert focused is not None
     records = conv.provider.records

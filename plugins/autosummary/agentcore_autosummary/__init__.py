@@ -1,11 +1,12 @@
 """agentcore-autosummary: automatic conversation summaries for agentcore.
 
-Enable it with ``AgentBuilder().summary_config(SummaryConfig(...))``, or fit a
-message list an app already has into its window with :class:`Compactor`.
+Enable it with ``AgentBuilder().setting("summary_config", SummaryConfig(...))``, or fit
+a message list an app already has into its window with :class:`Compactor`.
 """
 
 from importlib import metadata as _metadata
 
+from agentcore_autosummary.compacting import compact, get_conversation_summary
 from agentcore_autosummary.compactor import Compaction, Compactor
 from agentcore_autosummary.compactor_state import CompactorState
 from agentcore_autosummary.config import CORRECTION_KEY, SummaryConfig
@@ -14,6 +15,13 @@ from agentcore_autosummary.prompt import DEFAULT_SUMMARY_PROMPT, STRUCTURED_SUMM
 from agentcore_autosummary.retention import find_identifiers
 from agentcore_autosummary.state import SummaryState
 from agentcore_autosummary.summarizer import SummaryFailedError
+from agentcore_autosummary.summary_info import (
+    CompactError,
+    SummaryInfo,
+    SummaryQuality,
+    SummaryReason,
+    SummaryRequestInfo,
+)
 
 __version__ = _metadata.version("agentcore-autosummary")
 """The installed distribution's version (from its package metadata)."""
@@ -22,14 +30,21 @@ __all__ = [
     "CORRECTION_KEY",
     "DEFAULT_SUMMARY_PROMPT",
     "STRUCTURED_SUMMARY_PROMPT",
+    "CompactError",
     "Compaction",
     "Compactor",
     "CompactorState",
     "SummaryConfig",
     "SummaryFailedError",
+    "SummaryInfo",
+    "SummaryQuality",
+    "SummaryReason",
+    "SummaryRequestInfo",
     "SummaryState",
     "__version__",
+    "compact",
     "find_identifiers",
     "format_message",
     "format_messages_as_text",
+    "get_conversation_summary",
 ]

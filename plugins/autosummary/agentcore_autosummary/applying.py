@@ -131,6 +131,7 @@ async def apply_summary(
                 new_config,
                 expected_version=version,
                 data=data,
+                purpose="summary",
             )
         except ConflictError:
             logger.info(

@@ -146,7 +146,7 @@ class Compactor:
             builder = builder.plugin(extra)
         if tools:
             builder = builder.tool_registry(_registry(tools))
-        self._bundle = builder.summary_config(self.config).build()
+        self._bundle = builder.setting("summary_config", self.config).build()
 
     async def compact(
         self,

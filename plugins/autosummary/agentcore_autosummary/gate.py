@@ -6,7 +6,7 @@ covered, they copy the transcript (its ``User:`` lines) until their token
 cap, they stop at the cap mid-sentence, or they drop what the previous
 summary held. Each such summary is refused (:class:`SummaryRejectedError`;
 :mod:`agentcore_autosummary.retries` then asks for it another way), and
-every verdict, kept or refused, is a :class:`~agentcore.SummaryQuality` record.
+every verdict, kept or refused, is a :class:`~agentcore_autosummary.SummaryQuality` record.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ import difflib
 import re
 from collections.abc import Sequence
 
-from agentcore import Message, SummaryQuality
+from agentcore import Message
 from agentcore_autosummary.formatting import format_message
 from agentcore_autosummary.retention import find_identifiers
 from agentcore_autosummary.summarizer import SummaryFailedError
+from agentcore_autosummary.summary_info import SummaryQuality
 from agentcore_autosummary.superseding import compare_identifiers
 
 COPY_RATIO = 0.95

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import logging
 
-from agentcore import SummaryInfo, SummaryRequestInfo, TurnContext
+from agentcore import TurnContext
 from agentcore.plugins import call_each
 from agentcore_autosummary.prompt import MESSAGES_PLACEHOLDER
+from agentcore_autosummary.summary_info import SummaryInfo, SummaryRequestInfo
 
 logger = logging.getLogger("agentcore.autosummary")
 

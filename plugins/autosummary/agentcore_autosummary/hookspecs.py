@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 
-from agentcore import SummaryInfo, SummaryRequestInfo, TurnContext
+from agentcore import TurnContext
 from agentcore.hookspecs import hookspec
+from agentcore_autosummary.summary_info import SummaryInfo, SummaryRequestInfo
 
 HOOK_NAMES = ("before_summary", "after_summary", "on_summary_error")
 """The hooks this module declares."""

@@ -7,14 +7,7 @@ import time
 
 import attrs
 
-from agentcore import (
-    CompactError,
-    CostTracker,
-    SummaryInfo,
-    SummaryRequestInfo,
-    TurnContext,
-)
-from agentcore.compaction import SummaryReason
+from agentcore import CostTracker, TurnContext
 from agentcore_autosummary.applying import (
     apply_summary,
     context_tokens,
@@ -31,6 +24,12 @@ from agentcore_autosummary.plan import Plan, make_plan, warm_counts
 from agentcore_autosummary.retries import make_summary
 from agentcore_autosummary.runtime import SessionRuntime, load_state, session_correction
 from agentcore_autosummary.summary_calls import isolated
+from agentcore_autosummary.summary_info import (
+    CompactError,
+    SummaryInfo,
+    SummaryReason,
+    SummaryRequestInfo,
+)
 
 logger = logging.getLogger("agentcore.autosummary")
 

@@ -1,22 +1,19 @@
-"""The hook implementations: the summary checkpoint after every turn."""
+"""The hook implementations: the summary checkpoint after every turn, and the CLI's additions."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import attrs
 import pluggy
 
 from agentcore import (
-    AgentConfig,
     AgentSession,
-    CompactError,
     ContextSlot,
     PluginSetting,
     SlotConfig,
-    SummaryInfo,
     TurnContext,
     hookimpl,
 )
@@ -28,8 +25,8 @@ from agentcore_autosummary.budget import (
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.fitting import ATTEMPTED_KEY, fit_request
 from agentcore_autosummary.pins import check_pins_fit
-from agentcore_autosummary.pipeline import catch_up, summarize, summarize_quietly
-from agentcore_autosummary.plan import last_exchange_start, make_plan, warm_counts
+from agentcore_autosummary.pipeline import catch_up, summarize_quietly
+from agentcore_autosummary.plan import make_plan, warm_counts
 from agentcore_autosummary.provider import check_summary_provider
 from agentcore_autosummary.runtime import (
     SETTING,
@@ -48,6 +45,11 @@ from agentcore_autosummary.tails import (
 )
 from agentcore_autosummary.trigger import is_due, may_retry, measure
 from agentcore_autosummary.windows import effective_config, known_config
+
+if TYPE_CHECKING:
+    import argparse
+
+    from agentcore.cli.extensions import ChatSetup, CommandGroup
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -75,13 +77,6 @@ def register_settings() -> Sequence[PluginSetting]:
             check=check_summary_provider,
         )
     ]
-
-
-@hookimpl
-def summary_memory_key(config: AgentConfig) -> str | None:
-    """The session-data key of the summary snapshot, when summaries are enabled."""
-    summary_config = enabled_config(config)
-    return None if summary_config is None else summary_config.memory_key
 
 
 @hookimpl
@@ -147,49 +142,29 @@ async def post_turn_end(ctx: TurnContext) -> None:
         runtime.pending[slot.id] = ctx.session.run_in_background(work)
 
 
-@hookimpl
-async def compact_session(ctx: TurnContext, instructions: str | None) -> SummaryInfo | None:
-    """Summarize now what ``ctx.slot`` can give up: :meth:`AgentSession.compact`.
+# -- the command line (agentcore_autosummary.cli, imported only when the CLI runs) ----------
 
-    Ignores the watermark and the debounce, keeps the recent tail verbatim
-    and sizes the summary requests to the window like any summary. Waits for
-    a pending background summary first. Raises :class:`CompactError` for a
-    Full slot, when nothing lies before the recent tail, and when the summary
-    fails (chained), is vetoed or is dropped.
-    """
-    config = enabled_config(ctx.config)
-    if config is None:
-        return None
-    config = await effective_config(ctx, config)
-    slot = ctx.slot
-    if slot.config.focused is None:
-        raise CompactError(
-            f"slot {slot.id!r} is in Full mode, which sends every message and is never "
-            "summarized: switch it to a FocusedConfig (session.set_mode) to compact it"
-        )
-    runtime = runtime_of(ctx.session)
-    pending = runtime.pending.get(slot.id)
-    if pending is not None and not pending.done():
-        await asyncio.shield(pending)
-    state = await load_state(ctx, runtime)
-    await warm_counts(ctx, config, state)
-    correction = await session_correction(ctx, runtime)
-    plan = make_plan(ctx, config, state, correction)
-    if plan is None:
-        # Everything lies in the verbatim tail: a manual compact folds all but the last
-        # exchange (the last user message and what answered it).
-        covered, _ = covered_and_previous(slot, state)
-        last = last_exchange_start(slot.messages, covered)
-        plan = make_plan(ctx, config, state, correction, keep_from=last)
-    if plan is None:
-        raise CompactError(
-            f"nothing to compact in slot {slot.id!r}: beside the last exchange and the pinned "
-            "messages, every message is already covered by the summary"
-        )
-    runtime.states[slot.id] = attrs.evolve(state, last_attempt_turn=ctx.turn_index)
-    try:
-        return await summarize(ctx, config, runtime, plan, "compact", instructions, strict=True)
-    except CompactError:
-        raise
-    except Exception as exc:
-        raise CompactError(f"the summary failed: {type(exc).__name__}: {exc}") from exc
+
+@hookimpl
+def register_commands(commands: CommandGroup, sessions: CommandGroup) -> None:
+    """Add ``agentcore demo`` and ``agentcore sessions compact``."""
+    from agentcore_autosummary.cli import demo_command, sessions_compact
+
+    demo_command.register(commands)
+    sessions_compact.register(sessions)
+
+
+@hookimpl
+def register_chat_options(parser: argparse.ArgumentParser) -> None:
+    """Add the summary options to ``agentcore chat``."""
+    from agentcore_autosummary.cli.chat import add_chat_options
+
+    add_chat_options(parser)
+
+
+@hookimpl
+def register_chat_commands(chat: ChatSetup) -> None:
+    """Enable summaries in the chat, with ``/compact``, ``/summary`` and their notices."""
+    from agentcore_autosummary.cli.chat import setup_chat
+
+    setup_chat(chat)

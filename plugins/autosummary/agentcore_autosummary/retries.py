@@ -7,7 +7,7 @@ import logging
 import attrs
 from attrs import frozen
 
-from agentcore import SummaryQuality, TurnContext
+from agentcore import TurnContext
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.formatting import MAX_CONVERSATION_CHARS, format_messages_as_text
 from agentcore_autosummary.gate import judge, refusal
@@ -31,6 +31,7 @@ from agentcore_autosummary.summary_calls import (
     summarize_in_chunks,
     summary_fit,
 )
+from agentcore_autosummary.summary_info import SummaryQuality
 
 logger = logging.getLogger("agentcore.autosummary")
 

@@ -39,7 +39,7 @@ def make_session(agent: Agent) -> Callable[..., AgentSession]:
         builder = AgentBuilder().provider(provider or MockProvider(responder=Replies()))
         builder.store(store or InMemoryStore()).load_plugins(True)
         if summary is not None:
-            builder.summary_config(summary)
+            builder.setting("summary_config", summary)
         return AgentSession(agent, session_id, builder.build(), mode)
 
     return make

@@ -15,7 +15,7 @@ from agentcore import (
     Usage,
 )
 from agentcore.testing import MockProvider
-from agentcore_autosummary import SummaryConfig
+from agentcore_autosummary import SummaryConfig, get_conversation_summary
 
 MakeSession = Callable[..., AgentSession]
 
@@ -50,10 +50,10 @@ async def test_background_summary_adds_no_latency_to_the_turn(make_session: Make
     reply = await asyncio.wait_for(session.submit_turn(LONG), 5)
     assert reply.text == "reply"
     await asyncio.wait_for(gate.started.wait(), 5)
-    assert await session.get_conversation_summary() is None  # still being written
+    assert await get_conversation_summary(session) is None  # still being written
     gate.release.set()
     await session.aclose()
-    assert await session.get_conversation_summary() == "background summary #1"
+    assert await get_conversation_summary(session) == "background summary #1"
     context = await session.load_messages()
     assert context[1].text == "[上下文摘要] background summary #1"
 
@@ -96,7 +96,7 @@ async def test_turn_does_not_wait_when_the_context_has_room(make_session: MakeSe
     assert gate.count == 1  # no second summary while one is pending
     gate.release.set()
     await session.aclose()
-    assert await session.get_conversation_summary() == "background summary #1"
+    assert await get_conversation_summary(session) == "background summary #1"
 
 
 async def test_stale_background_summary_is_not_applied(agent: Agent) -> None:
@@ -104,7 +104,9 @@ async def test_stale_background_summary_is_not_applied(agent: Agent) -> None:
     store = InMemoryStore()
 
     def open_session(provider: MockProvider, config: SummaryConfig) -> AgentSession:
-        bundle = AgentBuilder().provider(provider).store(store).summary_config(config).build()
+        bundle = (
+            AgentBuilder().provider(provider).store(store).setting("summary_config", config).build()
+        )
         return AgentSession(agent, "shared", bundle, FocusedConfig())
 
     slow = open_session(MockProvider(responder=gate), BACKGROUND)
@@ -119,12 +121,12 @@ async def test_stale_background_summary_is_not_applied(agent: Agent) -> None:
         SummaryConfig(**TINY_WINDOW, trigger_token_ratio=0.005, keep_recent_tokens=5),
     )
     await quick.submit_turn("another message, written through a second session object " * 4)
-    assert await quick.get_conversation_summary() == "inline summary"
+    assert await get_conversation_summary(quick) == "inline summary"
 
     gate.release.set()
     await slow.aclose()
     # The older background summary lost the race: the newer one stays.
-    assert await slow.get_conversation_summary() == "inline summary"
+    assert await get_conversation_summary(slow) == "inline summary"
     state = await slow.get_session_data("autosummary/default")
     assert state["generation"] == 1
 
@@ -139,4 +141,4 @@ async def test_aclose_waits_for_pending_summaries(make_session: MakeSession) -> 
     session = make_session(MockProvider(responder=slow), summary=BACKGROUND, mode=FocusedConfig())
     async with session:
         await session.submit_turn(LONG)
-    assert await session.get_conversation_summary() == "done in the background"
+    assert await get_conversation_summary(session) == "done in the background"

@@ -22,7 +22,7 @@ from agentcore.slots import config_to_json
 from agentcore.stores import MessageAppend, StoreWrite
 from agentcore.testing import MockProvider
 from agentcore.tokens import count_tokens
-from agentcore_autosummary import SummaryConfig
+from agentcore_autosummary import SummaryConfig, get_conversation_summary
 
 AGENT = Agent("assistant", system_prompt="You are a helpful assistant.")
 
@@ -66,7 +66,9 @@ async def test_a_turn_makes_at_most_the_configured_summary_calls(mode: str) -> N
     config = SummaryConfig(
         max_context_tokens=4000, max_summary_tokens=200, max_summary_calls_per_turn=3, mode=mode
     )
-    bundle = AgentBuilder().provider(provider).store(store).summary_config(config).build()
+    bundle = (
+        AgentBuilder().provider(provider).store(store).setting("summary_config", config).build()
+    )
     session = AgentSession(AGENT, "s", bundle)
     slot = await session.get_slot()
     # The backlog needs many summary calls: the first turn makes at most 3 of them and
@@ -130,7 +132,9 @@ async def test_chunk_summaries_run_concurrently_and_are_merged() -> None:
     config = SummaryConfig(
         max_context_tokens=4000, max_summary_tokens=200, max_summary_calls_per_turn=5
     )
-    bundle = AgentBuilder().provider(provider).store(store).summary_config(config).build()
+    bundle = (
+        AgentBuilder().provider(provider).store(store).setting("summary_config", config).build()
+    )
     session = AgentSession(AGENT, "s", bundle)
     await session.submit_turn("hello")
     assert peak >= 2
@@ -141,18 +145,20 @@ async def test_the_summary_is_kept_once_in_the_slot_config_and_once_as_the_snaps
     store = await backlog_store(60)
     provider = MockProvider(responder=Replies())
     config = SummaryConfig(max_context_tokens=4000, max_summary_tokens=200)
-    bundle = AgentBuilder().provider(provider).store(store).summary_config(config).build()
+    bundle = (
+        AgentBuilder().provider(provider).store(store).setting("summary_config", config).build()
+    )
     session = AgentSession(AGENT, "s", bundle)
     await session.submit_turn("hello")
     slot = await session.get_slot()
     assert slot.config.focused is not None
     summary = slot.config.focused.summary_override
     assert summary is not None
-    assert await session.get_conversation_summary() == summary
+    assert await get_conversation_summary(session) == summary
     state = await session.get_session_data("autosummary/default")
     assert state["summary"] is None and state["covered"] == slot.config.focused.summary_covers
     # A state stored with a copy of the summary (older data) still loads.
     await session.set_session_data("autosummary/default", {**state, "summary": "old copy"})
     resumed = AgentSession(AGENT, "s", bundle)
     await resumed.submit_turn("again")
-    assert await resumed.get_conversation_summary() is not None
+    assert await get_conversation_summary(resumed) is not None

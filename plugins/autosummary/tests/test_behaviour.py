@@ -27,7 +27,7 @@ from agentcore.slots import SUMMARY_ACKNOWLEDGEMENT
 from agentcore.stores.base import StoreWrite
 from agentcore.testing import MockProvider
 from agentcore.tokens import count_tokens
-from agentcore_autosummary import SummaryConfig
+from agentcore_autosummary import SummaryConfig, get_conversation_summary
 
 MakeSession = Callable[..., AgentSession]
 TINY = SummaryConfig(**TINY_WINDOW, trigger_token_ratio=0.005, keep_recent_tokens=5)
@@ -50,15 +50,17 @@ def test_config_from_a_plain_dict_through_the_builder() -> None:
     bundle = (
         AgentBuilder()
         .provider(MockProvider())
-        .summary_config({"max_context_tokens": 8000, "mode": "background"})
+        .setting("summary_config", {"max_context_tokens": 8000, "mode": "background"})
         .build()
     )
     config = bundle.config.get("summary_config")
     assert config == SummaryConfig(max_context_tokens=8000, mode="background")
     with pytest.raises(ConfigError, match=r"summary_config.*max_context_tokens"):
-        AgentBuilder().provider(MockProvider()).summary_config({"max_context_tokens": -1}).build()
+        AgentBuilder().provider(MockProvider()).setting(
+            "summary_config", {"max_context_tokens": -1}
+        ).build()
     with pytest.raises(ConfigError, match="summary_config"):
-        AgentBuilder().provider(MockProvider()).summary_config({"colour": "red"}).build()
+        AgentBuilder().provider(MockProvider()).setting("summary_config", {"colour": "red"}).build()
 
 
 async def test_summary_request_uses_summary_model_and_is_counted_apart(
@@ -219,7 +221,7 @@ async def test_empty_or_blank_summary_is_never_applied(
         await session.submit_turn("first message of the day")
         await session.submit_turn("second message of the day")
     assert len(provider.calls_for("summary")) == 2
-    assert await session.get_conversation_summary() is None
+    assert await get_conversation_summary(session) is None
     assert (await session.get_slot()).config.focused == FocusedConfig()
     assert all("empty summary" in r.getMessage() for r in caplog.records)
 
@@ -251,7 +253,7 @@ async def test_summary_timeout_counts_as_a_failure(make_session: MakeSession) ->
     session = make_session(MockProvider(responder=responder), summary=config, mode=FocusedConfig())
     reply = await session.submit_turn("hello, a message of some length")
     assert reply.text == "ok"
-    assert await session.get_conversation_summary() is None
+    assert await get_conversation_summary(session) is None
 
 
 class _CountingStore(InMemoryStore):
@@ -292,7 +294,9 @@ async def test_resumed_session_neither_resummarizes_at_once_nor_forgets(
 
     def open_session() -> tuple[AgentSession, SqliteStore]:
         store = SqliteStore(path)
-        bundle = AgentBuilder().provider(provider).store(store).summary_config(TINY).build()
+        bundle = (
+            AgentBuilder().provider(provider).store(store).setting("summary_config", TINY).build()
+        )
         return AgentSession(agent, "resume", bundle, FocusedConfig()), store
 
     session, store = open_session()
@@ -302,7 +306,7 @@ async def test_resumed_session_neither_resummarizes_at_once_nor_forgets(
     await store.close()
 
     session, store = open_session()
-    assert await session.get_conversation_summary() == "summary #1"
+    assert await get_conversation_summary(session) == "summary #1"
     assert (await session.get_slot()).config.focused.summary_covers == covers  # type: ignore[union-attr]
     await session.submit_turn("second message after the restart")
     await session.submit_turn("third message after the restart")
@@ -318,7 +322,7 @@ async def test_without_summary_config_the_plugin_does_nothing(make_session: Make
     for i in range(50):
         await session.submit_turn(f"msg {i}")
     assert len(provider.calls) == 50
-    assert await session.get_conversation_summary() is None
+    assert await get_conversation_summary(session) is None
     assert await session.get_session_data("autosummary/default") is None
 
 
@@ -373,7 +377,11 @@ async def test_a_tool_round_that_would_overflow_is_summarized_before_the_call(
         max_context_tokens=1000, max_summary_tokens=200, debounce_turns=1, trigger_token_ratio=0.75
     )
     bundle = (
-        AgentBuilder().provider(provider).tool_registry(registry).summary_config(config).build()
+        AgentBuilder()
+        .provider(provider)
+        .tool_registry(registry)
+        .setting("summary_config", config)
+        .build()
     )
     session = AgentSession(agent, "tools", bundle, FocusedConfig())
     while count_tokens(await session.load_messages()) < 600:

@@ -30,7 +30,7 @@ from agentcore import (
 from agentcore.budget import reply_reservation
 from agentcore.errors import ServiceUnavailableError
 from agentcore.tokens import TokenCounter, count_text_tokens
-from agentcore_autosummary import CORRECTION_KEY, SummaryConfig
+from agentcore_autosummary import CORRECTION_KEY, SummaryConfig, get_conversation_summary
 from agentcore_autosummary.trigger import MAX_BACKOFF_TURNS
 
 WORDS = ["apple", "river", "stone", "cloud", "green", "table", "music", "light"]
@@ -55,7 +55,7 @@ def session(
     builder = AgentBuilder().provider(server.provider).store(store or InMemoryStore())
     if tools is not None:
         builder.tool_registry(tools)
-    bundle = builder.summary_config(config).build()
+    bundle = builder.setting("summary_config", config).build()
     return AgentSession(agent, session_id, bundle, FocusedConfig())
 
 
@@ -97,7 +97,7 @@ async def test_every_request_fits_a_2048_server_in_its_own_tokens(mode: str, str
     assert over(server, 2048) == []
     assert len(server.calls("summary")) >= 3
     made = len(server.calls("summary"))
-    latest = await chat.get_conversation_summary()
+    latest = await get_conversation_summary(chat)
     assert latest is not None and latest.startswith(f"A short summary, number {made}:")
     for call in server.calls("summary"):
         assert call.max_tokens is not None and call.max_tokens <= 1024
@@ -118,7 +118,7 @@ async def test_a_window_set_below_the_servers_survives_a_long_first_reply() -> N
     assert failed == 0
     assert server.rejected == []
     assert over(server, 1200) == []
-    assert await chat.get_conversation_summary() is not None
+    assert await get_conversation_summary(chat) is not None
 
 
 async def test_a_message_too_long_for_a_chunk_is_cut_in_the_summary_input() -> None:
@@ -152,7 +152,7 @@ async def test_a_20000_token_summary_is_cut_and_the_session_goes_on() -> None:
     assert failed == 0
     assert server.rejected == []
     assert over(server, 2000) == []
-    summary = await chat.get_conversation_summary()
+    summary = await get_conversation_summary(chat)
     assert summary is not None and "tokens left out" in summary
     assert count_text_tokens(summary) <= 200
 
@@ -198,9 +198,9 @@ async def test_a_failed_attempt_never_stops_the_next_one_even_after_a_resume() -
     resumed = session(server, config, store=store)
     for _ in range(MAX_BACKOFF_TURNS + 1):
         assert await run_turns(resumed, [text(200, 99)]) == 0
-        if await resumed.get_conversation_summary() is not None:
+        if await get_conversation_summary(resumed) is not None:
             break
-    assert await resumed.get_conversation_summary() == "A short summary."
+    assert await get_conversation_summary(resumed) == "A short summary."
     assert server.rejected == []
     assert over(server, 2048) == []
 
@@ -354,7 +354,9 @@ def test_the_dict_form_reaches_exactly_the_checks_of_the_class(
         with pytest.raises(ValueError, match=named):
             SummaryConfig(**fields)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=named):
-        AgentBuilder().provider(StrictServer(2048).provider).summary_config(fields).build()
+        AgentBuilder().provider(StrictServer(2048).provider).setting(
+            "summary_config", fields
+        ).build()
 
 
 async def test_the_verbatim_tail_is_summarized_when_a_large_message_needs_its_room() -> None:

@@ -10,17 +10,22 @@ from agentcore import (
     Agent,
     AgentBuilder,
     AgentSession,
-    CompactError,
     FocusedConfig,
     InMemoryStore,
     LlmRequest,
-    SummaryInfo,
-    SummaryRequestInfo,
+    ReadonlySessionError,
     TurnContext,
     hookimpl,
 )
 from agentcore.errors import ServiceUnavailableError
 from agentcore.testing import MockProvider
+from agentcore_autosummary import (
+    CompactError,
+    SummaryInfo,
+    SummaryRequestInfo,
+    compact,
+    get_conversation_summary,
+)
 from agentcore_autosummary import plugin as autosummary_plugin
 
 LONG = "the deployment uses /srv/app/config.toml and port 8443; " * 8
@@ -59,8 +64,8 @@ async def _session(agent: Agent, *plugins: object, fail: bool = False, **config:
 async def test_compact_summarizes_now_with_focus_instructions(agent: Agent) -> None:
     session = await _session(agent)
     provider = session.bundle.provider
-    assert await session.get_conversation_summary() is None  # the watermark was never reached
-    result = await session.compact("keep the API design decisions")
+    assert await get_conversation_summary(session) is None  # the watermark was never reached
+    result = await compact(session, "keep the API design decisions")
     assert result.reason == "compact" and result.summary == "They set up the deployment."
     assert result.start == 0 and 0 < result.covers <= 8
     assert result.tokens_after < result.tokens_before
@@ -71,10 +76,10 @@ async def test_compact_summarizes_now_with_focus_instructions(agent: Agent) -> N
     slot = await session.get_slot()
     assert slot.config.focused is not None
     assert slot.config.focused.summary_covers == result.covers
-    assert await session.get_conversation_summary() == result.summary
+    assert await get_conversation_summary(session) == result.summary
     # What is left is the last exchange's reply: nothing more to fold.
     with pytest.raises(CompactError, match="nothing to compact"):
-        await session.compact()
+        await compact(session)
 
 
 async def test_compact_on_a_short_conversation_in_a_large_window(agent: Agent) -> None:
@@ -86,7 +91,7 @@ async def test_compact_on_a_short_conversation_in_a_large_window(agent: Agent) -
     session = AgentSession(agent, "short", bundle, FocusedConfig())
     for number in range(12):
         await session.submit_turn(f"point {number}")
-    result = await session.compact()
+    result = await compact(session)
     assert result.covers == 22 and result.summary == "They set up the deployment."
     assert [m.text for m in await session.load_messages()][-2:] == ["point 11", "Noted."]
 
@@ -94,12 +99,12 @@ async def test_compact_on_a_short_conversation_in_a_large_window(agent: Agent) -
 async def test_compact_refuses_a_full_slot_and_reports_a_failed_summary(agent: Agent) -> None:
     session = await _session(agent, fail=True)
     with pytest.raises(CompactError, match="summary failed") as raised:
-        await session.compact()
+        await compact(session)
     assert isinstance(raised.value.__cause__, ServiceUnavailableError)
     assert (await session.get_slot()).config.focused.summary_override is None  # type: ignore[union-attr]
     await session.set_mode("full")
     with pytest.raises(CompactError, match="Full mode"):
-        await session.compact()
+        await compact(session)
 
 
 async def test_hook_before_summary(agent: Agent) -> None:
@@ -110,7 +115,7 @@ async def test_hook_before_summary(agent: Agent) -> None:
             request.messages = request.messages[:1]
 
     session = await _session(agent, Editor())
-    result = await session.compact()
+    result = await compact(session)
     (call,) = session.bundle.provider.calls_for("summary")
     prompt = call.messages[-1].text
     assert prompt.startswith("Only the port numbers") and "step 0" in prompt
@@ -124,7 +129,7 @@ async def test_hook_before_summary(agent: Agent) -> None:
 
     vetoed = await _session(agent, Veto())
     with pytest.raises(CompactError, match="vetoed"):
-        await vetoed.compact()
+        await compact(vetoed)
     assert vetoed.bundle.provider.calls_for("summary") == []
 
 
@@ -142,7 +147,7 @@ async def test_hook_after_summary(agent: Agent) -> None:
     assert auto.reason == "watermark" and auto.summary == "They set up the deployment."
     assert auto.usage is not None and auto.usage.total_tokens > 0 and auto.duration >= 0
     assert auto.tokens_after < auto.tokens_before
-    assert await session.get_conversation_summary() == auto.summary
+    assert await get_conversation_summary(session) == auto.summary
 
 
 async def test_hook_on_summary_error(agent: Agent) -> None:
@@ -160,3 +165,25 @@ async def test_hook_on_summary_error(agent: Agent) -> None:
     assert session.turn_index == 4
     assert errors and all(reason == "watermark" for reason, _ in errors)
     assert all(isinstance(error, ServiceUnavailableError) for _, error in errors)
+
+
+async def test_compact_without_summaries_enabled_is_a_clear_error(agent: Agent) -> None:
+    bundle = AgentBuilder().provider(_summarizing_provider()).load_plugins(False).build()
+    session = AgentSession(agent, "plain", bundle, FocusedConfig())
+    with pytest.raises(CompactError, match="summaries are not enabled"):
+        await compact(session)
+    with pytest.raises(ValueError, match="instructions must be a non-empty str"):
+        await compact(session, "  ")
+    with pytest.raises(ValueError, match="session must be an AgentSession"):
+        await compact("plain")  # type: ignore[arg-type]
+    assert await get_conversation_summary(session) is None
+    await session.set_session_data("conversation_summary", "stored by the original design")
+    assert await get_conversation_summary(session) == "stored by the original design"
+
+
+async def test_compact_of_a_readonly_session_is_refused(agent: Agent) -> None:
+    session = await _session(agent)
+    reader = AgentSession(agent, "s", session.bundle, readonly=True)
+    with pytest.raises(ReadonlySessionError, match="read-only: cannot compact"):
+        await compact(reader)
+    assert session.bundle.provider.calls_for("summary") == []

@@ -47,7 +47,7 @@ async def test_tool_definitions_and_the_system_prompt_are_counted_once() -> None
         .store(InMemoryStore())
         .tool_registry(registry)
         .load_plugins(True)
-        .summary_config(SummaryConfig(max_context_tokens=64_000))
+        .setting("summary_config", SummaryConfig(max_context_tokens=64_000))
         .build()
     )
     session = AgentSession(agent, "chat", bundle, FocusedConfig())

@@ -36,7 +36,7 @@ from agentcore.errors import (
     RateLimitError,
     ServiceUnavailableError,
 )
-from agentcore_autosummary import SummaryConfig
+from agentcore_autosummary import SummaryConfig, get_conversation_summary
 from agentcore_autosummary.trigger import MAX_BACKOFF_TURNS, backoff_turns
 
 WINDOW = 2000
@@ -102,7 +102,7 @@ def _session(server: StrictServer, mode: str) -> AgentSession:
         AgentBuilder()
         .provider(server.provider)
         .store(InMemoryStore())
-        .summary_config(config)
+        .setting("summary_config", config)
         .build()
     )
     return AgentSession(AGENT, "degraded", bundle, FocusedConfig())
@@ -169,7 +169,7 @@ async def test_a_summarizer_down_for_30_turns_costs_a_bounded_number_of_calls() 
     server.summary = lambda request: "A short summary."
     for number in range(MAX_BACKOFF_TURNS + 1):
         await chat.submit_turn(text(150, 100 + number))
-    assert await chat.get_conversation_summary() == "A short summary."
+    assert await get_conversation_summary(chat) == "A short summary."
 
 
 async def test_only_a_turn_whose_own_input_cannot_fit_is_refused() -> None:
@@ -190,7 +190,7 @@ async def test_a_summary_with_a_lone_surrogate_is_repaired_and_applied() -> None
     chat = _session(server, "inline")
     for number in range(TURNS):
         await chat.submit_turn(text(150, number))
-    assert await chat.get_conversation_summary() == "A summary \ufffd with a lone surrogate."
+    assert await get_conversation_summary(chat) == "A summary \ufffd with a lone surrogate."
 
 
 @pytest.mark.parametrize("mode", ["inline", "background"])
@@ -204,14 +204,16 @@ async def test_an_unknown_window_is_learned_from_the_one_refusal_that_names_it(m
     def new_session() -> AgentSession:
         config = SummaryConfig(mode=mode)  # type: ignore[arg-type]
         bundle = AgentBuilder().provider(server.provider).store(store)
-        return AgentSession(AGENT, "learn", bundle.summary_config(config).build(), FocusedConfig())
+        return AgentSession(
+            AGENT, "learn", bundle.setting("summary_config", config).build(), FocusedConfig()
+        )
 
     chat = new_session()
     for number in range(40):
         await _turn(chat, text(150, number), stream=number % 2 == 1)
     await chat.aclose()
     assert len(server.rejected) == 1 and server.rejected[0].limit_tokens == 2048
-    assert await chat.get_conversation_summary() is not None  # summaries applied
+    assert await get_conversation_summary(chat) is not None  # summaries applied
     assert len(await chat.history()) == 80
     # A resumed session (another process: the provider cache does not help) plans for
     # the served window from its first turn: the figure is stored with the session.

@@ -21,7 +21,7 @@ from agentcore import (
     Usage,
 )
 from agentcore.testing import MockProvider
-from agentcore_autosummary import SummaryConfig
+from agentcore_autosummary import SummaryConfig, get_conversation_summary
 
 MakeSession = Callable[..., AgentSession]
 
@@ -73,7 +73,7 @@ async def test_turns_cancelled_at_random_points_with_summaries(
         AgentBuilder()
         .provider(MockProvider(responder=jittery(rng)))
         .store(store)
-        .summary_config(config)
+        .setting("summary_config", config)
         .build()
     )
     session = AgentSession(agent, "c", bundle, FocusedConfig())
@@ -104,7 +104,7 @@ async def test_turns_cancelled_at_random_points_with_summaries(
     print(f"\ncancellation trials with {config.mode} summaries: {counts}")
     assert counts["broken"] == 0 and counts["lost_or_duplicated"] == 0
     assert counts["returned"] > 0 and counts["cancelled"] > 0
-    assert await session.get_conversation_summary() is not None
+    assert await get_conversation_summary(session) is not None
     await store.close()
 
 
@@ -139,14 +139,14 @@ async def test_aclose_cancel_pending_drops_a_summary_whole(agent: Agent, tmp_pat
         AgentBuilder()
         .provider(MockProvider(responder=respond))
         .store(store)
-        .summary_config(BACKGROUND)
+        .setting("summary_config", BACKGROUND)
         .build()
     )
     session = AgentSession(agent, "close", bundle, FocusedConfig())
     await session.submit_turn("a message long enough to trigger a summary " * 4)
     await asyncio.wait_for(started.wait(), 5)
     await asyncio.wait_for(session.aclose(cancel_pending=True), 5)
-    assert await session.get_conversation_summary() is None
+    assert await get_conversation_summary(session) is None
     assert (await session.get_slot()).config.focused == FocusedConfig()
     assert await view(session) == await resumed(session)
     await store.close()
@@ -168,7 +168,7 @@ async def test_the_last_summary_cost_survives_a_resume(
         AgentBuilder()
         .provider(MockProvider(responder=respond))
         .store(store)
-        .summary_config(config)
+        .setting("summary_config", config)
         .build()
     )
     session = AgentSession(agent, "cost", bundle, FocusedConfig())

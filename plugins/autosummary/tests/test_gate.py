@@ -23,14 +23,17 @@ from agentcore import (
     LlmRequest,
     LlmResponse,
     Message,
-    SummaryInfo,
-    SummaryRequestInfo,
     TurnContext,
     hookimpl,
 )
 from agentcore.testing import MockProvider
 from agentcore.tokens import count_tokens
-from agentcore_autosummary import SummaryConfig
+from agentcore_autosummary import (
+    SummaryConfig,
+    SummaryInfo,
+    SummaryRequestInfo,
+    get_conversation_summary,
+)
 from agentcore_autosummary.gate import SummaryRejectedError
 from agentcore_autosummary.routes import MAX_EXTRA_CALLS
 from agentcore_autosummary.trigger import backoff_turns
@@ -114,7 +117,7 @@ async def _run(
         .store(InMemoryStore())
         .load_plugins(True)
         .plugin(recorder)
-        .summary_config(config)
+        .setting("summary_config", config)
         .build()
     )
     session = AgentSession(AGENT, "gate", bundle, FocusedConfig())
@@ -167,7 +170,7 @@ async def test_a_refused_summary_is_retried_by_another_route_and_the_retry_appli
         assert FIRST not in _conversation(retry[0])
         merge = _conversation(retry[1])
         assert FIRST in merge and "(the new messages)" in merge
-    final = await session.get_conversation_summary()
+    final = await get_conversation_summary(session)
     assert final is not None and "Later:" in final
 
 
@@ -210,7 +213,7 @@ async def test_when_every_route_is_refused_the_attempt_fails_and_backs_off(
     turns = [turn for turn, _ in recorder.errors]
     gaps = [turns[i + 1] - turns[i] for i in range(len(turns) - 1)]
     assert gaps == [backoff_turns(n) for n in range(1, len(turns))]
-    assert await session.get_conversation_summary() == FIRST
+    assert await get_conversation_summary(session) == FIRST
 
 
 async def test_an_applied_summary_carries_its_quality_record() -> None:
@@ -233,7 +236,7 @@ async def test_the_full_strategy_retries_an_echo_with_the_newest_half_of_its_inp
         .store(InMemoryStore())
         .load_plugins(True)
         .plugin(recorder)
-        .summary_config(attrs.evolve(CONFIG, strategy="full"))
+        .setting("summary_config", attrs.evolve(CONFIG, strategy="full"))
         .build()
     )
     session = AgentSession(AGENT, "gate-full", bundle, FocusedConfig())
@@ -264,7 +267,7 @@ async def test_a_reply_cut_at_a_cap_the_window_set_is_retried_with_a_smaller_inp
         .store(InMemoryStore())
         .load_plugins(True)
         .plugin(recorder)
-        .summary_config(config)
+        .setting("summary_config", config)
         .build()
     )
     session = AgentSession(AGENT, "gate-window", bundle, FocusedConfig())

@@ -15,12 +15,11 @@ from agentcore import (
     InMemoryStore,
     LlmRequest,
     Message,
-    SummaryInfo,
     TurnContext,
     hookimpl,
 )
 from agentcore.testing import MockProvider
-from agentcore_autosummary import SummaryConfig
+from agentcore_autosummary import SummaryConfig, SummaryInfo
 from agentcore_autosummary.gate import judge
 
 PREVIOUS = (
@@ -102,8 +101,9 @@ async def test_a_lossy_summary_is_retried_as_a_resummary_and_never_applied() -> 
         .store(InMemoryStore())
         .load_plugins(True)
         .plugin(recorder)
-        .summary_config(
-            SummaryConfig(max_context_tokens=2000, trigger_token_ratio=0.3, debounce_turns=1)
+        .setting(
+            "summary_config",
+            SummaryConfig(max_context_tokens=2000, trigger_token_ratio=0.3, debounce_turns=1),
         )
         .build()
     )

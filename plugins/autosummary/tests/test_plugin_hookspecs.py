@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agentcore import AgentBuilder, ConfigError, SummaryInfo, TurnContext, hookimpl
+from agentcore import AgentBuilder, ConfigError, TurnContext, hookimpl
 from agentcore.testing import MockProvider
-from agentcore_autosummary import hookspecs
+from agentcore_autosummary import SummaryInfo, hookspecs
 from agentcore_autosummary import plugin as autosummary_plugin
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -23,14 +23,13 @@ from agentcore import (
     AgentSession,
     FocusedConfig,
     InMemoryStore,
-    SummaryInfo,
-    SummaryRequestInfo,
     ToolRegistry,
     TurnContext,
     hookimpl,
 )
 from agentcore.providers import AnthropicProvider, OpenAIProvider
 from agentcore.testing import MockProvider
+from agentcore_autosummary import SummaryInfo, SummaryRequestInfo
 from agentcore_autosummary import plugin as autosummary_plugin
 
 TURNS = 300
@@ -179,12 +178,13 @@ async def test_each_turn_request_extends_the_previous_one_between_summaries(kind
         .load_plugins(False)
         .plugin(autosummary_plugin)
         .plugin(watch)
-        .summary_config(
+        .setting(
+            "summary_config",
             {
                 "max_context_tokens": 6000,
                 "mode": "background",
                 "summary_provider": _summarizer(),
-            }
+            },
         )
         .build()
     )

@@ -72,7 +72,7 @@ async def _run(conversation: list[tuple[int, int, int]], strategy: str, mode: st
         .provider(MockProvider(responder=_responder))
         .tool_registry(_registry())
         .store(store)
-        .summary_config(config)
+        .setting("summary_config", config)
         .build()
     )
     session = AgentSession(Agent("a", system_prompt="sys"), "p", bundle, FocusedConfig())

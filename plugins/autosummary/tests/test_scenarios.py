@@ -20,7 +20,7 @@ from agentcore import (
 )
 from agentcore.testing import MockProvider
 from agentcore.tokens import count_tokens
-from agentcore_autosummary import SummaryConfig
+from agentcore_autosummary import SummaryConfig, get_conversation_summary
 
 MakeSession = Callable[..., AgentSession]
 
@@ -34,10 +34,11 @@ async def test_scenario_1_long_conversation_with_summaries(agent: Agent) -> None
         AgentBuilder()
         .provider(provider)
         .tool_registry(registry)
-        .summary_config(
+        .setting(
+            "summary_config",
             SummaryConfig(
                 **TINY_WINDOW, trigger_token_ratio=0.025, keep_recent_tokens=25, debounce_turns=2
-            )
+            ),
         )
         .build(),
         FocusedConfig(),
@@ -61,7 +62,7 @@ async def test_scenario_2_no_summary_config_changes_nothing(agent: Agent) -> Non
         await session.submit_turn(f"msg {i}")
     assert len(provider.calls) == 50
     assert provider.calls_for("summary") == []
-    assert await session.get_conversation_summary() is None
+    assert await get_conversation_summary(session) is None
     assert len(await session.history()) == 100
 
 
@@ -152,7 +153,7 @@ async def test_300_turns_with_a_large_tool_output_every_turn_stay_within_budget(
         AgentBuilder()
         .provider(server.provider)
         .tool_registry(registry)
-        .summary_config(config)
+        .setting("summary_config", config)
         .build(),
         FocusedConfig(),
     )

@@ -19,7 +19,12 @@ from agentcore import (
     Usage,
 )
 from agentcore.testing import MockProvider
-from agentcore_autosummary import DEFAULT_SUMMARY_PROMPT, SummaryConfig, format_messages_as_text
+from agentcore_autosummary import (
+    DEFAULT_SUMMARY_PROMPT,
+    SummaryConfig,
+    format_messages_as_text,
+    get_conversation_summary,
+)
 
 MakeSession = Callable[..., AgentSession]
 # The original design sent the summary as a system message; these tests keep its role.
@@ -53,7 +58,7 @@ async def test_summary_not_generated_below_threshold(make_session: MakeSession) 
     for i in range(10):
         await session.submit_turn(f"message {i}")
     assert provider.calls_for("summary") == []
-    assert await session.get_conversation_summary() is None
+    assert await get_conversation_summary(session) is None
 
 
 async def test_summary_generated_above_threshold(make_session: MakeSession) -> None:
@@ -63,7 +68,7 @@ async def test_summary_generated_above_threshold(make_session: MakeSession) -> N
     (call,) = provider.calls_for("summary")
     assert call.tools == () and call.max_tokens == TINY.max_summary_tokens
     assert "User: Please remember that my name is Ada." in call.messages[0].text
-    assert await session.get_conversation_summary() == "summary #1"
+    assert await get_conversation_summary(session) == "summary #1"
 
 
 async def test_summary_debounce_works(make_session: MakeSession) -> None:
@@ -117,7 +122,7 @@ async def test_summary_failure_does_not_block(
         reply = await session.submit_turn("Hello there, this conversation is getting long.")
     assert reply.text == "the answer"
     assert len(await session.history()) == 2
-    assert await session.get_conversation_summary() is None
+    assert await get_conversation_summary(session) is None
     assert (await session.get_slot()).config.focused == FocusedConfig()
     (record,) = caplog.records
     message = record.getMessage()
@@ -132,7 +137,7 @@ async def test_summary_stream_path(make_session: MakeSession) -> None:
     text = "".join([event.text async for event in stream])
     assert text == "Sure, noted."
     assert len(provider.calls_for("summary")) == 1
-    assert await session.get_conversation_summary() == "summary #1"
+    assert await get_conversation_summary(session) == "summary #1"
     state = await session.get_session_data("autosummary/default")
     assert state["last_summary_turn"] == 0  # the streamed turn's index, not the advanced one
     assert session.turn_index == 1

@@ -19,7 +19,12 @@ from agentcore import AgentBuilder, AgentSession, FocusedConfig, LlmError, Messa
 from agentcore.budget import TokenCorrection
 from agentcore.testing import MockProvider
 from agentcore.tokens import get_token_counter
-from agentcore_autosummary import DEFAULT_SUMMARY_PROMPT, SummaryConfig, format_messages_as_text
+from agentcore_autosummary import (
+    DEFAULT_SUMMARY_PROMPT,
+    SummaryConfig,
+    format_messages_as_text,
+    get_conversation_summary,
+)
 from agentcore_autosummary.summarizer import SummaryFit, request_summary
 
 MakeSession = Callable[..., AgentSession]
@@ -89,7 +94,7 @@ async def test_summary_written_to_session_memory(make_session: MakeSession) -> N
     for i in range(4):
         await session.submit_turn(f"message {i}")
     assert await session.get_session_data("conversation_summary") == "summary #1"
-    assert await session.get_conversation_summary() == "summary #1"
+    assert await get_conversation_summary(session) == "summary #1"
 
 
 async def test_summary_not_injected_in_full_mode(make_session: MakeSession) -> None:
@@ -121,7 +126,7 @@ async def test_summary_stream_path(make_session: MakeSession) -> None:
     for i in range(4):
         await session.submit_turn_stream(f"message {i}").finalize()
     assert len(provider.calls_for("summary")) == 1
-    assert await session.get_conversation_summary() == "summary #1"
+    assert await get_conversation_summary(session) == "summary #1"
 
 
 def test_summary_format_messages() -> None:
@@ -163,7 +168,7 @@ async def test_without_a_summary_config_nothing_changes(make_session: MakeSessio
     for i in range(50):
         await session.submit_turn(f"msg {i}")
     assert provider.calls_for("summary") == []
-    assert await session.get_conversation_summary() is None
+    assert await get_conversation_summary(session) is None
 
 
 @pytest.mark.parametrize("window", [20, 100, 600, 1500, 2048, 8192, 32_000, 200_000])
@@ -178,7 +183,7 @@ def test_a_config_that_sets_only_the_window_builds(window: int) -> None:
     ):
         if config.window_guard:  # derived sizes leave room for the conversation
             assert config.summary_tokens + config.recent_budget < window
-        AgentBuilder().provider(_provider()).summary_config(config).build()
+        AgentBuilder().provider(_provider()).setting("summary_config", config).build()
 
 
 async def test_the_summary_is_found_without_a_summary_config(make_session: MakeSession) -> None:
@@ -191,4 +196,4 @@ async def test_the_summary_is_found_without_a_summary_config(make_session: MakeS
     for i in range(4):
         await session.submit_turn(f"message {i}")
     reader = make_session(_provider(), mode=FocusedConfig(), store=store)
-    assert await reader.get_conversation_summary() == "summary #1"
+    assert await get_conversation_summary(reader) == "summary #1"

@@ -18,8 +18,6 @@ from agentcore import (
     LlmResponse,
     Message,
     ModelCallInfo,
-    SummaryInfo,
-    SummaryRequestInfo,
     TurnContext,
     Usage,
     hookimpl,
@@ -27,7 +25,13 @@ from agentcore import (
 from agentcore.errors import ServiceUnavailableError
 from agentcore.testing import MockProvider
 from agentcore.tokens import count_tokens
-from agentcore_autosummary import CORRECTION_KEY, SummaryConfig
+from agentcore_autosummary import (
+    CORRECTION_KEY,
+    SummaryConfig,
+    SummaryInfo,
+    SummaryRequestInfo,
+    get_conversation_summary,
+)
 
 
 def seed_should_summarize(
@@ -111,7 +115,7 @@ async def test_cumulative_trigger_replays_the_seed_rule(
         max_summary_tokens=200,
     )
     builder = AgentBuilder().provider(provider).store(InMemoryStore()).load_plugins(True)
-    bundle = builder.plugin(recorder).summary_config(config).build()
+    bundle = builder.plugin(recorder).setting("summary_config", config).build()
     session = AgentSession(agent, "seed", bundle, FocusedConfig())
     for index in range(turns):
         text = f"message {index}: " + "the plan has several steps " * 5
@@ -140,7 +144,10 @@ async def test_the_cumulative_counter_is_one_per_session(agent: Agent) -> None:
     )
     builder = AgentBuilder().provider(provider).store(InMemoryStore()).load_plugins(True)
     session = AgentSession(
-        agent, "one", builder.plugin(recorder).summary_config(config).build(), FocusedConfig()
+        agent,
+        "one",
+        builder.plugin(recorder).setting("summary_config", config).build(),
+        FocusedConfig(),
     )
     for index in range(4):
         await session.submit_turn(f"a{index}")
@@ -169,13 +176,13 @@ async def test_summary_provider_takes_the_summary_calls(agent: Agent) -> None:
         summary_provider=summarizer,
     )
     builder = AgentBuilder().provider(turns).store(InMemoryStore()).load_plugins(True)
-    bundle = builder.plugin(Watcher()).summary_config(config).build()
+    bundle = builder.plugin(Watcher()).setting("summary_config", config).build()
     session = AgentSession(agent, "p", bundle, FocusedConfig())
     for index in range(4):
         await session.submit_turn(f"turn {index}: " + "words " * 60)
     assert turns.calls_for("summary") == []
     assert summarizer.calls_for("summary") and summarizer.calls_for("turn") == []
-    assert await session.get_conversation_summary() == "From the small model."
+    assert await get_conversation_summary(session) == "From the small model."
     assert ("summary", summarizer) in seen
 
 
@@ -201,12 +208,12 @@ async def test_summary_provider_by_name(agent: Agent) -> None:
         summary_provider="cheap:tiny-1",
     )
     builder = AgentBuilder().provider(MockProvider(responder=Replies())).store(InMemoryStore())
-    bundle = builder.load_plugins(True).plugin(Cheap()).summary_config(config).build()
+    bundle = builder.load_plugins(True).plugin(Cheap()).setting("summary_config", config).build()
     session = AgentSession(agent, "n", bundle, FocusedConfig())
     for index in range(4):
         await session.submit_turn(f"turn {index}: " + "words " * 60)
     assert len(made) == 1  # resolved once per session
-    assert await session.get_conversation_summary() == "summary by tiny-1"
+    assert await get_conversation_summary(session) == "summary by tiny-1"
     with pytest.raises(ValueError, match="prefix:model"):
         SummaryConfig(summary_provider="no-colon")
 
@@ -216,7 +223,7 @@ def test_an_unknown_summary_provider_prefix_fails_the_build(as_dict: bool) -> No
     turns = MockProvider(responder=Replies())
     config: Any = {"summary_provider": "opanai:gpt-4o-mini"}
     builder = AgentBuilder().provider(turns).load_plugins(True)
-    builder.summary_config(config if as_dict else SummaryConfig(**config))
+    builder.setting("summary_config", config if as_dict else SummaryConfig(**config))
     with pytest.raises(ConfigError) as caught:
         builder.build()
     message = str(caught.value)
@@ -233,7 +240,9 @@ def test_a_summary_provider_prefix_of_a_plugin_given_to_the_builder_is_known() -
             register("cheap", lambda model: MockProvider(model=model))
 
     config = SummaryConfig(summary_provider="cheap:tiny-1")
-    builder = AgentBuilder().provider(MockProvider()).load_plugins(True).summary_config(config)
+    builder = (
+        AgentBuilder().provider(MockProvider()).load_plugins(True).setting("summary_config", config)
+    )
     with pytest.raises(ConfigError, match=r"prefix .cheap.*known prefixes: .*openai"):
         builder.build()  # not registered yet
     bundle = builder.plugin(Cheap()).build()
@@ -257,11 +266,11 @@ async def test_summary_requests_are_counted_for_the_summarizer_model(agent: Agen
         summary_provider=summarizer,
     )
     builder = AgentBuilder().provider(MockProvider(responder=Replies())).store(InMemoryStore())
-    bundle = builder.load_plugins(True).summary_config(config).build()
+    bundle = builder.load_plugins(True).setting("summary_config", config).build()
     session = AgentSession(agent, "c", bundle, FocusedConfig())
     for index in range(6):
         await session.submit_turn(f"turn {index}: " + "words " * 60)
-    assert await session.get_conversation_summary() == "Short summary."
+    assert await get_conversation_summary(session) == "Short summary."
     stored = await session.get_session_data(CORRECTION_KEY)
     assert isinstance(stored, dict)
     assert set(stored["ratios"]) == {"small-model"}

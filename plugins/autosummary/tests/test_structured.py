@@ -14,6 +14,7 @@ from agentcore_autosummary import (
     STRUCTURED_SUMMARY_PROMPT,
     SummaryConfig,
     find_identifiers,
+    get_conversation_summary,
 )
 
 MakeSession = Callable[..., AgentSession]
@@ -104,7 +105,7 @@ async def test_retention_append_lists_what_the_summary_left_out(
         mode=FocusedConfig(),
     )
     await _two_turns(session)
-    summary = await session.get_conversation_summary()
+    summary = await get_conversation_summary(session)
     assert summary is not None
     first, also = summary.split("\n")
     assert first == "The user plans a release; ticket JIRA-1432 is open."
@@ -126,6 +127,6 @@ async def test_retention_log_warns_and_keeps_the_summary(
     )
     with caplog.at_level(logging.WARNING, logger="agentcore.autosummary"):
         await _two_turns(session)
-    assert await session.get_conversation_summary() == "summary #1"
+    assert await get_conversation_summary(session) == "summary #1"
     assert "leaves out 7 identifier(s)" in caplog.text
     assert "JIRA-1432" in caplog.text

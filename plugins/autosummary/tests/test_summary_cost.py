@@ -21,7 +21,7 @@ from agentcore import (
 )
 from agentcore.stores import StoreWrite
 from agentcore.testing import MockProvider
-from agentcore_autosummary import SummaryConfig
+from agentcore_autosummary import SummaryConfig, get_conversation_summary
 
 SUMMARY_USAGE = Usage(700, 37)
 TURN_USAGE = Usage(15, 4)
@@ -72,12 +72,14 @@ async def test_a_refused_summary_still_counts_and_stores_its_call(
 ) -> None:
     provider = replies(reply)
     store = SqliteStore(tmp_path / "refused.db")
-    bundle = AgentBuilder().provider(provider).store(store).summary_config(CONFIG).build()
+    bundle = (
+        AgentBuilder().provider(provider).store(store).setting("summary_config", CONFIG).build()
+    )
     session = AgentSession(agent, "refused", bundle, FocusedConfig())
     for index in range(3):
         await session.submit_turn(f"{index}: {LONG}")
     await session.aclose()
-    assert await session.get_conversation_summary() is None  # never applied
+    assert await get_conversation_summary(session) is None  # never applied
     await store.close()
     assert provider.calls_for("summary")
     assert session.cost.total("summary") == paid_for(provider)
@@ -119,7 +121,9 @@ async def test_a_summary_call_killed_before_its_apply_keeps_its_cost(
         provider = replies(LlmResponse(Message.assistant("The user asked twice."), SUMMARY_USAGE))
         store = DyingStore(path)
         config = attrs.evolve(CONFIG, mode=mode)
-        bundle = AgentBuilder().provider(provider).store(store).summary_config(config).build()
+        bundle = (
+            AgentBuilder().provider(provider).store(store).setting("summary_config", config).build()
+        )
         session = AgentSession(agent, f"killed-{trial}", bundle, FocusedConfig())
         await session.submit_turn(LONG)
         await session.aclose()
@@ -135,11 +139,13 @@ async def test_a_summary_call_killed_before_its_apply_keeps_its_cost(
 async def test_an_applied_summary_counts_each_call_once(agent: Agent, tmp_path: Path) -> None:
     provider = replies(LlmResponse(Message.assistant("The user asked three times."), SUMMARY_USAGE))
     store = SqliteStore(tmp_path / "applied.db")
-    bundle = AgentBuilder().provider(provider).store(store).summary_config(CONFIG).build()
+    bundle = (
+        AgentBuilder().provider(provider).store(store).setting("summary_config", CONFIG).build()
+    )
     session = AgentSession(agent, "applied", bundle, FocusedConfig())
     for index in range(4):
         await session.submit_turn(f"{index}: {LONG}")
-    assert await session.get_conversation_summary() == "The user asked three times."
+    assert await get_conversation_summary(session) == "The user asked three times."
     await store.close()
     assert session.cost.total("summary") == paid_for(provider)
     assert await stored_cost(tmp_path / "applied.db", agent, "applied") == dict(
@@ -161,7 +167,9 @@ async def test_a_turn_without_a_summary_is_one_write(agent: Agent, tmp_path: Pat
     store = CountingStore(tmp_path / "quiet.db")
     config = SummaryConfig(max_context_tokens=100_000)
     bundle = AgentBuilder().provider(replies(LlmResponse(Message.assistant("-")))).store(store)
-    session = AgentSession(agent, "quiet", bundle.summary_config(config).build(), FocusedConfig())
+    session = AgentSession(
+        agent, "quiet", bundle.setting("summary_config", config).build(), FocusedConfig()
+    )
     for index in range(5):
         await session.submit_turn(f"turn {index}")
     await store.close()

@@ -52,7 +52,7 @@ async def requests_with_injected_system_text(
         .provider(provider)
         .store(InMemoryStore())
         .load_plugins(True)
-        .summary_config(config)
+        .setting("summary_config", config)
         .build()
     )
     session = AgentSession(agent, "injected", bundle, FocusedConfig())

@@ -15,7 +15,7 @@ from summary_helpers import TINY_WINDOW
 
 from agentcore import AgentSession, ConfigError, FocusedConfig, LlmRequest
 from agentcore.testing import MockProvider
-from agentcore_autosummary import SummaryConfig
+from agentcore_autosummary import SummaryConfig, get_conversation_summary
 from agentcore_autosummary import summarizer as summarizer_module
 from agentcore_autosummary.summarizer import call_timeout
 
@@ -64,4 +64,4 @@ async def test_the_auto_timeout_applies_to_every_summary_call(
     session = make_session(MockProvider(responder=responder), summary=config, mode=FocusedConfig())
     reply = await asyncio.wait_for(session.submit_turn("hello, a message of some length"), 600)
     assert reply.text == "ok"
-    assert await session.get_conversation_summary() is None
+    assert await get_conversation_summary(session) is None

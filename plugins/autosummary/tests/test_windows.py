@@ -19,7 +19,7 @@ def _session(provider: MockProvider, config: SummaryConfig, model: str | None) -
         .provider(provider)
         .store(InMemoryStore())
         .load_plugins(True)
-        .summary_config(config)
+        .setting("summary_config", config)
         .build()
     )
     return AgentSession(Agent("assistant", model=model), "s", bundle)

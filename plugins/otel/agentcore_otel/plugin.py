@@ -33,19 +33,22 @@ import time
 from collections.abc import Generator, Sequence
 from contextvars import Token
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import define, field
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 
-from agentcore import PluginSetting, SummaryInfo, SummaryRequestInfo, TurnContext, hookimpl
+from agentcore import PluginSetting, TurnContext, hookimpl
 from agentcore.calls import ModelCallInfo, ToolCallInfo
 from agentcore_otel import attributes as attr
 from agentcore_otel.content import arguments_json, finish_reason, messages_json, output_json
 from agentcore_otel.settings import SETTINGS, capture_content, tracer_provider
 from agentcore_otel.summaries import applied_attributes, error_quality, quality_attributes
+
+if TYPE_CHECKING:  # autosummary's types: the plugin loads without autosummary
+    from agentcore_autosummary import SummaryInfo, SummaryRequestInfo
 
 TRACER_NAME = "agentcore_otel"
 """The instrumentation scope of every span the plugin makes."""

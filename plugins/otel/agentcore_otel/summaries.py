@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentcore import SummaryInfo, SummaryQuality
 from agentcore_otel import attributes as attr
+
+if TYPE_CHECKING:  # autosummary's types: the plugin loads without autosummary
+    from agentcore_autosummary import SummaryInfo, SummaryQuality
 
 
 def quality_attributes(quality: SummaryQuality) -> dict[str, Any]:
@@ -45,4 +47,8 @@ def applied_attributes(summary: SummaryInfo) -> dict[str, Any]:
 def error_quality(error: BaseException) -> SummaryQuality | None:
     """The quality record a refused summary's error carries, if any."""
     quality = getattr(error, "quality", None)
+    try:
+        from agentcore_autosummary import SummaryQuality
+    except ImportError:  # without autosummary, no summary error reaches this plugin
+        return None
     return quality if isinstance(quality, SummaryQuality) else None

@@ -44,7 +44,7 @@ def make_session(agent: Agent, traces: Traces) -> Callable[..., AgentSession]:
         if tools is not None:
             builder.tool_registry(tools)
         if summary is not None:
-            builder.summary_config(summary)
+            builder.setting("summary_config", summary)
         for name, value in settings.items():
             builder.setting(name, value)
         return AgentSession(agent, session_id, builder.build(), mode)

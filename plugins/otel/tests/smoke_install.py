@@ -17,10 +17,14 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from agentcore import Agent, AgentBuilder, AgentSession, FocusedConfig, LlmRequest
 from agentcore.testing import MockProvider
+from agentcore_autosummary import compact
 
 
 def reply(request: LlmRequest) -> str:
-    return "They greeted each other." if request.purpose == "summary" else "Hello!"
+    if request.purpose != "summary":
+        return "Hello!"
+    said = " ".join(message.text for message in request.messages)
+    return f"They greeted each other ({len(said)} characters read)."
 
 
 async def main() -> int:
@@ -35,13 +39,14 @@ async def main() -> int:
     bundle = (
         AgentBuilder()
         .provider(MockProvider(responder=reply))
-        .summary_config(
+        .setting(
+            "summary_config",
             {
                 "max_context_tokens": 600,
                 "max_summary_tokens": 32,
                 "keep_recent_tokens": 10,
                 "trigger_token_ratio": 0.02,
-            }
+            },
         )
         .build()
     )
@@ -61,6 +66,16 @@ async def main() -> int:
     assert names == expected, names
     purposes = [dict(span.attributes or {}).get("agentcore.request.purpose") for span in spans]
     assert purposes == [None, "turn", None, "summary"], purposes
+    # A summary the user asks for (autosummary's compact(), between turns) is traced too.
+    await session.submit_turn("And now? " + "More words for the summary to fold. " * 4)
+    exporter.clear()
+    info = await compact(session)
+    print("compacted:", info.covers, "messages;", info.tokens_before, "->", info.tokens_after)
+    spans = sorted(exporter.get_finished_spans(), key=lambda span: span.start_time or 0)
+    reasons = [dict(span.attributes or {}).get("agentcore.summary.reason") for span in spans]
+    print("compact spans:", [span.name for span in spans], reasons)
+    assert "summarize default" in [span.name for span in spans]
+    assert "compact" in reasons, reasons
     return 0
 
 

@@ -108,13 +108,14 @@ async def test_a_summarizing_chat_reaches_an_otlp_collector(collector: Collector
             AgentBuilder()
             .provider(MockProvider(responder=reply))
             .load_plugins(True)
-            .summary_config(
+            .setting(
+                "summary_config",
                 {
                     "max_context_tokens": 600,
                     "max_summary_tokens": 32,
                     "keep_recent_tokens": 10,
                     "trigger_token_ratio": 0.02,
-                }
+                },
             )
             .setting("otel_tracer_provider", tracer_provider)
             .build()

@@ -30,6 +30,7 @@ from agentcore import (
 )
 from agentcore.plugins import create_plugin_manager, list_plugins
 from agentcore.testing import MockProvider
+from agentcore_autosummary import get_conversation_summary
 
 MakeSession = Callable[..., AgentSession]
 
@@ -134,7 +135,7 @@ async def test_a_summarizing_turn_shows_the_summary_call_under_the_turn(
         mode=FocusedConfig(),
     )
     await session.submit_turn("Hi there! " + "This message crosses the tiny watermark. " * 4)
-    assert await session.get_conversation_summary() == "They greeted each other."
+    assert await get_conversation_summary(session) == "They greeted each other."
     turn, turn_call, summarized, summary_call = traces.spans()
     assert turn.name == "invoke_agent helper"
     assert summarized.name == "summarize default" and parent_id(summarized) == span_id(turn)

@@ -12,20 +12,12 @@ from typing import Any
 
 from agentcore.agent import Agent
 from agentcore.builder import AgentBuilder
+from agentcore.cli.arg_types import positive_int
 from agentcore.cli.database import add_db_argument, open_or_create
 from agentcore.cli.errors import EXIT_USAGE, CliError
-from agentcore.cli.meter import format_tokens, meter, summary_line
-from agentcore.cli.summary_options import (
-    INSTALL_HINT,
-    SUMMARY_SETTING,
-    add_summary_arguments,
-    explain_settings_error,
-    positive_int,
-    summary_plugin_available,
-    summary_settings,
-)
+from agentcore.cli.extensions import CommandGroup
+from agentcore.cli.meter import format_tokens, meter
 from agentcore.cli.text import plural, printable
-from agentcore.demo import DemoResponder, DemoScript, SummaryWritten, TurnReport, load_script, play
 from agentcore.errors import ConfigError
 from agentcore.messages import Message
 from agentcore.session import AgentSession
@@ -33,6 +25,21 @@ from agentcore.slots import FocusedConfig
 from agentcore.stores import SqliteStore
 from agentcore.testing import MockProvider
 from agentcore.tokens import count_tokens
+from agentcore_autosummary.cli.notices import summary_line
+from agentcore_autosummary.cli.options import (
+    SUMMARY_SETTING,
+    add_summary_arguments,
+    explain_settings_error,
+    summary_settings,
+)
+from agentcore_autosummary.demo import (
+    DemoResponder,
+    DemoScript,
+    SummaryWritten,
+    TurnReport,
+    load_script,
+    play,
+)
 
 DEMO_SESSION = "demo"
 """The demo's session id without ``--session``."""
@@ -47,7 +54,7 @@ _PREVIEW = 72
 _LISTED_MESSAGES = 16
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(commands: CommandGroup) -> None:
     """Add the ``demo`` subcommand to ``commands``."""
     parser = commands.add_parser(
         "demo",
@@ -87,11 +94,8 @@ def run(args: argparse.Namespace) -> int:
     """Play the demo and print its report on stdout."""
     script = load_script()
     settings = summary_settings(args, **DEMO_SUMMARY_DEFAULTS)
-    missing_plugin = settings is not None and not summary_plugin_available()
-    if missing_plugin:
-        settings = None
     with _database(args.db) as (path, temporary):
-        asyncio.run(_play(args, script, settings, path, temporary, missing_plugin))
+        asyncio.run(_play(args, script, settings, path, temporary))
     return 0
 
 
@@ -110,7 +114,6 @@ async def _play(
     settings: dict[str, Any] | None,
     path: Path,
     temporary: bool,
-    missing_plugin: bool,
 ) -> None:
     store = open_or_create(path)
     try:
@@ -120,7 +123,7 @@ async def _play(
             )
         session = _session(args, script, store, settings)
         turns = len(script.turns[: args.turns])
-        _header(script, turns, path, temporary, settings, args, missing_plugin)
+        _header(script, turns, path, temporary, settings, args)
         summaries = 0
         async for event in play(session, script, turns=args.turns):
             if isinstance(event, TurnReport):
@@ -134,7 +137,7 @@ async def _play(
             else:
                 summaries += 1
                 _print_summary(event, args.quiet, None)
-        await _footer(session, summaries, path, temporary, args.max_context_tokens, missing_plugin)
+        await _footer(session, summaries, path, temporary, args.max_context_tokens)
     finally:
         await store.close()
 
@@ -164,7 +167,6 @@ def _header(
     temporary: bool,
     settings: dict[str, Any] | None,
     args: argparse.Namespace,
-    missing_plugin: bool,
 ) -> None:
     print(f'agentcore demo: "{script.title}", {plural(turns, "turn")}')
     print("model:    MockProvider: canned replies from the script, offline; no model is called")
@@ -173,8 +175,6 @@ def _header(
     if settings is not None:
         given = ", ".join(f"{name}={value!r}" for name, value in settings.items())
         print(f"summary:  autosummary with {given} (plugin defaults for the rest)")
-    elif missing_plugin:
-        print(f"summary:  none: the autosummary plugin is not installed ({INSTALL_HINT})")
     else:
         print("summary:  none (--no-summary)")
     print(f"window:   {format_tokens(args.max_context_tokens)} tokens, Focused slot")
@@ -196,7 +196,6 @@ async def _footer(
     path: Path,
     temporary: bool,
     limit: int,
-    missing_plugin: bool,
 ) -> None:
     messages = await session.load_messages()
     size = count_tokens(messages)
@@ -227,8 +226,6 @@ async def _footer(
             f"The context is over its {format_tokens(limit)}-token window: "
             "a model with that window would refuse the next request."
         )
-    if missing_plugin:
-        print(f"Install autosummary to keep it in the window: {INSTALL_HINT}")
     if not temporary:
         print(f"Inspect the session: agentcore sessions show {session.session_id} --db {path}")
 

@@ -1,4 +1,4 @@
-"""What the summary hooks see, and what :meth:`AgentSession.compact` returns."""
+"""What the summary hooks see, what :func:`~agentcore_autosummary.compact` returns, its error."""
 
 from __future__ import annotations
 
@@ -6,9 +6,7 @@ from typing import Literal
 
 from attrs import define, frozen
 
-from agentcore.errors import SessionError
-from agentcore.messages import Message
-from agentcore.usage import Usage
+from agentcore import Message, SessionError, Usage
 
 SummaryReason = Literal["watermark", "budget", "compact"]
 """Why a summary is made: the trigger fired after a turn (``"watermark"``), a request
@@ -16,9 +14,9 @@ would not fit the window (``"budget"``), or the user asked (``"compact"``)."""
 
 
 class CompactError(SessionError):
-    """:meth:`~agentcore.AgentSession.compact` could not compact the slot.
+    """:func:`~agentcore_autosummary.compact` could not compact the slot.
 
-    No installed plugin compacts, the slot is not Focused, nothing can be
+    The bundle has no ``summary_config``, the slot is not Focused, nothing can be
     given up, a ``before_summary`` hook vetoed the summary, or the summary
     call failed (the cause is chained as ``__cause__``).
     """
@@ -32,7 +30,7 @@ class SummaryRequestInfo:
     or ``messages`` (the messages the summarizer reads; the summary still
     covers raw messages ``start:covers`` of the slot), or set ``vetoed``
     (returning False from the hook does the same). ``instructions`` are the
-    focus instructions of :meth:`~agentcore.AgentSession.compact`, already
+    focus instructions of :func:`~agentcore_autosummary.compact`, already
     part of ``prompt``.
 
     :param slot_id: The slot being summarized.

@@ -6,9 +6,14 @@ from collections.abc import AsyncIterator
 
 from attrs import frozen
 
-from agentcore.demo.measure import SummaryWritten, context_tokens, new_summary, summary_state
-from agentcore.demo.script import DemoScript
 from agentcore.session import AgentSession
+from agentcore_autosummary.demo.measure import (
+    SummaryWritten,
+    context_tokens,
+    new_summary,
+    summary_state,
+)
+from agentcore_autosummary.demo.script import DemoScript
 
 
 @frozen
@@ -37,7 +42,7 @@ async def play(
 
     Yields a :class:`TurnReport` per turn. A summary that lands only once the
     session's background work is done (background summaries) comes last, as
-    a bare :class:`~agentcore.demo.measure.SummaryWritten`.
+    a bare :class:`~agentcore_autosummary.demo.measure.SummaryWritten`.
     """
     known = summary_state(await session.get_slot())
     for number, turn in enumerate(script.turns[:turns], start=1):

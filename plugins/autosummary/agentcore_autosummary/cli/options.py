@@ -1,21 +1,16 @@
-"""The summary flags shared by ``demo`` and ``chat``, and what they turn into."""
+"""The summary flags of ``chat``, ``demo`` and ``sessions compact``, and what they turn into."""
 
 from __future__ import annotations
 
 import argparse
 import re
-from collections.abc import Callable
 from typing import Any
 
+from agentcore.cli.arg_types import positive_int, ratio
 from agentcore.cli.errors import EXIT_USAGE, CliError
-from agentcore.plugins import create_plugin_manager
-from agentcore.settings import plugin_install_hint
 
 SUMMARY_SETTING = "summary_config"
 """The builder setting the autosummary plugin owns."""
-
-INSTALL_HINT = plugin_install_hint("autosummary")
-"""How to install the autosummary plugin, pinned to this agentcore's version."""
 
 FLAGS = {
     "max_context_tokens": "--max-context-tokens",
@@ -34,68 +29,29 @@ STRATEGIES = ("incremental", "full")
 MODES = ("inline", "background")
 
 
-def int_at_least(minimum: int) -> Callable[[str], int]:
-    """An argparse type: an int >= ``minimum``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected a number >= {minimum}, got {value}")
-        return value
-
-    return parse
-
-
-positive_int = int_at_least(1)
-"""An argparse type: an int >= 1."""
-
-non_negative_int = int_at_least(0)
-"""An argparse type: an int >= 0."""
-
-
-def positive_float(text: str) -> float:
-    """An argparse type: a finite float > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text}")
-    return value
-
-
-def ratio(text: str) -> float:
-    """An argparse type: a float in (0, 1]."""
-    value = positive_float(text)
-    if value > 1:
-        raise argparse.ArgumentTypeError(f"expected a ratio in (0, 1], got {text}")
-    return value
-
-
-def add_summary_arguments(parser: argparse.ArgumentParser, *, max_context_tokens: int) -> None:
+def add_summary_arguments(
+    parser: argparse.ArgumentParser, *, max_context_tokens: int | None
+) -> None:
     """Add the summary flags to ``parser``.
 
     :param parser: A subcommand's parser.
-    :param max_context_tokens: The default of ``--max-context-tokens``.
+    :param max_context_tokens: The default of ``--max-context-tokens``; None when
+        the command has that flag already (``chat``, for its meter).
     """
-    group = parser.add_argument_group(
-        "summaries", f"settings of the autosummary plugin ({INSTALL_HINT})"
-    )
+    group = parser.add_argument_group("summaries", "settings of the autosummary plugin")
     group.add_argument(
         "--no-summary",
         action="store_true",
         help="do not summarize, even when the autosummary plugin is installed",
     )
-    group.add_argument(
-        "--max-context-tokens",
-        type=positive_int,
-        default=max_context_tokens,
-        metavar="N",
-        help="the context window the meter and the summaries aim at (default: %(default)s)",
-    )
+    if max_context_tokens is not None:
+        group.add_argument(
+            "--max-context-tokens",
+            type=positive_int,
+            default=max_context_tokens,
+            metavar="N",
+            help="the context window the meter and the summaries aim at (default: %(default)s)",
+        )
     group.add_argument(
         "--trigger-ratio",
         type=ratio,
@@ -195,13 +151,3 @@ def explain_settings_error(message: str) -> str:
         return text
     text = _SETTING_PREFIX.sub("invalid summary options: ", text)
     return _FIELD.sub(lambda match: FLAGS[match.group(1)], text)
-
-
-def summary_plugin_available() -> bool:
-    """Whether an installed, enabled plugin owns the ``summary_config`` setting."""
-    pm = create_plugin_manager()
-    return any(
-        setting.name == SUMMARY_SETTING
-        for group in pm.hook.register_settings()
-        for setting in group
-    )

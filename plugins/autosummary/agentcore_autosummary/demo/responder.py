@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from agentcore.demo.script import DemoScript
 from agentcore.llm import LlmRequest
 from agentcore.tokens import count_text_tokens
+from agentcore_autosummary.demo.script import DemoScript
 
 FALLBACK_REPLY = "(MockProvider) The demo script has no reply for that message."
 """The reply to a user message the script does not hold."""

@@ -13,7 +13,7 @@ from attrs import field, frozen
 from agentcore.errors import ConfigError
 
 SCRIPT_RESOURCE = "conversation.json"
-"""The file of :mod:`agentcore.demo` that holds the conversation."""
+"""The file of :mod:`agentcore_autosummary.demo` that holds the conversation."""
 
 
 def _non_empty_text(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
@@ -64,5 +64,7 @@ def parse_script(data: Any) -> DemoScript:
 
 def load_script() -> DemoScript:
     """The conversation shipped in :data:`SCRIPT_RESOURCE`."""
-    text = resources.files("agentcore.demo").joinpath(SCRIPT_RESOURCE).read_text("utf-8")
+    text = (
+        resources.files("agentcore_autosummary.demo").joinpath(SCRIPT_RESOURCE).read_text("utf-8")
+    )
     return parse_script(json.loads(text))

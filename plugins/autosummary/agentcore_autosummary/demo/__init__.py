@@ -7,16 +7,16 @@ turn through an :class:`~agentcore.AgentSession`, reporting the context size
 and every summary written.
 """
 
-from agentcore.demo.measure import (
+from agentcore_autosummary.demo.measure import (
     SummaryState,
     SummaryWritten,
     context_tokens,
     new_summary,
     summary_state,
 )
-from agentcore.demo.play import TurnReport, play
-from agentcore.demo.responder import DemoResponder
-from agentcore.demo.script import DemoScript, DemoTurn, load_script
+from agentcore_autosummary.demo.play import TurnReport, play
+from agentcore_autosummary.demo.responder import DemoResponder
+from agentcore_autosummary.demo.script import DemoScript, DemoTurn, load_script
 
 __all__ = [
     "DemoResponder",

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from agentcore import __version__
-from agentcore.demo import DemoResponder, load_script
-from agentcore.demo.responder import FALLBACK_REPLY, first_sentence
 from agentcore.llm import LlmRequest
 from agentcore.messages import Message
 from agentcore.tokens import count_text_tokens
+from agentcore_autosummary.cli.notices import summary_line
+from agentcore_autosummary.demo import DemoResponder, load_script
+from agentcore_autosummary.demo.responder import FALLBACK_REPLY, first_sentence
 
 NO_PLUGIN = {"AGENTCORE_DISABLED_PLUGINS": "autosummary"}
 METER = re.compile(r"^turn +(\d+)  context +([\d,]+) / 1,500 tokens  \[[#-]{12}\]!?$")
@@ -69,12 +69,20 @@ def test_responder_summary_respects_max_tokens() -> None:
 # -- without the plugin ------------------------------------------------------------
 
 
-def test_demo_without_the_plugin_says_how_to_install_it(run_cli) -> None:
-    result = run_cli("demo", "--turns", "12", env=NO_PLUGIN)
+def test_the_plugin_adds_the_demo_and_help_says_so(run_cli) -> None:
+    shown = run_cli("--help")
+    assert shown.returncode == 0, shown.stderr
+    assert re.search(r"demo +watch autosummary .*\(from\s+autosummary\)", shown.stdout, re.S)
+    without = run_cli("demo", "--turns", "12", env=NO_PLUGIN)
+    assert without.returncode == 2 and "invalid choice: 'demo'" in without.stderr
+    assert "demo" not in run_cli("--help", env=NO_PLUGIN).stdout
+
+
+def test_demo_without_summaries_only_grows(run_cli) -> None:
+    result = run_cli("demo", "--turns", "12", "--no-summary")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "MockProvider" in out and "no model is called" in out
-    assert f'"agentcore[autosummary]=={__version__}"' in out
     meters = [METER.match(line) for line in out.splitlines() if line.startswith("turn ")]
     assert len(meters) == 12 and all(meters)
     sizes = [_tokens(m.group(2)) for m in meters if m]
@@ -127,7 +135,7 @@ def test_demo_keeps_the_context_in_the_window(run_cli, tmp_path: Path) -> None:
     slot = json.loads(shown.stdout)["slots"][0]
     assert slot["mode"] == "focused"
     assert slot["summary_covers"] == covers[-1] + 1
-    assert slot["summary"]
+    assert slot["summary_override"]
 
 
 def test_demo_quiet_prints_only_summaries(run_cli) -> None:
@@ -137,3 +145,9 @@ def test_demo_quiet_prints_only_summaries(run_cli) -> None:
     lines = result.stdout.splitlines()
     assert not any(METER.match(line) for line in lines)
     assert any(re.match(r"^turn \d+: summary written", line) for line in lines)
+
+
+def test_summary_line() -> None:
+    assert summary_line(24, 412) == "summary written: covers messages 0..23 (412 tokens)"
+    assert summary_line(24, 412, 1200).endswith("; context now 1,200 tokens")
+    assert summary_line(0, 10) == "summary written (10 tokens)"

@@ -1,0 +1,128 @@
+"""What plugins add to the ``agentcore`` command: subcommands, chat options, chat commands.
+
+The three CLI hooks (``register_commands``, ``register_chat_options``,
+``register_chat_commands``, in :mod:`agentcore.hookspecs`) are called with
+the objects of this module, the way ``llm`` plugins register their commands.
+A subcommand a plugin adds is listed by ``agentcore --help`` with the
+plugin's name: ``demo  ... (from NAME)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+import pluggy
+from attrs import define, field, frozen
+
+from agentcore.builder import AgentBuilder
+from agentcore.errors import ConfigError
+from agentcore.session import AgentSession
+
+ChatCommandHandler = Callable[[AgentSession, "str | None"], Awaitable[str]]
+"""Runs a chat command: given the session and the text after the command's name
+(None when there is none), returns what the chat prints on stderr ("" for nothing)."""
+
+NotesSource = Callable[[], Sequence[str]]
+"""Returns the lines a plugin wants shown after a turn or a command (and takes them)."""
+
+
+class CommandGroup:
+    """A group of subcommands a plugin adds to: ``agentcore`` itself, or ``agentcore sessions``.
+
+    :meth:`add_parser` is argparse's ``add_parser``; the help line of each
+    subcommand names the plugin that added it. Give the new parser a
+    ``handler``: ``parser.set_defaults(handler=run, parser=parser)``, where
+    ``run(args)`` returns the exit code (raise
+    ``agentcore.cli.errors.CliError`` for a failure the user can fix).
+    """
+
+    def __init__(self, subparsers: Any, plugin_name: str | None = None) -> None:
+        self._subparsers = subparsers
+        self._plugin_name = plugin_name
+
+    @property
+    def plugin_name(self) -> str | None:
+        """The plugin whose subcommands this group adds (None: the core's own)."""
+        return self._plugin_name
+
+    def for_plugin(self, plugin_name: str) -> CommandGroup:
+        """The same group, adding subcommands in the name of ``plugin_name``."""
+        return CommandGroup(self._subparsers, plugin_name)
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        """Add the subcommand ``name``; ``help`` gets ``(from PLUGIN)`` appended."""
+        help_text = kwargs.pop("help", None)
+        if self._plugin_name is not None:
+            suffix = f"(from {self._plugin_name})"
+            help_text = suffix if not help_text else f"{help_text} {suffix}"
+        parser: argparse.ArgumentParser = self._subparsers.add_parser(
+            name, help=help_text, **kwargs
+        )
+        return parser
+
+
+def add_plugin_commands(pm: pluggy.PluginManager, groups: Mapping[str, CommandGroup]) -> None:
+    """Call each plugin's ``register_commands`` with ``groups`` given in its name.
+
+    :param pm: The plugin manager of the command line.
+    :param groups: The groups by hook argument name: ``commands`` and ``sessions``.
+    """
+    for impl in reversed(pm.hook.register_commands.get_hookimpls()):
+        name = impl.plugin_name
+        given = {arg: group.for_plugin(name) for arg, group in groups.items()}
+        impl.function(**{arg: given[arg] for arg in impl.argnames})
+
+
+@frozen
+class ChatCommand:
+    """A slash command of ``agentcore chat``, such as ``/undo``.
+
+    :param name: The command as typed, a ``/`` then a word.
+    :param help: One line for ``/help``.
+    :param run: What runs it (:data:`ChatCommandHandler`).
+    :param usage: What may follow the name, for ``/help`` (``"[INSTRUCTIONS]"``).
+    """
+
+    name: str
+    help: str
+    run: ChatCommandHandler
+    usage: str = ""
+
+    def __attrs_post_init__(self) -> None:
+        word = self.name[1:]
+        if not self.name.startswith("/") or not word or not word.isidentifier():
+            raise ConfigError(f"a chat command's name is '/' and a word, got {self.name!r}")
+
+
+@define
+class ChatSetup:
+    """What ``register_chat_commands`` gets: one chat about to start.
+
+    :param args: The parsed arguments of ``agentcore chat`` (options a plugin
+        added with ``register_chat_options`` included).
+    :param builder: The builder of the chat's bundle, not built yet: a plugin
+        may give it settings and register plugins on it.
+    :param model: The model name after ``PROVIDER:``, whose tokenizer the meter uses.
+    """
+
+    args: argparse.Namespace
+    builder: AgentBuilder
+    model: str | None
+    commands: list[ChatCommand] = field(factory=list)
+    notes: list[NotesSource] = field(factory=list)
+
+    def add_command(self, command: ChatCommand) -> None:
+        """Offer ``command`` in this chat; a name already taken is a :class:`ConfigError`."""
+        if not isinstance(command, ChatCommand):
+            raise ConfigError(f"expected a ChatCommand, got {command!r}")
+        if command.name in {"/help", "/quit", *(known.name for known in self.commands)}:
+            raise ConfigError(f"the chat command {command.name} is defined twice")
+        self.commands.append(command)
+
+    def add_notes(self, source: NotesSource) -> None:
+        """Show the lines ``source()`` returns after each turn and command, with the meter."""
+        if not callable(source):
+            raise ConfigError(f"expected a function returning lines, got {source!r}")
+        self.notes.append(source)

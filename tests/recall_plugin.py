@@ -1,0 +1,45 @@
+"""A third-party plugin with a hook of its own: ``before_recall``, declared with register_hookspecs.
+
+Used by tests/test_plugin_hookspecs_external.py; nothing in agentcore knows of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pluggy
+
+from agentcore import TurnContext, hookimpl
+from agentcore.hookspecs import hookspec
+from agentcore.plugins import call_each
+
+
+class RecallSpecs:
+    """The hooks this plugin adds."""
+
+    @hookspec
+    def before_recall(self, ctx: TurnContext, query: dict[str, Any]) -> None:
+        """The plugin is about to look ``query["text"]`` up; a hook may rewrite it.
+
+        :param ctx: The turn's context.
+        :param query: The query, editable.
+        """
+
+
+queries: list[dict[str, Any]] = []
+"""Every query looked up, as the hooks left it."""
+
+
+@hookimpl
+def register_hookspecs(pluginmanager: pluggy.PluginManager) -> None:
+    """Declare ``before_recall``."""
+    pluginmanager.add_hookspecs(RecallSpecs)
+
+
+@hookimpl
+async def on_turn_start(ctx: TurnContext) -> None:
+    """Look the user's message up, after the ``before_recall`` hooks had their say."""
+    query: dict[str, Any] = {"text": ctx.messages[-1].text}
+    pm = ctx.session.bundle.plugin_manager
+    await call_each(pm, "before_recall", isolate=True, ctx=ctx, query=query)
+    queries.append(query)
