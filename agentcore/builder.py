@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pluggy
@@ -195,6 +195,26 @@ class AgentBuilder:
             raise ConfigError(f"a setting name must be a non-empty str, got {name!r}")
         self._settings[name] = value
         return self
+
+    def __getattr__(self, name: str) -> Callable[[Any], AgentBuilder]:
+        """A plugin's setting as a builder method: ``.NAME(value)`` is ``.setting(NAME, value)``.
+
+        So a plugin setting chains like the core's own methods without the
+        core knowing its name (``.temperature(1)`` for a plugin that declares
+        the setting ``temperature``). The owning plugin validates the value at
+        :meth:`build`; a name that no installed plugin declares fails there,
+        named, as :meth:`setting` does. Names starting with ``_`` are not
+        settings.
+        """
+        if name.startswith("_"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+        def give(value: Any) -> AgentBuilder:
+            return self.setting(name, value)
+
+        give.__name__ = give.__qualname__ = name
+        give.__doc__ = f"Give the plugin setting {name!r} (see AgentBuilder.setting)."
+        return give
 
     def build(self) -> AgentBundle:
         """Check the parts, load plugins, validate plugin settings and return the bundle.

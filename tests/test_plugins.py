@@ -164,6 +164,19 @@ def test_hook_register_settings() -> None:
         bad.setting("temperature", 5).build()
 
 
+def test_a_plugin_setting_is_a_builder_method_of_its_name() -> None:
+    """``.temperature(1)`` chains like the core's methods and is ``.setting("temperature", 1)``."""
+    builder = AgentBuilder().provider(MockProvider()).load_plugins(False).plugin(_Temperature())
+    assert builder.temperature(1).build().config.get("temperature") == 1.0
+    with pytest.raises(ConfigError, match=r"'temperature'.*between 0 and 2"):
+        builder.temperature(5).build()
+    alone = AgentBuilder().provider(MockProvider()).load_plugins(False)
+    with pytest.raises(ConfigError, match="no installed plugin provides the setting 'colour'"):
+        alone.colour("red").build()
+    with pytest.raises(AttributeError, match="_colour"):
+        alone._colour  # noqa: B018  # private names are never settings
+
+
 def test_a_setting_check_sees_the_bundles_plugins() -> None:
     """A setting's ``check`` runs at build with the plugin manager every plugin is in."""
 

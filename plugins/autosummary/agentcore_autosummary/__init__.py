@@ -1,6 +1,6 @@
 """agentcore-autosummary: automatic conversation summaries for agentcore.
 
-Enable it with ``AgentBuilder().setting("summary_config", SummaryConfig(...))``, or fit
+Enable it with ``AgentBuilder().summary_config(SummaryConfig(...))``, or fit
 a message list an app already has into its window with :class:`Compactor`.
 """
 

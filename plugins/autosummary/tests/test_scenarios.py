@@ -34,8 +34,7 @@ async def test_scenario_1_long_conversation_with_summaries(agent: Agent) -> None
         AgentBuilder()
         .provider(provider)
         .tool_registry(registry)
-        .setting(
-            "summary_config",
+        .summary_config(
             SummaryConfig(
                 **TINY_WINDOW, trigger_token_ratio=0.025, keep_recent_tokens=25, debounce_turns=2
             ),
@@ -153,7 +152,7 @@ async def test_300_turns_with_a_large_tool_output_every_turn_stay_within_budget(
         AgentBuilder()
         .provider(server.provider)
         .tool_registry(registry)
-        .setting("summary_config", config)
+        .summary_config(config)
         .build(),
         FocusedConfig(),
     )
