@@ -77,7 +77,8 @@ class AgentSession:
     A new session with the id of a stored one resumes it: messages, slot
     configs, turn index and cost come back from the store on first use. A
     new session starts with one slot, ``"default"``, in ``mode`` (``"full"``
-    or a :class:`FocusedConfig`); a resumed one keeps its stored modes.
+    or a :class:`FocusedConfig`; omitted: ``"full"``, which a plugin may
+    change, see :attr:`mode_chosen`); a resumed one keeps its stored modes.
     A ``readonly`` session refuses turns and data writes.
 
     A turn is atomic as seen from the object: once its store write has
@@ -93,7 +94,7 @@ class AgentSession:
         agent: Agent,
         session_id: str,
         bundle: AgentBundle,
-        mode: SlotMode = FULL,
+        mode: SlotMode | None = None,
         *,
         readonly: bool = False,
     ) -> None:
@@ -108,13 +109,14 @@ class AgentSession:
         self._session_id = _check_id("session_id", session_id)
         self._bundle = bundle
         self._readonly = readonly
+        self._mode_chosen = mode is not None
         self._memory = SessionMemory(bundle.store, session_id)
         self._stash = Stash()
         self._sync = StoreSync(
             bundle.store,
             session_id,
             system_prompt=agent.system_prompt or None,
-            initial_mode=_check_mode(mode),
+            initial_mode=FULL if mode is None else _check_mode(mode),
         )
         self._turns = TurnRunner(self, self._sync)
 
@@ -147,6 +149,16 @@ class AgentSession:
     def bundle(self) -> AgentBundle:
         """Provider, tools, store, plugins and config of the session."""
         return self._bundle
+
+    @property
+    def mode_chosen(self) -> bool:
+        """True when the app gave ``mode``; plugins leave the modes of such a session alone.
+
+        A plugin that needs another mode (one that sends a condensed head
+        needs the Focused one) may switch a Full slot of a session whose
+        mode was not chosen, with :meth:`set_mode`, and only tells when it was.
+        """
+        return self._mode_chosen
 
     @property
     def readonly(self) -> bool:

@@ -24,6 +24,7 @@ from agentcore_autosummary.budget import (
 )
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.fitting import ATTEMPTED_KEY, fit_request
+from agentcore_autosummary.full_mode import focus_full_slot
 from agentcore_autosummary.pins import check_pins_fit
 from agentcore_autosummary.pipeline import catch_up, summarize_quietly
 from agentcore_autosummary.plan import make_plan, warm_counts
@@ -90,7 +91,13 @@ def check_slot_config(session: AgentSession, slot: ContextSlot, config: SlotConf
 
 @hookimpl
 async def before_model_call(ctx: TurnContext) -> None:
-    """Keep the request about to be sent inside ``max_context_tokens`` (see :func:`fit_request`)."""
+    """Keep the request about to be sent inside ``max_context_tokens`` (see :func:`fit_request`).
+
+    A Full slot is switched to the Focused mode first, unless the app chose
+    the mode (see :mod:`agentcore_autosummary.full_mode`).
+    """
+    if enabled_config(ctx.config) is not None:
+        await focus_full_slot(ctx)
     await fit_request(ctx)
 
 

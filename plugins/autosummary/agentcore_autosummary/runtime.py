@@ -45,6 +45,8 @@ class SessionRuntime:
     """The served windows learned for this session, by model (None: not read yet)."""
     why: dict[str, str] = field(factory=dict)
     """Per slot: why the last automatic summary made no room, for the degraded request's log."""
+    told_full: set[str] = field(factory=set)
+    """Slots whose Full mode, chosen by the app, the plugin has warned about (once each)."""
 
 
 RUNTIME = StashKey[SessionRuntime]("autosummary runtime")
