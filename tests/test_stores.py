@@ -654,8 +654,9 @@ async def test_write_cost_does_not_depend_on_history_length(tmp_path: Path) -> N
 
     assert len(long_statements) == len(short_statements)
     assert long_rows == short_rows == 4  # state, slot config, two messages
-    # SQLite virtual-machine steps: a scan of the history would add thousands.
-    assert long_steps == short_steps
+    # SQLite virtual-machine steps: a scan of the history would add thousands. (The write
+    # reads the slot heads it leaves behind; a deeper b-tree may cost a step there.)
+    assert long_steps <= short_steps + 5, (short_steps, long_steps)
     assert not any("count(" in s.lower() for s in long_statements)
 
 
