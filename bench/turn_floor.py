@@ -11,6 +11,9 @@ Prints, each figure the median of many turns after a warm-up:
   turns, then the turns that made a summary call); each in µs and as a
   multiple of the floor;
 - the non-summarizing autosummary turn with 4 and with 40 tools registered;
+- the decoding of one stored message (text, and two tool calls): json.loads
+  alone, json.loads with cattrs (every message before the fast path), and the
+  stores' decode;
 - with ``--old PATH`` (a checkout of an older commit, e.g. made by
   ``git worktree add /tmp/c37 c37a590`` or ``git archive``), the memory and
   SQLite turns without plugins and the SQLite turn with autosummary of that
@@ -153,6 +156,42 @@ def floor(count: int) -> dict[str, float]:
     return parts
 
 
+def decoding(count: int) -> list[tuple[str, float, float, float]]:
+    """µs to decode one stored message: json.loads alone, then cattrs, then the store's decode.
+
+    For a text message and for an assistant message with two tool calls, each with its
+    stored token counts; "cattrs" is json.loads plus the converter (every message took
+    that path before the fast one).
+    """
+    from agentcore import Message, ToolUseBlock
+    from agentcore.messages import set_token_count
+    from agentcore.serialization import converter
+    from agentcore.stores._codec import TOKENS_FIELD, decode_message, encode_message
+
+    text = Message.user(user_text(1))
+    calls = Message.assistant(
+        "Looking it up.",
+        [ToolUseBlock(f"call_{n}", "lookup", {"query": user_text(n), "limit": 5}) for n in (1, 2)],
+    )
+    rows = []
+    for label, message in (("text message", text), ("two tool calls", calls)):
+        set_token_count(message, "o200k_base", 27)
+        body = encode_message(message)
+
+        def cattrs_decode(index: int, body: str = body) -> object:
+            data = json.loads(body)
+            data.pop(TOKENS_FIELD, None)
+            return converter.structure(data, Message)
+
+        loads = median_us(timed(lambda index, body=body: json.loads(body), count))
+        old = median_us(timed(cattrs_decode, count))
+        new = median_us(
+            timed(lambda index, body=body: decode_message(body, "a", index, "s"), count)
+        )
+        rows.append((label, loads, old, new))
+    return rows
+
+
 async def turns(
     *,
     sqlite: bool,
@@ -279,6 +318,11 @@ def main() -> None:
     for label, value in parts.items():
         print(f"| {label} | {value:.1f} |")
     print(f"| **floor** | **{base:.1f}** |")
+
+    print("\n| decoding one stored message | json.loads | cattrs | agentcore | × json.loads |")
+    print("|---|---:|---:|---:|---:|")
+    for label, loads, old, new in decoding(args.turns * 10):
+        print(f"| {label} | {loads:.1f} µs | {old:.1f} µs | {new:.1f} µs | {new / loads:.2f}× |")
 
     runs: list[tuple[str, dict[str, Any]]] = [
         ("memory, no plugins", {"sqlite": False}),
