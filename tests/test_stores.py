@@ -248,6 +248,16 @@ async def test_delete_session_removes_it_whole(store: MemoryStore) -> None:
         await store.write(StoreWrite("gone", appends={"main": append(3, msgs(1))}))
     await store.write(StoreWrite("gone", appends={"main": append(0, msgs(1, "new"))}))
     assert await store.load_messages("gone", "main") == msgs(1, "new")
+
+
+async def test_delete_session_removes_its_turn_ids(store: MemoryStore) -> None:
+    await store.write(StoreWrite("gone", appends={"main": append(0, msgs(2))}, turn_id="t1"))
+    assert await store.find_turn("gone", "t1") is not None
+    assert await store.delete_session("gone") is True
+    assert await store.find_turn("gone", "t1") is None
+    # The same turn id is a new turn now, not a duplicate.
+    await store.write(StoreWrite("gone", appends={"main": append(0, msgs(1))}, turn_id="t1"))
+    assert await store.count_messages("gone", "main") == 1
     assert await store.load_slot_configs("gone") == {}
 
 
