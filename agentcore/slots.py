@@ -375,18 +375,19 @@ class ContextSlot:
     def drop_unsent(self) -> int:
         """Let go of the held messages the slot will never send again; return how many.
 
-        Those before ``window_start`` (what the summary covers, outside the recent
-        window): the object then holds what a resume of the slot would load, so its
-        memory is bounded by its window, not by its age. Pinned ones among them stay
-        held. Core-facing: the session calls it after each stored config (a summary);
+        Those the summary covers (in Focused mode: before ``summary_covers``, which is
+        never inside the window of recent messages): they are never sent again (a
+        summary that starts over reads them from the store), so the object's memory is
+        bounded by its window and what awaits a summary, not by its age. Pinned ones among them stay held. Core-facing: the
+        session calls it after each stored config (a summary);
         :meth:`~agentcore.AgentSession.history` and :meth:`ensure_loaded` read older
         messages from the store.
         """
-        start = window_start(self.config, len(self))
+        focused = self.config.focused
+        start = 0 if focused is None else min(focused.summary_covers, len(self))
         cut = start - self._offset
         if cut <= 0:
             return 0
-        focused = self.config.focused
         for index in focused.pinned if focused is not None else ():
             if self._offset <= index < start:
                 self._pins_held[index] = self._messages[index - self._offset]

@@ -83,7 +83,7 @@ async def _run(conversation: list[tuple[int, int, int]], strategy: str, mode: st
         slot = await session.get_slot()
         raw = await session.history(slot.id)
         # Raw history is never deleted: the store holds every message and history() reads
-        # them; the live slot holds its window on (what a resume would load, no more).
+        # them; the live slot lets go of what its summary covers.
         assert await store.load_messages("p", slot.id) == raw
         assert slot.raw_messages(slot.offset) == raw[slot.offset :]
         focused = slot.config.focused
