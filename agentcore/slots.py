@@ -378,10 +378,10 @@ class ContextSlot:
         Those the summary covers (in Focused mode: before ``summary_covers``, which is
         never inside the window of recent messages): they are never sent again (a
         summary that starts over reads them from the store), so the object's memory is
-        bounded by its window and what awaits a summary, not by its age. Pinned ones among them stay held. Core-facing: the
-        session calls it after each stored config (a summary);
-        :meth:`~agentcore.AgentSession.history` and :meth:`ensure_loaded` read older
-        messages from the store.
+        bounded by its window and what awaits a summary, not by its age. Pinned ones
+        among them stay held. Core-facing: the session calls it after each stored
+        config (a summary); :meth:`~agentcore.AgentSession.history` and
+        :meth:`ensure_loaded` read older messages from the store.
         """
         focused = self.config.focused
         start = 0 if focused is None else min(focused.summary_covers, len(self))
