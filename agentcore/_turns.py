@@ -353,13 +353,7 @@ class TurnRunner:
                 "pins apply to a Focused slot"
             )
         index = len(slot)
-        probe = ContextSlot(
-            slot.session_id,
-            slot.id,
-            slot.config,
-            system_prompt=slot.system_prompt,
-            messages=[*slot.messages, user_message],
-        )
+        probe = slot.with_appended([user_message])
         config = attrs.evolve(
             slot.config, mode=attrs.evolve(focused, pinned=(*focused.pinned, index))
         )

@@ -9,6 +9,7 @@ import cattrs
 from cattrs.preconf.json import make_converter
 from cattrs.strategies import configure_tagged_union
 
+from agentcore._plain_messages import plain_message as plain_message
 from agentcore.errors import CorruptDataError
 from agentcore.messages import (
     AudioBlock,
@@ -51,7 +52,8 @@ def message_to_dict(message: Message) -> dict[str, Any]:
 
 def message_from_dict(data: Any) -> Message:
     """The message that :func:`message_to_dict` turned into ``data``."""
-    return converter.structure(data, Message)
+    message = plain_message(data)
+    return converter.structure(data, Message) if message is None else message
 
 
 def message_to_json(message: Message) -> str:
@@ -82,6 +84,10 @@ def parse_json(text: str, *, where: str) -> Any:
 
 def structure_value(data: Any, cls: type[T], *, where: str) -> T:
     """Parsed JSON ``data`` as ``cls``; a mismatch raises :class:`CorruptDataError`."""
+    if cls is Message:
+        message = plain_message(data)
+        if message is not None:
+            return message  # type: ignore[return-value]
     try:
         return converter.structure(data, cls)
     except (cattrs.BaseValidationError, AttributeError, TypeError, ValueError, KeyError) as exc:

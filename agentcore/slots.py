@@ -354,6 +354,53 @@ class ContextSlot:
         self.config = config
         self._version = version
 
+    def with_appended(self, messages: Sequence[Message]) -> ContextSlot:
+        """A copy of this slot holding ``messages`` after its history (stored nowhere).
+
+        The copy holds the same window (from :attr:`offset` on) and pinned messages, so
+        a check can look at the slot as the next turn would leave it.
+        """
+        probe = ContextSlot(
+            self.session_id,
+            self.id,
+            self.config,
+            system_prompt=self.system_prompt,
+            messages=[*self._messages, *messages],
+            offset=self._offset,
+            version=self._version,
+        )
+        probe._pins_held.update(self._pins_held)
+        return probe
+
+    def drop_unsent(self) -> int:
+        """Let go of the held messages the slot will never send again; return how many.
+
+        Those the summary covers (in Focused mode: before ``summary_covers``, which is
+        never inside the window of recent messages): they are never sent again (a
+        summary that starts over reads them from the store), so the object's memory is
+        bounded by its window and what awaits a summary, not by its age. Pinned ones
+        among them stay held. Core-facing: the session calls it after each stored
+        config (a summary); :meth:`~agentcore.AgentSession.history` and
+        :meth:`ensure_loaded` read older messages from the store.
+        """
+        focused = self.config.focused
+        start = 0 if focused is None else min(focused.summary_covers, len(self))
+        cut = start - self._offset
+        if cut <= 0:
+            return 0
+        for index in focused.pinned if focused is not None else ():
+            if self._offset <= index < start:
+                self._pins_held[index] = self._messages[index - self._offset]
+        del self._messages[:cut]
+        if self._sums_key is not None and len(self._sums) > cut:  # keep the running totals
+            base = self._sums[cut]
+            self._sums = [total - base for total in self._sums[cut:]]
+            self._sums_key = (self._sums_key[0], start)
+        else:
+            self._sums_key, self._sums = None, [0]
+        self._offset = start
+        return cut
+
     def record_appended(self, messages: Sequence[Message]) -> None:
         """Add ``messages``, which the store now holds, after the slot's raw history.
 

@@ -11,10 +11,14 @@ Prints, each figure the median of many turns after a warm-up:
   turns, then the turns that made a summary call); each in µs and as a
   multiple of the floor;
 - the non-summarizing autosummary turn with 4 and with 40 tools registered;
+- the decoding of one stored message (text, and two tool calls): json.loads
+  alone, json.loads with cattrs (every message before the fast path), and the
+  stores' decode;
 - with ``--old PATH`` (a checkout of an older commit, e.g. made by
-  ``git worktree add /tmp/c37 c37a590``), the memory turn without plugins
-  of that checkout and of this one, in alternating child processes (same
-  loop, same instant model), side by side with their ratio.
+  ``git worktree add /tmp/c37 c37a590`` or ``git archive``), the memory and
+  SQLite turns without plugins and the SQLite turn with autosummary of that
+  checkout and of this one, in alternating child processes (same loop, same
+  instant model), side by side with their ratio.
 
 The model is an instant fake (a fixed reply and usage, no counting), so the
 figures are agentcore's own cost. Run from the repository root with the
@@ -152,6 +156,42 @@ def floor(count: int) -> dict[str, float]:
     return parts
 
 
+def decoding(count: int) -> list[tuple[str, float, float, float]]:
+    """µs to decode one stored message: json.loads alone, then cattrs, then the store's decode.
+
+    For a text message and for an assistant message with two tool calls, each with its
+    stored token counts; "cattrs" is json.loads plus the converter (every message took
+    that path before the fast one).
+    """
+    from agentcore import Message, ToolUseBlock
+    from agentcore.messages import set_token_count
+    from agentcore.serialization import converter
+    from agentcore.stores._codec import TOKENS_FIELD, decode_message, encode_message
+
+    text = Message.user(user_text(1))
+    calls = Message.assistant(
+        "Looking it up.",
+        [ToolUseBlock(f"call_{n}", "lookup", {"query": user_text(n), "limit": 5}) for n in (1, 2)],
+    )
+    rows = []
+    for label, message in (("text message", text), ("two tool calls", calls)):
+        set_token_count(message, "o200k_base", 27)
+        body = encode_message(message)
+
+        def cattrs_decode(index: int, body: str = body) -> object:
+            data = json.loads(body)
+            data.pop(TOKENS_FIELD, None)
+            return converter.structure(data, Message)
+
+        loads = median_us(timed(lambda index, body=body: json.loads(body), count))
+        old = median_us(timed(cattrs_decode, count))
+        new = median_us(
+            timed(lambda index, body=body: decode_message(body, "a", index, "s"), count)
+        )
+        rows.append((label, loads, old, new))
+    return rows
+
+
 async def turns(
     *,
     sqlite: bool,
@@ -213,20 +253,39 @@ async def turns(
     return every, summarizing
 
 
-def child(count: int) -> None:
-    """The memory turn without plugins, printed as one number (µs): run in a child process."""
-    every, _ = asyncio.run(turns(sqlite=False, count=count))
+CHILD_RUNS = {
+    "memory": "memory turn without plugins",
+    "sqlite": "SQLite turn without plugins",
+    "sqlite-summary": "SQLite turn, autosummary (never summarizes here)",
+}
+"""What ``--old`` compares, by the name a child process is given."""
+
+
+def child(count: int, kind: str) -> None:
+    """One turn figure of :data:`CHILD_RUNS`, printed as one number (µs): run in a child."""
+    options: dict[str, Any] = {"sqlite": kind != "memory"}
+    if kind == "sqlite-summary":
+        from agentcore_autosummary import SummaryConfig
+
+        options["summary"] = SummaryConfig(max_context_tokens=1_000_000)
+    every, _ = asyncio.run(turns(count=count, **options))
     print(f"{median_us(every):.1f}")
 
 
-def child_turn(path: Path | None, count: int) -> float:
-    """:func:`child` run with ``path`` (an older checkout) first on ``PYTHONPATH``."""
+def child_turn(path: Path | None, count: int, kind: str) -> float:
+    """:func:`child` run with ``path`` (an older checkout, its plugin too) first on the path."""
     env = dict(os.environ)
     if path is not None:
-        env["PYTHONPATH"] = os.pathsep.join([str(path), env.get("PYTHONPATH", "")]).rstrip(
-            os.pathsep
-        )
-    command = [sys.executable, str(Path(__file__).resolve()), "--child", "--turns", str(count)]
+        paths = [str(path), str(path / "plugins" / "autosummary"), env.get("PYTHONPATH", "")]
+        env["PYTHONPATH"] = os.pathsep.join(paths).rstrip(os.pathsep)
+    command = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--child",
+        kind,
+        "--turns",
+        str(count),
+    ]
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"the child run failed ({path or 'this checkout'}):\n{done.stderr}")
@@ -243,10 +302,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--turns", type=int, default=TURNS, help="turns per figure")
     parser.add_argument("--old", type=Path, help="an older checkout to compare the memory turn")
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=sorted(CHILD_RUNS), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.turns)
+        child(args.turns, args.child)
         return
     from agentcore_autosummary import SummaryConfig
 
@@ -259,6 +318,11 @@ def main() -> None:
     for label, value in parts.items():
         print(f"| {label} | {value:.1f} |")
     print(f"| **floor** | **{base:.1f}** |")
+
+    print("\n| decoding one stored message | json.loads | cattrs | agentcore | × json.loads |")
+    print("|---|---:|---:|---:|---:|")
+    for label, loads, old, new in decoding(args.turns * 10):
+        print(f"| {label} | {loads:.1f} µs | {old:.1f} µs | {new:.1f} µs | {new / loads:.2f}× |")
 
     runs: list[tuple[str, dict[str, Any]]] = [
         ("memory, no plugins", {"sqlite": False}),
@@ -278,16 +342,17 @@ def main() -> None:
 
     if args.old is not None:
         count = min(args.turns, 2_000)
-        new, old = [], []
-        for _ in range(PAIRS):
-            old.append(child_turn(args.old, count))
-            new.append(child_turn(None, count))
-        old_us, new_us = statistics.median(old), statistics.median(new)
-        print(f"\nmemory turn without plugins, {PAIRS} alternating child processes each:")
-        print("| checkout | median turn | runs |\n|---|---:|---|")
-        print(f"| {args.old} | {old_us:.1f} µs | {', '.join(f'{v:.0f}' for v in old)} |")
-        print(f"| this one | {new_us:.1f} µs | {', '.join(f'{v:.0f}' for v in new)} |")
-        print(f"new / old: {new_us / old_us:.2f}×")
+        for kind, label in CHILD_RUNS.items():
+            new, old = [], []
+            for _ in range(PAIRS):
+                old.append(child_turn(args.old, count, kind))
+                new.append(child_turn(None, count, kind))
+            old_us, new_us = statistics.median(old), statistics.median(new)
+            print(f"\n{label}, {PAIRS} alternating child processes each:")
+            print("| checkout | median turn | runs |\n|---|---:|---|")
+            print(f"| {args.old} | {old_us:.1f} µs | {', '.join(f'{v:.0f}' for v in old)} |")
+            print(f"| this one | {new_us:.1f} µs | {', '.join(f'{v:.0f}' for v in new)} |")
+            print(f"new / old: {new_us / old_us:.2f}×", flush=True)
 
 
 if __name__ == "__main__":

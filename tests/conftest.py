@@ -84,20 +84,85 @@ def postgres_server_dsn() -> str:
     return dsn
 
 
+POOLER_ENV = "AGENTCORE_TEST_POSTGRES_POOLER"
+"""Set to 1 when the DSN is a pooler's in transaction mode (PgBouncer, as .ci/run starts it)."""
+
+
+def behind_pooler() -> bool:
+    """Whether the PostgreSQL tests run behind a pooler in transaction mode."""
+    return os.environ.get(POOLER_ENV, "") not in ("", "0")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "direct_postgres(why): needs the PostgreSQL server itself, not a pooler in front of it "
+        "(skipped behind one)",
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    if not behind_pooler():
+        return
+    for item in items:
+        marker = item.get_closest_marker("direct_postgres")
+        if marker is not None:
+            why = marker.args[0] if marker.args else "it needs the server itself"
+            item.add_marker(pytest.mark.skip(reason=f"behind a pooler: {why}"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_prepared_statements_behind_a_pooler() -> Iterator[None]:
+    """Behind a pooler every PostgresStore the tests open runs with ``prepare_threshold=None``.
+
+    That is what a deployment behind PgBouncer in transaction mode sets (before 1.21 a
+    prepared statement does not outlive its transaction there); the tests' own calls stay
+    as they are, so the whole store suite runs unchanged behind the pooler.
+    """
+    if not behind_pooler():
+        yield
+        return
+    from agentcore.stores._pg_pool import PostgresConnections
+
+    defaults = PostgresConnections.__init__.__kwdefaults__
+    assert defaults is not None
+    saved = defaults["prepare_threshold"]
+    defaults["prepare_threshold"] = None
+    try:
+        yield
+    finally:
+        defaults["prepare_threshold"] = saved
+
+
 @pytest.fixture
 def postgres_dsn(postgres_server_dsn: str) -> Iterator[str]:
-    """A DSN whose search_path is a new, empty schema, dropped after the test."""
+    """A DSN whose search_path is a new, empty schema, dropped after the test.
+
+    Behind a pooler (which passes no ``options`` to the server, so no search_path) it is a
+    new, empty database instead, dropped after the test.
+    """
     import psycopg
     from psycopg.conninfo import make_conninfo
 
-    schema = f"agentcore_test_{uuid.uuid4().hex[:16]}"
+    name = f"agentcore_test_{uuid.uuid4().hex[:16]}"
+    if behind_pooler():
+        with psycopg.connect(postgres_server_dsn, autocommit=True, prepare_threshold=None) as admin:
+            admin.execute(f'CREATE DATABASE "{name}"')
+        try:
+            yield make_conninfo(postgres_server_dsn, dbname=name)
+        finally:
+            with psycopg.connect(
+                postgres_server_dsn, autocommit=True, prepare_threshold=None
+            ) as admin:
+                admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+        return
     with psycopg.connect(postgres_server_dsn, autocommit=True) as admin:
-        admin.execute(f'CREATE SCHEMA "{schema}"')
+        admin.execute(f'CREATE SCHEMA "{name}"')
     try:
-        yield make_conninfo(postgres_server_dsn, options=f"-c search_path={schema}")
+        yield make_conninfo(postgres_server_dsn, options=f"-c search_path={name}")
     finally:
         with psycopg.connect(postgres_server_dsn, autocommit=True) as admin:
-            admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
+            admin.execute(f'DROP SCHEMA "{name}" CASCADE')
 
 
 @attrs.define

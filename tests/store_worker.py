@@ -76,7 +76,10 @@ def open_store(db: str) -> MemoryStore:
     if db.startswith("postgresql://") or "=" in db:
         from agentcore.stores import PostgresStore
 
-        return PostgresStore(db)
+        # Behind PgBouncer in transaction mode (AGENTCORE_TEST_POSTGRES_POOLER): no
+        # prepared statements, as a deployment there sets.
+        pooled = os.environ.get("AGENTCORE_TEST_POSTGRES_POOLER", "") not in ("", "0")
+        return PostgresStore(db, prepare_threshold=None if pooled else 5)
     return SqliteStore(db)
 
 

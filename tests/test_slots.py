@@ -120,3 +120,46 @@ def test_a_stored_focused_config_keeps_the_role_it_was_stored_with() -> None:
         assert stored["focused"]["summary_role"] == role  # type: ignore[index,call-overload]
         assert config_from_json(stored, where="new") == config
     assert config_to_json(SlotConfig()) == {"mode": "full", "state": {}}
+
+
+async def test_a_live_session_holds_its_window_not_its_age(tmp_path: Any) -> None:
+    """After each summary the session lets go of what it covers; history() still has it all."""
+    from agentcore import Agent, AgentBuilder, AgentSession, SqliteStore
+    from agentcore.slots import FocusedConfig, SlotConfig
+    from agentcore.testing import MockProvider
+
+    store = SqliteStore(tmp_path / "window.db")
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=lambda r: "ok"))
+        .store(store)
+        .load_plugins(False)
+        .build()
+    )
+    session = AgentSession(Agent("a"), "s", bundle, FocusedConfig(max_recent_messages=8))
+    held = []
+    for turn in range(200):
+        await session.submit_turn(f"turn {turn}", pin=turn == 3)
+        if turn % 10 == 9:  # a summary of everything but the last 4 messages
+            slot = await session.get_slot()
+            focused = slot.config.focused
+            assert focused is not None
+            covers = slot.message_count() - 4
+            summary = FocusedConfig(
+                max_recent_messages=8,
+                summary_override=f"summary of {covers} messages",
+                summary_covers=covers,
+                pinned=focused.pinned,
+            )
+            await session.write_slot_config(slot.id, SlotConfig(summary))
+            held.append(slot.message_count() - slot.offset)
+    slot = await session.get_slot()
+    # Bounded by the window and the turns since the last summary, not by 400 messages.
+    assert max(held) <= 8 and slot.message_count() == 400
+    assert slot.messages[6].text == "turn 3"  # the pinned message stays held
+    texts = [m.text for m in await session.history()]
+    assert texts == [t for n in range(200) for t in (f"turn {n}", "ok")]
+    context = await session.load_messages()
+    assert [m.text for m in context[-4:]] == ["turn 198", "ok", "turn 199", "ok"]
+    await session.aclose()
+    await store.close()

@@ -122,6 +122,9 @@ async def test_sqlite_locked_file_is_found_by_the_check(tmp_path: Path) -> None:
         assert await store.list_sessions() == []
 
 
+@pytest.mark.direct_postgres(
+    "it sets default_transaction_read_only in the options parameter, which PgBouncer refuses"
+)
 async def test_postgres_read_only_server_is_found_by_the_check(postgres_dsn: str) -> None:
     pytest.importorskip("psycopg")
     from psycopg.conninfo import conninfo_to_dict, make_conninfo

@@ -150,6 +150,7 @@ async def _run_with_kills(postgres_dsn: str, admin: Any, *, idempotent: bool) ->
     return tally
 
 
+@pytest.mark.direct_postgres("the backends it kills are the pooler's, not the clients'")
 async def test_backend_kills_under_load_never_report_a_stored_turn_as_failed(
     postgres_dsn: str, admin: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -200,6 +201,7 @@ async def _writes_after(
         await store.close()
 
 
+@pytest.mark.direct_postgres("the backends it kills are the pooler's, not the clients'")
 async def test_a_checked_pool_serves_every_write_after_its_backends_died(
     postgres_dsn: str, admin: Any
 ) -> None:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
-from agentcore import Agent, AgentBuilder, AgentSession, SqliteStore
-from agentcore.stores import StoreWrite
+from agentcore import Agent, AgentBuilder, AgentSession, Message, SqliteStore
+from agentcore.stores import MessageAppend, SlotHead, StoreWrite
 from agentcore.testing import MockProvider
 
 
@@ -75,3 +76,51 @@ async def test_a_turn_costs_the_same_with_a_long_history(agent: Agent, tmp_path:
     print(f"\nSQLite VM steps of one turn: {short_steps} (4 messages), {long_steps} (1,200)")
     assert long_steps <= short_steps + 20, (short_steps, long_steps)
     await store.close()
+
+
+async def test_a_sqlite_turn_makes_one_thread_round_trip(
+    agent: Agent, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The check before the model call needs no worker thread while nothing else wrote."""
+    store = SqliteStore(tmp_path / "hops.db")
+    bundle = AgentBuilder().provider(MockProvider(responder=lambda r: "ok")).store(store)
+    session = AgentSession(agent, "s", bundle.load_plugins(False).build())
+    await session.submit_turn("first")  # loads the session
+    hops: list[str] = []
+    to_thread = asyncio.to_thread
+
+    async def counted(fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        hops.append(getattr(fn, "__qualname__", repr(fn)))
+        return await to_thread(fn, *args, **kwargs)
+
+    monkeypatch.setattr(asyncio, "to_thread", counted)
+    for turn in range(3):
+        await session.submit_turn(f"turn {turn}")
+    assert len(hops) == 3, hops  # one write per turn, nothing else
+    # Another connection's commit is seen at once: the next check reads the file again.
+    async with SqliteStore(tmp_path / "hops.db") as other:
+        builder = AgentBuilder().provider(MockProvider(responder=lambda r: "ok")).store(other)
+        other_session = AgentSession(agent, "s", builder.load_plugins(False).build())
+        await other_session.submit_turn("from elsewhere")
+    hops.clear()
+    await session.submit_turn("after")
+    assert len(hops) > 1
+    texts = [m.text for m in await session.history()]
+    assert texts[-4:] == ["from elsewhere", "ok", "after", "ok"]
+    await store.close()
+
+
+async def test_slot_heads_see_every_connection_and_delete(tmp_path: Path) -> None:
+    path = tmp_path / "heads.db"
+    async with SqliteStore(path) as mine, SqliteStore(path) as theirs:
+        config = {"mode": "full"}
+        await mine.write(StoreWrite("s", slot_configs={"a": config}))
+        assert (await mine.slot_heads("s"))["a"] == SlotHead(1, 0)
+        await theirs.write(StoreWrite("s", appends={"a": MessageAppend(0, [Message.user("x")])}))
+        assert (await mine.slot_heads("s"))["a"] == SlotHead(1, 1)
+        await mine.write(StoreWrite("s", appends={"a": MessageAppend(1, [Message.user("y")])}))
+        assert (await theirs.slot_heads("s"))["a"] == SlotHead(1, 2)
+        assert (await mine.slot_heads("s"))["a"] == SlotHead(1, 2)
+        assert await mine.delete_session("s")
+        assert await mine.slot_heads("s") == {}
+        assert await theirs.slot_heads("s") == {}

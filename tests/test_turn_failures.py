@@ -277,7 +277,7 @@ async def test_a_stale_slot_config_write_is_refused_with_a_conflict(agent: Agent
 
 _WRITER = textwrap.dedent(
     """
-    import asyncio, random, sys
+    import asyncio, os, random, sys
     from agentcore import Agent, AgentBuilder, AgentSession, ConflictError, SqliteStore
     from agentcore.testing import MockProvider
 
@@ -285,7 +285,8 @@ _WRITER = textwrap.dedent(
         if location.startswith("postgresql://") or "=" in location:
             from agentcore.stores import PostgresStore
 
-            return PostgresStore(location)
+            pooled = os.environ.get("AGENTCORE_TEST_POSTGRES_POOLER", "") not in ("", "0")
+            return PostgresStore(location, prepare_threshold=None if pooled else 5)
         return SqliteStore(location)
 
     async def main(path, name, turns):

@@ -14,7 +14,7 @@ from attrs import frozen
 
 from agentcore.errors import ConflictError, CorruptDataError, DuplicateTurnError, StoreError
 from agentcore.messages import Message, set_token_count, token_counts
-from agentcore.serialization import converter, message_to_dict
+from agentcore.serialization import converter, message_to_dict, plain_message
 from agentcore.stores._deadline import check_timeout
 from agentcore.stores.base import (
     MAX_ID_BYTES,
@@ -319,17 +319,37 @@ def decode_message(text: Any, slot_id: str, index: int, session_id: str) -> Mess
     """The stored message ``text``, carrying the token counts stored with it.
 
     Counts are a cache: a malformed count is dropped (the message is counted
-    again when needed), never an error.
+    again when needed), never an error. A plain message (text, tool calls) is
+    built without cattrs (:func:`~agentcore.serialization.plain_message`);
+    the rest, and every error, goes the converter's way.
     """
-    where = f"message {index} of slot {slot_id!r} in session {session_id!r}"
-    data = _parse(text, where)
-    counts = data.pop(TOKENS_FIELD, None) if isinstance(data, dict) else None
-    message = _structure(data, Message, where)
-    if isinstance(counts, dict):
-        for key, count in reversed(list(counts.items())):
-            if isinstance(key, str) and type(count) is int and count >= 0:
-                set_token_count(message, key, count)
+    try:
+        data = json.loads(text)
+    except Exception:  # _parse below says what is wrong, the same way as for any record
+        data = _UNPARSED
+    stored = data.pop(TOKENS_FIELD, None) if type(data) is dict else None
+    # Counts are kept newest first, as stored; a malformed one is left out.
+    counts = (
+        tuple(
+            (key, count)
+            for key, count in stored.items()
+            if isinstance(key, str) and type(count) is int and count >= 0
+        )
+        if type(stored) is dict
+        else ()
+    )
+    message = plain_message(data, counts)
+    if message is None:
+        where = f"message {index} of slot {slot_id!r} in session {session_id!r}"
+        if data is _UNPARSED:
+            data = _parse(text, where)  # raises
+        message = _structure(data, Message, where)
+        for key, count in reversed(counts):
+            set_token_count(message, key, count)
     return message
+
+
+_UNPARSED: Any = object()
 
 
 def decode_state(text: Any, session_id: str) -> SessionState:

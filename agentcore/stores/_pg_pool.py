@@ -189,6 +189,15 @@ class PostgresConnections(BaseStore):
                 f"{self._where}: a statement was cancelled ({one_line(exc)}): it ran past "
                 "statement_timeout or the write's timeout; nothing was stored"
             ) from exc
+        except (
+            psycopg.errors.DuplicatePreparedStatement,
+            psycopg.errors.InvalidSqlStatementName,
+        ) as exc:
+            raise StoreError(
+                f"{self._where}: {one_line(exc)}; a pooler in transaction mode (PgBouncer before "
+                "1.21) lends each transaction another server connection, where the statements "
+                "prepared on the last one do not exist: pass prepare_threshold=None"
+            ) from exc
         except psycopg.Error as exc:
             raise StoreError(f"{self._where}: {one_line(exc)}") from exc
 

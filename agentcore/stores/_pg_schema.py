@@ -88,6 +88,16 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )
         """,
     ),
+    # 3 to 4: no foreign keys on the two tables every turn inserts into. Each key made the
+    # server run a check per inserted row (three nested statements a turn, each locking
+    # its parent row) for what the write guarantees already: it writes the session row
+    # first and the slot's row before its messages, in the same transaction.
+    # delete_session deletes these rows itself.
+    (
+        "ALTER TABLE agentcore_messages "
+        "DROP CONSTRAINT IF EXISTS agentcore_messages_session_id_slot_id_fkey",
+        "ALTER TABLE agentcore_turns DROP CONSTRAINT IF EXISTS agentcore_turns_session_id_fkey",
+    ),
 )
 
 SCHEMA_VERSION = len(_MIGRATIONS)

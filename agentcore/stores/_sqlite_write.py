@@ -13,7 +13,8 @@ from agentcore.stores._codec import (
     duplicate_turn,
     version_conflict,
 )
-from agentcore.stores.base import StoredTurn
+from agentcore.stores._sqlite_heads import data_version, read_heads
+from agentcore.stores.base import SlotHead, StoredTurn
 
 # max(idx) over the primary key's (session_id, slot_id) prefix is one index
 # seek, whatever the length of the history.
@@ -29,12 +30,6 @@ _UPSERT_CONFIG = (
     "version = slots.version + 1"
 )
 _SLOT_VERSION = "SELECT version FROM slots WHERE session_id = ? AND slot_id = ?"
-# One primary-key seek per slot for the version, one for the last index.
-SLOT_HEADS = (
-    "SELECT s.slot_id, s.version, (SELECT max(m.idx) FROM messages AS m "
-    "WHERE m.session_id = s.session_id AND m.slot_id = s.slot_id) "
-    "FROM slots AS s WHERE s.session_id = ? ORDER BY s.slot_id"
-)
 _INSERT_MESSAGE = "INSERT INTO messages (session_id, slot_id, idx, body) VALUES (?, ?, ?, ?)"
 _UPSERT_DATA = (
     "INSERT INTO session_data (session_id, key, value) VALUES (?, ?, ?) "
@@ -68,8 +63,13 @@ def rollback(conn: sqlite3.Connection) -> None:
             conn.execute("ROLLBACK")
 
 
-def apply_write(conn: sqlite3.Connection, batch: EncodedWrite) -> None:
-    """Write ``batch`` in one transaction; touch only the rows it names."""
+def apply_write(conn: sqlite3.Connection, batch: EncodedWrite) -> tuple[int, dict[str, SlotHead]]:
+    """Write ``batch`` in one transaction; touch only the rows it names.
+
+    Returns the connection's ``data_version`` and the session's slot heads as the commit
+    left them, both read under the write lock just before it (no other connection can
+    commit in between).
+    """
     session_id = batch.session_id
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -113,6 +113,7 @@ def apply_write(conn: sqlite3.Connection, batch: EncodedWrite) -> None:
                 _INSERT_TURN,
                 (session_id, batch.turn_id, turn.slot_id, turn.start, turn.stop, turn.turn_index),
             )
+        seen = data_version(conn), read_heads(conn, session_id)
         conn.execute("COMMIT")
     except sqlite3.IntegrityError as exc:
         rollback(conn)
@@ -123,6 +124,7 @@ def apply_write(conn: sqlite3.Connection, batch: EncodedWrite) -> None:
     except BaseException:
         rollback(conn)
         raise
+    return seen
 
 
 def delete_session(conn: sqlite3.Connection, session_id: str) -> bool:

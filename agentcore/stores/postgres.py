@@ -194,9 +194,14 @@ class PostgresStore(PostgresWrites):
         that does not start at 0 is refused.
         """
         async with self._connection() as conn, conn.transaction():
+            # The session row first: its lock orders the delete against the session's writes.
+            # Slots and data go with it (ON DELETE CASCADE); messages and turns, which carry
+            # no foreign key (see _pg_schema), are deleted here.
             cursor = await conn.execute(
                 "DELETE FROM agentcore_sessions WHERE session_id = %s", (session_id,)
             )
+            for table in ("agentcore_messages", "agentcore_turns"):
+                await conn.execute(f"DELETE FROM {table} WHERE session_id = %s", (session_id,))
             return cursor.rowcount > 0
 
     async def check_session(self, session_id: str, timeout: float | None = None) -> None:

@@ -27,10 +27,19 @@ from agentcore.stores._codec import (
     encode_batch,
 )
 from agentcore.stores._deadline import LOCK_TRY_SECONDS, Deadline, check_timeout, pauses
+from agentcore.stores._sqlite_file import (
+    UndecodableText,
+    create_private,
+    first_undecodable,
+    is_busy,
+    is_not_a_database,
+    is_readonly,
+    strict_text,
+)
+from agentcore.stores._sqlite_heads import HeadCache, data_version, read_heads
 from agentcore.stores._sqlite_schema import MIGRATIONS, SCHEMA_VERSION
 from agentcore.stores._sqlite_write import (
     LAST_INDEX,
-    SLOT_HEADS,
     apply_write,
     delete_session,
     rollback,
@@ -51,70 +60,7 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-_FILE_MODE = 0o600
-
 _MEMORY = ":memory:"
-
-_SQLITE_NOTADB = 26
-
-
-_SQLITE_BUSY = 5
-_SQLITE_LOCKED = 6
-
-
-def _is_busy(exc: sqlite3.OperationalError) -> bool:
-    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
-    if code is not None:
-        return code & 0xFF in (_SQLITE_BUSY, _SQLITE_LOCKED)
-    return "database is locked" in str(exc) or "database table is locked" in str(exc)
-
-
-class _UndecodableText(Exception):
-    """A stored text value is not valid UTF-8 (a damaged page); carries no part of it."""
-
-
-def _strict_text(raw: bytes) -> str:
-    """Decode a stored text; sqlite3's own error would quote the whole value, so not that."""
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
-    raise _UndecodableText  # outside the except: no chained error holds the bytes
-
-
-_SQLITE_READONLY = 8
-
-
-def _is_readonly(exc: sqlite3.OperationalError) -> bool:
-    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
-    if code is not None:
-        return bool(code & 0xFF == _SQLITE_READONLY)
-    return "readonly database" in str(exc)
-
-
-def _is_not_a_database(exc: sqlite3.DatabaseError) -> bool:
-    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
-    return code == _SQLITE_NOTADB or "not a database" in str(exc)
-
-
-def _first_undecodable(
-    conn: sqlite3.Connection, session_id: str, slot_id: str, start: int, end: int
-) -> int | str:
-    """The index of the first message in ``start:end`` whose text does not decode."""
-    indices = conn.execute(
-        "SELECT idx FROM messages WHERE session_id = ? AND slot_id = ? AND idx >= ? AND idx < ? "
-        "ORDER BY idx",
-        (session_id, slot_id, start, end),
-    ).fetchall()
-    for (index,) in indices:
-        try:
-            conn.execute(
-                "SELECT body FROM messages WHERE session_id = ? AND slot_id = ? AND idx = ?",
-                (session_id, slot_id, index),
-            ).fetchone()
-        except _UndecodableText:
-            return int(index)
-    return "unknown"
 
 
 class SqliteStore(BaseStore):
@@ -151,6 +97,7 @@ class SqliteStore(BaseStore):
         self._path = os.fspath(path)
         self._lock = threading.Lock()
         self._closed = False
+        self._heads = HeadCache()  # used under self._lock, like the connection
         # The one connection, used only under self._lock. Tests read this
         # attribute (e.g. set_trace_callback to count statements); keep its name.
         self._conn: sqlite3.Connection = self._open()
@@ -175,14 +122,14 @@ class SqliteStore(BaseStore):
                     f"cannot open SQLite store {path}: directory {directory} does not exist; "
                     "create it first"
                 )
-            _create_private(path)
+            create_private(path)
         try:
             conn = sqlite3.connect(
                 path, timeout=self._busy_timeout, check_same_thread=False, isolation_level=None
             )
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open SQLite store {path}: {exc}") from exc
-        conn.text_factory = _strict_text
+        conn.text_factory = strict_text
         try:
             self._prepare(conn)
         except BaseException:
@@ -197,7 +144,7 @@ class SqliteStore(BaseStore):
             # file that is not a database.
             conn.execute("PRAGMA schema_version").fetchone()
         except sqlite3.DatabaseError as exc:
-            if _is_not_a_database(exc):
+            if is_not_a_database(exc):
                 raise StoreError(
                     f"{path} is not an SQLite database; give SqliteStore a new file "
                     "or one it created"
@@ -287,7 +234,7 @@ class SqliteStore(BaseStore):
             self._check_open()
             try:
                 return fn(self._conn)
-            except _UndecodableText:
+            except UndecodableText:
                 raise CorruptDataError(
                     f"SQLite store {self._path}: a stored text is not valid UTF-8, the file is "
                     "damaged there (content not shown)"
@@ -334,11 +281,16 @@ class SqliteStore(BaseStore):
             try:
                 conn.execute(f"PRAGMA busy_timeout = {try_ms}")
                 try:
-                    apply_write(conn, encoded)
+                    version, heads = apply_write(conn, encoded)
+                except BaseException:
+                    self._heads.forget(encoded.session_id)
+                    raise
+                else:
+                    self._heads.store(version, encoded.session_id, heads)
                 finally:
                     conn.execute(f"PRAGMA busy_timeout = {round(1000 * self._busy_timeout)}")
             except sqlite3.OperationalError as exc:
-                if _is_busy(exc):
+                if is_busy(exc):
                     return False
                 raise StoreError(f"SQLite store {self._path}: {exc}") from exc
             except sqlite3.Error as exc:
@@ -410,10 +362,10 @@ class SqliteStore(BaseStore):
             while True:
                 try:
                     row = cursor.fetchone()
-                except _UndecodableText:
+                except UndecodableText:
                     # Python 3.10's cursor decodes a row ahead of the one it returns:
                     # the damaged row is found by reading the rows one at a time.
-                    damaged = _first_undecodable(conn, session_id, slot_id, start, end)
+                    damaged = first_undecodable(conn, session_id, slot_id, start, end)
                     raise CorruptDataError(
                         f"stored message {damaged} of slot {slot_id!r} in session "
                         f"{session_id!r} is not valid UTF-8: the file {self._path} is damaged "
@@ -446,12 +398,41 @@ class SqliteStore(BaseStore):
         return await asyncio.to_thread(count)
 
     async def slot_heads(self, session_id: str) -> dict[str, SlotHead]:
-        """Return the version and message count of every slot with a stored config."""
-        rows = await asyncio.to_thread(self._fetchall, SLOT_HEADS, (session_id,))
-        return {
-            slot_id: SlotHead(int(version), 0 if last is None else int(last) + 1)
-            for slot_id, version, last in rows
-        }
+        """Return the version and message count of every slot with a stored config.
+
+        When no other connection has committed to the file since this store last wrote or
+        read the session, the heads it kept then are the answer, found on the calling
+        thread with one ``PRAGMA data_version`` (microseconds) instead of a worker thread's
+        round trip; otherwise they are read afresh.
+        """
+        cached = self._cached_heads(session_id)
+        if cached is not None:
+            return cached
+        return await asyncio.to_thread(self._call, lambda conn: self._read_heads(conn, session_id))
+
+    def _cached_heads(self, session_id: str) -> dict[str, SlotHead] | None:
+        """The kept heads of ``session_id`` if still current; None to read them in a thread.
+
+        Never waits: with the connection busy in another thread, the thread read decides.
+        """
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
+            if self._closed:
+                return None  # the thread read raises "store is closed"
+            return self._heads.lookup(self._conn, session_id)
+        except sqlite3.Error:
+            return None  # the thread read reports it, as every other call does
+        finally:
+            self._lock.release()
+
+    def _read_heads(self, conn: sqlite3.Connection, session_id: str) -> dict[str, SlotHead]:
+        # The data version first: a commit landing between the two makes the kept heads
+        # look stale at the next lookup, never fresh.
+        version = data_version(conn)
+        heads = read_heads(conn, session_id)
+        self._heads.store(version, session_id, heads)
+        return heads
 
     async def get_data(self, session_id: str, key: str) -> JsonValue | None:
         """Return the session-data value under ``key`` (a fresh copy), or None."""
@@ -486,7 +467,12 @@ class SqliteStore(BaseStore):
 
         Returns whether the session was stored.
         """
-        return await asyncio.to_thread(self._call, lambda conn: delete_session(conn, session_id))
+
+        def delete(conn: sqlite3.Connection) -> bool:
+            self._heads.forget(session_id)
+            return delete_session(conn, session_id)
+
+        return await asyncio.to_thread(self._call, delete)
 
     async def check_session(self, session_id: str, timeout: float | None = None) -> None:
         """Raise :class:`StoreError` for an id no store keeps, a read-only or locked file.
@@ -515,12 +501,12 @@ class SqliteStore(BaseStore):
                 finally:
                     conn.execute(f"PRAGMA busy_timeout = {round(1000 * self._busy_timeout)}")
             except sqlite3.OperationalError as exc:
-                if _is_busy(exc):
+                if is_busy(exc):
                     raise StoreTimeoutError(
                         f"SQLite store {self._path} is locked: another connection held its "
                         f"write lock for {wait:g} s, so a turn could not be stored now"
                     ) from exc
-                if _is_readonly(exc):
+                if is_readonly(exc):
                     raise StoreError(
                         f"SQLite store {self._path} is read-only ({exc}), so no turn could be "
                         "stored; make the file and its directory writable by this process"
@@ -559,22 +545,3 @@ class SqliteStore(BaseStore):
                 self._conn.close()
             except sqlite3.Error as exc:
                 raise StoreError(f"closing SQLite store {self._path} failed: {exc}") from exc
-
-
-def _create_private(path: str) -> None:
-    """Create the database file readable and writable by its owner only, whatever the umask.
-
-    SQLite gives the ``-wal`` and ``-shm`` files it creates the mode of the
-    database file. An existing file is left as it is.
-    """
-    try:
-        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, _FILE_MODE)
-    except FileExistsError:
-        return
-    except OSError as exc:
-        raise StoreError(f"cannot create SQLite store {path}: {exc}") from exc
-    try:
-        if hasattr(os, "fchmod"):
-            os.fchmod(fd, _FILE_MODE)  # the umask may have removed bits, never added
-    finally:
-        os.close(fd)

@@ -81,9 +81,11 @@ async def _run(conversation: list[tuple[int, int, int]], strategy: str, mode: st
         await session.submit_turn(f"calls={calls} size={size} " + "word " * words)
         await session.aclose()  # a background summary lands before the checks
         slot = await session.get_slot()
-        raw = list(slot.messages)
-        # Raw history is never deleted: memory and store both hold every message.
+        raw = await session.history(slot.id)
+        # Raw history is never deleted: the store holds every message and history() reads
+        # them; the live slot lets go of what its summary covers.
         assert await store.load_messages("p", slot.id) == raw
+        assert slot.raw_messages(slot.offset) == raw[slot.offset :]
         focused = slot.config.focused
         assert focused is not None
         covers = focused.summary_covers

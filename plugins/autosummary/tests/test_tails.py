@@ -31,15 +31,16 @@ async def test_a_message_window_never_drops_a_message_silently(make_session: Mak
         focused = slot.config.focused
         assert focused is not None
         context = await session.load_messages()
-        for index, message in enumerate(slot.messages):
+        for index, message in enumerate(await session.history()):
             covered = index < focused.summary_covers
             assert covered or message in context, f"message {index} left the context"
     assert slot.message_count() == 80
     assert provider.calls_for("summary")
     # Every covered user message was read by a summary request.
     prompts = " ".join(summarized)
+    history = await session.history()
     for index in range(focused.summary_covers):
-        message = slot.messages[index]
+        message = history[index]
         if message.role == "user":
             assert f"{message.text}\n" in prompts or prompts.endswith(message.text)
 

@@ -1,0 +1,93 @@
+"""What :class:`~agentcore.stores.SqliteStore` reads from SQLite's errors and its file."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from agentcore.errors import StoreError
+
+_FILE_MODE = 0o600
+
+_SQLITE_NOTADB = 26
+
+
+_SQLITE_BUSY = 5
+_SQLITE_LOCKED = 6
+
+
+def is_busy(exc: sqlite3.OperationalError) -> bool:
+    """Whether ``exc`` says another connection holds the lock (SQLITE_BUSY or _LOCKED)."""
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    if code is not None:
+        return code & 0xFF in (_SQLITE_BUSY, _SQLITE_LOCKED)
+    return "database is locked" in str(exc) or "database table is locked" in str(exc)
+
+
+class UndecodableText(Exception):
+    """A stored text value is not valid UTF-8 (a damaged page); carries no part of it."""
+
+
+def strict_text(raw: bytes) -> str:
+    """Decode a stored text; sqlite3's own error would quote the whole value, so not that."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    raise UndecodableText  # outside the except: no chained error holds the bytes
+
+
+_SQLITE_READONLY = 8
+
+
+def is_readonly(exc: sqlite3.OperationalError) -> bool:
+    """Whether ``exc`` says the file cannot be written (SQLITE_READONLY)."""
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    if code is not None:
+        return bool(code & 0xFF == _SQLITE_READONLY)
+    return "readonly database" in str(exc)
+
+
+def is_not_a_database(exc: sqlite3.DatabaseError) -> bool:
+    """Whether ``exc`` says the file is no SQLite database (SQLITE_NOTADB)."""
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    return code == _SQLITE_NOTADB or "not a database" in str(exc)
+
+
+def first_undecodable(
+    conn: sqlite3.Connection, session_id: str, slot_id: str, start: int, end: int
+) -> int | str:
+    """The index of the first message in ``start:end`` whose text does not decode."""
+    indices = conn.execute(
+        "SELECT idx FROM messages WHERE session_id = ? AND slot_id = ? AND idx >= ? AND idx < ? "
+        "ORDER BY idx",
+        (session_id, slot_id, start, end),
+    ).fetchall()
+    for (index,) in indices:
+        try:
+            conn.execute(
+                "SELECT body FROM messages WHERE session_id = ? AND slot_id = ? AND idx = ?",
+                (session_id, slot_id, index),
+            ).fetchone()
+        except UndecodableText:
+            return int(index)
+    return "unknown"
+
+
+def create_private(path: str) -> None:
+    """Create the database file readable and writable by its owner only, whatever the umask.
+
+    SQLite gives the ``-wal`` and ``-shm`` files it creates the mode of the
+    database file. An existing file is left as it is.
+    """
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, _FILE_MODE)
+    except FileExistsError:
+        return
+    except OSError as exc:
+        raise StoreError(f"cannot create SQLite store {path}: {exc}") from exc
+    try:
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, _FILE_MODE)  # the umask may have removed bits, never added
+    finally:
+        os.close(fd)
