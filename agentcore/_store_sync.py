@@ -341,7 +341,7 @@ class StoreSync:
 
         await self.commit(build, stored)
         await slot.ensure_loaded(self.store)
-        slot.drop_unsent()  # a summary: what it covers is never sent again
+        slot.drop_unsent()  # a new head: what it covers is never sent again
 
     async def commit_turn(
         self,
