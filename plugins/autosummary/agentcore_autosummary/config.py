@@ -209,8 +209,9 @@ class SummaryConfig:
         ``STRUCTURED_SUMMARY_PROMPT``, with sections for
         goals, decisions, facts and identifiers (kept verbatim) and open tasks. A structured
         style replaces the default prompt; it cannot be combined with a custom one.
-    :param retention_check: After each summary, look for identifiers (URLs, paths, ids,
-        numbers; see ``agentcore_autosummary.retention``) of its input that it left out:
+    :param retention_check: After each summary, look for identifiers (names, versions,
+        sizes, dates, paths, URLs, ids; see ``agentcore_autosummary.identifiers``) of its
+        input that it left out:
         ``"append"`` adds them as an ``Also mentioned:`` line, ``"log"`` logs a warning
         listing them, ``"off"`` does not look.
     :param max_summary_calls_per_turn: Summary calls one summary may make. A backlog

@@ -51,8 +51,8 @@ def test_a_summary_dropping_identifiers_nothing_superseded_is_refused() -> None:
         "What colour should the logo be?",
     )
     assert verdict == "lost"
-    assert kept == ("5,000",)
-    assert lost == ("/srv/app", "40,000", "8443")
+    assert kept == ("5,000 requests",)
+    assert lost == ("/srv/app", "40,000 dollars", "8443")
 
 
 def test_one_lost_identifier_in_four_is_reported_but_not_refused() -> None:
@@ -70,6 +70,44 @@ def test_identifiers_the_covered_messages_mention_are_not_lost() -> None:
         "We retire /srv/app and port 8443; the 5,000 limit and the 40,000 budget are gone.",
     )
     assert verdict == "kept" and lost == ()
+
+
+BENCH_PREVIOUS = (
+    "**Infrastructure Decisions**: Database version (MySQL 8), staging cluster "
+    "(stg-harbor-03).\n\n**Security review outcome**: the auth provider will be Keycloak, "
+    "self-hosted. Also the upload limit for attachments is 25 MB per file.\n\n"
+    "**Performance notes**: set the cache TTL to 900 seconds for catalogue pages. The code "
+    "freeze is April 28."
+)
+
+
+def test_a_real_models_rewrite_that_drops_names_sizes_and_dates_is_refused() -> None:
+    # The 3rd summary of the quality bench's project conversation (1.5B model): it
+    # rewrote the summary from the new messages alone.
+    quality = judge(
+        "The team is planning the infrastructure for Harbor, including database version and "
+        "staging cluster details. The team has decided to use PostgreSQL 16 instead of MySQL 8 "
+        "due to row-level security requirements.",
+        BENCH_PREVIOUS,
+        [
+            Message.user(
+                "Change of plan from the ops review: the database is now PostgreSQL 16 "
+                "instead, since we need row-level security."
+            ),
+            Message.user("How should we name the feature branches for the portal work?"),
+        ],
+        "end_turn",
+    )
+    assert quality.verdict == "lost"
+    assert quality.identifiers_kept == ("MySQL 8",)
+    assert quality.identifiers_lost == (
+        "April 28",
+        "25 MB",
+        "900 seconds",
+        "stg-harbor-03",
+        "Keycloak",
+        "TTL",
+    )
 
 
 class Recorder:
@@ -118,3 +156,29 @@ async def test_a_lossy_summary_is_retried_as_a_resummary_and_never_applied() -> 
     assert second is not None
     assert (second.route, second.refused, second.identifiers_lost) == ("resummary", ("lost",), ())
     assert "/srv/app" in second.identifiers_kept
+
+
+ZH_PREVIOUS = "客户是华信物流，负责人是王磊。数据库用MongoDB，测试环境是test-cn-02，预算是12万元。"
+
+
+def test_chinese_values_the_messages_changed_are_superseded_and_the_rest_kept() -> None:
+    quality = judge(
+        "客户是华信物流，负责人是王磊。数据库改为PostgreSQL，测试环境是test-cn-02，预算是15万元。",
+        ZH_PREVIOUS,
+        [Message.user("数据库改为PostgreSQL。"), Message.user("财务批准了，预算现在是15万元。")],
+        "end_turn",
+    )
+    assert quality.verdict == "kept"
+    assert quality.identifiers_kept == ("test-cn-02", "华信物流", "王磊")
+    assert quality.identifiers_lost == ()
+
+
+def test_a_chinese_summary_dropping_names_nothing_superseded_is_refused() -> None:
+    quality = judge(
+        "数据库用MongoDB，预算是12万元。",
+        ZH_PREVIOUS,
+        [Message.user("接口文档什么时候写？")],
+        "end_turn",
+    )
+    assert quality.verdict == "lost"
+    assert quality.identifiers_lost == ("test-cn-02", "华信物流", "王磊")
