@@ -7,6 +7,8 @@ refused when it loses at least 2 of them and more than two thirds.
 
 from __future__ import annotations
 
+import re
+
 from agentcore import (
     Agent,
     AgentBuilder,
@@ -126,7 +128,8 @@ async def test_a_lossy_summary_is_retried_as_a_resummary_and_never_applied() -> 
         if request.purpose != "summary":
             return "Noted."
         requests.append(request)
-        latest = " ".join(request.messages[-1].text.split()[-12:-2])
+        new_messages = re.findall(r"```text\n(.*?)\n```", request.messages[-1].text, re.DOTALL)
+        latest = " ".join(new_messages[-1].split()[-10:])
         if len(requests) == 1:
             return PREVIOUS
         if len(requests) == 2:
@@ -156,6 +159,52 @@ async def test_a_lossy_summary_is_retried_as_a_resummary_and_never_applied() -> 
     assert second is not None
     assert (second.route, second.refused, second.identifiers_lost) == ("resummary", ("lost",), ())
     assert "/srv/app" in second.identifiers_kept
+
+
+class ErrorRecorder(Recorder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.errors: list[BaseException] = []
+
+    @hookimpl
+    def on_summary_error(self, ctx: TurnContext, error: BaseException) -> None:
+        self.errors.append(error)
+
+
+async def test_a_summary_every_route_loses_identifiers_of_is_applied_with_its_verdict() -> None:
+    # A summarizer that always drops what the previous summary held: no retry can do
+    # better, and a failed attempt would leave whole messages out, so the summary is
+    # applied, its quality record saying what it lost.
+    def respond(request: LlmRequest) -> str:
+        if request.purpose != "summary":
+            return "Noted."
+        return PREVIOUS if "/srv/app" not in request.messages[-1].text else "More steps."
+
+    recorder = ErrorRecorder()
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=respond))
+        .store(InMemoryStore())
+        .load_plugins(True)
+        .plugin(recorder)
+        .summary_config(
+            SummaryConfig(max_context_tokens=2000, trigger_token_ratio=0.3, debounce_turns=1)
+        )
+        .build()
+    )
+    session = AgentSession(Agent("assistant"), "lossy", bundle, FocusedConfig())
+    for number in range(12):
+        await session.submit_turn(
+            f"step {number}: " + " ".join(f"w{number}x{i}" for i in range(60))
+        )
+    assert recorder.errors == []
+    assert len(recorder.applied) >= 2
+    second = recorder.applied[1]
+    assert second.summary == "More steps."
+    assert second.quality is not None
+    assert (second.quality.verdict, second.quality.route) == ("lost", "resummary")
+    assert second.quality.refused == ("lost",)
+    assert "/srv/app" in second.quality.identifiers_lost
 
 
 ZH_PREVIOUS = "客户是华信物流，负责人是王磊。数据库用MongoDB，测试环境是test-cn-02，预算是12万元。"
