@@ -171,7 +171,8 @@ class SummaryConfig:
         ``DEFAULT_MAX_CONTEXT_TOKENS`` with a warning; until then the checks below
         use ``DEFAULT_MAX_CONTEXT_TOKENS``.
     :param summary_prompt: The prompt; ``{messages}`` is replaced by the conversation,
-        fenced as data.
+        fenced as data; ``{previous}``, when the prompt holds it, by the previous summary,
+        fenced apart from the messages (see ``agentcore_autosummary.prompt``).
     :param debounce_turns: Minimum turns between two summary attempts.
     :param summary_model: Model for summary calls (None: the agent's model, else the
         provider's default).
