@@ -27,7 +27,7 @@ from bench.quality import model as models
 from bench.quality import server as servers
 from bench.quality.conversations import SCRIPTS
 from bench.quality.report import QUALITY_END, QUALITY_START, body, figures, summaries_appendix
-from bench.quality.systems import SYSTEMS, Requests, Settings, no_turns
+from bench.quality.systems import OVERRIDES_VARIABLE, SYSTEMS, Requests, Settings, no_turns
 
 HERE = Path(__file__).resolve().parents[1]
 ROOT = HERE.parent
@@ -55,6 +55,12 @@ def run_one(key: str, script: Any, settings: Settings, proxy: servers.Proxy) -> 
     if result["turn_calls"] != expected:
         result["warning"] = f"{result['turn_calls']} turn calls, {expected} scripted"
     return {"status": "ok", "seconds": round(time.perf_counter() - start, 1), **result}
+
+
+def _overrides_prefix() -> str:
+    """``AGENTCORE_QUALITY_OVERRIDES='...' `` when it is set, so the command reproduces."""
+    text = os.environ.get(OVERRIDES_VARIABLE, "").strip()
+    return f"{OVERRIDES_VARIABLE}='{text}' " if text else ""
 
 
 def write(data: dict[str, Any], out: Path) -> str:
@@ -99,7 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "cpu_count": os.cpu_count(),
         "llama_cpp": metadata.version("llama_cpp_python"),
-        "command": "bash bench/run_quality.sh "
+        "command": _overrides_prefix()
+        + "bash bench/run_quality.sh "
         + " ".join(argv if argv is not None else sys.argv[1:]),
         "model": args.model,
         "model_title": packaged.title,

@@ -26,6 +26,8 @@ request carried and the tokens the server generated.
 from __future__ import annotations
 
 import functools
+import json
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,6 +85,22 @@ Runner = Callable[[Script, Settings, Requests], Any]
 # -- agentcore --------------------------------------------------------------------
 
 
+OVERRIDES_VARIABLE = "AGENTCORE_QUALITY_OVERRIDES"
+"""An environment variable holding a JSON object of SummaryConfig fields for agentcore's
+rows (``{"keep_recent_tokens": 512}``): to measure a setting before it becomes a default."""
+
+
+def agentcore_overrides() -> dict[str, Any]:
+    """The SummaryConfig fields :data:`OVERRIDES_VARIABLE` sets, ``{}`` when unset."""
+    text = os.environ.get(OVERRIDES_VARIABLE, "").strip()
+    if not text:
+        return {}
+    fields = json.loads(text)
+    if not isinstance(fields, dict):
+        raise SystemExit(f"{OVERRIDES_VARIABLE} must be a JSON object, not {text!r}")
+    return fields
+
+
 async def _agentcore(
     script: Script, settings: Settings, requests: Requests, *, structured: bool
 ) -> None:
@@ -124,6 +142,7 @@ async def _agentcore(
         summary_provider=summarizer,
         timeout=None,
         **({"summary_style": "structured"} if structured else {}),
+        **agentcore_overrides(),
     )
     bundle = (
         AgentBuilder()

@@ -11,7 +11,11 @@ from agentcore_autosummary.compactor import Compaction, Compactor
 from agentcore_autosummary.compactor_state import CompactorState
 from agentcore_autosummary.config import CORRECTION_KEY, SummaryConfig
 from agentcore_autosummary.formatting import format_message, format_messages_as_text
-from agentcore_autosummary.prompt import DEFAULT_SUMMARY_PROMPT, STRUCTURED_SUMMARY_PROMPT
+from agentcore_autosummary.prompt import (
+    DEFAULT_SUMMARY_PROMPT,
+    STRUCTURED_SUMMARY_PROMPT,
+    UPDATE_SUMMARY_PROMPT,
+)
 from agentcore_autosummary.retention import find_identifiers
 from agentcore_autosummary.state import SummaryState
 from agentcore_autosummary.summarizer import SummaryFailedError
@@ -30,6 +34,7 @@ __all__ = [
     "CORRECTION_KEY",
     "DEFAULT_SUMMARY_PROMPT",
     "STRUCTURED_SUMMARY_PROMPT",
+    "UPDATE_SUMMARY_PROMPT",
     "CompactError",
     "Compaction",
     "Compactor",

@@ -171,7 +171,8 @@ class SummaryConfig:
         ``DEFAULT_MAX_CONTEXT_TOKENS`` with a warning; until then the checks below
         use ``DEFAULT_MAX_CONTEXT_TOKENS``.
     :param summary_prompt: The prompt; ``{messages}`` is replaced by the conversation,
-        fenced as data.
+        fenced as data; ``{previous}``, when the prompt holds it, by the previous summary,
+        fenced apart from the messages (see ``agentcore_autosummary.prompt``).
     :param debounce_turns: Minimum turns between two summary attempts.
     :param summary_model: Model for summary calls (None: the agent's model, else the
         provider's default).
@@ -209,8 +210,9 @@ class SummaryConfig:
         ``STRUCTURED_SUMMARY_PROMPT``, with sections for
         goals, decisions, facts and identifiers (kept verbatim) and open tasks. A structured
         style replaces the default prompt; it cannot be combined with a custom one.
-    :param retention_check: After each summary, look for identifiers (URLs, paths, ids,
-        numbers; see ``agentcore_autosummary.retention``) of its input that it left out:
+    :param retention_check: After each summary, look for identifiers (names, versions,
+        sizes, dates, paths, URLs, ids; see ``agentcore_autosummary.identifiers``) of its
+        input that it left out:
         ``"append"`` adds them as an ``Also mentioned:`` line, ``"log"`` logs a warning
         listing them, ``"off"`` does not look.
     :param max_summary_calls_per_turn: Summary calls one summary may make. A backlog

@@ -29,9 +29,15 @@ ECHO_SHARE = 0.5
 """A summary whose lines are at least this share transcript entries, or whose
 word runs are at least this share copied from the input, is an echo."""
 
-LOST_SHARE = 1 / 3
+LOST_SHARE = 2 / 3
 """A summary losing more than this share of the previous summary's identifiers, and at
-least :data:`MIN_LOST` (see :mod:`agentcore_autosummary.superseding`), is refused."""
+least :data:`MIN_LOST` (see :mod:`agentcore_autosummary.superseding`), is refused.
+
+Two thirds, not the former third, since the identifiers include names, sizes and dates:
+a summary now holds 4 to 13 of them, not 0 to 3. On the quality bench a real model's
+rewrite from scratch lost 6 of 7 (and 10 of 13 with headings counted), ordinary updates
+at most 1; a summary that keeps the newest points and drops the oldest third to half of
+them to stay short (the demo's) is a compression to keep, not a stall to refuse."""
 
 MIN_LOST = 2
 """The fewest lost identifiers that refuse a summary."""

@@ -59,7 +59,10 @@ async def make_summary(
     :data:`~agentcore_autosummary.routes.MAX_EXTRA_CALLS` more calls. When
     every route is refused, the last refusal is raised
     (:class:`~agentcore_autosummary.gate.SummaryRejectedError`: a failed
-    attempt). The plan returned is ``plan`` cut to what the summary covers.
+    attempt), except a ``"lost"`` one: a summary whose only fault is the
+    identifiers it lost is applied with that verdict when no route does better
+    (a warning names them), since a failed attempt would leave whole messages
+    out instead. The plan returned is ``plan`` cut to what the summary covers.
     A summary applied to a Focused slot must leave a smaller context than the
     one it replaces, or :class:`SummaryFailedError` is raised.
     """
@@ -72,6 +75,18 @@ async def make_summary(
     left = MAX_EXTRA_CALLS
     while made.quality.verdict != "kept":
         route = await next_route(ctx, config, base, made, tried, left)
+        if route is None and made.quality.verdict == "lost":
+            # Degrade, never refuse: a summary that lost identifiers still carries more
+            # than the messages a failed attempt would leave out of the request.
+            logger.warning(
+                "summary of session %s turn %d applied although it loses %d identifier(s) "
+                "of the previous summary that no retry route kept: %s",
+                ctx.session_id,
+                plan.turn_index,
+                len(made.quality.identifiers_lost),
+                ", ".join(made.quality.identifiers_lost),
+            )
+            break
         if route is None:
             raise refusal(
                 attrs.evolve(

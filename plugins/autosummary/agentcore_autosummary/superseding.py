@@ -1,18 +1,22 @@
 """Which identifiers of the previous summary a new summary kept, and which it lost.
 
-The identifiers are those :func:`~agentcore_autosummary.retention.find_identifiers`
-finds (URLs, e-mail addresses, UUIDs, file paths, ISO dates, ticket-like ids,
-numbers of 3 or more digits). An identifier of the previous summary is
+The identifiers are those :func:`~agentcore_autosummary.identifiers.find_identifiers`
+finds (links, paths, dates and times, amounts and sizes, versions, codes,
+names, long numbers). An identifier of the previous summary is
 
-- **kept** when the new summary holds it (verbatim; a number also without
-  its thousands separators);
+- **kept** when the new summary :func:`~agentcore_autosummary.identifiers.holds`
+  it (verbatim, or in another spelling of the same value);
 - **superseded** when the new summary drops it but the covered messages
   mention it (they had the chance to change or retire it), or give its
   subject a new value: its subject is the last content word (3 or more
   letters, not a stop word) among the three words before it in the previous
-  summary, and a new value is another identifier within the three words (split at
-  white space) after that word in a covered message (``port 8443`` is superseded by ``port
-  9000``, ``the limit is 5,000`` by ``the limit is now 2,500``);
+  summary, and a new value is another identifier within the four words (split at
+  white space) after that word in a covered message (``port 8443`` is superseded by
+  ``port 9000``, ``the launch date is April 14`` by ``the launch date is now May 5``).
+  In Chinese, where words are not split by spaces, the subject is the two
+  characters before the value, a verb such as 是, 为 or 改为 aside (``预算是12万元``:
+  ``预算``), and a new value is an identifier within the 16 characters after it
+  (``预算现在是15万元``);
 - **lost** otherwise.
 """
 
@@ -24,7 +28,12 @@ from agentcore_autosummary.retention import find_identifiers, holds
 
 _WORD = re.compile(r"\w+")
 _LOOK_BACK_WORDS = 3
-_LOOK_AHEAD_WORDS = 3
+_LOOK_AHEAD_WORDS = 4
+_LOOK_AHEAD_CHARS = 16
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK_SUBJECT = re.compile(
+    r"([\u4e00-\u9fff]{2})(?:现在|目前|已经|改成|改为|换成|定为|调整为|先用|改用|用|是|为|在|：|:|\s)*$"
+)
 _STOP_WORDS = frozenset(
     [
         "the",
@@ -84,6 +93,9 @@ def subject(identifier: str, text: str) -> str | None:
     at = text.find(identifier)
     if at < 0:
         return None
+    cjk = _CJK_SUBJECT.search(text[max(0, at - 24) : at])
+    if cjk is not None:
+        return cjk.group(1)
     before: list[str] = _WORD.findall(text[:at])[-_LOOK_BACK_WORDS:]
     for word in reversed(before):
         if len(word) >= 3 and not word.isdigit() and word.casefold() not in _STOP_WORDS:
@@ -93,10 +105,16 @@ def subject(identifier: str, text: str) -> str | None:
 
 def gets_new_value(identifier: str, word: str, transcript: str) -> bool:
     """Whether ``transcript`` gives ``word`` an identifier other than ``identifier``."""
-    pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
+    if _CJK.match(word):
+        pattern = re.compile(re.escape(word))
+    else:
+        pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
     for match in pattern.finditer(transcript):
-        after = transcript[match.end() :].split(maxsplit=_LOOK_AHEAD_WORDS)
-        window = " ".join(after[:_LOOK_AHEAD_WORDS])
+        if _CJK.match(word):
+            window = transcript[match.end() : match.end() + _LOOK_AHEAD_CHARS]
+        else:
+            after = transcript[match.end() :].split(maxsplit=_LOOK_AHEAD_WORDS)
+            window = " ".join(after[:_LOOK_AHEAD_WORDS])
         if any(found != identifier for found in find_identifiers(window)):
             return True
     return False

@@ -27,7 +27,12 @@ from agentcore.slots import SUMMARY_ACKNOWLEDGEMENT
 from agentcore.stores.base import StoreWrite
 from agentcore.testing import MockProvider
 from agentcore.tokens import count_tokens
-from agentcore_autosummary import SummaryConfig, get_conversation_summary
+from agentcore_autosummary import (
+    DEFAULT_SUMMARY_PROMPT,
+    UPDATE_SUMMARY_PROMPT,
+    SummaryConfig,
+    get_conversation_summary,
+)
 
 MakeSession = Callable[..., AgentSession]
 TINY = SummaryConfig(**TINY_WINDOW, trigger_token_ratio=0.005, keep_recent_tokens=5)
@@ -176,8 +181,14 @@ async def test_incremental_summary_builds_on_the_previous_one(make_session: Make
         turn += 1
         assert turn < 50
     first, second = (call.messages[0].text for call in provider.calls_for("summary"))
-    assert "[上下文摘要] summary #1" in second
+    # The previous summary is its own fenced part of the request, the new messages another.
+    previous, messages = second.rsplit("```text", 1)
+    assert "```text\nsummary #1\n```" in previous
     assert "fact number 0:" in first and "fact number 0:" not in second
+    assert "summary #1" not in messages and "System:" not in messages
+    # The first summary is asked for with the default prompt, the update with its two parts.
+    assert first.startswith(DEFAULT_SUMMARY_PROMPT.split("{messages}")[0])
+    assert second.startswith(UPDATE_SUMMARY_PROMPT.split("{previous}")[0])
     slot = await session.get_slot()
     assert slot.config.focused is not None
     covers = slot.config.focused.summary_covers

@@ -8,6 +8,7 @@ backs off as any failed attempt does.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -66,11 +67,12 @@ def _words(number: int) -> str:
 
 
 def _conversation(request: LlmRequest) -> str:
-    return request.messages[-1].text.split("```text", 1)[-1].strip("`\n ")
+    # The last fenced part: the new messages (the previous summary is a part before it).
+    return re.findall(r"```text\n(.*?)\n```", request.messages[-1].text, re.DOTALL)[-1]
 
 
 def _good(request: LlmRequest) -> str:
-    latest = request.messages[-1].text.split()[-12:-2]
+    latest = _conversation(request).split()[-10:]
     return f"{FIRST} Later: {' '.join(latest)}."
 
 
@@ -166,10 +168,10 @@ async def test_a_refused_summary_is_retried_by_another_route_and_the_retry_appli
     elif route == "smaller_input":
         assert len(_conversation(retry[0])) < len(_conversation(bad_request))
     else:  # resummary: the new messages alone, then merged with the previous summary
-        assert FIRST in _conversation(bad_request)
-        assert FIRST not in _conversation(retry[0])
-        merge = _conversation(retry[1])
-        assert FIRST in merge and "(the new messages)" in merge
+        assert FIRST in bad_request.messages[-1].text
+        assert FIRST not in retry[0].messages[-1].text
+        merge = retry[1].messages[-1].text
+        assert FIRST in merge and "(the new messages)" in _conversation(retry[1])
     final = await get_conversation_summary(session)
     assert final is not None and "Later:" in final
 

@@ -1,0 +1,192 @@
+"""What the identifier extractor finds: the values a reader would call a fact's.
+
+The sentences are the quality bench's (``bench/quality/conversations.py``) and
+the summaries a 1.5B model wrote of them (``bench/results/quality.json``).
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentcore_autosummary import find_identifiers
+from agentcore_autosummary.identifiers import holds
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Kick-off notes for Harbor, the new customer portal. The project lead is Dana "
+            "Whitfield; she signs off on scope changes. The launch date is April 14, so "
+            "please plan backwards from that.",
+            ["April 14", "Harbor", "Dana Whitfield"],
+        ),
+        (
+            "Infrastructure decisions: the database will be MySQL 8, because the ops team "
+            "knows it well. The staging cluster is stg-harbor-03.",
+            ["MySQL 8", "stg-harbor-03"],
+        ),
+        (
+            "For the public API, the rate limit is 5,000 requests per minute per key. The "
+            "budget approved by finance is 40,000 dollars for the quarter.",
+            ["5,000 requests", "40,000 dollars", "API"],
+        ),
+        (
+            "Security review outcome: the auth provider will be Keycloak, self-hosted. Also "
+            "the upload limit for attachments is 25 MB per file.",
+            ["25 MB", "Keycloak"],
+        ),
+        (
+            "Performance notes: set the cache TTL to 900 seconds for catalogue pages. The code "
+            "freeze is April 28.",
+            ["April 28", "900 seconds", "TTL"],
+        ),
+        (
+            "Change of plan from the ops review: the database is now PostgreSQL 16 instead, "
+            "since we need row-level security.",
+            ["PostgreSQL 16"],
+        ),
+        (
+            "The failing test is tests/test_lexer.py::test_unicode_escape. The error is a "
+            "UnicodeDecodeError raised while lexing an escaped string.",
+            ["tests/test_lexer.py::test_unicode_escape", "UnicodeDecodeError"],
+        ),
+        (
+            "The last good commit is a3f9c2e (lexer: handle escaped quotes); 9b1d0f4 started "
+            "reading chunks as bytes.",
+            ["a3f9c2e", "9b1d0f4"],
+        ),
+        (
+            "Our Python version in CI is 3.11. I created the branch fix/unicode-escape-214 for "
+            "the fix. The CI timeout is 30 minutes.",
+            ["fix/unicode-escape-214", "30 minutes", "3.11", "Python", "CI"],
+        ),
+        (
+            "The total coverage is 81%; the lexer is at 84% on its own and the parser at 78%.",
+            ["81%", "84%", "78%"],
+        ),
+        (
+            "Hi, my name is Priya Raman. My order number is ORD-58213 and I have ticket "
+            "SUP-44817. I paid 129.99 for it; the warranty ends on 2027-01-31.",
+            ["2027-01-31", "129.99", "ORD-58213", "SUP-44817", "Priya Raman"],
+        ),
+        (
+            "If you call me, the phone number ends in 4471. Can I use the discount code "
+            "SPRING15 on a second jug?",
+            ["SPRING15", "4471"],
+        ),
+        (
+            "We meet on March 14 at 9:30 am; it costs $40, needs 512 MB and 30 s, and the "
+            "import wrote 2,500 rows with v1.2.3 of the FooBar tool.",
+            ["March 14", "9:30 am", "$40", "512 MB", "30 s", "2,500 rows", "v1.2.3", "FooBar"],
+        ),
+        (
+            "Deploy https://example.com/app/v2?env=prod. to /srv/app/config.yaml, "
+            "ticket JIRA-1432, build 123e4567-e89b-12d3-a456-426614174000, "
+            'mail ops@example.org, edit ./src/main.py and ~/notes/todo.md, name it "Harbor".',
+            [
+                "https://example.com/app/v2?env=prod",
+                "ops@example.org",
+                "123e4567-e89b-12d3-a456-426614174000",
+                "/srv/app/config.yaml",
+                "./src/main.py",
+                "~/notes/todo.md",
+                "Harbor",
+                "JIRA-1432",
+            ],
+        ),
+        ("我们开始物流看板项目。客户是华信物流，项目负责人是王磊。", ["华信物流", "王磊"]),
+        ("技术方案：数据库先用MongoDB，测试环境是test-cn-02。", ["test-cn-02", "MongoDB"]),
+        ("上线日期是6月3日，预算是12万元。", ["6月3日", "12万元"]),
+        ("部署需要8台服务器，接口超时设为30秒，每天9点30分同步。", ["9点30分", "8台", "30秒"]),
+        # Ordinary words are not values: a capital that only starts a sentence, and/or,
+        # small bare numbers, words with hyphens, Markdown labels.
+        ("Alice will check. Keyboard navigation and end-to-end tests and/or 42 at 10.", []),
+        ("**Decisions**: none yet.\n## Open tasks\n- none", []),
+        ("风险要写清楚影响和应对办法，而不只是列出名字。", []),
+    ],
+)
+def test_the_values_of_real_sentences_are_found(text: str, expected: list[str]) -> None:
+    assert find_identifiers(text) == expected
+
+
+def test_a_name_that_starts_one_sentence_and_is_used_inside_another_is_found() -> None:
+    assert find_identifiers("Keycloak is self-hosted. We chose Keycloak.") == ["Keycloak"]
+
+
+@pytest.mark.parametrize(
+    ("summary", "identifier"),
+    [
+        ("The rate limit is 5000 requests per minute.", "5,000 requests"),
+        ("Rate limit: 5,000 req/min.", "5,000 requests"),
+        ("Launch on 14 April.", "April 14"),
+        ("The TTL is 900s.", "900 seconds"),
+        ("Uploads up to 25MB.", "25 MB"),
+        ("auth: keycloak", "Keycloak"),
+    ],
+)
+def test_a_summary_holds_a_value_in_another_spelling(summary: str, identifier: str) -> None:
+    assert holds(summary, identifier)
+
+
+@pytest.mark.parametrize(
+    ("summary", "identifier"),
+    [
+        ("The rate limit is 2,500 requests per minute.", "5,000 requests"),
+        ("Uploads up to 2.5 MB.", "25 MB"),
+        ("The TTL is 9 seconds, 25 tries.", "25 MB"),
+        ("Launch on April 15.", "April 14"),
+    ],
+)
+def test_another_value_is_not_held(summary: str, identifier: str) -> None:
+    assert not holds(summary, identifier)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=400))
+def test_any_text_is_read_without_error(text: str) -> None:
+    found = find_identifiers(text)
+    assert len(found) == len(set(found))
+    for identifier in found:
+        assert identifier and identifier == identifier.strip()
+        assert identifier in text and holds(text, identifier)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "Dana",
+                "Whitfield",
+                "5,000",
+                "MB",
+                "v1.2",
+                "/srv",
+                "a-1",
+                "**x**:",
+                "是",
+                "王磊",
+                "，",
+                ". ",
+                " ",
+                "\n",
+                "April",
+                "14",
+                "@",
+                "https://",
+                "`",
+                '"',
+                "_",
+                "3.12",
+            ]
+        ),
+        max_size=60,
+    )
+)
+def test_text_made_of_identifier_pieces_is_read_without_error(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    for identifier in find_identifiers(text):
+        assert identifier in text
