@@ -69,7 +69,10 @@ class SummaryQuality:
         reply stopped at its token cap), ``"copy"`` (nearly identical to the
         previous summary although new messages were covered), ``"echo"``
         (mostly transcript copied back), ``"lost"`` (it drops too many
-        identifiers of the previous summary that nothing superseded).
+        identifiers of the previous summary that nothing superseded). An
+        applied summary is ``"kept"``, or ``"lost"`` when every route of the
+        retry was refused only for lost identifiers (the last one is applied,
+        with a warning); the other verdicts are never applied.
     :param stop_reason: Why the summary call's reply ended (``"end_turn"``, ``"max_tokens"``...).
     :param overlap_with_previous: Similarity to the previous summary, 0 to 1 (0 without one).
     :param echoed_share: The share of the summary copied from its input, 0 to 1.
