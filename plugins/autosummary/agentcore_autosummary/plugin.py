@@ -14,6 +14,7 @@ from agentcore import (
     AgentSession,
     CompactError,
     ContextSlot,
+    ModelCallInfo,
     PluginSetting,
     SlotConfig,
     SummaryInfo,
@@ -41,6 +42,7 @@ from agentcore_autosummary.runtime import (
     session_correction,
 )
 from agentcore_autosummary.seed_rule import cumulative_due
+from agentcore_autosummary.sent import record_sent
 from agentcore_autosummary.tails import (
     messages_due,
     unsummarized,
@@ -97,6 +99,13 @@ def check_slot_config(session: AgentSession, slot: ContextSlot, config: SlotConf
 async def before_model_call(ctx: TurnContext) -> None:
     """Keep the request about to be sent inside ``max_context_tokens`` (see :func:`fit_request`)."""
     await fit_request(ctx)
+
+
+@hookimpl
+def after_model_call(ctx: TurnContext, call: ModelCallInfo) -> None:
+    """Remember the turn request just sent, the prefix a summary request reuses (sent.py)."""
+    if enabled_config(ctx.config) is not None:
+        record_sent(ctx, call)
 
 
 @hookimpl
