@@ -16,6 +16,7 @@ from agentcore.cli.console import (
     write,
 )
 from agentcore.cli.meter import meter, summary_line
+from agentcore.cli.money import MODEL_KEY, cost_line
 from agentcore.cli.session_report import usage_dict
 from agentcore.cli.text import dumps, plural, printable
 from agentcore.demo.measure import SummaryState, context_tokens, new_summary, summary_state
@@ -35,7 +36,7 @@ class ChatOutput:
 
     :param stream: Ask the model for a streamed reply and print it as it comes.
     :param json: Print one JSON object per turn on stdout instead of the text.
-    :param meter: Print the context meter and summary notices on stderr.
+    :param meter: Print the context meter, the cost line and summary notices on stderr.
     :param indicator: Show a waiting indicator on stderr until the first token.
     """
 
@@ -48,12 +49,16 @@ class ChatOutput:
 class ChatLoop:
     """Runs turns from stdin until ``/quit`` or end of input, or a single turn.
 
-    Replies go to stdout; the meter and summary lines go to stderr. Text that
-    came from the model is printed with its control characters escaped.
+    Replies go to stdout; the meter, the session's cost (tokens, and dollars
+    when the model has a list price, see :mod:`agentcore.pricing`) and summary
+    lines go to stderr. Text that came from the model is printed with its
+    control characters escaped. The model is recorded in the session data
+    (:data:`~agentcore.cli.money.MODEL_KEY`) after the first turn.
 
     :param session: The session the turns go to.
     :param max_context_tokens: The window the meter measures against.
-    :param model: The model name whose tokenizer counts (None: ``cl100k_base``).
+    :param model: The model name whose tokenizer counts (None: ``cl100k_base``) and
+        whose price the cost line shows.
     :param output: How turns are shown.
     :param notices: The plugin registered on the session's bundle that collects
         applied summaries (``after_summary``); without it, the loop compares the
@@ -75,6 +80,7 @@ class ChatLoop:
         self._output = output if output is not None else ChatOutput()
         self._known: SummaryState = (None, 0)
         self._notices = notices
+        self._model_recorded = False
 
     async def run(self) -> None:
         """Chat until the user quits; errors of the provider propagate."""
@@ -143,11 +149,20 @@ class ChatLoop:
                 },
             }
             write(dumps(record) + "\n")
+        await self._remember_model()
         if not self._output.meter:
             return
         grown = await context_tokens(self._session, as_config=config_before, model=self._model)
         note(meter(grown, self._limit))
+        note(cost_line(self._session.cost.total(), self._model))
         await self._show_new_summary()
+
+    async def _remember_model(self) -> None:
+        """Record the model in the session data once, so ``sessions show`` can price it."""
+        if self._model and not self._model_recorded:
+            if await self._session.memory.get(MODEL_KEY) != self._model:
+                await self._session.memory.set(MODEL_KEY, self._model)
+            self._model_recorded = True
 
     async def _streamed(self, text: str, indicator: WaitingIndicator) -> str:
         """Stream the reply of ``text`` to stdout (unless JSON is asked for); return it.
