@@ -126,3 +126,23 @@ def test_systems_that_set_no_breakpoint_are_not_cached_at_anthropic() -> None:
         bill.add(turn, pairs, [1500, 1500])
     assert bill.figures()["anthropic"]["cache_read"] == 0
     assert bill.figures()["openai"]["cache_read"] > 0
+
+
+def test_a_bill_of_growing_and_rewritten_requests_matches_billing_each_whole() -> None:
+    requests = []
+    pairs: list[tuple[str, str]] = [("system", "s")]
+    for turn in range(6):
+        pairs = [*pairs, ("user", f"u{turn}"), ("assistant", f"a{turn}")]
+        requests.append(list(pairs))
+    requests.append([("system", "s"), ("user", "summary"), *pairs[-2:]])  # a compaction
+    requests.append([*requests[-1], ("user", "next")])
+    bill = Bill("agentcore-inline")
+    whole = OpenAICache()
+    expected = 0
+    for turn, request in enumerate(requests):
+        counts = [400] * len(request)
+        bill.add(turn, request, counts)
+        now = turn_start(turn)
+        blocks = [Block(hash(pair), 400) for pair in request]
+        expected += whole.bill(blocks, now).cache_read
+    assert bill.figures()["openai"]["cache_read"] == expected > 0

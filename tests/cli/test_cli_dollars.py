@@ -73,8 +73,6 @@ def test_chat_shows_the_cost_and_sessions_show_prices_it(
     other = json.loads(
         run_cli("sessions", "show", "d1", "--db", str(db), "--json", "--model", "gpt-5").stdout
     )
-    assert other["cost"]["total"]["dollars"] == pytest.approx(
-        LIST_PRICES["gpt-5"].dollars(usage)
-    )
+    assert other["cost"]["total"]["dollars"] == pytest.approx(LIST_PRICES["gpt-5"].dollars(usage))
     local = run_cli("sessions", "show", "d1", "--db", str(db), "--model", "llama3.2").stdout
     assert "$" not in local and "model         llama3.2 (no list price)" in local
