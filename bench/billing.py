@@ -120,12 +120,36 @@ def extend_prefixes(
         totals.append(total)
 
 
+PRUNE_AT = 4096
+"""Entries a cache model keeps before it drops those that expired (the simulated clock
+only moves forward, so an expired entry can never be read again)."""
+
+
+class _Entries(dict[int, float]):
+    """Cache entries by prefix key, with their expiry; expired ones dropped now and then."""
+
+    limit = PRUNE_AT
+
+    def pruned(self, now: float) -> _Entries:
+        """Self, or a copy without expired entries once it holds more than ``limit``."""
+        if len(self) <= self.limit:
+            return self
+        live = _Entries((key, until) for key, until in self.items() if until >= now)
+        live.limit = max(PRUNE_AT, 2 * len(live))
+        return live
+
+
+def _pruned(expires: dict[int, float], now: float) -> dict[int, float]:
+    """``expires`` without its expired entries, once it holds more than its limit."""
+    return expires.pruned(now) if isinstance(expires, _Entries) else expires
+
+
 class OpenAICache:
     """OpenAI's automatic prefix cache, for one conversation."""
 
     def __init__(self, ttl: float = TTL_SECONDS) -> None:
         self.ttl = ttl
-        self._expires: dict[int, float] = {}
+        self._expires: dict[int, float] = _Entries()
 
     def bill(self, blocks: Sequence[Block], now: float) -> Billed:
         """Bill one request sent at ``now`` (simulated seconds), and cache it."""
@@ -151,8 +175,7 @@ class OpenAICache:
         return Billed(total, cache_read=cached)
 
     def _prune(self, now: float) -> None:
-        if len(self._expires) > 50_000:
-            self._expires = {k: t for k, t in self._expires.items() if t >= now}
+        self._expires = _pruned(self._expires, now)
 
 
 class AnthropicCache:
@@ -161,7 +184,7 @@ class AnthropicCache:
     def __init__(self, ttl: float = TTL_SECONDS, min_tokens: int = ANTHROPIC_MIN_TOKENS) -> None:
         self.ttl = ttl
         self.min_tokens = min_tokens
-        self._expires: dict[int, float] = {}
+        self._expires: dict[int, float] = _Entries()
 
     def bill(self, blocks: Sequence[Block], breakpoints: Iterable[int], now: float) -> Billed:
         """Bill one request sent at ``now`` whose ``breakpoints`` are block indices."""
@@ -189,6 +212,7 @@ class AnthropicCache:
             write = totals[cacheable[-1]] - read
         for mark in cacheable:
             self._expires[keys[mark]] = now + self.ttl
+        self._expires = _pruned(self._expires, now)
         return Billed(total, cache_read=read, cache_write=write)
 
 
