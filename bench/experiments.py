@@ -20,6 +20,7 @@ from typing import Any
 
 from agentcore.budget import reply_reservation
 from bench import facts
+from bench.billing import Bill
 from bench.conversations import Conversation, Turn, fresh, generated, split_at_messages
 from bench.measure import Recorder, TokenMeter, median, percentile
 from bench.settings import Settings
@@ -43,6 +44,7 @@ async def replay(system: System, conversation: Conversation, settings: Settings)
     env = _env(settings)
     recorder = env.recorder
     recorder.probes = frozenset(facts.probe_turns(len(conversation.turns)))
+    recorder.bill = Bill(system.key)
     gc.collect()
     tracemalloc.start()
     start = time.perf_counter()
@@ -88,6 +90,8 @@ async def replay(system: System, conversation: Conversation, settings: Settings)
         "peak_memory": peak,
         "seconds": seconds,
         "context_per_turn": per_turn,
+        # Cache reads, cache writes and dollars at list prices, per provider (bench/billing.py).
+        "billing": recorder.bill.figures(),
     }
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from agentcore.tokens import REPLY_PRIMING_TOKENS, TOKENS_PER_MESSAGE, get_token_counter
 from bench import facts
+from bench.billing import Bill
 
 Pair = tuple[str, str]
 """A message as ``(role, text)``; roles are system, user, assistant and tool."""
@@ -73,6 +74,8 @@ class Recorder:
     """Turns whose first request is searched for planted facts."""
     seen: dict[int, set[int]] = field(default_factory=dict)
     """Probe turn -> numbers of the planted facts its first request carried."""
+    bill: Bill | None = None
+    """When set, every request is also billed by the prefix-cache model (bench/billing.py)."""
 
     @contextmanager
     def model_time(self) -> Iterator[None]:
@@ -90,6 +93,9 @@ class Recorder:
         self.requests.append((self.turn, tokens))
         reply = self.reply_reserve if max_tokens is None else max_tokens
         self.budgeted.append(tokens + tool_tokens + reply)
+        if self.bill is not None:
+            counts = [self.meter.message(pair) for pair in pairs]
+            self.bill.add(self.turn, pairs, counts, tool_tokens=tool_tokens)
         if self.turn in self.probes and self.turn not in self.seen:
             self.seen[self.turn] = facts.fact_numbers(text for _, text in pairs)
 
@@ -103,7 +109,19 @@ class Recorder:
         reply = self.reply_reserve if max_tokens is None else max_tokens
         self.budgeted.append(tokens + tool_tokens + reply)
         cap = self.summary_cap if max_tokens is None else min(max_tokens, self.summary_cap)
-        return facts.faithful_summary(pairs, cap, self.meter)
+        summary = facts.faithful_summary(pairs, cap, self.meter)
+        if self.bill is not None:
+            counts = [self.meter.message(pair) for pair in pairs]
+            output = self.meter.message(("assistant", summary))
+            self.bill.add(
+                self.turn,
+                pairs,
+                counts,
+                tool_tokens=tool_tokens,
+                purpose="summary",
+                output_tokens=output,
+            )
+        return summary
 
 
 def percentile(values: Sequence[float], q: float) -> float:

@@ -15,6 +15,7 @@ from typing import Any
 
 from agentcore_autosummary import SummaryConfig
 from bench import facts, plot
+from bench.billing_report import billing_intro, billing_table
 from bench.measure import TokenMeter
 from bench.settings import SYSTEM_PROMPT, Settings
 from bench.systems import BASELINE, label
@@ -372,6 +373,8 @@ def _body(
     ]
     lines += _retention_table(index, systems)
     lines += ["", "![Input tokens against retention](retention.png)"]
+    lines += ["", "### Billed dollars, prompt caching included", ""]
+    lines += billing_intro() + billing_table(index, systems)
     for name, title in (
         ("generated", f"Generated conversation ({settings.generated_turns} turns)"),
         ("corpus", "Corpus conversation (chatterbot-corpus English dialogs)"),

@@ -18,6 +18,7 @@ from agentcore.cli.console import (
 )
 from agentcore.cli.extensions import ChatCommand, NotesSource
 from agentcore.cli.meter import context_tokens, meter
+from agentcore.cli.money import MODEL_KEY, cost_line
 from agentcore.cli.session_report import usage_dict
 from agentcore.cli.text import dumps, plural, printable
 from agentcore.session import AgentSession
@@ -34,7 +35,7 @@ class ChatOutput:
 
     :param stream: Ask the model for a streamed reply and print it as it comes.
     :param json: Print one JSON object per turn on stdout instead of the text.
-    :param meter: Print the context meter and the plugins' notes on stderr.
+    :param meter: Print the context meter, the cost line and the plugins' notes on stderr.
     :param indicator: Show a waiting indicator on stderr until the first token.
     """
 
@@ -47,12 +48,16 @@ class ChatOutput:
 class ChatLoop:
     """Runs turns from stdin until ``/quit`` or end of input, or a single turn.
 
-    Replies go to stdout; the meter and the plugins' notes go to stderr. Text
-    that came from the model is printed with its control characters escaped.
+    Replies go to stdout; the meter, the session's cost (tokens, and dollars
+    when the model has a list price, see :mod:`agentcore.pricing`) and the
+    plugins' notes go to stderr. Text that came from the model is printed with
+    its control characters escaped. The model is recorded in the session data
+    (:data:`~agentcore.cli.money.MODEL_KEY`) after the first turn.
 
     :param session: The session the turns go to.
     :param max_context_tokens: The window the meter measures against.
-    :param model: The model name whose tokenizer counts (None: ``cl100k_base``).
+    :param model: The model name whose tokenizer counts (None: ``cl100k_base``) and
+        whose price the cost line shows.
     :param output: How turns are shown.
     :param commands: The slash commands plugins add (``register_chat_commands``).
     :param notes: Where plugins' notes come from, shown after each turn and command.
@@ -74,6 +79,7 @@ class ChatLoop:
         self._output = output if output is not None else ChatOutput()
         self._commands = tuple(commands)
         self._notes = tuple(notes)
+        self._model_recorded = False
 
     async def run(self) -> None:
         """Chat until the user quits; errors of the provider propagate."""
@@ -140,11 +146,20 @@ class ChatLoop:
                 },
             }
             write(dumps(record) + "\n")
+        await self._remember_model()
         if not self._output.meter:
             return
         grown = await context_tokens(self._session, as_config=config_before, model=self._model)
         note(meter(grown, self._limit))
+        note(cost_line(self._session.cost.total(), self._model))
         self._show_notes()
+
+    async def _remember_model(self) -> None:
+        """Record the model in the session data once, so ``sessions show`` can price it."""
+        if self._model and not self._model_recorded:
+            if await self._session.memory.get(MODEL_KEY) != self._model:
+                await self._session.memory.set(MODEL_KEY, self._model)
+            self._model_recorded = True
 
     async def _streamed(self, text: str, indicator: WaitingIndicator) -> str:
         """Stream the reply of ``text`` to stdout (unless JSON is asked for); return it.

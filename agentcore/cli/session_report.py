@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from agentcore.cli.errors import CliError
+from agentcore.cli.money import MODEL_KEY, dollars_for
 from agentcore.serialization import message_to_dict
 from agentcore.slots import config_from_json
 from agentcore.stores.base import MemoryStore
@@ -13,13 +14,23 @@ from agentcore.usage import Usage
 
 
 def usage_dict(usage: Usage) -> dict[str, int]:
-    """``usage`` as ``{input_tokens, output_tokens, cached_input_tokens, total_tokens}``."""
+    """``usage`` as a dict of its token counts.
+
+    Keys: ``input_tokens``, ``output_tokens``, ``cached_input_tokens``,
+    ``cache_write_tokens`` and ``total_tokens``.
+    """
     return {
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
         "cached_input_tokens": usage.cached_input_tokens,
+        "cache_write_tokens": usage.cache_write_tokens,
         "total_tokens": usage.total_tokens,
     }
+
+
+def priced_usage(usage: Usage, model: str | None) -> dict[str, Any]:
+    """:func:`usage_dict` with ``dollars``: at the list price of ``model``, or None."""
+    return {**usage_dict(usage), "dollars": dollars_for(usage, model)}
 
 
 async def require_session(store: MemoryStore, session_id: str, where: str) -> None:
@@ -56,8 +67,15 @@ async def slot_reports(store: MemoryStore, session_id: str) -> list[dict[str, An
     return slots
 
 
-async def session_report(store: MemoryStore, session_id: str) -> dict[str, Any]:
-    """Everything ``sessions show`` prints about ``session_id``."""
+async def session_report(
+    store: MemoryStore, session_id: str, model: str | None = None
+) -> dict[str, Any]:
+    """Everything ``sessions show`` prints about ``session_id``.
+
+    ``cost`` gives each purpose's usage with its ``dollars`` at the price of
+    ``model``, else of the model ``agentcore chat`` recorded
+    (:data:`~agentcore.cli.money.MODEL_KEY`); ``model`` is the one used.
+    """
     state = await store.load_state(session_id)
     cost = dict(state.cost) if state is not None else {}
     total = sum(cost.values(), Usage())
@@ -66,13 +84,17 @@ async def session_report(store: MemoryStore, session_id: str) -> dict[str, Any]:
     for slot in slots:
         slot["current"] = slot["id"] == current
     data = {key: await store.get_data(session_id, key) for key in await store.data_keys(session_id)}
+    if model is None:
+        recorded = data.get(MODEL_KEY)
+        model = recorded if isinstance(recorded, str) and recorded else None
     return {
         "session": session_id,
         "turn_index": state.turn_index if state is not None else 0,
         "current_slot": current,
+        "model": model,
         "cost": {
-            **{purpose: usage_dict(usage) for purpose, usage in sorted(cost.items())},
-            "total": usage_dict(total),
+            **{purpose: priced_usage(usage, model) for purpose, usage in sorted(cost.items())},
+            "total": priced_usage(total, model),
         },
         "slots": slots,
         "data": data,

@@ -19,6 +19,7 @@ from agentcore.cli.database import (
 )
 from agentcore.cli.errors import EXIT_USAGE, CliError
 from agentcore.cli.meter import format_tokens
+from agentcore.cli.money import format_dollars
 from agentcore.cli.session_report import (
     export_records,
     require_session,
@@ -66,6 +67,12 @@ def register(
     show.add_argument("session_id", metavar="ID", help="the session id")
     add_db_argument(show)
     show.add_argument("--json", action="store_true", help="print a JSON object instead")
+    show.add_argument(
+        "--model",
+        metavar="MODEL",
+        help="price the cost at this model's list price (default: the model the chat "
+        "recorded; no dollars for a model without a price)",
+    )
     show.set_defaults(handler=_run(_show), parser=show)
 
     export = sub.add_parser(
@@ -150,7 +157,7 @@ async def _list(store: MemoryStore, path: Database, args: argparse.Namespace) ->
 
 async def _show(store: MemoryStore, path: Database, args: argparse.Namespace) -> None:
     await require_session(store, args.session_id, str(path))
-    report = await session_report(store, args.session_id)
+    report = await session_report(store, args.session_id, args.model)
     if args.json:
         _print_json({**report, "database": str(path)})
         return
@@ -165,12 +172,18 @@ def _render_report(report: dict[str, Any], path: Database) -> str:
         f"current slot  {printable(report['current_slot'] or '-', multiline=False)}",
     ]
     cost_lines = [
-        f"{printable(purpose, multiline=False)}: {format_tokens(usage['input_tokens'])} in + "
+        f"{printable(purpose, multiline=False)}: {format_tokens(usage['input_tokens'])} in "
+        f"({format_tokens(usage['cached_input_tokens'])} cache reads, "
+        f"{format_tokens(usage['cache_write_tokens'])} cache writes) + "
         f"{format_tokens(usage['output_tokens'])} out = "
         f"{format_tokens(usage['total_tokens'])} tokens"
+        + ("" if usage["dollars"] is None else f"  {format_dollars(usage['dollars'])}")
         for purpose, usage in report["cost"].items()
     ]
     lines.append("cost          " + "\n              ".join(cost_lines))
+    if report["model"] is not None:
+        priced = "" if report["cost"]["total"]["dollars"] is not None else " (no list price)"
+        lines.append(f"model         {printable(report['model'], multiline=False)}{priced}")
     for slot in report["slots"]:
         lines.append("")
         slot_id = printable(slot["id"], multiline=False)

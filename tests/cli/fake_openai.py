@@ -15,12 +15,20 @@ SUMMARY_REPLY = "The user greeted the assistant and asked several numbered quest
 SUMMARY_MARKER = "```text\n"
 """The summary prompt fences the conversation as data; a turn's messages never hold this."""
 
+PREFIX_SUMMARY_MARKER = "The material to summarize is the conversation above this message"
+"""A summary request that reuses the conversation's prefix ends with an instruction saying so."""
+
+
+def is_summary_text(text: str) -> bool:
+    """Whether ``text``, a request's last message, asks for a summary (either shape)."""
+    return SUMMARY_MARKER in text or PREFIX_SUMMARY_MARKER in text
+
 
 def reply_for(body: dict[str, Any]) -> str:
     """A summary request gets :data:`SUMMARY_REPLY`; a turn gets its last message echoed."""
     last = body["messages"][-1]["content"]
     text = last if isinstance(last, str) else "".join(part.get("text", "") for part in last)
-    if SUMMARY_MARKER in text:
+    if is_summary_text(text):
         return SUMMARY_REPLY
     return f"You said: {text}. " + "Here is a longer answer to fill the context. " * 4
 

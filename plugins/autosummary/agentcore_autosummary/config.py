@@ -24,6 +24,7 @@ Strategy = Literal["incremental", "full"]
 Mode = Literal["inline", "background"]
 SummaryStyle = Literal["prose", "structured"]
 RetentionCheck = Literal["append", "log", "off"]
+RequestShape = Literal["auto", "prefix", "transcript"]
 
 CORRECTION_KEY = "autosummary.token_correction"
 """Session-data key of the token correction the plugin learns from usage."""
@@ -230,6 +231,14 @@ class SummaryConfig:
         copied to system instructions; see ``docs/autosummary.md``, "The summary's role".
     :param summary_position: Where the summary goes, written into the slot's
         ``FocusedConfig.summary_position`` likewise (None: the slot's own).
+    :param request_shape: How a summary is asked for. ``"prefix"``: the conversation's
+        last turn request as it was sent (system prompt, tools, messages, the reply),
+        then the summary instruction as a final user message, so a provider that cached
+        that prefix bills it as cache reads; ``"transcript"``: one user message, the
+        fixed instruction first, then the conversation as text; ``"auto"``: ``"prefix"``
+        when the summarizer is the turns' own provider and model, else ``"transcript"``.
+        A prefix that does not fit the window, or with no turn request sent yet in this
+        live session, falls back to the transcript (see ``docs/autosummary.md``).
     """
 
     trigger_token_ratio: float = field(default=0.5, validator=_ratio)
@@ -261,6 +270,9 @@ class SummaryConfig:
     )
     summary_position: SummaryPosition | None = field(
         default=None, validator=_optional_one_of("after_system", "end")
+    )
+    request_shape: RequestShape = field(
+        default="auto", validator=_one_of("auto", "prefix", "transcript")
     )
 
     def __attrs_post_init__(self) -> None:
@@ -349,6 +361,7 @@ class SummaryConfig:
             "window_guard": False,
             "summary_role": "system",
             "summary_position": "end",
+            "request_shape": "transcript",
         }
         settings.update(overrides)
         return cls.coerce(settings)

@@ -28,7 +28,10 @@ def before_summary(ctx: TurnContext, request: SummaryRequestInfo) -> Awaitable[b
     after the plugin chose what to summarize and before any summary call.
     ``request`` is mutable: replace ``request.prompt`` (keeping its
     ``{messages}`` placeholder) or ``request.messages``, or veto the summary
-    with ``request.vetoed = True``.
+    with ``request.vetoed = True``. When the summary is asked for in the
+    prefix shape (``SummaryConfig.request_shape``), the summarizer reads the
+    conversation's last turn request, then the prompt; a hook that replaces
+    ``request.messages`` chose what it reads, and gets a transcript of them.
 
     An exception raised here is logged on the ``agentcore`` logger and does
     not stop the summary.

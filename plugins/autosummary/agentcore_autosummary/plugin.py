@@ -12,6 +12,7 @@ import pluggy
 from agentcore import (
     AgentSession,
     ContextSlot,
+    ModelCallInfo,
     PluginSetting,
     SlotConfig,
     TurnContext,
@@ -39,6 +40,7 @@ from agentcore_autosummary.runtime import (
     session_correction,
 )
 from agentcore_autosummary.seed_rule import cumulative_due
+from agentcore_autosummary.sent import record_sent
 from agentcore_autosummary.tails import (
     messages_due,
     unsummarized,
@@ -99,6 +101,13 @@ async def before_model_call(ctx: TurnContext) -> None:
     if enabled_config(ctx.config) is not None:
         await focus_full_slot(ctx)
     await fit_request(ctx)
+
+
+@hookimpl
+def after_model_call(ctx: TurnContext, call: ModelCallInfo) -> None:
+    """Remember the turn request just sent, the prefix a summary request reuses (sent.py)."""
+    if enabled_config(ctx.config) is not None:
+        record_sent(ctx, call)
 
 
 @hookimpl

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from attrs import frozen
 
-from agentcore import AgentCoreError, LlmCycle, LlmProvider, Message, Usage
+from agentcore import AgentCoreError, CycleResult, LlmCycle, LlmProvider, Message, Usage
 from agentcore.budget import TokenCorrection
 from agentcore.errors import ContextWindowExceededError
 from agentcore.messages import valid_text
@@ -160,6 +160,19 @@ async def request_summary(
         result = await _within(seconds, cycle.submit_messages([Message.user(prompt)]))
     except ContextWindowExceededError as exc:
         raise SummaryOverflowError(local, max_tokens, exc) from exc
+    return await read_reply(result, counter, local, max_tokens, limit)
+
+
+async def read_reply(
+    result: CycleResult, counter: TokenCounter, local: int, max_tokens: int, limit: int
+) -> SummaryReply:
+    """The summary of a summary call's ``result``, checked as :func:`request_summary` says.
+
+    ``local`` is the request's local count, ``max_tokens`` the reply cap it
+    was sent with and ``limit`` the summary's cap (a longer summary is cut to
+    it). Raises :class:`SummaryFailedError` for an empty reply and
+    :class:`SummaryCutError` for one that stopped at its cap.
+    """
     text = valid_text(result.final_message.text).strip()
     paid = result.response.usage
     if paid is None:

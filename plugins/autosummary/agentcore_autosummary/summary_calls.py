@@ -25,6 +25,7 @@ from agentcore_autosummary.budget import (
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.plan import Plan
 from agentcore_autosummary.planner import plan_chunks
+from agentcore_autosummary.prefix_requests import request_prefix_summary, wants_prefix
 from agentcore_autosummary.provider import counting_model, summary_provider
 from agentcore_autosummary.retention import append_missing, log_missing, missing_identifiers
 from agentcore_autosummary.routes import UPDATE, Route
@@ -101,7 +102,13 @@ async def summarize_in_chunks(
     the previous summary by one more call. Without a cap, rounds of that
     follow each other until every message is covered. ``route`` says how
     the requests are asked for (:class:`~agentcore_autosummary.routes.Route`).
+    The first request of a summary (``UPDATE``) is one prefix-shaped call
+    when the config wants it and it can apply (:func:`request_prefix_one`).
     """
+    if route == UPDATE and wants_prefix(ctx, config):
+        reply = await request_prefix_one(ctx, config, plan)
+        if reply is not None:
+            return reply.text, len(plan.messages)
     previous = plan.previous
     covered = 0
     while True:
@@ -246,6 +253,31 @@ async def request_one_summary(
         await _count(ctx, reply, fit)
         return reply
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def request_prefix_one(
+    ctx: TurnContext, config: SummaryConfig, plan: Plan
+) -> SummaryReply | None:
+    """One prefix-shaped summary request of all of ``plan``, counted like any summary call.
+
+    None when that shape cannot apply
+    (:func:`~agentcore_autosummary.prefix_requests.request_prefix_summary`):
+    nothing was paid and the caller asks for a transcript summary.
+    """
+    fit = await summary_fit(ctx, config, plan)
+    provider = summary_provider(ctx, config)
+    try:
+        reply = await request_prefix_summary(ctx, provider, config, plan, fit)
+    except SummaryCutError as exc:
+        await _count(ctx, exc.reply, fit)
+        raise
+    except SummaryFailedError as exc:
+        if exc.usage is not None:
+            await paid(ctx, exc.usage)
+        raise
+    if reply is not None:
+        await _count(ctx, reply, fit)
+    return reply
 
 
 async def _count(ctx: TurnContext, reply: SummaryReply, fit: SummaryFit) -> None:

@@ -62,7 +62,7 @@ async def _session(agent: Agent, *plugins: object, fail: bool = False, **config:
 
 
 async def test_compact_summarizes_now_with_focus_instructions(agent: Agent) -> None:
-    session = await _session(agent)
+    session = await _session(agent, request_shape="transcript")
     provider = session.bundle.provider
     assert await get_conversation_summary(session) is None  # the watermark was never reached
     result = await compact(session, "keep the API design decisions")

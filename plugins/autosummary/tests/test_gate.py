@@ -40,7 +40,11 @@ from agentcore_autosummary.routes import MAX_EXTRA_CALLS
 from agentcore_autosummary.trigger import backoff_turns
 
 AGENT = Agent("assistant", system_prompt="You are a helpful assistant.")
-CONFIG = SummaryConfig(max_context_tokens=2000, trigger_token_ratio=0.3, debounce_turns=1)
+# The retry routes are read from transcript requests; test_prefix_summaries.py has the gate
+# refusing a prefix-shaped summary.
+CONFIG = SummaryConfig(
+    max_context_tokens=2000, trigger_token_ratio=0.3, debounce_turns=1, request_shape="transcript"
+)
 FIRST = "The user deploys to /srv/app on port 8443; the release is v2.1."
 
 Reply = Callable[[LlmRequest], Any]

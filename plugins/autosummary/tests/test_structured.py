@@ -50,7 +50,9 @@ async def _two_turns(session: AgentSession) -> None:
 
 async def test_structured_summary_asks_for_sections(make_session: MakeSession) -> None:
     provider = MockProvider(responder=Replies())
-    session = make_session(provider, summary=_config(summary_style="structured"))
+    session = make_session(
+        provider, summary=_config(summary_style="structured", request_shape="transcript")
+    )
     await _two_turns(session)
     (call,) = provider.calls_for("summary")
     prompt = call.messages[-1].text

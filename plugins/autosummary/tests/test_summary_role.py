@@ -45,7 +45,11 @@ async def requests_with_injected_system_text(
     summarizer = CopyingSummarizer()
     provider = MockProvider(responder=summarizer)
     config = SummaryConfig(
-        trigger_messages=6, keep_recent_messages=2, debounce_turns=0, summary_role=summary_role
+        trigger_messages=6,
+        keep_recent_messages=2,
+        debounce_turns=0,
+        summary_role=summary_role,
+        request_shape="transcript",  # the summarizer copies the transcript it is given
     )
     bundle = (
         AgentBuilder()

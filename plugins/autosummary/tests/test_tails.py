@@ -20,7 +20,9 @@ async def test_a_message_window_never_drops_a_message_silently(make_session: Mak
     provider = MockProvider(responder=Replies())
     # The token watermark (24,000 tokens) is never reached by 80 short messages.
     session = make_session(
-        provider, summary=SummaryConfig(), mode=FocusedConfig(max_recent_messages=20)
+        provider,
+        summary=SummaryConfig(request_shape="transcript"),  # the transcripts show what was read
+        mode=FocusedConfig(max_recent_messages=20),
     )
     summarized: set[str] = set()
     for turn in range(40):

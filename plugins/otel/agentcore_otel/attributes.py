@@ -46,6 +46,9 @@ SLOT_ID = "agentcore.slot.id"
 """The context slot the turn ran in."""
 TOOL_IS_ERROR = "agentcore.tool.is_error"
 """True when the tool result told the model the call failed."""
+USAGE_COST_USD = "agentcore.usage.cost_usd"
+"""What the call's or turn's usage costs in US dollars at the model's list price
+(``agentcore.pricing.LIST_PRICES``); not set for a model without one."""
 
 OPERATION_SUMMARIZE = "summarize"
 """The name of a summary's span: ``summarize {slot id}``."""

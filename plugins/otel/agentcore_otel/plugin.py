@@ -11,7 +11,9 @@
 - ``after_model_call`` records each model call (``chat {model}``) as a child
   of the turn span, from its start time and duration: the turn's calls and
   the summary calls a plugin makes through ``ctx.provider``, marked with
-  ``agentcore.request.purpose``.
+  ``agentcore.request.purpose``, with its usage: tokens, cache reads and
+  writes, and its cost in dollars at the model's list price (``cost.py``); the
+  turn span gets the same for the turn's own usage when it closes.
 - ``before_tool_call`` / ``after_tool_call`` open and close a span per tool
   call (``execute_tool {name}``), current while the tool runs.
 - ``after_summary`` / ``on_summary_error`` record each summary
@@ -44,6 +46,7 @@ from agentcore import PluginSetting, TurnContext, hookimpl
 from agentcore.calls import ModelCallInfo, ToolCallInfo
 from agentcore_otel import attributes as attr
 from agentcore_otel.content import arguments_json, finish_reason, messages_json, output_json
+from agentcore_otel.cost import usage_attributes
 from agentcore_otel.settings import SETTINGS, capture_content, tracer_provider
 from agentcore_otel.summaries import applied_attributes, error_quality, quality_attributes
 
@@ -176,8 +179,7 @@ def _end_turn(ctx: TurnContext, error: BaseException | None) -> None:
         _record_error(span, error)
     else:
         if ctx.usage is not None:
-            span.set_attribute(attr.USAGE_INPUT_TOKENS, ctx.usage.input_tokens)
-            span.set_attribute(attr.USAGE_OUTPUT_TOKENS, ctx.usage.output_tokens)
+            span.set_attributes(usage_attributes(ctx.usage, _turn_model(ctx)))
         if ctx.response is not None:
             stop = finish_reason(ctx.response.stop_reason)
             span.set_attribute(attr.RESPONSE_FINISH_REASONS, [stop])
@@ -229,14 +231,8 @@ def after_model_call(ctx: TurnContext, call: ModelCallInfo) -> None:
         if response.model is not None:
             span.set_attribute(attr.RESPONSE_MODEL, response.model)
         span.set_attribute(attr.RESPONSE_FINISH_REASONS, [finish_reason(response.stop_reason)])
-        usage = response.usage
-        if usage is not None:
-            span.set_attribute(attr.USAGE_INPUT_TOKENS, usage.input_tokens)
-            span.set_attribute(attr.USAGE_OUTPUT_TOKENS, usage.output_tokens)
-            if usage.cached_input_tokens:
-                span.set_attribute(attr.USAGE_CACHE_READ_INPUT_TOKENS, usage.cached_input_tokens)
-            if usage.cache_write_tokens:
-                span.set_attribute(attr.USAGE_CACHE_CREATION_INPUT_TOKENS, usage.cache_write_tokens)
+        if response.usage is not None:
+            span.set_attributes(usage_attributes(response.usage, response.model or model))
         if capture:
             span.set_attribute(
                 attr.OUTPUT_MESSAGES, output_json(response.message, response.stop_reason)
@@ -244,6 +240,14 @@ def after_model_call(ctx: TurnContext, call: ModelCallInfo) -> None:
     if call.error is not None:
         _record_error(span, call.error)
     span.end(end_time=_ns(call.started_at + call.duration))
+
+
+def _turn_model(ctx: TurnContext) -> str | None:
+    """The model a turn asked for: the agent's, else its provider's default."""
+    if ctx.session.agent.model is not None:
+        return ctx.session.agent.model
+    default = getattr(ctx.provider, "model", None)
+    return default if isinstance(default, str) else None
 
 
 def _provider_name(provider: object) -> str:

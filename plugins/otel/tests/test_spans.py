@@ -93,6 +93,8 @@ async def test_a_turn_is_a_span_with_its_model_call_as_a_child(
         "agentcore.slot.id": "default",
         "gen_ai.usage.input_tokens": 120,
         "gen_ai.usage.output_tokens": 8,
+        "gen_ai.usage.cache_read.input_tokens": 100,
+        "gen_ai.usage.cache_creation.input_tokens": 15,
         "gen_ai.response.finish_reasons": ("stop",),
     }
     assert chat.name == "chat mock-model" and chat.kind is SpanKind.CLIENT

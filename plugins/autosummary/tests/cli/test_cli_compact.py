@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fake_openai import SUMMARY_MARKER, SUMMARY_REPLY
+from fake_openai import SUMMARY_REPLY, is_summary_text
 
 pytest.importorskip("agentcore_autosummary")
 
@@ -21,7 +21,7 @@ def base(openai_server, require_openai_provider: None, tmp_path: Path) -> list[s
 
 def _summary_requests(openai_server) -> list[str]:
     texts = [str(request["messages"][-1]["content"]) for request in openai_server.requests]
-    return [text for text in texts if SUMMARY_MARKER in text]
+    return [text for text in texts if is_summary_text(text)]
 
 
 def test_chat_slash_commands(run_cli, base, openai_server) -> None:
@@ -76,6 +76,6 @@ def test_summary_provider_sends_summaries_elsewhere(run_cli, base, openai_server
     models = {
         request["model"]
         for request in openai_server.requests
-        if SUMMARY_MARKER in str(request["messages"][-1]["content"])
+        if is_summary_text(str(request["messages"][-1]["content"]))
     }
     assert models == {"summarizer"}

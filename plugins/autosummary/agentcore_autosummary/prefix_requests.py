@@ -1,0 +1,150 @@
+"""Summary requests that ride the prompt cache: the last turn request, then the instruction.
+
+When the summarizer is the turns' own provider and model
+(``SummaryConfig.request_shape``), a summary request sends exactly what the
+conversation's last turn request sent (system prompt, tools, messages, in
+the same order) followed by the model's reply to it, and appends the
+summary instruction as a final user message. A provider that cached that
+prefix for the turn bills it again as cache reads: only the instruction and
+the reply's tokens are new. The summary that comes back is checked by the
+gate and applied exactly as a transcript summary is.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from agentcore import LlmCycle, LlmProvider, Message, TurnContext
+from agentcore.errors import ContextWindowExceededError
+from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.pins import unpinned
+from agentcore_autosummary.plan import Plan
+from agentcore_autosummary.prompt import MESSAGES_PLACEHOLDER
+from agentcore_autosummary.sent import SentRequest, last_sent, position_of
+from agentcore_autosummary.summarizer import (
+    SummaryFit,
+    SummaryReply,
+    _within,
+    call_timeout,
+    read_reply,
+)
+
+logger = logging.getLogger("agentcore.autosummary")
+
+
+def prefix_note(kept: int) -> str:
+    """What replaces ``{messages}`` in the instruction of a prefix-shaped summary request.
+
+    ``kept`` is how many messages at the end of the conversation stay
+    verbatim after the summary, so the summary need not cover them.
+    """
+    scope = (
+        "all of it"
+        if kept == 0
+        else f"except its last {kept} messages, which stay verbatim after the summary"
+    )
+    return (
+        "(The material to summarize is the conversation above this message, with the "
+        f"earlier summary in it if there is one: {scope}. Reply with the summary only, "
+        "and call no tool.)"
+    )
+
+
+def prefix_instruction(template: str, kept: int) -> str:
+    """The summary instruction of a prefix-shaped request: ``template`` pointing above.
+
+    ``{messages}`` in ``template`` is replaced by :func:`prefix_note`; the
+    rest of the prompt is the same as in a transcript request.
+    """
+    return template.replace(MESSAGES_PLACEHOLDER, prefix_note(kept)).strip()
+
+
+def wants_prefix(ctx: TurnContext, config: SummaryConfig) -> bool:
+    """Whether the summaries of ``ctx`` are asked for in the prefix shape.
+
+    ``request_shape="auto"``: when no ``summary_provider`` is set and the
+    ``summary_model``, if set, is the agent's model.
+    """
+    if config.request_shape != "auto":
+        return config.request_shape == "prefix"
+    if config.summary_provider is not None:
+        return False
+    return config.summary_model is None or config.summary_model == ctx.session.agent.model
+
+
+def prefix_messages(sent: SentRequest, plan: Plan, template: str) -> list[Message] | None:
+    """The messages of a prefix-shaped request for ``plan``, or None when it cannot be one.
+
+    ``sent``'s messages, then the instruction made of ``template``
+    (:func:`prefix_instruction`). None when ``sent`` does not hold every
+    message of the plan (the request predates them), when a ``before_summary``
+    hook replaced the plan's messages (it chose what the summary reads),
+    or when its reply asked for tools or said nothing (an instruction cannot
+    follow it on the wire).
+    """
+    if plan.messages != unpinned(plan.slot, plan.start, plan.end):
+        return None  # a before_summary hook chose what the summary reads: a transcript
+    reply = sent.messages[-1]
+    if reply.tool_calls or not reply.text.strip():
+        return None
+    end = position_of(sent.messages, plan.messages)
+    if end is None:
+        return None
+    kept = len(sent.messages) - end
+    return [*sent.messages, Message.user(prefix_instruction(template, kept))]
+
+
+async def request_prefix_summary(
+    ctx: TurnContext,
+    provider: LlmProvider,
+    config: SummaryConfig,
+    plan: Plan,
+    fit: SummaryFit,
+    cap: int | None = None,
+) -> SummaryReply | None:
+    """Ask for the summary of ``plan`` in the prefix shape; None when that shape cannot apply.
+
+    None (nothing sent, nothing paid) when no turn request of the slot was
+    sent yet in this live session, when it cannot carry the plan
+    (:func:`prefix_messages`), when the prefix leaves the reply less room in
+    ``config.window`` than ``summary_reserve``, or when the server refused
+    it as too long: the caller then asks for a transcript summary. Otherwise
+    the reply is read as :func:`~agentcore_autosummary.summarizer.request_summary`
+    reads it, with the same errors.
+    """
+    sent = last_sent(ctx.session, plan.slot.id)
+    if sent is None:
+        return None
+    messages = prefix_messages(sent, plan, config.summary_prompt)
+    if messages is None:
+        return None
+    counter = fit.counter
+    local = await counter.count_messages_async(messages) + counter.count_tools(sent.tools)
+    limit = cap if cap is not None else config.summary_tokens
+    max_tokens = limit
+    if config.window_guard:
+        max_tokens = min(limit, config.window - fit.correction.apply(fit.model, local))
+        if max_tokens < min(config.summary_reserve, config.summary_tokens):
+            logger.info(
+                "session %s: the conversation's prefix (%d tokens) leaves no room for a "
+                "summary in the window: the summary is asked for as a transcript",
+                ctx.session_id,
+                local,
+            )
+            return None
+    model = plan.model if plan.model is not None else sent.model
+    cycle = LlmCycle(
+        provider, model=model, max_tokens=max_tokens, purpose="summary", cache_key=sent.cache_key
+    )
+    seconds = call_timeout(config, local, max_tokens)
+    try:
+        result = await _within(seconds, cycle.submit_messages(messages, sent.tools))
+    except ContextWindowExceededError as exc:
+        logger.info(
+            "session %s: the server refused the prefix-shaped summary request (%s): "
+            "asked for as a transcript",
+            ctx.session_id,
+            exc,
+        )
+        return None
+    return await read_reply(result, counter, local, max_tokens, limit)

@@ -1,0 +1,76 @@
+"""The conversation's request as it was last sent, per slot: the prefix a summary can reuse.
+
+Providers bill a prompt prefix they have cached at a fraction of the input
+price. A summary request that starts with exactly what the last turn request
+sent (system prompt, tools, messages) and then the model's reply to it is
+billed mostly as cache reads; :mod:`agentcore_autosummary.prefix_requests`
+builds it from what this module records in ``after_model_call``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from attrs import frozen
+
+from agentcore import AgentSession, Message, ModelCallInfo, TurnContext
+from agentcore.llm import ToolSpec
+from agentcore.stash import StashKey
+
+
+@frozen
+class SentRequest:
+    """One turn request as it went out, and the reply that came back.
+
+    ``messages`` is the request's messages followed by the reply's message
+    (the start of the next turn request), ``tools`` its tool definitions in
+    the order sent, ``model`` and ``cache_key`` as the request carried them.
+    """
+
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...]
+    model: str | None
+    cache_key: str | None
+
+
+LAST_SENT = StashKey[dict[str, SentRequest]]("autosummary last sent request")
+"""Per slot id: the last turn request of a live session that got a reply (``session.stash``)."""
+
+
+def record_sent(ctx: TurnContext, call: ModelCallInfo) -> None:
+    """Remember ``call`` as the last request of ``ctx.slot``, if it was a turn's and got a reply.
+
+    Calls of other purposes (a summary's) and calls that failed leave the
+    record as it was: the provider cached what it served last.
+    """
+    if call.purpose != "turn" or call.response is None:
+        return
+    request = call.request
+    sent = SentRequest(
+        messages=(*request.messages, call.response.message),
+        tools=tuple(request.tools),
+        model=request.model,
+        cache_key=request.cache_key,
+    )
+    ctx.session.stash.setdefault(LAST_SENT, {})[ctx.slot.id] = sent
+
+
+def last_sent(session: AgentSession, slot_id: str) -> SentRequest | None:
+    """The last turn request of ``slot_id`` that got a reply in this live session, or None."""
+    return session.stash.get(LAST_SENT, {}).get(slot_id)
+
+
+def position_of(messages: Sequence[Message], wanted: Sequence[Message]) -> int | None:
+    """The index just past ``wanted`` inside ``messages``, in order, or None if one is missing.
+
+    ``wanted`` need not be contiguous (pinned messages are left out of a
+    summary's input but stay in the request).
+    """
+    index = 0
+    for message in wanted:
+        while index < len(messages) and messages[index] != message:
+            index += 1
+        if index == len(messages):
+            return None
+        index += 1
+    return index

@@ -1,0 +1,282 @@
+"""Summary requests that ride the prompt cache (``SummaryConfig.request_shape``).
+
+With the turns' own provider and model, a summary request is the last turn request as it
+went out on the wire, then the model's reply, then the summary instruction: a provider
+that cached the turn's prefix bills it as cache reads. With another summarizer, it is a
+transcript prompt whose fixed instruction comes first, the same in every compaction.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+from agentcore import (
+    Agent,
+    AgentBuilder,
+    AgentSession,
+    FocusedConfig,
+    InMemoryStore,
+    LlmRequest,
+    LlmResponse,
+    Message,
+    SummaryInfo,
+    ToolRegistry,
+    TurnContext,
+    hookimpl,
+)
+from agentcore.providers import AnthropicProvider, OpenAIProvider
+from agentcore.testing import MockProvider
+from agentcore_autosummary import DEFAULT_SUMMARY_PROMPT
+from agentcore_autosummary import plugin as autosummary_plugin
+
+FILLER = " ".join(f"note{i}" for i in range(120))
+SUMMARY = "Summary: the user keeps the keys k0 to k5 on port 8443."
+MARK = "The material to summarize is the conversation above this message"
+SETTINGS: dict[str, Any] = {
+    "max_context_tokens": 3000,
+    "trigger_token_ratio": 0.4,
+    "keep_recent_tokens": 150,
+    "debounce_turns": 1,
+}
+
+
+def _asks_for_summary(kind: str, body: dict[str, Any]) -> bool:
+    last = body["messages"][-1]
+    content = last["content"]
+    if isinstance(content, list):
+        content = " ".join(block.get("text", "") for block in content)
+    return MARK in str(content)
+
+
+class Wire:
+    """A server in one wire format: a summary for summary requests, else a short answer."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.bodies: list[tuple[bytes, dict[str, Any]]] = []
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        self.bodies.append((request.content, body))
+        tokens = len(request.content) // 6  # about what the local count says
+        text = f"Noted {len(self.bodies)}."
+        if _asks_for_summary(self.kind, body):
+            text = f"Summary {len(self.bodies)}: the keys are on port 8443."
+        if self.kind == "openai":
+            return httpx.Response(
+                200,
+                json={
+                    "id": "r",
+                    "object": "chat.completion",
+                    "model": "m",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": text},
+                            "finish_reason": "stop",
+                        }
+                    ],
+                    "usage": {
+                        "prompt_tokens": tokens,
+                        "completion_tokens": 8,
+                        "total_tokens": tokens + 8,
+                    },
+                },
+            )
+        return httpx.Response(
+            200,
+            json={
+                "id": "msg",
+                "type": "message",
+                "role": "assistant",
+                "model": "m",
+                "content": [{"type": "text", "text": text}],
+                "stop_reason": "end_turn",
+                "usage": {"input_tokens": tokens, "output_tokens": 8},
+            },
+        )
+
+
+def _without_cache_marks(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_cache_marks(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [_without_cache_marks(v) for v in value]
+    return value
+
+
+def _tools() -> ToolRegistry:
+    tools = ToolRegistry()
+
+    @tools.tool
+    def lookup(key: str) -> str:
+        """Look a key up."""
+        return f"value of {key}"
+
+    return tools
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+async def test_a_summary_request_starts_with_the_previous_turn_request(kind: str) -> None:
+    wire = Wire(kind)
+    client = httpx.AsyncClient(transport=httpx.MockTransport(wire.handle))
+    provider: Any
+    if kind == "openai":
+        provider = OpenAIProvider("m", base_url="http://127.0.0.1:9/v1", http_client=client)
+    else:
+        provider = AnthropicProvider(
+            "m", base_url="http://127.0.0.1:9", api_key="k", http_client=client
+        )
+    bundle = (
+        AgentBuilder()
+        .provider(provider)
+        .tool_registry(_tools())
+        .store(InMemoryStore())
+        .load_plugins(False)
+        .plugin(autosummary_plugin)
+        .summary_config(SETTINGS)
+        .build()
+    )
+    session = AgentSession(
+        Agent("a", system_prompt="You are terse.", model="m"), "s", bundle, FocusedConfig()
+    )
+    for turn in range(24):
+        await session.submit_turn(f"Turn {turn}: key k{turn} is on port 8443. " + FILLER)
+    await session.aclose()
+    await client.aclose()
+
+    summaries = [i for i, (_, body) in enumerate(wire.bodies) if _asks_for_summary(kind, body)]
+    assert len(summaries) >= 2
+    assert (await session.get_conversation_summary() or "").startswith("Summary ")
+    for index in summaries:
+        raw_turn, turn = wire.bodies[index - 1]
+        raw_summary, summary = wire.bodies[index]
+        assert not _asks_for_summary(kind, turn)
+        sent = _without_cache_marks(turn)
+        asked = _without_cache_marks(summary)
+        # The same system prompt and tools, then the turn's messages unchanged...
+        assert asked.get("system") == sent.get("system")
+        assert asked["tools"] == sent["tools"]
+        prefix = asked["messages"][: len(sent["messages"])]
+        assert json.dumps(prefix) == json.dumps(sent["messages"])
+        # ...the reply the turn got, and the instruction last.
+        assert len(asked["messages"]) == len(sent["messages"]) + 2
+        assert asked["messages"][-2]["role"] == "assistant"
+        assert asked["messages"][-1]["role"] == "user"
+        if kind == "openai":  # no marks to strip: the encoded bytes themselves
+            turn_messages = raw_turn.split(b'"messages":', 1)[1]
+            summary_messages = raw_summary.split(b'"messages":', 1)[1]
+            assert summary_messages.startswith(turn_messages.split(b"]", 1)[0][:-1])
+            assert summary.get("prompt_cache_key") == turn.get("prompt_cache_key")
+
+
+class Applied:
+    """Records every summary applied."""
+
+    def __init__(self) -> None:
+        self.applied: list[SummaryInfo] = []
+
+    @hookimpl
+    def after_summary(self, ctx: TurnContext, summary: SummaryInfo) -> None:
+        self.applied.append(summary)
+
+
+def _session(turns: MockProvider, applied: Applied, **config: Any) -> AgentSession:
+    bundle = (
+        AgentBuilder()
+        .provider(turns)
+        .store(InMemoryStore())
+        .load_plugins(False)
+        .plugin(autosummary_plugin)
+        .plugin(applied)
+        .summary_config({**SETTINGS, **config})
+        .build()
+    )
+    return AgentSession(
+        Agent("a", system_prompt="You are terse.", model="m"), "s", bundle, FocusedConfig()
+    )
+
+
+async def _turns(session: AgentSession, count: int) -> None:
+    for turn in range(count):
+        await session.submit_turn(f"Turn {turn}: key k{turn} is on port 8443. " + FILLER)
+
+
+async def test_another_summarizer_gets_a_transcript_with_the_fixed_instruction_first() -> None:
+    summarizer = MockProvider(responder=lambda r: f"Summary {len(summarizer.calls)}: port 8443.")
+    applied = Applied()
+    session = _session(
+        MockProvider(responder=lambda r: "Noted."), applied, summary_provider=summarizer
+    )
+    await _turns(session, 16)
+    requests = summarizer.calls
+    assert len(requests) >= 2 and len(applied.applied) >= 2
+    fixed = DEFAULT_SUMMARY_PROMPT.split("{messages}", 1)[0]
+    first, second = (request.messages[0].text for request in requests[:2])
+    assert all(len(request.messages) == 1 and not request.tools for request in requests)
+    assert first.startswith(fixed) and second.startswith(fixed)
+    assert first[: len(fixed)] == second[: len(fixed)]
+    assert first != second  # what follows the instruction is each compaction's own
+
+
+async def test_the_shape_can_be_chosen_either_way() -> None:
+    turns = MockProvider(responder=lambda r: SUMMARY if r.purpose == "summary" else "Noted.")
+    session = _session(turns, Applied(), request_shape="transcript")
+    await _turns(session, 8)
+    (first, *_) = turns.calls_for("summary")
+    assert len(first.messages) == 1 and first.messages[0].text.startswith("请将下面的对话")
+
+    summarizer = MockProvider(responder=lambda r: SUMMARY)
+    turns = MockProvider(responder=lambda r: "Noted.")
+    session = _session(turns, Applied(), request_shape="prefix", summary_provider=summarizer)
+    await _turns(session, 8)
+    (first, *_) = summarizer.calls
+    sent = [
+        call
+        for call in turns.calls_for("turn")
+        if list(first.messages[: len(call.messages)]) == list(call.messages)
+    ]
+    assert sent and len(first.messages) == len(sent[-1].messages) + 2
+    assert MARK in first.messages[-1].text
+
+
+def _cut_then_good(request: LlmRequest) -> Any:
+    if request.purpose != "summary":
+        return "Noted."
+    if MARK in request.messages[-1].text:  # the prefix-shaped request: stopped at its cap
+        return LlmResponse(Message.assistant("Summary: the user"), stop_reason="max_tokens")
+    return SUMMARY
+
+
+async def test_the_gate_refuses_a_prefix_summary_and_a_transcript_retry_is_applied() -> None:
+    turns = MockProvider(responder=_cut_then_good)
+    applied = Applied()
+    session = _session(turns, applied)
+    await _turns(session, 8)
+    summary_calls = turns.calls_for("summary")
+    assert MARK in summary_calls[0].messages[-1].text
+    assert len(summary_calls[1].messages) == 1  # the retry is a transcript
+    (info, *_) = applied.applied
+    assert info.quality is not None
+    assert (info.quality.verdict, info.quality.route, info.quality.refused) == (
+        "kept",
+        "higher_cap",
+        ("truncated",),
+    )
+    assert info.summary == SUMMARY
+    assert info.usage is not None and info.usage.input_tokens > 0  # both calls paid
+
+
+async def test_a_prefix_too_long_for_the_window_falls_back_to_a_transcript() -> None:
+    turns = MockProvider(responder=lambda r: SUMMARY if r.purpose == "summary" else "Noted.")
+    applied = Applied()
+    # A watermark so high that the turn's prefix leaves the reply less than its reserve.
+    session = _session(turns, applied, trigger_token_ratio=0.9, max_summary_tokens=700)
+    await _turns(session, 14)
+    calls = turns.calls_for("summary")
+    assert calls and all(len(call.messages) == 1 for call in calls)
+    assert applied.applied and applied.applied[0].summary == SUMMARY

@@ -1,0 +1,148 @@
+"""The bench's prefix-cache model (bench/billing.py) follows the providers' published rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentcore import Usage
+from agentcore.pricing import LIST_PRICES
+from bench.billing import (
+    TTL_SECONDS,
+    AnthropicCache,
+    Bill,
+    Block,
+    OpenAICache,
+    turn_start,
+)
+
+
+def _blocks(*tokens: int, start: int = 0) -> list[Block]:
+    return [Block(key, count) for key, count in enumerate(tokens, start)]
+
+
+def test_openai_reads_a_shared_prefix_in_128_token_steps() -> None:
+    cache = OpenAICache()
+    first = _blocks(600, 600, 300)  # 1,500 tokens: cached whole
+    assert cache.bill(first, now=0.0).cache_read == 0
+    # The next request shares 1,500 tokens: 1,024 + 3 steps of 128 = 1,408 are read.
+    grown = [*first, *_blocks(200, start=10)]
+    billed = cache.bill(grown, now=30.0)
+    assert billed.input_tokens == 1700
+    assert billed.cache_read == 1024 + 3 * 128
+    assert billed.cache_write == 0  # OpenAI has no write premium
+
+
+def test_openai_caches_nothing_below_1024_tokens() -> None:
+    cache = OpenAICache()
+    short = _blocks(500, 500)  # 1,000 tokens: below the minimum
+    cache.bill(short, now=0.0)
+    assert cache.bill(short, now=1.0).cache_read == 0
+
+
+def test_a_changed_block_ends_the_shared_prefix() -> None:
+    cache = OpenAICache()
+    cache.bill(_blocks(2000, 2000), now=0.0)
+    rewritten = [Block(0, 2000), Block(99, 1500)]  # the second block differs
+    assert cache.bill(rewritten, now=10.0).cache_read == 1024 + (2000 - 1024) // 128 * 128
+
+
+def test_anthropic_hit_at_a_breakpoint_reads_and_writes_the_rest() -> None:
+    cache = AnthropicCache()
+    first = _blocks(1000, 1000, 500)
+    billed = cache.bill(first, breakpoints=[2], now=0.0)
+    assert (billed.cache_read, billed.cache_write) == (0, 2500)
+    grown = [*first, *_blocks(300, 200, start=10)]
+    billed = cache.bill(grown, breakpoints=[4], now=60.0)
+    # The previous breakpoint lies two blocks back: found, read; the new part written.
+    assert (billed.cache_read, billed.cache_write, billed.uncached) == (2500, 500, 0)
+
+
+def test_anthropic_misses_after_the_ttl() -> None:
+    cache = AnthropicCache()
+    request = _blocks(1500, 500)
+    cache.bill(request, breakpoints=[1], now=0.0)
+    assert cache.bill(request, breakpoints=[1], now=TTL_SECONDS - 1).cache_read == 2000
+    # Each hit refreshed the entry: 5 minutes after the last read, still there...
+    assert cache.bill(request, breakpoints=[1], now=2 * TTL_SECONDS - 2).cache_read == 2000
+    # ...and gone once 5 minutes pass without one: a miss, written again.
+    billed = cache.bill(request, breakpoints=[1], now=4 * TTL_SECONDS)
+    assert (billed.cache_read, billed.cache_write) == (0, 2000)
+
+
+def test_anthropic_caches_nothing_without_a_breakpoint_or_below_1024_tokens() -> None:
+    cache = AnthropicCache()
+    cache.bill(_blocks(3000), breakpoints=[], now=0.0)
+    assert cache.bill(_blocks(3000), breakpoints=[], now=1.0).cache_read == 0
+    small = _blocks(800, start=5)
+    assert cache.bill(small, breakpoints=[0], now=2.0).cache_write == 0
+    assert cache.bill(small, breakpoints=[0], now=3.0).cache_read == 0
+
+
+def test_anthropic_looks_back_at_most_20_blocks() -> None:
+    cache = AnthropicCache()
+    first = _blocks(2000)
+    cache.bill(first, breakpoints=[0], now=0.0)
+    near = [*first, *_blocks(*[10] * 20, start=100)]  # the old breakpoint 20 blocks back
+    assert cache.bill(near, breakpoints=[20], now=1.0).cache_read == 2000
+    cache = AnthropicCache()
+    cache.bill(first, breakpoints=[0], now=0.0)
+    far = [*first, *_blocks(*[10] * 21, start=100)]  # 21 blocks back: not found
+    assert cache.bill(far, breakpoints=[21], now=1.0).cache_read == 0
+
+
+def test_a_break_longer_than_the_ttl_comes_every_25_turns() -> None:
+    assert turn_start(1) - turn_start(0) < TTL_SECONDS
+    assert turn_start(25) - turn_start(24) > TTL_SECONDS
+
+
+def test_a_bill_prices_a_conversation_that_grows_at_list_prices() -> None:
+    bill = Bill("agentcore-full")
+    pairs: list[tuple[str, str]] = [("system", "You are terse.")]
+    counts = [10]
+    for turn in range(4):
+        pairs += [("user", f"question {turn} " + "x" * 10), ("assistant", f"answer {turn}")]
+        counts += [900, 100]
+        bill.add(turn, pairs[:-1], counts[:-1])
+    figures = bill.figures()
+    anthropic, openai = figures["anthropic"], figures["openai"]
+    assert anthropic["input"] == openai["input"] == sum(10 + 1000 * turn + 900 for turn in range(4))
+    assert anthropic["cache_read"] > 0 and anthropic["cache_write"] > 0
+    assert openai["cache_read"] > 0 and openai["cache_write"] == 0
+    usage = Usage(
+        anthropic["input"],
+        0,
+        cached_input_tokens=anthropic["cache_read"],
+        cache_write_tokens=anthropic["cache_write"],
+    )
+    assert anthropic["dollars"] == pytest.approx(LIST_PRICES["claude-sonnet-4-5"].dollars(usage))
+    uncached = LIST_PRICES["claude-sonnet-4-5"].dollars(Usage(anthropic["input"], 0))
+    assert anthropic["dollars"] < uncached
+
+
+def test_systems_that_set_no_breakpoint_are_not_cached_at_anthropic() -> None:
+    bill = Bill("langmem")
+    pairs = [("system", "s"), ("user", "u" * 10)]
+    for turn in range(3):
+        bill.add(turn, pairs, [1500, 1500])
+    assert bill.figures()["anthropic"]["cache_read"] == 0
+    assert bill.figures()["openai"]["cache_read"] > 0
+
+
+def test_a_bill_of_growing_and_rewritten_requests_matches_billing_each_whole() -> None:
+    requests = []
+    pairs: list[tuple[str, str]] = [("system", "s")]
+    for turn in range(6):
+        pairs = [*pairs, ("user", f"u{turn}"), ("assistant", f"a{turn}")]
+        requests.append(list(pairs))
+    requests.append([("system", "s"), ("user", "summary"), *pairs[-2:]])  # a compaction
+    requests.append([*requests[-1], ("user", "next")])
+    bill = Bill("agentcore-inline")
+    whole = OpenAICache()
+    expected = 0
+    for turn, request in enumerate(requests):
+        counts = [400] * len(request)
+        bill.add(turn, request, counts)
+        now = turn_start(turn)
+        blocks = [Block(hash(pair), 400) for pair in request]
+        expected += whole.bill(blocks, now).cache_read
+    assert bill.figures()["openai"]["cache_read"] == expected > 0
