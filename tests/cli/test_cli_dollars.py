@@ -43,7 +43,7 @@ def test_chat_shows_the_cost_and_sessions_show_prices_it(
     run_cli, openai_server, require_openai_provider: None, tmp_path: Path
 ) -> None:
     db = tmp_path / "chat.db"
-    args = ["chat", "--base-url", openai_server.base_url, "--db", str(db), "--no-summary"]
+    args = ["chat", "--base-url", openai_server.base_url, "--db", str(db)]
     result = run_cli(*args, "--session", "d1", input="hello\nsecond\n")
     assert result.returncode == 0, result.stderr
     costs = [COST.match(line) for line in result.stderr.splitlines() if line.startswith("cost")]

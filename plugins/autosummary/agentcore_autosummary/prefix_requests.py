@@ -19,7 +19,7 @@ from agentcore.errors import ContextWindowExceededError
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.pins import unpinned
 from agentcore_autosummary.plan import Plan
-from agentcore_autosummary.prompt import MESSAGES_PLACEHOLDER
+from agentcore_autosummary.prompt import MESSAGES_PLACEHOLDER, PREVIOUS_PLACEHOLDER
 from agentcore_autosummary.sent import SentRequest, last_sent, position_of
 from agentcore_autosummary.summarizer import (
     SummaryFit,
@@ -50,13 +50,20 @@ def prefix_note(kept: int) -> str:
     )
 
 
+PREVIOUS_IN_PREFIX = "(the earlier summary at the start of the conversation above)"
+"""What replaces ``{previous}`` in a prefix-shaped request's instruction."""
+
+
 def prefix_instruction(template: str, kept: int) -> str:
     """The summary instruction of a prefix-shaped request: ``template`` pointing above.
 
-    ``{messages}`` in ``template`` is replaced by :func:`prefix_note`; the
-    rest of the prompt is the same as in a transcript request.
+    ``{messages}`` in ``template`` is replaced by :func:`prefix_note`, and a
+    ``{previous}`` of a custom prompt by :data:`PREVIOUS_IN_PREFIX` (the
+    earlier summary is already part of the conversation above); the rest of
+    the prompt is the same as in a transcript request.
     """
-    return template.replace(MESSAGES_PLACEHOLDER, prefix_note(kept)).strip()
+    instruction = template.replace(MESSAGES_PLACEHOLDER, prefix_note(kept))
+    return instruction.replace(PREVIOUS_PLACEHOLDER, PREVIOUS_IN_PREFIX).strip()
 
 
 def wants_prefix(ctx: TurnContext, config: SummaryConfig) -> bool:

@@ -144,7 +144,12 @@ async def test_a_lossy_summary_is_retried_as_a_resummary_and_never_applied() -> 
         .plugin(recorder)
         .setting(
             "summary_config",
-            SummaryConfig(max_context_tokens=2000, trigger_token_ratio=0.3, debounce_turns=1),
+            SummaryConfig(
+                max_context_tokens=2000,
+                trigger_token_ratio=0.3,
+                debounce_turns=1,
+                request_shape="transcript",
+            ),
         )
         .build()
     )
@@ -188,7 +193,12 @@ async def test_a_summary_every_route_loses_identifiers_of_is_applied_with_its_ve
         .load_plugins(True)
         .plugin(recorder)
         .summary_config(
-            SummaryConfig(max_context_tokens=2000, trigger_token_ratio=0.3, debounce_turns=1)
+            SummaryConfig(
+                max_context_tokens=2000,
+                trigger_token_ratio=0.3,
+                debounce_turns=1,
+                request_shape="transcript",
+            )
         )
         .build()
     )

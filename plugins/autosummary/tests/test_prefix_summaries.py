@@ -23,14 +23,18 @@ from agentcore import (
     LlmRequest,
     LlmResponse,
     Message,
-    SummaryInfo,
     ToolRegistry,
     TurnContext,
     hookimpl,
 )
 from agentcore.providers import AnthropicProvider, OpenAIProvider
 from agentcore.testing import MockProvider
-from agentcore_autosummary import DEFAULT_SUMMARY_PROMPT
+from agentcore_autosummary import (
+    DEFAULT_SUMMARY_PROMPT,
+    UPDATE_SUMMARY_PROMPT,
+    SummaryInfo,
+    get_conversation_summary,
+)
 from agentcore_autosummary import plugin as autosummary_plugin
 
 FILLER = " ".join(f"note{i}" for i in range(120))
@@ -151,7 +155,7 @@ async def test_a_summary_request_starts_with_the_previous_turn_request(kind: str
 
     summaries = [i for i, (_, body) in enumerate(wire.bodies) if _asks_for_summary(kind, body)]
     assert len(summaries) >= 2
-    assert (await session.get_conversation_summary() or "").startswith("Summary ")
+    assert (await get_conversation_summary(session) or "").startswith("Summary ")
     for index in summaries:
         raw_turn, turn = wire.bodies[index - 1]
         raw_summary, summary = wire.bodies[index]
@@ -207,20 +211,40 @@ async def _turns(session: AgentSession, count: int) -> None:
 
 
 async def test_another_summarizer_gets_a_transcript_with_the_fixed_instruction_first() -> None:
-    summarizer = MockProvider(responder=lambda r: f"Summary {len(summarizer.calls)}: port 8443.")
+    words = [
+        "apples",
+        "rivers",
+        "stones",
+        "clouds",
+        "lamps",
+        "roads",
+        "birds",
+        "songs",
+        "maps",
+        "bells",
+    ]
+
+    def summarize(request: LlmRequest) -> str:
+        n = len(summarizer.calls)  # each summary unlike the last, so the gate applies it
+        topics = " and ".join(words[(n * 3 + i) % len(words)] for i in range(4))
+        return f"Summary {n}: the user spoke of {topics}; the service is on port 8443."
+
+    summarizer = MockProvider(responder=summarize)
     applied = Applied()
     session = _session(
         MockProvider(responder=lambda r: "Noted."), applied, summary_provider=summarizer
     )
-    await _turns(session, 16)
+    await _turns(session, 24)
     requests = summarizer.calls
-    assert len(requests) >= 2 and len(applied.applied) >= 2
-    fixed = DEFAULT_SUMMARY_PROMPT.split("{messages}", 1)[0]
-    first, second = (request.messages[0].text for request in requests[:2])
+    assert len(requests) >= 3 and len(applied.applied) >= 3
     assert all(len(request.messages) == 1 and not request.tools for request in requests)
-    assert first.startswith(fixed) and second.startswith(fixed)
-    assert first[: len(fixed)] == second[: len(fixed)]
-    assert first != second  # what follows the instruction is each compaction's own
+    # The first summary has the default prompt; every update after it the update prompt,
+    # whose fixed instruction comes first too and is the same from one update to the next.
+    first, second, third = (request.messages[0].text for request in requests[:3])
+    assert first.startswith(DEFAULT_SUMMARY_PROMPT.split("{messages}", 1)[0])
+    fixed = UPDATE_SUMMARY_PROMPT.split("{previous}", 1)[0]
+    assert second.startswith(fixed) and third.startswith(fixed)
+    assert second != third  # what follows the instruction is each compaction's own
 
 
 async def test_the_shape_can_be_chosen_either_way() -> None:

@@ -19,6 +19,7 @@ def _config(**fields: object) -> SummaryConfig:
         trigger_messages=4,
         keep_recent_messages=2,
         debounce_turns=1,
+        request_shape="transcript",  # the parts of a transcript request are what is tested
         **fields,  # type: ignore[arg-type]
     )
 
