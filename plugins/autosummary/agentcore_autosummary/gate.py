@@ -39,6 +39,16 @@ rewrite from scratch lost 6 of 7 (and 10 of 13 with headings counted), ordinary 
 at most 1; a summary that keeps the newest points and drops the oldest third to half of
 them to stay short (the demo's) is a compression to keep, not a stall to refuse."""
 
+ECHO_LENGTH = 0.5
+"""Without transcript lines, a reply of copied runs is an echo only at this share of its
+input's words or more, or when its runs fill half the stretch of input they come from
+(see :func:`_copies_input`); otherwise it is an extract."""
+
+ECHO_DENSITY = 0.25
+"""The share of the input stretch its copied runs come from that a reply must fill to be
+an echo: a quarter, since the request cuts long messages in the middle, so an echo of what
+the summarizer saw fills only part of the stretch of the uncut messages."""
+
 MIN_LOST = 2
 """The fewest lost identifiers that refuse a summary."""
 
@@ -73,6 +83,32 @@ def _adds(summary: str, previous: str, transcript: str) -> bool:
     return bool((_words(summary) - _words(previous)) & _words(transcript))
 
 
+def _copies_input(summary: str, transcript: str, copied: float) -> bool:
+    """Whether ``summary``, mostly copied runs, copies a stretch of its input rather than extracts.
+
+    An extract that picks the input's sentences word for word (a faithful
+    summary of fact statements does) takes them from here and there, skipping
+    most of what lies between, and is much shorter than what it covers: a
+    compression to keep. A reply is an echo when the runs it copies fill at
+    least :data:`ECHO_DENSITY` of the stretch of input they come from (it
+    copied what lay between them too, up to the cuts the summary request
+    made in long messages), or when it is at least :data:`ECHO_LENGTH` of
+    the input's length.
+    """
+    if copied < ECHO_SHARE:
+        return False
+    summary_words = [word.casefold() for word in _WORDS.findall(summary)]
+    input_words = [word.casefold() for word in _WORDS.findall(transcript)]
+    if len(summary_words) >= ECHO_LENGTH * len(input_words):
+        return True
+    matcher = difflib.SequenceMatcher(None, input_words, summary_words, autojunk=False)
+    runs = [block for block in matcher.get_matching_blocks() if block.size >= _RUN]
+    if not runs:
+        return False
+    stretch = runs[-1].a + runs[-1].size - runs[0].a
+    return sum(block.size for block in runs) >= ECHO_DENSITY * stretch
+
+
 def judge(
     summary: str,
     previous: str | None,
@@ -86,10 +122,11 @@ def judge(
     reply stopped at its token cap), ``"copy"`` (nearly identical to the
     previous summary, and holding no word of the covered messages that the
     previous one did not, although new messages were covered), ``"echo"``
-    (mostly transcript lines or long runs copied word for word from the
-    input), ``"lost"`` (it loses at least :data:`MIN_LOST` identifiers of
-    the previous summary, more than :data:`LOST_SHARE` of them, that the
-    covered messages did not supersede).
+    (mostly transcript lines, or runs copied word for word from the input
+    that fill the stretch they come from or are nearly as long as it), ``"lost"`` (it
+    loses at least :data:`MIN_LOST` identifiers of the previous summary,
+    more than :data:`LOST_SHARE` of them, that the covered messages did not
+    supersede).
     """
     overlap = 0.0
     if previous:
@@ -108,7 +145,7 @@ def judge(
         previous and messages and overlap >= COPY_RATIO and not _adds(summary, previous, transcript)
     ):
         verdict = "copy"
-    elif echoed >= ECHO_SHARE and (role_lines >= 2 or copied >= ECHO_SHARE):
+    elif echoed >= ECHO_SHARE and (role_lines >= 2 or _copies_input(summary, transcript, copied)):
         verdict = "echo"
     elif len(lost) >= MIN_LOST and len(lost) > held * LOST_SHARE:
         verdict = "lost"

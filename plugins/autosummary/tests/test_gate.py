@@ -285,3 +285,23 @@ async def test_a_reply_cut_at_a_cap_the_window_set_is_retried_with_a_smaller_inp
     assert quality is not None
     assert (quality.route, quality.refused) == ("smaller_input", ("truncated",))
     assert retry.max_tokens == 700 and len(_conversation(retry)) < len(_conversation(cut))
+
+
+def test_an_extract_of_fact_sentences_is_kept_and_a_stretch_copied_back_is_an_echo() -> None:
+    """A faithful extract copies the input's sentences word for word, skipping what lies between."""
+    from agentcore_autosummary.gate import judge
+
+    facts = [
+        "The staging database now runs on PostgreSQL 16 with a 512 MB shared buffer pool.",
+        "The release train leaves every second Tuesday at nine in the morning UTC.",
+        "Invoices older than ninety days move to the archive bucket on the first of the month.",
+    ]
+    messages = []
+    for number, fact in enumerate(facts):
+        messages.append(Message.user(_words(number)))
+        messages.append(Message.user(fact))
+        messages.append(Message.assistant(_words(number + 10)))
+    extract = " ".join(facts)
+    assert judge(extract, None, messages, "end_turn").verdict == "kept"
+    stretch = "\n".join(message.text for message in messages[:4])
+    assert judge(stretch, None, messages, "end_turn").verdict == "echo"
