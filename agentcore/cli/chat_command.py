@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import re
+import secrets
+from datetime import datetime, timezone
 from typing import Any
 
 import pluggy
@@ -35,11 +38,16 @@ from agentcore.llm import LlmProvider
 from agentcore.session import AgentSession
 from agentcore.slots import FocusedConfig
 
+logger = logging.getLogger(__name__)
+
 DEFAULT_MODEL = "openai:gpt-4o-mini"
 """The model ``chat`` talks to without ``--model``."""
 
 DEFAULT_SESSION = "chat"
-"""The session ``chat`` uses without ``--session``."""
+"""The session an interactive ``chat`` uses without ``--session`` or ``--continue``."""
+
+ONE_SHOT_SESSION_PREFIX = "chat-"
+"""How the id of the new session of each one-shot prompt (``-p``) begins."""
 
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 """The system prompt of a new chat session without ``--system``."""
@@ -168,7 +176,8 @@ def register(
         "--session",
         type=session_id_text,
         metavar="ID",
-        help=f"the session id; an existing session resumes (default: {DEFAULT_SESSION})",
+        help="the session id; an existing session resumes (default: a new session for each "
+        f"one-shot prompt, {DEFAULT_SESSION!r} for an interactive chat)",
     )
     parser.add_argument(
         "-c",
@@ -256,6 +265,7 @@ async def _chat(args: argparse.Namespace, provider: LlmProvider) -> None:
             agent = Agent("chat", system_prompt=args.system)
             session = AgentSession(agent, session_id, bundle, FocusedConfig())
             remember_session(path, session_id)
+            logger.info("chatting in the session %r of %s", session_id, path)
             output = ChatOutput(
                 stream=not args.no_stream,
                 json=args.json,
@@ -291,10 +301,24 @@ async def _chat(args: argparse.Namespace, provider: LlmProvider) -> None:
             await aclose()
 
 
+def new_session_id(now: datetime | None = None) -> str:
+    """A fresh session id for a one-shot prompt: ``chat-20261201-174838-3f9a`` (UTC time).
+
+    :param now: The time in the id (default: now).
+    """
+    when = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    return f"{ONE_SHOT_SESSION_PREFIX}{when:%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
 def _session_id(args: argparse.Namespace, path: Database) -> str:
-    """The session to chat in: ``--session``, the last one with ``--continue``, or the default."""
+    """The session to chat in: ``--session``, the last one, a new one, or the default.
+
+    ``--continue`` names the last one; a one-shot prompt gets a new one.
+    """
     if not args.continue_last:
-        return str(args.session) if args.session is not None else DEFAULT_SESSION
+        if args.session is not None:
+            return str(args.session)
+        return new_session_id() if args.prompt is not None else DEFAULT_SESSION
     last = last_session(path)
     if last is None:
         raise CliError(
