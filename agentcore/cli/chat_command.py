@@ -8,6 +8,7 @@ import logging
 import os
 import re
 import secrets
+import sys
 from datetime import datetime, timezone
 from typing import Any
 
@@ -17,7 +18,7 @@ from agentcore.agent import Agent
 from agentcore.builder import AgentBuilder
 from agentcore.cli.arg_types import non_negative_int, positive_float, positive_int
 from agentcore.cli.chat_commands import QUIT_COMMAND
-from agentcore.cli.chat_input import BLOCK_MARKER
+from agentcore.cli.chat_input import BLOCK_MARKER, join_piped_text
 from agentcore.cli.chat_loop import ChatLoop, ChatOutput
 from agentcore.cli.console import line_editing, note, stderr_is_terminal, stdin_is_interactive
 from agentcore.cli.database import Database, add_db_argument, db_path, open_or_create
@@ -161,7 +162,8 @@ def register(
         "prompt",
         nargs="?",
         metavar="PROMPT",
-        help="run this one turn, print the reply and exit, instead of reading stdin",
+        help="run this one turn, print the reply and exit; text piped on stdin is "
+        "added after the prompt and a blank line",
     )
     parser.add_argument(
         "-p",
@@ -225,6 +227,8 @@ def run(args: argparse.Namespace) -> int:
     if args.continue_last and args.session is not None:
         raise CliError("give either --continue or --session, not both", EXIT_USAGE)
     check_api_key(args)
+    if args.prompt is not None and sys.stdin is not None and not stdin_is_interactive():
+        args.prompt = join_piped_text(args.prompt, sys.stdin.read())
     provider = provider_from_args(args)
     asyncio.run(_chat(args, provider))
     return 0

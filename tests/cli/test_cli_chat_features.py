@@ -32,7 +32,7 @@ def _user_texts(run_cli, db: Path, session: str) -> list[str]:
 
 
 def test_one_shot_prompt_argument(run_cli, chat_args, openai_server, tmp_path: Path) -> None:
-    result = run_cli(*chat_args, "What is WAL?", input="this stdin is not read\n")
+    result = run_cli(*chat_args, "What is WAL?")
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("You said: What is WAL?.")
     assert len(result.stdout.splitlines()) == 1
@@ -69,6 +69,17 @@ def test_each_one_shot_prompt_is_a_new_session(
     for _ in range(2):
         assert run_cli(*chat_args, "-s", "notes", "-p", "remember").returncode == 0
     assert _user_texts(run_cli, tmp_path / "chat.db", "notes") == ["remember", "remember"]
+
+
+def test_piped_text_is_joined_to_the_prompt(run_cli, chat_args, openai_server) -> None:
+    notes = "line one of the notes\nline two\n"
+    result = run_cli(*chat_args, "-p", "summarize this", input=notes)
+    assert result.returncode == 0, result.stderr
+    sent = openai_server.requests[-1]["messages"][-1]["content"]
+    assert sent == "summarize this\n\nline one of the notes\nline two"
+    # Empty piped input leaves the prompt alone.
+    assert run_cli(*chat_args, "-p", "just this", input="\n").returncode == 0
+    assert openai_server.requests[-1]["messages"][-1]["content"] == "just this"
 
 
 def test_one_shot_prompt_option(run_cli, chat_args) -> None:
