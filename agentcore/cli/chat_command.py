@@ -27,6 +27,7 @@ from agentcore.cli.extensions import ChatSetup
 from agentcore.cli.last_session import last_session, remember_session
 from agentcore.cli.paths import HISTORY_FILENAME, data_dir
 from agentcore.cli.text import printable
+from agentcore.cli.turn_usage import TurnUsage
 from agentcore.errors import (
     AuthenticationError,
     ConfigError,
@@ -259,7 +260,8 @@ async def _chat(args: argparse.Namespace, provider: LlmProvider) -> None:
     try:
         store = open_or_create(path)
         try:
-            builder = AgentBuilder().provider(provider).store(store)
+            turn_usage = TurnUsage()
+            builder = AgentBuilder().provider(provider).store(store).plugin(turn_usage)
             setup = ChatSetup(args=args, builder=builder, model=model)
             args.plugin_manager.hook.register_chat_commands(chat=setup)
             try:
@@ -283,6 +285,7 @@ async def _chat(args: argparse.Namespace, provider: LlmProvider) -> None:
                 output=output,
                 commands=setup.commands,
                 notes=setup.notes,
+                turn_usage=turn_usage,
             )
             if one_shot:
                 await chat.one_shot(args.prompt)

@@ -20,6 +20,7 @@ from agentcore.cli.extensions import ChatCommand, NotesSource
 from agentcore.cli.meter import context_tokens, meter
 from agentcore.cli.session_report import usage_dict
 from agentcore.cli.text import dumps, plural, printable
+from agentcore.cli.turn_usage import TurnUsage, usage_fields
 from agentcore.session import AgentSession
 
 __all__ = ["PROMPT", "QUIT_COMMAND", "ChatLoop", "ChatOutput"]
@@ -56,6 +57,8 @@ class ChatLoop:
     :param output: How turns are shown.
     :param commands: The slash commands plugins add (``register_chat_commands``).
     :param notes: Where plugins' notes come from, shown after each turn and command.
+    :param turn_usage: The bundle's :class:`TurnUsage`, whose figures ``--json``
+        prints (``null`` where the server reported none); None: the session's cost.
     """
 
     def __init__(
@@ -67,6 +70,7 @@ class ChatLoop:
         output: ChatOutput | None = None,
         commands: Sequence[ChatCommand] = (),
         notes: Sequence[NotesSource] = (),
+        turn_usage: TurnUsage | None = None,
     ) -> None:
         self._session = session
         self._limit = max_context_tokens
@@ -74,6 +78,7 @@ class ChatLoop:
         self._output = output if output is not None else ChatOutput()
         self._commands = tuple(commands)
         self._notes = tuple(notes)
+        self._turn_usage = turn_usage
 
     async def run(self) -> None:
         """Chat until the user quits; errors of the provider propagate."""
@@ -116,6 +121,8 @@ class ChatLoop:
         """Send ``text``, show the reply, then the meter and the plugins' notes."""
         config_before = (await self._session.get_slot()).config
         cost_before = self._session.cost.total("turn")
+        if self._turn_usage is not None:
+            self._turn_usage.take()
         indicator = WaitingIndicator(self._output.indicator)
         indicator.show()
         try:
@@ -129,15 +136,17 @@ class ChatLoop:
         finally:
             indicator.clear()
         if self._output.json:
-            usage = self._session.cost.total("turn")
+            if self._turn_usage is not None:
+                usage: dict[str, int | None] = usage_fields(self._turn_usage.take())
+            else:
+                after = usage_dict(self._session.cost.total("turn"))
+                before = usage_dict(cost_before)
+                usage = {name: value - before[name] for name, value in after.items()}
             record = {
                 "session": self._session.session_id,
                 "turn": self._session.turn_index,
                 "reply": reply,
-                "usage": {
-                    name: value - usage_dict(cost_before)[name]
-                    for name, value in usage_dict(usage).items()
-                },
+                "usage": usage,
             }
             write(dumps(record) + "\n")
         if not self._output.meter:

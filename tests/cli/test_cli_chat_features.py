@@ -112,6 +112,22 @@ def test_json_output(run_cli, chat_args) -> None:
     assert [r["reply"].split(".")[0] for r in records] == ["You said: one", "You said: two"]
 
 
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "no-stream"])
+def test_json_usage_the_server_did_not_send_is_null(
+    run_cli, chat_args, openai_server, stream: bool
+) -> None:
+    openai_server.send_usage = False
+    flags = [] if stream else ["--no-stream"]
+    result = run_cli(*chat_args, "--json", *flags, "-p", "hi")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["usage"] == {
+        "input_tokens": None,
+        "output_tokens": None,
+        "cached_input_tokens": None,
+        "total_tokens": None,
+    }
+
+
 def test_no_stream(run_cli, chat_args, openai_server) -> None:
     result = run_cli(*chat_args, "--no-stream", "-p", "hi")
     assert result.returncode == 0, result.stderr
