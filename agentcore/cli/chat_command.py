@@ -22,20 +22,15 @@ from agentcore.cli.chat_input import BLOCK_MARKER, join_piped_text
 from agentcore.cli.chat_loop import ChatLoop, ChatOutput
 from agentcore.cli.console import line_editing, note, stderr_is_terminal, stdin_is_interactive
 from agentcore.cli.database import Database, add_db_argument, db_path, open_or_create
+from agentcore.cli.error_hints import API_KEY_ENVS as API_KEY_ENVS
+from agentcore.cli.error_hints import explain_llm_error as explain_llm_error
 from agentcore.cli.errors import EXIT_USAGE, CliError
 from agentcore.cli.extensions import ChatSetup
 from agentcore.cli.last_session import last_session, remember_session
 from agentcore.cli.paths import HISTORY_FILENAME, data_dir
 from agentcore.cli.text import printable
 from agentcore.cli.turn_usage import TurnUsage
-from agentcore.errors import (
-    AuthenticationError,
-    ConfigError,
-    LlmError,
-    LlmTimeoutError,
-    RateLimitError,
-    ServiceUnavailableError,
-)
+from agentcore.errors import ConfigError, LlmError
 from agentcore.llm import LlmProvider
 from agentcore.session import AgentSession
 from agentcore.slots import FocusedConfig
@@ -56,9 +51,6 @@ DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 
 DEFAULT_MAX_CONTEXT_TOKENS = 32_000
 """The window the meter measures against without ``--max-context-tokens``."""
-
-API_KEY_ENVS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
-"""The variable that holds the key of each built-in provider."""
 
 BASE_URL_ENVS = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 """The variable that sets the API root of each built-in provider."""
@@ -358,27 +350,3 @@ def provider_from_args(args: argparse.Namespace) -> LlmProvider:
         return get_provider(args.model, **options)
     except ConfigError as exc:
         raise CliError(explain_provider_error(str(exc)), EXIT_USAGE) from None
-
-
-def explain_llm_error(exc: LlmError, prefix: str) -> str:
-    """One line saying what went wrong with the provider and what to try."""
-    message = str(exc)
-    if isinstance(exc, AuthenticationError):
-        env = API_KEY_ENVS.get(prefix)
-        where = f"set {env}" if env else "check the provider's API key"
-        return f"{message}; {where}, or pass --base-url for a local server that needs no key"
-    if isinstance(exc, ServiceUnavailableError):
-        if prefix == "ollama":
-            return (
-                f"{message}; is Ollama running ('ollama serve')? It is looked for at "
-                "$OLLAMA_HOST, else 127.0.0.1:11434; --base-url overrides both"
-            )
-        return (
-            f"{message}; is the server running and is --base-url right? "
-            "(for Ollama: --model ollama:MODEL)"
-        )
-    if isinstance(exc, LlmTimeoutError):
-        return f"{message}; try a larger --timeout"
-    if isinstance(exc, RateLimitError):
-        return f"{message}; wait a moment and try again"
-    return message

@@ -4,8 +4,15 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from agentcore.cli.chat_command import explain_llm_error
-from agentcore.errors import AuthenticationError, LlmTimeoutError, ServiceUnavailableError
+from agentcore.errors import (
+    AuthenticationError,
+    ContextWindowExceededError,
+    LlmTimeoutError,
+    ServiceUnavailableError,
+)
 
 METER = re.compile(r"^context +[\d,]+ / [\d,]+ tokens  \[[#-]{12}\]!?$")
 
@@ -94,6 +101,50 @@ def test_explanations_carry_hints() -> None:
         ServiceUnavailableError("connection refused"), "openai"
     )
     assert "--timeout" in explain_llm_error(LlmTimeoutError("slow"), "openai")
+    too_long = ContextWindowExceededError("HTTP 400: too long")
+    assert "window of 2,048 tokens" in explain_llm_error(too_long, "openai", window=2048)
+    failed = ServiceUnavailableError("HTTP 500", status_code=500)
+    assert "server failed" in explain_llm_error(failed, "openai")
+
+
+def _chat_error(run_cli, openai_server, *flags: str) -> str:
+    args = ["chat", "--base-url", openai_server.base_url, "--max-retries", "0", *flags]
+    result = run_cli(*args, "-p", "hi", env={"OPENAI_API_KEY": "sk-wrong"})
+    assert result.returncode == 1
+    [line] = result.stderr.splitlines()
+    return line
+
+
+def test_a_refused_key_names_the_variable_once(
+    run_cli, openai_server, require_openai_provider: None
+) -> None:
+    openai_server.fail_status = 401
+    line = _chat_error(run_cli, openai_server)
+    assert "HTTP 401" in line
+    assert line.count("OPENAI_API_KEY") == 2  # the variable, and how to set it
+    assert "missing or wrong" in line
+    assert "api_key=" not in line and "--base-url" not in line
+
+
+def test_a_server_error_says_the_server_failed(
+    run_cli, openai_server, require_openai_provider: None
+) -> None:
+    openai_server.fail_status = 500
+    line = _chat_error(run_cli, openai_server)
+    assert "HTTP 500" in line
+    assert "the server failed" in line
+    assert "is the server running" not in line
+
+
+@pytest.mark.parametrize("flags", [[], ["--no-stream"]], ids=["stream", "no-stream"])
+def test_a_length_refusal_is_named(
+    run_cli, openai_server, require_openai_provider: None, flags: list[str]
+) -> None:
+    openai_server.window_tokens = 10
+    line = _chat_error(run_cli, openai_server, *flags)
+    assert "too long for the model's context window of 10 tokens" in line
+    assert "start a new session" in line
+    assert "connection" not in line
 
 
 def test_verbose_logs_retries(run_cli, closed_port: int, require_openai_provider: None) -> None:
