@@ -30,6 +30,7 @@ from agentcore.cli.last_session import last_session, remember_session
 from agentcore.cli.paths import HISTORY_FILENAME, data_dir
 from agentcore.cli.text import printable
 from agentcore.cli.turn_usage import TurnUsage
+from agentcore.cli.window import ChatWindow
 from agentcore.errors import ConfigError, LlmError
 from agentcore.llm import LlmProvider
 from agentcore.session import AgentSession
@@ -50,7 +51,8 @@ DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 """The system prompt of a new chat session without ``--system``."""
 
 DEFAULT_MAX_CONTEXT_TOKENS = 32_000
-"""The window the meter measures against without ``--max-context-tokens``."""
+"""The window ``sessions compact`` assumes without ``--max-context-tokens``; ``chat``
+finds its window instead (:mod:`agentcore.cli.window`)."""
 
 BASE_URL_ENVS = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 """The variable that sets the API root of each built-in provider."""
@@ -201,9 +203,9 @@ def register(
     parser.add_argument(
         "--max-context-tokens",
         type=positive_int,
-        default=DEFAULT_MAX_CONTEXT_TOKENS,
         metavar="N",
-        help="the context window the meter measures against (default: %(default)s)",
+        help="the context window the meter (and summaries) measure against (default: "
+        "discovered for the model, else learned from the server's first refusal for length)",
     )
     pm.hook.register_chat_options(parser=parser)
     parser.set_defaults(handler=run, parser=parser, plugin_manager=pm)
@@ -249,11 +251,13 @@ async def _chat(args: argparse.Namespace, provider: LlmProvider) -> None:
     session_id = _session_id(args, path)
     one_shot = args.prompt is not None
     interactive = stdin_is_interactive() and not one_shot
+    window = ChatWindow(args.max_context_tokens, model)
     try:
         store = open_or_create(path)
         try:
             turn_usage = TurnUsage()
-            builder = AgentBuilder().provider(provider).store(store).plugin(turn_usage)
+            builder = AgentBuilder().provider(provider).store(store)
+            builder.plugin(turn_usage).plugin(window)
             setup = ChatSetup(args=args, builder=builder, model=model)
             args.plugin_manager.hook.register_chat_commands(chat=setup)
             try:
@@ -263,6 +267,7 @@ async def _chat(args: argparse.Namespace, provider: LlmProvider) -> None:
             agent = Agent("chat", system_prompt=args.system)
             session = AgentSession(agent, session_id, bundle, FocusedConfig())
             remember_session(path, session_id)
+            await window.load(session, provider)
             logger.info("chatting in the session %r of %s", session_id, path)
             output = ChatOutput(
                 stream=not args.no_stream,
@@ -272,7 +277,7 @@ async def _chat(args: argparse.Namespace, provider: LlmProvider) -> None:
             )
             chat = ChatLoop(
                 session,
-                max_context_tokens=args.max_context_tokens,
+                window=window,
                 model=model,
                 output=output,
                 commands=setup.commands,
@@ -293,7 +298,7 @@ async def _chat(args: argparse.Namespace, provider: LlmProvider) -> None:
         finally:
             await store.close()
     except LlmError as exc:
-        raise CliError(explain_llm_error(exc, prefix)) from None
+        raise CliError(explain_llm_error(exc, prefix, window=window.tokens)) from None
     finally:
         aclose = getattr(provider, "aclose", None)
         if aclose is not None:

@@ -21,6 +21,7 @@ from agentcore.cli.meter import context_tokens, meter
 from agentcore.cli.session_report import usage_dict
 from agentcore.cli.text import dumps, plural, printable
 from agentcore.cli.turn_usage import TurnUsage, usage_fields
+from agentcore.cli.window import ChatWindow
 from agentcore.session import AgentSession
 
 __all__ = ["PROMPT", "QUIT_COMMAND", "ChatLoop", "ChatOutput"]
@@ -52,28 +53,32 @@ class ChatLoop:
     that came from the model is printed with its control characters escaped.
 
     :param session: The session the turns go to.
-    :param max_context_tokens: The window the meter measures against.
+    :param max_context_tokens: The window the meter measures against (None: not
+        known), when no ``window`` is given.
     :param model: The model name whose tokenizer counts (None: ``cl100k_base``).
     :param output: How turns are shown.
     :param commands: The slash commands plugins add (``register_chat_commands``).
     :param notes: Where plugins' notes come from, shown after each turn and command.
     :param turn_usage: The bundle's :class:`TurnUsage`, whose figures ``--json``
         prints (``null`` where the server reported none); None: the session's cost.
+    :param window: The bundle's :class:`ChatWindow`, which refusals for length teach;
+        the meter measures against it.
     """
 
     def __init__(
         self,
         session: AgentSession,
         *,
-        max_context_tokens: int,
+        max_context_tokens: int | None = None,
         model: str | None = None,
         output: ChatOutput | None = None,
         commands: Sequence[ChatCommand] = (),
         notes: Sequence[NotesSource] = (),
         turn_usage: TurnUsage | None = None,
+        window: ChatWindow | None = None,
     ) -> None:
         self._session = session
-        self._limit = max_context_tokens
+        self._window = window if window is not None else ChatWindow(max_context_tokens)
         self._model = model
         self._output = output if output is not None else ChatOutput()
         self._commands = tuple(commands)
@@ -86,7 +91,7 @@ class ChatLoop:
         interactive = stdin_is_interactive()
         if interactive and slot.message_count():
             note(f"resuming a session of {plural(slot.message_count(), 'message')}")
-            note(meter(await context_tokens(self._session, model=self._model), self._limit))
+            note(meter(await context_tokens(self._session, model=self._model), self._window.tokens))
         try:
             while True:
                 text = await read_message(read_line, PROMPT)
@@ -135,6 +140,7 @@ class ChatLoop:
                     write(printable(reply) + "\n")
         finally:
             indicator.clear()
+            await self._learn_window()
         if self._output.json:
             if self._turn_usage is not None:
                 usage: dict[str, int | None] = usage_fields(self._turn_usage.take())
@@ -152,7 +158,7 @@ class ChatLoop:
         if not self._output.meter:
             return
         grown = await context_tokens(self._session, as_config=config_before, model=self._model)
-        note(meter(grown, self._limit))
+        note(meter(grown, self._window.tokens))
         self._show_notes()
 
     async def _streamed(self, text: str, indicator: WaitingIndicator) -> str:
@@ -192,6 +198,14 @@ class ChatLoop:
         if started:
             write("\n")
         return "".join(pieces)
+
+    async def _learn_window(self) -> None:
+        """Take the window a refusal for length taught, and say so with the meter."""
+        if await self._window.settle(self._session) and self._output.meter:
+            note(
+                f"the server's context window is {self._window.tokens:,} tokens "
+                "(learned from its refusal; kept with the session)"
+            )
 
     def _show_notes(self) -> None:
         for source in self._notes:

@@ -44,10 +44,10 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length", "0"))
         body = json.loads(self.rfile.read(length))
-        self.server.requests.append(body)
         if not self.path.endswith("/chat/completions"):
-            self.send_error(404)
+            self.send_error(404)  # Also the window look-ups of an unknown model.
             return
+        self.server.requests.append(body)
         if self.server.fail_status is not None:
             self._error(self.server.fail_status, "the fake server was told to fail", "fake_error")
             return
