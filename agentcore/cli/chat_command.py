@@ -20,6 +20,7 @@ from agentcore.cli.arg_types import non_negative_int, positive_float, positive_i
 from agentcore.cli.chat_commands import QUIT_COMMAND
 from agentcore.cli.chat_input import BLOCK_MARKER, join_piped_text
 from agentcore.cli.chat_loop import ChatLoop, ChatOutput
+from agentcore.cli.cli_config import stored_default_model
 from agentcore.cli.console import line_editing, note, stderr_is_terminal, stdin_is_interactive
 from agentcore.cli.database import Database, add_db_argument, db_path, open_or_create
 from agentcore.cli.error_hints import API_KEY_ENVS as API_KEY_ENVS
@@ -113,9 +114,10 @@ def add_provider_arguments(parser: argparse.ArgumentParser) -> None:
         "-m",
         "--model",
         type=model_name,
-        default=DEFAULT_MODEL,
+        default=stored_default_model() or DEFAULT_MODEL,
         metavar="PROVIDER:MODEL",
-        help="the model, as PROVIDER:MODEL (default: %(default)s; e.g. "
+        help="the model, as PROVIDER:MODEL (default: %(default)s, set with "
+        "'agentcore models default'; e.g. "
         "anthropic:claude-3-5-haiku-latest, or openai:llama3.1 with --base-url for Ollama)",
     )
     parser.add_argument(
