@@ -280,6 +280,7 @@ async def _chat(args: argparse.Namespace, provider: LlmProvider) -> None:
             chat = ChatLoop(
                 session,
                 window=window,
+                model_name=args.model,
                 model=model,
                 output=output,
                 commands=setup.commands,

@@ -17,6 +17,7 @@ from agentcore.cli.console import (
     write,
 )
 from agentcore.cli.extensions import ChatCommand, NotesSource
+from agentcore.cli.message_log import now_text, record_messages
 from agentcore.cli.meter import context_tokens, meter
 from agentcore.cli.session_report import usage_dict
 from agentcore.cli.text import dumps, plural, printable
@@ -63,6 +64,8 @@ class ChatLoop:
         prints (``null`` where the server reported none); None: the session's cost.
     :param window: The bundle's :class:`ChatWindow`, which refusals for length teach;
         the meter measures against it.
+    :param model_name: The ``PROVIDER:MODEL`` kept with each new message, with its
+        time, in the session data (:mod:`agentcore.cli.message_log`); None: not kept.
     """
 
     def __init__(
@@ -76,6 +79,7 @@ class ChatLoop:
         notes: Sequence[NotesSource] = (),
         turn_usage: TurnUsage | None = None,
         window: ChatWindow | None = None,
+        model_name: str | None = None,
     ) -> None:
         self._session = session
         self._window = window if window is not None else ChatWindow(max_context_tokens)
@@ -84,6 +88,7 @@ class ChatLoop:
         self._commands = tuple(commands)
         self._notes = tuple(notes)
         self._turn_usage = turn_usage
+        self._model_name = model_name
 
     async def run(self) -> None:
         """Chat until the user quits; errors of the provider propagate."""
@@ -124,7 +129,10 @@ class ChatLoop:
 
     async def turn(self, text: str) -> None:
         """Send ``text``, show the reply, then the meter and the plugins' notes."""
-        config_before = (await self._session.get_slot()).config
+        slot_before = await self._session.get_slot()
+        config_before = slot_before.config
+        count_before = slot_before.message_count()
+        sent_at = now_text()
         cost_before = self._session.cost.total("turn")
         if self._turn_usage is not None:
             self._turn_usage.take()
@@ -141,6 +149,13 @@ class ChatLoop:
         finally:
             indicator.clear()
             await self._learn_window()
+        if self._model_name is not None:
+            await record_messages(
+                self._session,
+                before=count_before,
+                sent_at=sent_at,
+                model=self._model_name,
+            )
         if self._output.json:
             if self._turn_usage is not None:
                 usage: dict[str, int | None] = usage_fields(self._turn_usage.take())
