@@ -52,8 +52,8 @@ DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 """The system prompt of a new chat session without ``--system``."""
 
 DEFAULT_MAX_CONTEXT_TOKENS = 32_000
-"""The window ``sessions compact`` assumes without ``--max-context-tokens``; ``chat``
-finds its window instead (:mod:`agentcore.cli.window`)."""
+"""A window for plugins' commands that need one without ``--max-context-tokens``;
+``chat`` finds its window instead (:mod:`agentcore.cli.window`)."""
 
 BASE_URL_ENVS = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 """The variable that sets the API root of each built-in provider."""
@@ -206,7 +206,7 @@ def register(
         "--max-context-tokens",
         type=positive_int,
         metavar="N",
-        help="the context window the meter (and summaries) measure against (default: "
+        help="the context window the meter (and plugins) measure against (default: "
         "discovered for the model, else learned from the server's first refusal for length)",
     )
     pm.hook.register_chat_options(parser=parser)

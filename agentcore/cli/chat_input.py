@@ -47,7 +47,7 @@ async def read_message(read: ReadLine, prompt: str) -> str | None:
 def join_piped_text(prompt: str, piped: str) -> str:
     """A one-shot prompt with the text piped on stdin: the prompt, a blank line, the text.
 
-    ``cat notes.txt | agentcore chat -p "summarize this"`` sends both, as ``llm``
+    ``cat notes.txt | agentcore chat -p "review this"`` sends both, as ``llm``
     does. Piped text that is empty or only whitespace leaves the prompt alone;
     trailing newlines of the text are dropped.
     """

@@ -21,8 +21,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     models = commands.add_parser(
         "models",
         help="the default model of chat",
-        description="Set or show the model 'agentcore chat' and 'sessions compact' use "
-        "without --model.",
+        description="Set or show the model 'agentcore chat' (and plugins' commands that "
+        "take --model) use without --model.",
     )
     sub = models.add_subparsers(
         title="commands", dest="models_command", required=True, metavar="COMMAND"

@@ -34,7 +34,7 @@ class TurnUsage:
 
     The session's cost counts a reply without usage as 0 tokens; this keeps
     "not reported" apart, so ``--json`` can print ``null`` rather than a
-    made-up 0. Calls plugins make (summaries) are not counted.
+    made-up 0. Calls plugins make under their own purpose are not counted.
     """
 
     def __init__(self) -> None:
