@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 import pluggy
 
 from agentcore import __version__
-from agentcore.cli import chat_command, plugins_command, sessions_command
+from agentcore.cli import chat_command, models_command, plugins_command, sessions_command
 from agentcore.cli.errors import (
     EXIT_BROKEN_PIPE,
     EXIT_FAILURE,
@@ -57,6 +57,7 @@ def build_parser(plugin_manager: pluggy.PluginManager | None = None) -> argparse
         title="commands", dest="command", required=True, metavar="COMMAND"
     )
     chat_command.register(commands, pm)
+    models_command.register(commands)
     plugins_command.register(commands)
     sessions = sessions_command.register(commands)
     groups = {"commands": CommandGroup(commands), "sessions": CommandGroup(sessions)}

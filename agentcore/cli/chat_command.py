@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import re
+import secrets
+import sys
+from datetime import datetime, timezone
 from typing import Any
 
 import pluggy
@@ -14,41 +18,42 @@ from agentcore.agent import Agent
 from agentcore.builder import AgentBuilder
 from agentcore.cli.arg_types import non_negative_int, positive_float, positive_int
 from agentcore.cli.chat_commands import QUIT_COMMAND
-from agentcore.cli.chat_input import BLOCK_MARKER
+from agentcore.cli.chat_input import BLOCK_MARKER, join_piped_text
 from agentcore.cli.chat_loop import ChatLoop, ChatOutput
+from agentcore.cli.cli_config import stored_default_model
 from agentcore.cli.console import line_editing, note, stderr_is_terminal, stdin_is_interactive
 from agentcore.cli.database import Database, add_db_argument, db_path, open_or_create
+from agentcore.cli.error_hints import API_KEY_ENVS as API_KEY_ENVS
+from agentcore.cli.error_hints import explain_llm_error as explain_llm_error
 from agentcore.cli.errors import EXIT_USAGE, CliError
 from agentcore.cli.extensions import ChatSetup
 from agentcore.cli.last_session import last_session, remember_session
 from agentcore.cli.paths import HISTORY_FILENAME, data_dir
 from agentcore.cli.text import printable
-from agentcore.errors import (
-    AuthenticationError,
-    ConfigError,
-    LlmError,
-    LlmTimeoutError,
-    RateLimitError,
-    ServiceUnavailableError,
-)
+from agentcore.cli.turn_usage import TurnUsage
+from agentcore.cli.window import ChatWindow
+from agentcore.errors import ConfigError, LlmError
 from agentcore.llm import LlmProvider
 from agentcore.session import AgentSession
 from agentcore.slots import FocusedConfig
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "openai:gpt-4o-mini"
 """The model ``chat`` talks to without ``--model``."""
 
 DEFAULT_SESSION = "chat"
-"""The session ``chat`` uses without ``--session``."""
+"""The session an interactive ``chat`` uses without ``--session`` or ``--continue``."""
+
+ONE_SHOT_SESSION_PREFIX = "chat-"
+"""How the id of the new session of each one-shot prompt (``-p``) begins."""
 
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 """The system prompt of a new chat session without ``--system``."""
 
 DEFAULT_MAX_CONTEXT_TOKENS = 32_000
-"""The window the meter measures against without ``--max-context-tokens``."""
-
-API_KEY_ENVS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
-"""The variable that holds the key of each built-in provider."""
+"""A window for plugins' commands that need one without ``--max-context-tokens``;
+``chat`` finds its window instead (:mod:`agentcore.cli.window`)."""
 
 BASE_URL_ENVS = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 """The variable that sets the API root of each built-in provider."""
@@ -109,9 +114,10 @@ def add_provider_arguments(parser: argparse.ArgumentParser) -> None:
         "-m",
         "--model",
         type=model_name,
-        default=DEFAULT_MODEL,
+        default=stored_default_model() or DEFAULT_MODEL,
         metavar="PROVIDER:MODEL",
-        help="the model, as PROVIDER:MODEL (default: %(default)s; e.g. "
+        help="the model, as PROVIDER:MODEL (default: %(default)s, set with "
+        "'agentcore models default'; e.g. "
         "anthropic:claude-3-5-haiku-latest, or openai:llama3.1 with --base-url for Ollama)",
     )
     parser.add_argument(
@@ -153,7 +159,8 @@ def register(
         "prompt",
         nargs="?",
         metavar="PROMPT",
-        help="run this one turn, print the reply and exit, instead of reading stdin",
+        help="run this one turn, print the reply and exit; text piped on stdin is "
+        "added after the prompt and a blank line",
     )
     parser.add_argument(
         "-p",
@@ -168,7 +175,8 @@ def register(
         "--session",
         type=session_id_text,
         metavar="ID",
-        help=f"the session id; an existing session resumes (default: {DEFAULT_SESSION})",
+        help="the session id; an existing session resumes (default: a new session for each "
+        f"one-shot prompt, {DEFAULT_SESSION!r} for an interactive chat)",
     )
     parser.add_argument(
         "-c",
@@ -197,9 +205,9 @@ def register(
     parser.add_argument(
         "--max-context-tokens",
         type=positive_int,
-        default=DEFAULT_MAX_CONTEXT_TOKENS,
         metavar="N",
-        help="the context window the meter measures against (default: %(default)s)",
+        help="the context window the meter (and plugins) measure against (default: "
+        "discovered for the model, else learned from the server's first refusal for length)",
     )
     pm.hook.register_chat_options(parser=parser)
     parser.set_defaults(handler=run, parser=parser, plugin_manager=pm)
@@ -216,6 +224,8 @@ def run(args: argparse.Namespace) -> int:
     if args.continue_last and args.session is not None:
         raise CliError("give either --continue or --session, not both", EXIT_USAGE)
     check_api_key(args)
+    if args.prompt is not None and sys.stdin is not None and not stdin_is_interactive():
+        args.prompt = join_piped_text(args.prompt, sys.stdin.read())
     provider = provider_from_args(args)
     asyncio.run(_chat(args, provider))
     return 0
@@ -243,10 +253,13 @@ async def _chat(args: argparse.Namespace, provider: LlmProvider) -> None:
     session_id = _session_id(args, path)
     one_shot = args.prompt is not None
     interactive = stdin_is_interactive() and not one_shot
+    window = ChatWindow(args.max_context_tokens, model)
     try:
         store = open_or_create(path)
         try:
+            turn_usage = TurnUsage()
             builder = AgentBuilder().provider(provider).store(store)
+            builder.plugin(turn_usage).plugin(window)
             setup = ChatSetup(args=args, builder=builder, model=model)
             args.plugin_manager.hook.register_chat_commands(chat=setup)
             try:
@@ -256,6 +269,8 @@ async def _chat(args: argparse.Namespace, provider: LlmProvider) -> None:
             agent = Agent("chat", system_prompt=args.system)
             session = AgentSession(agent, session_id, bundle, FocusedConfig())
             remember_session(path, session_id)
+            await window.load(session, provider)
+            logger.info("chatting in the session %r of %s", session_id, path)
             output = ChatOutput(
                 stream=not args.no_stream,
                 json=args.json,
@@ -264,11 +279,13 @@ async def _chat(args: argparse.Namespace, provider: LlmProvider) -> None:
             )
             chat = ChatLoop(
                 session,
-                max_context_tokens=args.max_context_tokens,
+                window=window,
+                model_name=args.model,
                 model=model,
                 output=output,
                 commands=setup.commands,
                 notes=setup.notes,
+                turn_usage=turn_usage,
             )
             if one_shot:
                 await chat.one_shot(args.prompt)
@@ -284,17 +301,31 @@ async def _chat(args: argparse.Namespace, provider: LlmProvider) -> None:
         finally:
             await store.close()
     except LlmError as exc:
-        raise CliError(explain_llm_error(exc, prefix)) from None
+        raise CliError(explain_llm_error(exc, prefix, window=window.tokens)) from None
     finally:
         aclose = getattr(provider, "aclose", None)
         if aclose is not None:
             await aclose()
 
 
+def new_session_id(now: datetime | None = None) -> str:
+    """A fresh session id for a one-shot prompt: ``chat-20261201-174838-3f9a`` (UTC time).
+
+    :param now: The time in the id (default: now).
+    """
+    when = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    return f"{ONE_SHOT_SESSION_PREFIX}{when:%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
 def _session_id(args: argparse.Namespace, path: Database) -> str:
-    """The session to chat in: ``--session``, the last one with ``--continue``, or the default."""
+    """The session to chat in: ``--session``, the last one, a new one, or the default.
+
+    ``--continue`` names the last one; a one-shot prompt gets a new one.
+    """
     if not args.continue_last:
-        return str(args.session) if args.session is not None else DEFAULT_SESSION
+        if args.session is not None:
+            return str(args.session)
+        return new_session_id() if args.prompt is not None else DEFAULT_SESSION
     last = last_session(path)
     if last is None:
         raise CliError(
@@ -327,27 +358,3 @@ def provider_from_args(args: argparse.Namespace) -> LlmProvider:
         return get_provider(args.model, **options)
     except ConfigError as exc:
         raise CliError(explain_provider_error(str(exc)), EXIT_USAGE) from None
-
-
-def explain_llm_error(exc: LlmError, prefix: str) -> str:
-    """One line saying what went wrong with the provider and what to try."""
-    message = str(exc)
-    if isinstance(exc, AuthenticationError):
-        env = API_KEY_ENVS.get(prefix)
-        where = f"set {env}" if env else "check the provider's API key"
-        return f"{message}; {where}, or pass --base-url for a local server that needs no key"
-    if isinstance(exc, ServiceUnavailableError):
-        if prefix == "ollama":
-            return (
-                f"{message}; is Ollama running ('ollama serve')? It is looked for at "
-                "$OLLAMA_HOST, else 127.0.0.1:11434; --base-url overrides both"
-            )
-        return (
-            f"{message}; is the server running and is --base-url right? "
-            "(for Ollama: --model ollama:MODEL)"
-        )
-    if isinstance(exc, LlmTimeoutError):
-        return f"{message}; try a larger --timeout"
-    if isinstance(exc, RateLimitError):
-        return f"{message}; wait a moment and try again"
-    return message

@@ -1,4 +1,4 @@
-"""Multi-line messages in ``agentcore chat``: a trailing backslash, or a ``\"\"\"`` block."""
+"""Messages in ``agentcore chat``: lines that continue, blocks, and a prompt with piped text."""
 
 from __future__ import annotations
 
@@ -42,3 +42,16 @@ async def read_message(read: ReadLine, prompt: str) -> str | None:
         line = more
     parts.append(line)
     return "\n".join(parts)
+
+
+def join_piped_text(prompt: str, piped: str) -> str:
+    """A one-shot prompt with the text piped on stdin: the prompt, a blank line, the text.
+
+    ``cat notes.txt | agentcore chat -p "review this"`` sends both, as ``llm``
+    does. Piped text that is empty or only whitespace leaves the prompt alone;
+    trailing newlines of the text are dropped.
+    """
+    text = piped.rstrip("\r\n")
+    if not text.strip():
+        return prompt
+    return f"{prompt}\n\n{text}"

@@ -17,10 +17,13 @@ from agentcore.cli.console import (
     write,
 )
 from agentcore.cli.extensions import ChatCommand, NotesSource
+from agentcore.cli.message_log import now_text, record_messages
 from agentcore.cli.meter import context_tokens, meter
 from agentcore.cli.money import MODEL_KEY, cost_line
 from agentcore.cli.session_report import usage_dict
 from agentcore.cli.text import dumps, plural, printable
+from agentcore.cli.turn_usage import TurnUsage, usage_fields
+from agentcore.cli.window import ChatWindow
 from agentcore.session import AgentSession
 
 __all__ = ["PROMPT", "QUIT_COMMAND", "ChatLoop", "ChatOutput"]
@@ -55,31 +58,43 @@ class ChatLoop:
     (:data:`~agentcore.cli.money.MODEL_KEY`) after the first turn.
 
     :param session: The session the turns go to.
-    :param max_context_tokens: The window the meter measures against.
+    :param max_context_tokens: The window the meter measures against (None: not
+        known), when no ``window`` is given.
     :param model: The model name whose tokenizer counts (None: ``cl100k_base``) and
         whose price the cost line shows.
     :param output: How turns are shown.
     :param commands: The slash commands plugins add (``register_chat_commands``).
     :param notes: Where plugins' notes come from, shown after each turn and command.
+    :param turn_usage: The bundle's :class:`TurnUsage`, whose figures ``--json``
+        prints (``null`` where the server reported none); None: the session's cost.
+    :param window: The bundle's :class:`ChatWindow`, which refusals for length teach;
+        the meter measures against it.
+    :param model_name: The ``PROVIDER:MODEL`` kept with each new message, with its
+        time, in the session data (:mod:`agentcore.cli.message_log`); None: not kept.
     """
 
     def __init__(
         self,
         session: AgentSession,
         *,
-        max_context_tokens: int,
+        max_context_tokens: int | None = None,
         model: str | None = None,
         output: ChatOutput | None = None,
         commands: Sequence[ChatCommand] = (),
         notes: Sequence[NotesSource] = (),
+        turn_usage: TurnUsage | None = None,
+        window: ChatWindow | None = None,
+        model_name: str | None = None,
     ) -> None:
         self._session = session
-        self._limit = max_context_tokens
+        self._window = window if window is not None else ChatWindow(max_context_tokens)
         self._model = model
         self._output = output if output is not None else ChatOutput()
         self._commands = tuple(commands)
         self._notes = tuple(notes)
         self._model_recorded = False
+        self._turn_usage = turn_usage
+        self._model_name = model_name
 
     async def run(self) -> None:
         """Chat until the user quits; errors of the provider propagate."""
@@ -87,7 +102,7 @@ class ChatLoop:
         interactive = stdin_is_interactive()
         if interactive and slot.message_count():
             note(f"resuming a session of {plural(slot.message_count(), 'message')}")
-            note(meter(await context_tokens(self._session, model=self._model), self._limit))
+            note(meter(await context_tokens(self._session, model=self._model), self._window.tokens))
         try:
             while True:
                 text = await read_message(read_line, PROMPT)
@@ -120,8 +135,13 @@ class ChatLoop:
 
     async def turn(self, text: str) -> None:
         """Send ``text``, show the reply, then the meter and the plugins' notes."""
-        config_before = (await self._session.get_slot()).config
+        slot_before = await self._session.get_slot()
+        config_before = slot_before.config
+        count_before = slot_before.message_count()
+        sent_at = now_text()
         cost_before = self._session.cost.total("turn")
+        if self._turn_usage is not None:
+            self._turn_usage.take()
         indicator = WaitingIndicator(self._output.indicator)
         indicator.show()
         try:
@@ -134,23 +154,33 @@ class ChatLoop:
                     write(printable(reply) + "\n")
         finally:
             indicator.clear()
+            await self._learn_window()
+        if self._model_name is not None:
+            await record_messages(
+                self._session,
+                before=count_before,
+                sent_at=sent_at,
+                model=self._model_name,
+            )
         if self._output.json:
-            usage = self._session.cost.total("turn")
+            if self._turn_usage is not None:
+                usage: dict[str, int | None] = usage_fields(self._turn_usage.take())
+            else:
+                after = usage_dict(self._session.cost.total("turn"))
+                before = usage_dict(cost_before)
+                usage = {name: value - before[name] for name, value in after.items()}
             record = {
                 "session": self._session.session_id,
                 "turn": self._session.turn_index,
                 "reply": reply,
-                "usage": {
-                    name: value - usage_dict(cost_before)[name]
-                    for name, value in usage_dict(usage).items()
-                },
+                "usage": usage,
             }
             write(dumps(record) + "\n")
         await self._remember_model()
         if not self._output.meter:
             return
         grown = await context_tokens(self._session, as_config=config_before, model=self._model)
-        note(meter(grown, self._limit))
+        note(meter(grown, self._window.tokens))
         note(cost_line(self._session.cost.total(), self._model))
         self._show_notes()
 
@@ -198,6 +228,14 @@ class ChatLoop:
         if started:
             write("\n")
         return "".join(pieces)
+
+    async def _learn_window(self) -> None:
+        """Take the window a refusal for length taught, and say so with the meter."""
+        if await self._window.settle(self._session) and self._output.meter:
+            note(
+                f"the server's context window is {self._window.tokens:,} tokens "
+                "(learned from its refusal; kept with the session)"
+            )
 
     def _show_notes(self) -> None:
         for source in self._notes:

@@ -29,8 +29,13 @@ def bar(used: int, limit: int, width: int = BAR_WIDTH) -> str:
     return f"[{'#' * filled}{'-' * (width - filled)}]{marker}"
 
 
-def meter(used: int, limit: int) -> str:
-    """``context  1,134 / 1,500 tokens  [#########---]``."""
+def meter(used: int, limit: int | None) -> str:
+    """``context  1,134 / 1,500 tokens  [#########---]``.
+
+    With the window not known (``limit`` None): ``context  1,134 tokens  (window not known)``.
+    """
+    if limit is None:
+        return f"context  {format_tokens(used)} tokens  (window not known)"
     width = len(format_tokens(limit))
     return (
         f"context  {format_tokens(used):>{width}} / {format_tokens(limit)} tokens  "

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from agentcore.cli.errors import CliError
+from agentcore.cli.message_log import MESSAGE_LOG_KEY, read_log
 from agentcore.cli.money import MODEL_KEY, dollars_for
 from agentcore.serialization import message_to_dict
 from agentcore.slots import config_from_json
@@ -87,6 +88,9 @@ async def session_report(
     if model is None:
         recorded = data.get(MODEL_KEY)
         model = recorded if isinstance(recorded, str) and recorded else None
+    log = read_log(data.get(MESSAGE_LOG_KEY))
+    for slot in slots:
+        slot.update(_times(log.get(slot["id"], {})))
     return {
         "session": session_id,
         "turn_index": state.turn_index if state is not None else 0,
@@ -98,6 +102,21 @@ async def session_report(
         },
         "slots": slots,
         "data": data,
+    }
+
+
+def _times(entries: dict[str, dict[str, str]]) -> dict[str, Any]:
+    """When the slot's logged messages were stored, and with which models."""
+    ordered = sorted(
+        (item for item in entries.items() if item[0].isdigit()), key=lambda item: int(item[0])
+    )
+    times = [entry["at"] for _, entry in ordered if "at" in entry]
+    models = sorted({entry["model"] for _, entry in ordered if "model" in entry})
+    return {
+        "first_message_at": times[0] if times else None,
+        "last_message_at": times[-1] if times else None,
+        "models": models,
+        "message_log": [{"index": int(index), **entry} for index, entry in ordered],
     }
 
 

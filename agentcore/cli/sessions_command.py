@@ -190,6 +190,12 @@ def _render_report(report: dict[str, Any], path: Database) -> str:
         lines.append(f"slot {slot_id}" + (" (current)" if slot["current"] else ""))
         lines.append(f"  mode            {slot['mode']}")
         lines.append(f"  messages        {slot['messages']}")
+        if slot["last_message_at"] is not None:
+            lines.append(f"  first message   {slot['first_message_at']}")
+            lines.append(f"  last message    {slot['last_message_at']}")
+        if slot["models"]:
+            models = ", ".join(printable(name, multiline=False) for name in slot["models"])
+            lines.append(f"  models          {models}")
         if slot["mode"] == "focused":
             if slot["max_recent_messages"] is not None:
                 recent = plural(slot["max_recent_messages"], "message")

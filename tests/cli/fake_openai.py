@@ -52,40 +52,66 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length", "0"))
         body = json.loads(self.rfile.read(length))
-        self.server.requests.append(body)
         if not self.path.endswith("/chat/completions"):
-            self.send_error(404)
+            self.send_error(404)  # Also the window look-ups of an unknown model.
+            return
+        self.server.requests.append(body)
+        if self.server.fail_status is not None:
+            self._error(self.server.fail_status, "the fake server was told to fail", "fake_error")
             return
         reply = reply_for(body)
-        usage = usage_for(body, reply)
+        usage: dict[str, int] | None = usage_for(body, reply)
+        window = self.server.window_tokens
+        assert usage is not None
+        if window is not None and usage["prompt_tokens"] > window:
+            self._error(
+                400,
+                f"This model's maximum context length is {window} tokens. However, your "
+                f"messages resulted in {usage['prompt_tokens']} tokens. Please reduce the "
+                "length of the messages.",
+                "context_length_exceeded",
+            )
+            return
+        if not self.server.send_usage:
+            usage = None
         if body.get("stream"):
             self._stream(body, reply, usage)
         else:
             self._complete(body, reply, usage)
 
-    def _complete(self, body: dict[str, Any], reply: str, usage: dict[str, int]) -> None:
+    def _error(self, status: int, message: str, code: str) -> None:
         data = json.dumps(
-            {
-                "id": "chatcmpl-1",
-                "object": "chat.completion",
-                "model": body["model"],
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": reply},
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": usage,
-            }
+            {"error": {"message": message, "type": "invalid_request_error", "code": code}}
         ).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _complete(self, body: dict[str, Any], reply: str, usage: dict[str, int] | None) -> None:
+        answer: dict[str, Any] = {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "model": body["model"],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply},
+                    "finish_reason": "stop",
+                }
+            ],
+        }
+        if usage is not None:
+            answer["usage"] = usage
+        data = json.dumps(answer).encode()
         self.send_response(200)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
 
-    def _stream(self, body: dict[str, Any], reply: str, usage: dict[str, int]) -> None:
+    def _stream(self, body: dict[str, Any], reply: str, usage: dict[str, int] | None) -> None:
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("connection", "close")
@@ -96,7 +122,8 @@ class _Handler(BaseHTTPRequestHandler):
             for piece in pieces
         ]
         chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-        chunks.append({"choices": [], "usage": usage})
+        if usage is not None:
+            chunks.append({"choices": [], "usage": usage})
         for chunk in chunks:
             chunk.update(
                 {"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": body["model"]}
@@ -108,11 +135,22 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class FakeOpenAIServer(ThreadingHTTPServer):
+    """The fake server; tests change what it does through its attributes.
+
+    ``window_tokens``: refuse a request whose prompt (counted as in
+    :func:`usage_for`) is over it, with OpenAI's 400 ``context_length_exceeded``.
+    ``send_usage``: False to leave ``usage`` out of replies. ``fail_status``:
+    answer every request with this HTTP status.
+    """
+
     daemon_threads = True
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.requests: list[dict[str, Any]] = []
+        self.window_tokens: int | None = None
+        self.send_usage = True
+        self.fail_status: int | None = None
 
     @property
     def base_url(self) -> str:

@@ -4,8 +4,15 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from agentcore.cli.chat_command import explain_llm_error
-from agentcore.errors import AuthenticationError, LlmTimeoutError, ServiceUnavailableError
+from agentcore.errors import (
+    AuthenticationError,
+    ContextWindowExceededError,
+    LlmTimeoutError,
+    ServiceUnavailableError,
+)
 
 METER = re.compile(r"^context +[\d,]+ / [\d,]+ tokens  \[[#-]{12}\]!?$")
 
@@ -67,7 +74,8 @@ def test_chat_streams_replies_and_shows_the_meter(
     assert result.stdout.splitlines()[1].startswith("You said: second line.")
     meters = [line for line in result.stderr.splitlines() if METER.match(line)]
     assert len(meters) == 2
-    assert all("/ 32,000 tokens" in line for line in meters)
+    # gpt-4o-mini's window, from the table of known windows.
+    assert all("/ 128,000 tokens" in line for line in meters)
     assert [r.get("stream") for r in openai_server.requests] == [True, True]
 
     resumed = run_cli(*args, "--session", "t1", input="third\n")
@@ -94,6 +102,73 @@ def test_explanations_carry_hints() -> None:
         ServiceUnavailableError("connection refused"), "openai"
     )
     assert "--timeout" in explain_llm_error(LlmTimeoutError("slow"), "openai")
+    too_long = ContextWindowExceededError("HTTP 400: too long")
+    assert "window of 2,048 tokens" in explain_llm_error(too_long, "openai", window=2048)
+    failed = ServiceUnavailableError("HTTP 500", status_code=500)
+    assert "server failed" in explain_llm_error(failed, "openai")
+
+
+def _chat_error(run_cli, openai_server, *flags: str) -> str:
+    args = ["chat", "--base-url", openai_server.base_url, "--max-retries", "0", *flags]
+    result = run_cli(*args, "-p", "hi", env={"OPENAI_API_KEY": "sk-wrong"})
+    assert result.returncode == 1
+    [line] = result.stderr.splitlines()
+    return line
+
+
+def test_a_refused_key_names_the_variable_once(
+    run_cli, openai_server, require_openai_provider: None
+) -> None:
+    openai_server.fail_status = 401
+    line = _chat_error(run_cli, openai_server)
+    assert "HTTP 401" in line
+    assert line.count("OPENAI_API_KEY") == 2  # the variable, and how to set it
+    assert "missing or wrong" in line
+    assert "api_key=" not in line and "--base-url" not in line
+
+
+def test_a_server_error_says_the_server_failed(
+    run_cli, openai_server, require_openai_provider: None
+) -> None:
+    openai_server.fail_status = 500
+    line = _chat_error(run_cli, openai_server)
+    assert "HTTP 500" in line
+    assert "the server failed" in line
+    assert "is the server running" not in line
+
+
+@pytest.mark.parametrize("flags", [[], ["--no-stream"]], ids=["stream", "no-stream"])
+def test_a_length_refusal_is_named(
+    run_cli, openai_server, require_openai_provider: None, flags: list[str]
+) -> None:
+    openai_server.window_tokens = 10
+    line = _chat_error(run_cli, openai_server, *flags)
+    assert "too long for the model's context window of 10 tokens" in line
+    assert "start a new session" in line
+    assert "connection" not in line
+
+
+def test_the_window_is_learned_from_a_refusal_and_kept(
+    run_cli, openai_server, require_openai_provider: None, tmp_path: Path
+) -> None:
+    openai_server.window_tokens = 2048
+    # A model no table knows, on a server that reports no window.
+    args = ["chat", "--base-url", openai_server.base_url, "--db", str(tmp_path / "w.db")]
+    args += ["--model", "openai:local-model", "-s", "w"]
+    long_line = "tell me more about this " * 60 + "\n"
+    result = run_cli(*args, input=long_line * 6)
+    assert result.returncode == 1
+    lines = result.stderr.splitlines()
+    meters = [line for line in lines if line.startswith("context ")]
+    assert meters and all(line.endswith("tokens  (window not known)") for line in meters)
+    assert "the server's context window is 2,048 tokens (learned from its refusal" in lines[-2]
+    assert "too long for the model's context window of 2,048 tokens" in lines[-1]
+
+    # The next chat in the session starts with the learned window.
+    again = run_cli(*args, "--max-retries", "0", input="a short one\n")
+    assert "window of 2,048 tokens" in again.stderr
+    given = run_cli(*args, "--max-context-tokens", "4096", input="short\n")
+    assert "window of 2,048 tokens" in given.stderr  # the server's figure, in the hint
 
 
 def test_verbose_logs_retries(run_cli, closed_port: int, require_openai_provider: None) -> None:

@@ -32,13 +32,54 @@ def _user_texts(run_cli, db: Path, session: str) -> list[str]:
 
 
 def test_one_shot_prompt_argument(run_cli, chat_args, openai_server, tmp_path: Path) -> None:
-    result = run_cli(*chat_args, "What is WAL?", input="this stdin is not read\n")
+    result = run_cli(*chat_args, "What is WAL?")
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("You said: What is WAL?.")
     assert len(result.stdout.splitlines()) == 1
     assert result.stderr == ""  # no meter, no notes: just the answer
     assert len(openai_server.requests) == 1
-    assert _user_texts(run_cli, tmp_path / "chat.db", "chat") == ["What is WAL?"]
+    listed = run_cli("sessions", "list", "--json", "--db", str(tmp_path / "chat.db"))
+    [session] = [row["session"] for row in json.loads(listed.stdout)]
+    assert session.startswith("chat-")
+    assert _user_texts(run_cli, tmp_path / "chat.db", session) == ["What is WAL?"]
+
+
+def test_each_one_shot_prompt_is_a_new_session(
+    run_cli, chat_args, openai_server, tmp_path: Path
+) -> None:
+    sessions = []
+    for prompt in ("first question", "second question", "third question"):
+        result = run_cli(*chat_args, "--json", "-p", prompt)
+        assert result.returncode == 0, result.stderr
+        sessions.append(json.loads(result.stdout)["session"])
+    assert len(set(sessions)) == 3
+    # Each prompt went alone with the system prompt, as a new conversation.
+    assert [len(r["messages"]) for r in openai_server.requests] == [2, 2, 2]
+    listed = run_cli("sessions", "list", "--json", "--db", str(tmp_path / "chat.db"))
+    assert sorted(row["session"] for row in json.loads(listed.stdout)) == sorted(sessions)
+
+    # -c continues the last one-shot session; -s chooses one.
+    result = run_cli(*chat_args, "--json", "-c", "-p", "a follow-up")
+    assert json.loads(result.stdout)["session"] == sessions[-1]
+    assert len(openai_server.requests[-1]["messages"]) == 4
+    assert _user_texts(run_cli, tmp_path / "chat.db", sessions[-1]) == [
+        "third question",
+        "a follow-up",
+    ]
+    for _ in range(2):
+        assert run_cli(*chat_args, "-s", "notes", "-p", "remember").returncode == 0
+    assert _user_texts(run_cli, tmp_path / "chat.db", "notes") == ["remember", "remember"]
+
+
+def test_piped_text_is_joined_to_the_prompt(run_cli, chat_args, openai_server) -> None:
+    notes = "line one of the notes\nline two\n"
+    result = run_cli(*chat_args, "-p", "summarize this", input=notes)
+    assert result.returncode == 0, result.stderr
+    sent = openai_server.requests[-1]["messages"][-1]["content"]
+    assert sent == "summarize this\n\nline one of the notes\nline two"
+    # Empty piped input leaves the prompt alone.
+    assert run_cli(*chat_args, "-p", "just this", input="\n").returncode == 0
+    assert openai_server.requests[-1]["messages"][-1]["content"] == "just this"
 
 
 def test_one_shot_prompt_option(run_cli, chat_args) -> None:
@@ -57,7 +98,7 @@ def test_json_output(run_cli, chat_args) -> None:
     result = run_cli(*chat_args, "--json", "-p", "hi")
     assert result.returncode == 0, result.stderr
     record = json.loads(result.stdout)
-    assert record["session"] == "chat"
+    assert record["session"].startswith("chat-")
     assert record["turn"] == 1
     assert record["reply"].startswith("You said: hi.")
     assert record["usage"]["total_tokens"] > 0
@@ -66,8 +107,25 @@ def test_json_output(run_cli, chat_args) -> None:
     lines = run_cli(*chat_args, "--json", input="one\ntwo\n")
     assert lines.returncode == 0, lines.stderr
     records = [json.loads(line) for line in lines.stdout.splitlines()]
-    assert [r["turn"] for r in records] == [2, 3]
+    assert [r["session"] for r in records] == ["chat", "chat"]
+    assert [r["turn"] for r in records] == [1, 2]
     assert [r["reply"].split(".")[0] for r in records] == ["You said: one", "You said: two"]
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "no-stream"])
+def test_json_usage_the_server_did_not_send_is_null(
+    run_cli, chat_args, openai_server, stream: bool
+) -> None:
+    openai_server.send_usage = False
+    flags = [] if stream else ["--no-stream"]
+    result = run_cli(*chat_args, "--json", *flags, "-p", "hi")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["usage"] == {
+        "input_tokens": None,
+        "output_tokens": None,
+        "cached_input_tokens": None,
+        "total_tokens": None,
+    }
 
 
 def test_no_stream(run_cli, chat_args, openai_server) -> None:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -229,3 +230,27 @@ def test_delete_at_a_terminal(cli_env: dict[str, str], db: Path, tmp_path: Path,
             terminal.kill()
         listed = json.loads(run_cli("sessions", "list", "--db", str(db), "--json").stdout)
         assert [row["session"] for row in listed] == left
+
+
+def test_messages_keep_their_time_and_model(
+    run_cli, openai_server, require_openai_provider: None, tmp_path: Path
+) -> None:
+    db = tmp_path / "times.db"
+    chat = ["chat", "--base-url", openai_server.base_url, "--db", str(db), "-s", "t"]
+    assert run_cli(*chat, "-p", "first").returncode == 0
+    assert run_cli(*chat, "-m", "openai:gpt-4o", "-p", "second").returncode == 0
+
+    shown = json.loads(run_cli("sessions", "show", "t", "--db", str(db), "--json").stdout)
+    [slot] = shown["slots"]
+    records = slot["message_log"]
+    assert [r["index"] for r in records] == [0, 1, 2, 3]
+    assert [r["model"] for r in records] == ["openai:gpt-4o-mini"] * 2 + ["openai:gpt-4o"] * 2
+    times = [datetime.fromisoformat(r["at"]) for r in records]
+    assert all(t.tzinfo is not None for t in times)
+    assert times == sorted(times)
+    assert slot["models"] == ["openai:gpt-4o", "openai:gpt-4o-mini"]
+    assert slot["first_message_at"] == records[0]["at"]
+    assert slot["last_message_at"] == records[-1]["at"]
+    text = run_cli("sessions", "show", "t", "--db", str(db)).stdout
+    assert f"  last message    {records[-1]['at']}" in text
+    assert "  models          openai:gpt-4o, openai:gpt-4o-mini" in text

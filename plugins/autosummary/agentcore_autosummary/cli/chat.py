@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from agentcore import AgentSession, ConfigError
+from agentcore.cli.console import stderr_is_terminal
 from agentcore.cli.errors import EXIT_USAGE, CliError
 from agentcore.cli.extensions import ChatCommand, ChatSetup
 from agentcore.cli.text import printable
@@ -35,7 +36,9 @@ def setup_chat(chat: ChatSetup) -> None:
     except (ConfigError, ValueError, TypeError) as exc:
         message = f"invalid value for the setting {SUMMARY_SETTING!r}: {exc}"
         raise CliError(explain_settings_error(message), EXIT_USAGE) from None
-    notices = SummaryNotices(model=chat.model)
+    # One-shot and --json output keep stderr quiet unless a person watches it.
+    quiet = chat.args.prompt is not None or chat.args.json
+    notices = SummaryNotices(model=chat.model, progress=not quiet or stderr_is_terminal())
     chat.builder.setting(SUMMARY_SETTING, settings).plugin(notices)
     chat.add_command(
         ChatCommand(

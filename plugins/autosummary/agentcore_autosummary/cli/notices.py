@@ -1,13 +1,20 @@
-"""The line each applied summary prints, and the plugin that collects them for the chat."""
+"""The lines summaries print in the chat: one when a summary starts, one when it is applied."""
 
 from __future__ import annotations
 
 from attrs import define, field
 
 from agentcore import TurnContext, hookimpl
+from agentcore.cli.console import note
 from agentcore.cli.meter import format_tokens
+from agentcore.cli.text import plural
 from agentcore.tokens import count_text_tokens
-from agentcore_autosummary.summary_info import SummaryInfo
+from agentcore_autosummary.summary_info import SummaryInfo, SummaryRequestInfo
+
+
+def progress_line(request: SummaryRequestInfo) -> str:
+    """``summarizing 40 messages...``: what a summary about to be requested reads."""
+    return f"summarizing {plural(len(request.messages), 'message')}..."
 
 
 def summary_line(covers: int, tokens: int, context_after: int | None = None) -> str:
@@ -28,13 +35,27 @@ def summary_line(covers: int, tokens: int, context_after: int | None = None) -> 
 
 @define
 class SummaryNotices:
-    """A plugin that collects each applied summary (``after_summary``) for the chat to show.
+    """A plugin that shows summaries in the chat.
+
+    When a summary starts (``before_summary``), a progress line goes to stderr
+    at once, since a summary can take a minute; each applied summary
+    (``after_summary``) is collected for the chat to show after the turn.
 
     :param model: The model whose tokenizer sizes the summary (None: ``cl100k_base``).
+    :param progress: Print the progress line when a summary starts.
+    :param prefix: What the progress line starts with (the chat's notes start ``"  -> "``).
     """
 
     model: str | None = None
+    progress: bool = True
+    prefix: str = "  -> "
     pending: list[SummaryInfo] = field(factory=list)
+
+    @hookimpl
+    def before_summary(self, ctx: TurnContext, request: SummaryRequestInfo) -> None:
+        """Say on stderr that a summary starts, and how many messages it reads."""
+        if self.progress and not request.vetoed:
+            note(self.prefix + progress_line(request))
 
     @hookimpl
     def after_summary(self, ctx: TurnContext, summary: SummaryInfo) -> None:

@@ -21,6 +21,7 @@ from agentcore.cli.extensions import CommandGroup
 from agentcore.cli.meter import format_tokens
 from agentcore.cli.session_report import require_session
 from agentcore.cli.text import printable
+from agentcore_autosummary.cli.notices import SummaryNotices
 from agentcore_autosummary.cli.options import (
     SUMMARY_SETTING,
     add_summary_arguments,
@@ -73,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
             await require_session(store, args.session_id, str(path))
             try:
                 builder = AgentBuilder().provider(provider).store(store)
+                builder.plugin(SummaryNotices(model=args.model.partition(":")[2], prefix=""))
                 bundle = builder.setting(SUMMARY_SETTING, settings).build()
             except ConfigError as exc:
                 raise CliError(explain_settings_error(str(exc)), EXIT_USAGE) from None

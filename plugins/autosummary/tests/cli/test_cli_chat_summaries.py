@@ -146,3 +146,23 @@ def test_the_plugin_commands_have_help(run_cli) -> None:
     assert "settings of the autosummary plugin" in chat and "--summary-model" in chat
     sessions = run_cli("sessions", "--help").stdout
     assert re.search(r"compact +summarize a stored session now \(from autosummary\)", sessions)
+
+
+def test_chat_learns_the_window_of_a_2048_token_server(
+    run_cli, openai_server, require_openai_provider: None, tmp_path: Path
+) -> None:
+    openai_server.window_tokens = 2048
+    # A model no table knows, on a server that reports no window: the first refusal
+    # for length teaches it, the turn is fitted and the chat goes on.
+    args = ["chat", "--base-url", openai_server.base_url, "--db", str(tmp_path / "w.db")]
+    args += ["--model", "openai:local-model"]
+    lines = "".join(f"question {n}: " + "tell me more about this " * 40 + "\n" for n in range(6))
+    result = run_cli(*args, input=lines)
+    assert result.returncode == 0, result.stderr
+    stderr = result.stderr.splitlines()
+    learned = "the server's context window is 2,048 tokens (learned from its refusal"
+    assert any(learned in line for line in stderr), result.stderr
+    after = stderr[next(i for i, line in enumerate(stderr) if learned in line) :]
+    meters = [line for line in after if line.startswith("context ")]
+    assert meters and all("/ 2,048 tokens" in line for line in meters)
+    assert len(result.stdout.splitlines()) == 6  # every question was answered

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,12 @@ def test_chat_slash_commands(run_cli, base, openai_server) -> None:
     assert "no summary yet" in err
     notices = [line for line in err.splitlines() if "summary written" in line]
     assert len(notices) == 1 and notices[0].startswith("  -> summary written: covers messages 0..")
+    # /compact says it started before the summary call, then what it wrote.
+    lines = err.splitlines()
+    progress = [
+        i for i, line in enumerate(lines) if re.match(r"  -> summarizing \d+ messages\.\.\.$", line)
+    ]
+    assert len(progress) == 1 and progress[0] < lines.index(notices[0])
     assert f"summary of messages 0..{notices[0].split('0..')[1].split()[0]}:" in err
     assert SUMMARY_REPLY in err
     assert "/compact [INSTRUCTIONS]" in err
@@ -49,6 +56,7 @@ def test_sessions_compact(run_cli, base, openai_server) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == SUMMARY_REPLY
     assert "compacted session 'chat': the summary covers messages 0.." in result.stderr
+    assert re.search(r"^summarizing \d+ messages\.\.\.$", result.stderr, re.MULTILINE)
     (prompt,) = _summary_requests(openai_server)
     assert "keep numbers" in prompt
     shown = run_cli("sessions", "show", "chat", "--db", base[-1])
