@@ -2,18 +2,34 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+
 import pytest
 
 from agentcore import Usage
 from agentcore.pricing import LIST_PRICES
-from bench.billing import (
-    TTL_SECONDS,
-    AnthropicCache,
-    Bill,
-    Block,
-    OpenAICache,
-    turn_start,
-)
+
+
+def _load_billing() -> object:
+    """bench/billing.py by its path: the bench is not a package the test envs install."""
+    path = Path(__file__).resolve().parents[1] / "bench" / "billing.py"
+    spec = importlib.util.spec_from_file_location("bench_billing", path)
+    assert spec is not None and spec.loader is not None, f"cannot load {path}"
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while being made
+    spec.loader.exec_module(module)
+    return module
+
+
+billing = _load_billing()
+TTL_SECONDS = billing.TTL_SECONDS  # type: ignore[attr-defined]
+AnthropicCache = billing.AnthropicCache  # type: ignore[attr-defined]
+Bill = billing.Bill  # type: ignore[attr-defined]
+Block = billing.Block  # type: ignore[attr-defined]
+OpenAICache = billing.OpenAICache  # type: ignore[attr-defined]
+turn_start = billing.turn_start  # type: ignore[attr-defined]
 
 
 def _blocks(*tokens: int, start: int = 0) -> list[Block]:
