@@ -24,7 +24,10 @@ def reply(request: LlmRequest) -> str:
     if request.purpose != "summary":
         return "Hello!"
     said = " ".join(message.text for message in request.messages)
-    return f"They greeted each other ({len(said)} characters read)."
+    # Each summary names the newest words it read (reversed, so no run of them is
+    # copied): the gate applies an update that adds what the new messages said.
+    latest = ", ".join(reversed(said.split()[-6:]))
+    return f"They greeted each other and spoke of {latest} ({len(said)} characters read)."
 
 
 async def main() -> int:
