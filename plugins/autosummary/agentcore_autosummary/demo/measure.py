@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from attrs import frozen
 
+from agentcore.cli.meter import (
+    context_tokens as context_tokens,  # the demo measures as the chat does
+)
 from agentcore.session import AgentSession
-from agentcore.slots import ContextSlot, SlotConfig, render_context
-from agentcore.tokens import count_text_tokens, count_tokens
+from agentcore.slots import ContextSlot
+from agentcore.tokens import count_text_tokens
 
 SummaryState = tuple[str | None, int]
 """A slot's summary text (None before the first) and the index it covers up to."""
@@ -35,23 +38,6 @@ def summary_state(slot: ContextSlot) -> SummaryState:
     if focused is None:
         return (None, 0)
     return (focused.summary_override, focused.summary_covers)
-
-
-async def context_tokens(
-    session: AgentSession, *, as_config: SlotConfig | None = None, model: str | None = None
-) -> int:
-    """The tokens the next request of the current slot carries (before the new user message).
-
-    :param session: The session to measure.
-    :param as_config: Measure as if the slot had this config (for instance the
-        config it had before a summary was written) instead of its own.
-    :param model: The model whose tokenizer counts (None: ``cl100k_base``).
-    """
-    if as_config is None:
-        return count_tokens(await session.load_messages(), model)
-    slot = await session.get_slot()
-    rendered = render_context(slot.system_prompt, await session.history(), as_config)
-    return count_tokens(rendered, model)
 
 
 async def new_summary(
