@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from adapter_helpers import summarizer
 from langchain.agents import create_agent
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -15,16 +16,14 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import Field
 
-from agentcore import ConfigError, LlmRequest, ToolSpec
+from agentcore import ConfigError, ToolSpec
 from agentcore.budget import reply_reservation
 from agentcore.formats import from_langchain
-from agentcore.testing import MockProvider
 from agentcore.tokens import get_token_counter
 from agentcore_autosummary import Compactor, CompactorState, SummaryConfig
 from agentcore_autosummary.adapters.langchain import compaction_middleware
 
 WINDOW = 2048
-TOPICS = ["rivers", "stones", "clouds", "tables", "music", "light", "apples", "trees"]
 COUNTER = get_token_counter(None)
 
 
@@ -59,16 +58,6 @@ class Recording(BaseChatModel):
         else:
             reply = AIMessage(content=f"answer {number}: " + "green table music light " * 10)
         return ChatResult(generations=[ChatGeneration(message=reply)])
-
-
-def summarizer() -> MockProvider:
-    def respond(request: LlmRequest) -> str:
-        number = len(provider.calls)
-        topics = " ".join(TOPICS[(number * 3 + i) % len(TOPICS)] for i in range(4 + number % 4))
-        return f"Summary {number}: the user asked about {topics}."
-
-    provider = MockProvider(responder=respond)
-    return provider
 
 
 def agent(model: Recording) -> Any:

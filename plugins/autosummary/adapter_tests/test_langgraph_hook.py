@@ -7,16 +7,16 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from adapter_helpers import summarizer
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import Field
 
-from agentcore import ConfigError, LlmRequest
+from agentcore import ConfigError
 from agentcore.budget import reply_reservation
 from agentcore.formats import from_langchain
-from agentcore.testing import MockProvider
 from agentcore.tokens import get_token_counter
 from agentcore_autosummary import CORRECTION_KEY, Compactor, CompactorState, SummaryConfig
 from agentcore_autosummary.adapters.langgraph import compaction_hook, compaction_state_schema
@@ -26,7 +26,6 @@ with warnings.catch_warnings():
     from langgraph.prebuilt import create_react_agent
 
 WINDOW = 2048
-TOPICS = ["rivers", "stones", "clouds", "tables", "music", "light", "apples", "trees"]
 COUNTER = get_token_counter(None)
 
 
@@ -51,16 +50,6 @@ class Recording(BaseChatModel):
             usage = {"input_tokens": served, "output_tokens": 40, "total_tokens": served + 40}
             reply = AIMessage(content=reply.content, usage_metadata=usage)
         return ChatResult(generations=[ChatGeneration(message=reply)])
-
-
-def summarizer() -> MockProvider:
-    def respond(request: LlmRequest) -> str:
-        number = len(provider.calls)
-        topics = " ".join(TOPICS[(number * 3 + i) % len(TOPICS)] for i in range(4 + number % 4))
-        return f"Summary {number}: the user asked about {topics}."
-
-    provider = MockProvider(responder=respond)
-    return provider
 
 
 def agent(model: Recording, prompt: str = "Be brief.") -> Any:
