@@ -7,6 +7,7 @@ through its entry point and sends its spans to OpenTelemetry's global tracer pro
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import importlib.metadata
 import sys
 
@@ -83,4 +84,7 @@ async def main() -> int:
 
 
 if __name__ == "__main__":
+    # A hang fails the run within minutes, with every thread's traceback, instead of
+    # holding it until CI's time runs out.
+    faulthandler.dump_traceback_later(300, exit=True)
     sys.exit(asyncio.run(main()))
