@@ -60,9 +60,15 @@ class BackgroundWork:
             )
 
     async def drain(self, *, cancel: bool) -> None:
-        """Wait until every task has finished; with ``cancel``, cancel them first."""
-        while self._tasks:
-            pending = list(self._tasks)
+        """Wait until every task has finished; with ``cancel``, cancel them first.
+
+        Only the tasks not done yet are awaited: a task that has just finished
+        stays in the set until its done callback runs on a later turn of the
+        loop, and awaiting it again would never yield on Python 3.12+ (where
+        ``gather`` of finished tasks completes at once), so the loop would spin
+        without ever running that callback.
+        """
+        while pending := self.pending():
             if cancel:
                 for task in pending:
                     if not task.done():
