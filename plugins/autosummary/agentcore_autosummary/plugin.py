@@ -87,7 +87,7 @@ def check_slot_config(session: AgentSession, slot: ContextSlot, config: SlotConf
     """Refuse pins that cannot fit ``max_context_tokens`` (see :func:`check_pins_fit`)."""
     summary_config = enabled_config(session.bundle.config)
     if summary_config is not None:
-        summary_config = known_config(session.bundle.provider, summary_config)
+        summary_config = known_config(session.bundle, summary_config)
         check_pins_fit(session, slot, config, summary_config)
 
 

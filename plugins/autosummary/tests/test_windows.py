@@ -29,11 +29,11 @@ async def test_a_known_model_sets_the_window_once(caplog: pytest.LogCaptureFixtu
     provider = MockProvider(responder=Replies())
     config = SummaryConfig()
     session = _session(provider, config, "gpt-4.1-mini")
-    assert known_config(provider, config).window == 32_000  # nothing discovered yet
+    assert known_config(session.bundle, config).window == 32_000  # nothing discovered yet
     with caplog.at_level(logging.WARNING, logger="agentcore.autosummary"):
         await session.submit_turn("hello")
         await session.submit_turn("again")
-    assert known_config(provider, config).max_context_tokens == 1_047_576
+    assert known_config(session.bundle, config).max_context_tokens == 1_047_576
     assert "not known" not in caplog.text
 
 
@@ -42,11 +42,13 @@ async def test_an_unknown_model_falls_back_with_a_warning(
 ) -> None:
     provider = MockProvider(responder=Replies())
     config = SummaryConfig()
+    first = _session(provider, config, "my-local-model")
     with caplog.at_level(logging.WARNING, logger="agentcore.autosummary"):
-        await _session(provider, config, "my-local-model").submit_turn("hello")
-        await _session(provider, config, "my-local-model").submit_turn("hello")
+        await first.submit_turn("hello")
+        await AgentSession(first.agent, "t", first.bundle).submit_turn("hello")
+    # Once per bundle: its sessions share what was discovered (bundle.stash).
     assert caplog.text.count("'my-local-model' is not known") == 1
-    assert known_config(provider, config).max_context_tokens == 32_000
+    assert known_config(first.bundle, config).max_context_tokens == 32_000
 
 
 async def test_a_discovered_window_too_small_for_the_config_is_reported(
