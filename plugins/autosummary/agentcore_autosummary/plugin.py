@@ -130,8 +130,7 @@ async def post_turn_end(ctx: TurnContext) -> None:
     pending = runtime.pending.get(slot.id)
     if pending is not None and not pending.done():
         return
-    attempted = ctx.extra.get(ATTEMPTED_KEY)
-    if isinstance(attempted, set) and slot.id in attempted:
+    if slot.id in ctx.stash.get(ATTEMPTED_KEY, set()):
         return  # this turn already tried before a call
     state = await load_state(ctx, runtime)
     covered, _ = covered_and_previous(slot, state)
