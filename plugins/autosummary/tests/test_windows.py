@@ -59,3 +59,16 @@ async def test_a_discovered_window_too_small_for_the_config_is_reported(
     with caplog.at_level(logging.ERROR):
         await session.submit_turn("hello")
     assert "the context window of model 'gpt-4' is 8192 tokens, too small" in caplog.text
+
+
+async def test_what_is_discovered_is_kept_per_bundle(caplog: pytest.LogCaptureFixture) -> None:
+    # The bundle's stash holds it: another bundle on the same provider object asks again.
+    provider = MockProvider(responder=Replies())
+    config = SummaryConfig()
+    first, second = (_session(provider, config, "my-local-model") for _ in range(2))
+    with caplog.at_level(logging.WARNING, logger="agentcore.autosummary"):
+        await first.submit_turn("hello")
+        await first.submit_turn("again")
+        assert known_config(second.bundle, config).max_context_tokens is None
+        await second.submit_turn("hello")
+    assert caplog.text.count("'my-local-model' is not known") == 2
