@@ -321,11 +321,12 @@ class TurnRunner:
         async def on_overflow(
             error: ContextWindowExceededError, added: Sequence[Message]
         ) -> list[Message]:
-            ctx.extra[OVERFLOW_KEY] = error
+            ctx.stash[OVERFLOW_KEY] = error
             try:
                 return await prepare(added)
             finally:
-                ctx.extra.pop(OVERFLOW_KEY, None)
+                if OVERFLOW_KEY in ctx.stash:
+                    del ctx.stash[OVERFLOW_KEY]
 
         agent, bundle = self._session.agent, self._session.bundle
         return LlmCycle(

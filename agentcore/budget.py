@@ -9,7 +9,7 @@ the request (:class:`TokenCorrection`). The reply reservation is the
 request's ``max_tokens`` when it has one, else :data:`DEFAULT_REPLY_SHARE`
 of the window (:func:`reply_reservation`).
 
-:data:`OVERFLOW_KEY` names the ``TurnContext.extra`` entry that holds the
+:data:`OVERFLOW_KEY` is the ``TurnContext.stash`` key that holds the
 :class:`~agentcore.errors.ContextWindowExceededError` a server raised, while
 the hooks of the retry that follows it run.
 """
@@ -23,8 +23,10 @@ from typing import Any
 from attrs import field, frozen
 
 from agentcore.agent import Agent
+from agentcore.errors import ContextWindowExceededError
 from agentcore.llm import LlmProvider, ToolSpec
 from agentcore.messages import Message
+from agentcore.stash import StashKey
 from agentcore.tokens import TokenCounter, get_token_counter
 
 DEFAULT_REPLY_SHARE = 0.125
@@ -39,8 +41,12 @@ MIN_OBSERVED_TOKENS = 64
 MAX_CORRECTION = 4.0
 """The highest factor a correction takes, whatever a server reports."""
 
-OVERFLOW_KEY = "agentcore.context_overflow"
-"""``TurnContext.extra`` key of the server's overflow error during the retry's hooks."""
+OVERFLOW_KEY = StashKey[ContextWindowExceededError]("agentcore.context_overflow")
+"""``TurnContext.stash`` key of the server's overflow error during the retry's hooks.
+
+``ctx.stash.get(OVERFLOW_KEY, None)`` is the error in the ``before_model_call``
+hooks of the one retry after a refusal for length, and None otherwise.
+"""
 
 
 def provider_model(provider: LlmProvider) -> str | None:

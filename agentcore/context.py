@@ -11,6 +11,7 @@ from agentcore.llm import LlmProvider, LlmResponse
 from agentcore.messages import Message
 from agentcore.session_memory import SessionMemory
 from agentcore.slots import ContextSlot
+from agentcore.stash import Stash
 from agentcore.stores.base import MemoryStore
 from agentcore.usage import CostTracker, Usage
 
@@ -28,7 +29,9 @@ class TurnContext:
     turn adds: the user's alone in ``on_turn_start``, then the assistant's and
     the tool results too. ``usage`` sums every provider call of the turn;
     ``response`` is the last reply (its usage measures the context of the
-    final call). ``extra`` is scratch space plugins may share within a turn.
+    final call). ``stash`` holds plugins' state for this turn, under typed
+    keys (:class:`~agentcore.stash.StashKey`); ``extra`` is untyped scratch
+    space plugins may share within a turn.
     A plugin that changes the slot's config (a new ``summary_override``) does it with
     ``await ctx.session.write_slot_config(...)``: one store write, conditional
     on the slot's config version, that also stores the session data and cost.
@@ -57,3 +60,4 @@ class TurnContext:
     extra: dict[str, object] = field(factory=dict)
     started_at: float = field(factory=time.time)
     context: list[Message] | None = None
+    stash: Stash = field(factory=Stash, eq=False, repr=False)

@@ -94,9 +94,10 @@ def before_model_call(ctx: TurnContext) -> Awaitable[None] | None:
     shortens them in this request only, the turn stores them whole; one that
     sets ``ctx.context`` sends that list instead of ``ctx.slot.load_messages()``
     in this request only (it is reset before every call's hooks).
-    ``ctx.extra[agentcore.budget.OVERFLOW_KEY]`` holds the server's
+    ``ctx.stash[agentcore.budget.OVERFLOW_KEY]`` holds the server's
     :class:`~agentcore.errors.ContextWindowExceededError` when the call is the
-    one retry after the server refused the request as too long.
+    one retry after the server refused the request as too long
+    (``ctx.stash.get(OVERFLOW_KEY, None)`` is None otherwise).
 
     An exception raised here is logged on the ``agentcore`` logger and does
     not break the turn, except a

@@ -9,8 +9,9 @@ by the object::
     runtime = ctx.session.stash.setdefault(RUNTIME, MyRuntime())
 
 Each key is its own object, so two plugins never collide, and its type
-parameter types what the stash returns. The state lives as long as the
-session (``AgentSession.stash``) or the bundle (``AgentBundle.stash``) does.
+parameter types what the stash returns. The state lives as long as the turn
+(``TurnContext.stash``, a fresh one each turn), the session
+(``AgentSession.stash``) or the bundle (``AgentBundle.stash``) does.
 """
 
 from __future__ import annotations

@@ -133,7 +133,6 @@ class PostgresConnections(BaseStore):
             )
         self._ready = False
         self._setup_lock: asyncio.Lock | None = None
-        self._closed = False
 
     def __repr__(self) -> str:
         state = " closed" if self._closed else ""
@@ -243,8 +242,5 @@ class PostgresConnections(BaseStore):
 
         A pool given to the constructor stays open. Closing twice is fine.
         """
-        if self._closed:
-            return
-        self._closed = True
-        if self._owns_pool:
+        if self._mark_closed() and self._owns_pool:
             await self._pool.close()

@@ -257,10 +257,19 @@ _Store = TypeVar("_Store", bound="BaseStore")
 class BaseStore:
     """The lifecycle every store of agentcore shares, written once.
 
-    ``async with store:`` closes it on the way out; once :meth:`close` has run,
-    every call raises :class:`~agentcore.errors.StoreError` ("store is closed").
-    A subclass implements :meth:`close` (setting ``_closed``) and calls
-    ``_check_open()`` first in each method. A third-party store may use it too.
+    ``async with store:`` closes it on the way out (and refuses a closed
+    store on the way in); once :meth:`close` has run, every call raises
+    :class:`~agentcore.errors.StoreError` ("store is closed"). A subclass
+    calls ``_check_open()`` first in each method. One without resources to
+    release keeps :meth:`close` as it is; one with resources overrides it,
+    releasing them only when ``_mark_closed()`` says this call closed the
+    store, so closing twice is fine::
+
+        async def close(self) -> None:
+            if self._mark_closed():
+                await self._pool.close()
+
+    A third-party store may use it too.
     """
 
     _closed: bool = False
@@ -287,6 +296,13 @@ class BaseStore:
         if self._closed:
             raise StoreError("store is closed")
 
-    async def close(self) -> None:
-        """Release the store's resources; later calls raise :class:`StoreError`."""
+    def _mark_closed(self) -> bool:
+        """Mark the store closed; True when this call closed it, False when it already was."""
+        if self._closed:
+            return False
         self._closed = True
+        return True
+
+    async def close(self) -> None:
+        """Mark the store closed; later calls raise :class:`StoreError`. Closing twice is fine."""
+        self._mark_closed()

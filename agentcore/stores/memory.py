@@ -55,7 +55,6 @@ class InMemoryStore(BaseStore):
     def __init__(self) -> None:
         self._sessions: dict[str, _Session] = {}
         self._leases: dict[str, tuple[str, float]] = {}
-        self._closed = False
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else f"{len(self._sessions)} sessions"
@@ -207,7 +206,3 @@ class InMemoryStore(BaseStore):
             return False
         del self._leases[session_id]
         return held[1] > time.monotonic()
-
-    async def close(self) -> None:
-        """Mark the store closed; later calls raise :class:`StoreError`."""
-        self._closed = True

@@ -96,7 +96,6 @@ class SqliteStore(BaseStore):
         self._busy_timeout = timeout
         self._path = os.fspath(path)
         self._lock = threading.Lock()
-        self._closed = False
         self._heads = HeadCache()  # used under self._lock, like the connection
         # The one connection, used only under self._lock. Tests read this
         # attribute (e.g. set_trace_callback to count statements); keep its name.
@@ -538,9 +537,8 @@ class SqliteStore(BaseStore):
 
     def _close(self) -> None:
         with self._lock:
-            if self._closed:
+            if not self._mark_closed():
                 return
-            self._closed = True
             try:
                 self._conn.close()
             except sqlite3.Error as exc:

@@ -12,6 +12,7 @@ from agentcore import (
 )
 from agentcore.budget import OVERFLOW_KEY
 from agentcore.errors import ContextWindowExceededError
+from agentcore.stash import StashKey
 from agentcore_autosummary.budget import (
     TurnBudget,
     cut_tool_results,
@@ -41,7 +42,8 @@ from agentcore_autosummary.windows import effective_config, learn_served_window
 
 logger = logging.getLogger("agentcore.autosummary")
 
-ATTEMPTED_KEY = "autosummary.attempted"  # ctx.extra: slots summarized for the hard limit
+ATTEMPTED_KEY = StashKey[set[str]]("autosummary attempted")
+"""``ctx.stash``: the ids of the slots this turn summarized for the hard limit."""
 
 
 async def fit_request(ctx: TurnContext) -> None:
@@ -68,14 +70,14 @@ async def fit_request(ctx: TurnContext) -> None:
     config = await effective_config(ctx, config)
     runtime = runtime_of(ctx.session)
     await before_window_drops(ctx, runtime)
-    overflow = ctx.extra.get(OVERFLOW_KEY)
-    learned_window = isinstance(overflow, ContextWindowExceededError) and (
+    overflow = ctx.stash.get(OVERFLOW_KEY, None)
+    learned_window = overflow is not None and (
         await learn_served_window(ctx, turn_model(ctx), overflow.limit_tokens, config.window)
     )
     if learned_window:
         config = await effective_config(ctx, config)
     budget = turn_budget(ctx, config, await session_correction(ctx, runtime))
-    if isinstance(overflow, ContextWindowExceededError) and not learned_window:
+    if overflow is not None and not learned_window:
         budget = await learn_from_overflow(ctx, config, runtime, budget, overflow)
     await refuse_oversized_input(ctx, budget)
     tokens = await budget.turn_size(ctx)
@@ -143,8 +145,7 @@ async def make_room(
             "FocusedConfig with session.set_mode)"
         )
         return tokens
-    attempted = ctx.extra.setdefault(ATTEMPTED_KEY, set())
-    assert isinstance(attempted, set)
+    attempted = ctx.stash.setdefault(ATTEMPTED_KEY, set())
     if ctx.slot.id in attempted and not forced:
         return tokens
     attempted.add(ctx.slot.id)

@@ -87,7 +87,7 @@ def check_slot_config(session: AgentSession, slot: ContextSlot, config: SlotConf
     """Refuse pins that cannot fit ``max_context_tokens`` (see :func:`check_pins_fit`)."""
     summary_config = enabled_config(session.bundle.config)
     if summary_config is not None:
-        summary_config = known_config(session.bundle.provider, summary_config)
+        summary_config = known_config(session.bundle, summary_config)
         check_pins_fit(session, slot, config, summary_config)
 
 
@@ -130,8 +130,7 @@ async def post_turn_end(ctx: TurnContext) -> None:
     pending = runtime.pending.get(slot.id)
     if pending is not None and not pending.done():
         return
-    attempted = ctx.extra.get(ATTEMPTED_KEY)
-    if isinstance(attempted, set) and slot.id in attempted:
+    if slot.id in ctx.stash.get(ATTEMPTED_KEY, set()):
         return  # this turn already tried before a call
     state = await load_state(ctx, runtime)
     covered, _ = covered_and_previous(slot, state)

@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING
 
-from agentcore import AgentSession, ConfigError, LlmProvider, TurnContext
+from agentcore import ConfigError, LlmProvider, TurnContext
 from agentcore.budget import provider_model
 from agentcore.call_hooks import HookedProvider
 from agentcore.providers import check_provider_name, get_provider
+from agentcore.stash import StashKey
 from agentcore_autosummary.config import SummaryConfig
 
 if TYPE_CHECKING:
     import pluggy
 
-_resolved: weakref.WeakKeyDictionary[AgentSession, dict[str, LlmProvider]] = (
-    weakref.WeakKeyDictionary()
-)
+SUMMARY_PROVIDERS = StashKey[dict[str, LlmProvider]]("autosummary summary providers")
+"""Where a session keeps the providers its ``summary_provider`` names built (``session.stash``)."""
 
 
 def _resolve(ctx: TurnContext, name: str) -> LlmProvider:
     """The provider named ``name`` (``"prefix:model"``), built once per session."""
-    cache = _resolved.setdefault(ctx.session, {})
+    cache = ctx.session.stash.setdefault(SUMMARY_PROVIDERS, {})
     provider = cache.get(name)
     if provider is None:
         provider = cache[name] = get_provider(

@@ -1,14 +1,23 @@
-"""The context window when ``max_context_tokens`` is not given: discovered once, then cached."""
+"""The context window when ``max_context_tokens`` is not given: discovered once, then cached.
+
+What is learned about the bundle's provider (the discovered windows, the
+windows a server's refusal showed it serves) is kept in the bundle's stash
+(``AgentBundle.stash``, under :data:`WINDOWS`), one record per provider
+object: the sessions of a bundle share it, and it lives as long as the
+bundle does. A served window is also stored with the session, so a resumed
+session (another bundle, another process) knows it from its first turn.
+"""
 
 from __future__ import annotations
 
 import logging
-import weakref
 
 import attrs
+from attrs import define, field
 
-from agentcore import ConfigError, LlmProvider, TurnContext
+from agentcore import AgentBundle, ConfigError, LlmProvider, TurnContext
 from agentcore.providers.windows import discover_context_window
+from agentcore.stash import StashKey
 from agentcore_autosummary.budget import turn_model
 from agentcore_autosummary.config import (
     DEFAULT_MAX_CONTEXT_TOKENS,
@@ -19,33 +28,54 @@ from agentcore_autosummary.runtime import runtime_of
 
 logger = logging.getLogger("agentcore.autosummary")
 
-_resolved: weakref.WeakKeyDictionary[
-    LlmProvider, dict[tuple[SummaryConfig, str | None], SummaryConfig]
-]
-_resolved = weakref.WeakKeyDictionary()
+
+@define
+class ProviderWindows:
+    """What autosummary learned about the windows of one provider object."""
+
+    provider: LlmProvider
+    """The provider it was learned from (held, so its ``id`` stays its own)."""
+    resolved: dict[tuple[SummaryConfig, str | None], SummaryConfig] = field(factory=dict)
+    """Per (config, model): the config with the discovered ``max_context_tokens``."""
+    served: dict[str, int] = field(factory=dict)
+    """Per model name (``""`` for the provider's default): the window a refusal taught."""
 
 
-def _provider(ctx: TurnContext) -> LlmProvider:
-    return ctx.session.bundle.provider
+WINDOWS = StashKey[dict[int, ProviderWindows]]("autosummary windows")
+"""Where a bundle keeps :class:`ProviderWindows` (``bundle.stash``), by ``id`` of the provider.
+
+Keyed per provider rather than one record per bundle: ``attrs.evolve`` of
+a bundle with another provider shares the stash, and what one provider
+taught must not size another's requests.
+"""
+
+
+def provider_windows(bundle: AgentBundle) -> ProviderWindows:
+    """The record of ``bundle.provider`` in the bundle's stash, made on first use."""
+    records = bundle.stash.setdefault(WINDOWS, {})
+    record = records.get(id(bundle.provider))
+    if record is None or record.provider is not bundle.provider:
+        record = records[id(bundle.provider)] = ProviderWindows(bundle.provider)
+    return record
 
 
 async def resolve_config(ctx: TurnContext, config: SummaryConfig) -> SummaryConfig:
     """``config`` with ``max_context_tokens`` set: as given, else discovered for the turn model.
 
     Discovery (``agentcore.providers.windows.discover_context_window``)
-    runs once per provider, model and config; without an answer the window
+    runs once per bundle, provider, model and config; without an answer the window
     is ``DEFAULT_MAX_CONTEXT_TOKENS``, with a warning. A discovered window
     too small for the rest of the config raises :class:`ConfigError`.
     """
     if config.max_context_tokens is not None:
         return config
-    provider = _provider(ctx)
+    record = provider_windows(ctx.session.bundle)
     model = turn_model(ctx)
-    cache = _resolved.setdefault(provider, {})
+    cache = record.resolved
     cached = cache.get((config, model))
     if cached is not None:
         return cached
-    window = await discover_context_window(provider, model)
+    window = await discover_context_window(record.provider, model)
     if window is None:
         logger.warning(
             "the context window of model %r is not known and its server reported none: "
@@ -67,17 +97,14 @@ async def resolve_config(ctx: TurnContext, config: SummaryConfig) -> SummaryConf
     return resolved
 
 
-def known_config(ctx_provider: LlmProvider, config: SummaryConfig) -> SummaryConfig:
-    """``config`` as :func:`resolve_config` resolved it for ``ctx_provider``, if it did."""
+def known_config(bundle: AgentBundle, config: SummaryConfig) -> SummaryConfig:
+    """``config`` as :func:`resolve_config` resolved it for ``bundle``'s provider, if it did."""
     if config.max_context_tokens is not None:
         return config
-    for (original, _), resolved in _resolved.get(ctx_provider, {}).items():
+    for (original, _), resolved in provider_windows(bundle).resolved.items():
         if original == config:
             return resolved
     return config
-
-
-_served: weakref.WeakKeyDictionary[LlmProvider, dict[str, int]] = weakref.WeakKeyDictionary()
 
 
 def _model_key(model: str | None) -> str:
@@ -100,7 +127,7 @@ async def _session_served(ctx: TurnContext) -> dict[str, int]:
 async def served_window(ctx: TurnContext, model: str | None) -> int | None:
     """The window the server showed it serves ``model``, if a refusal taught one."""
     key = _model_key(model)
-    cached = _served.get(_provider(ctx), {}).get(key)
+    cached = provider_windows(ctx.session.bundle).served.get(key)
     stored = (await _session_served(ctx)).get(key)
     known = [window for window in (cached, stored) if window is not None]
     return min(known) if known else None
@@ -112,14 +139,15 @@ async def learn_served_window(
     """Learn from a refusal for length that the server serves ``limit`` tokens, not ``window``.
 
     Returns whether ``limit`` is news (smaller than ``window``): it is then
-    cached for the provider, stored with the session next to the token
+    cached for the bundle's provider, stored with the session next to the token
     correction (so it survives a resume), and a warning says the configured
-    or discovered window was larger than the served one.
+    or discovered window was larger than the served one. The provider's
+    record is the bundle's (:func:`provider_windows`).
     """
     if limit is None or limit <= 0 or limit >= window:
         return False
     key = _model_key(model)
-    _served.setdefault(_provider(ctx), {})[key] = limit
+    provider_windows(ctx.session.bundle).served[key] = limit
     served = await _session_served(ctx)
     served[key] = limit
     logger.warning(

@@ -215,11 +215,9 @@ async def test_an_unknown_window_is_learned_from_the_one_refusal_that_names_it(m
     assert len(server.rejected) == 1 and server.rejected[0].limit_tokens == 2048
     assert await get_conversation_summary(chat) is not None  # summaries applied
     assert len(await chat.history()) == 80
-    # A resumed session (another process: the provider cache does not help) plans for
-    # the served window from its first turn: the figure is stored with the session.
-    from agentcore_autosummary import windows
-
-    windows._served.clear()
+    # A resumed session (another bundle, as in another process: the bundle's cache does
+    # not help) plans for the served window from its first turn: the figure is stored
+    # with the session.
     resumed = new_session()
     for number in range(10):
         await resumed.submit_turn(text(150, 100 + number))

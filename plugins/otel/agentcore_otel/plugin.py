@@ -44,6 +44,7 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 
 from agentcore import PluginSetting, TurnContext, hookimpl
 from agentcore.calls import ModelCallInfo, ToolCallInfo
+from agentcore.stash import StashKey
 from agentcore_otel import attributes as attr
 from agentcore_otel.content import arguments_json, finish_reason, messages_json, output_json
 from agentcore_otel.cost import usage_attributes
@@ -56,9 +57,6 @@ if TYPE_CHECKING:  # autosummary's types: the plugin loads without autosummary
 TRACER_NAME = "agentcore_otel"
 """The instrumentation scope of every span the plugin makes."""
 
-STATE_KEY = "agentcore_otel.turn"
-"""The ``ctx.extra`` key that holds the turn's tracing state."""
-
 _VERSION = metadata.version("agentcore-otel")
 
 
@@ -68,7 +66,7 @@ def _ns(seconds: float) -> int:
 
 @define
 class _TurnTrace:
-    """One turn's tracing state, kept in ``ctx.extra``."""
+    """One turn's tracing state, kept in ``ctx.stash`` under :data:`STATE_KEY`."""
 
     tracer: Tracer
     span: Span
@@ -83,9 +81,12 @@ class _TurnTrace:
         return trace.set_span_in_context(self.span)
 
 
+STATE_KEY = StashKey[_TurnTrace]("agentcore_otel turn")
+"""The ``ctx.stash`` key that holds the turn's tracing state."""
+
+
 def _state(ctx: TurnContext) -> _TurnTrace | None:
-    state = ctx.extra.get(STATE_KEY)
-    return state if isinstance(state, _TurnTrace) else None
+    return ctx.stash.get(STATE_KEY, None)
 
 
 def _detach(span: Span, token: Token[otel_context.Context] | None) -> None:
@@ -137,7 +138,7 @@ def on_turn_start(ctx: TurnContext) -> None:
         # here would stay current in the consumer's code, and if the consumer drops the
         # stream its closing runs elsewhere, where the attach cannot be undone.
         state.token = otel_context.attach(state.parent())
-    ctx.extra[STATE_KEY] = state
+    ctx.stash[STATE_KEY] = state
 
 
 @hookimpl(wrapper=True)
