@@ -25,13 +25,40 @@ from agentcore.providers._secret import Secret
 
 
 class HttpOptions(TypedDict, total=False):
-    """The keyword options of every HTTP provider (each one optional).
+    """The keyword options of every HTTP provider, each one optional, documented once here.
 
-    ``base_url``, ``api_key``, ``timeout``, ``max_retries``, ``backoff_base``,
-    ``backoff_max``, ``http_client``, ``headers``, ``extra_body``,
-    ``idle_timeout``, ``call_timeout``, ``max_reply_bytes`` and
-    ``context_windows``; :class:`~agentcore.providers.OpenAIProvider`
-    documents each.
+    Pass them to any provider's constructor (``OpenAIProvider("gpt-4o-mini",
+    timeout=30)``), or build them once and spread them
+    (``options = HttpOptions(max_retries=5); OpenAIProvider(model, **options)``).
+
+    :param base_url: The API root; each provider names its environment
+        variable and default.
+    :param api_key: The key, sent the way the API wants it; each provider
+        names its environment variable (and whether a key is required).
+    :param timeout: Seconds, or an ``httpx.Timeout``; by default 10 s to
+        connect and 600 s between bytes.
+    :param idle_timeout: Seconds a call may go without progress: a
+        server-sent event that carries content (keep-alive comments, pings,
+        empty deltas and partial data do not count) or, without streaming,
+        the whole reply. By default the read timeout of ``timeout`` (600 s).
+    :param call_timeout: Seconds one call may take in all, retries and
+        backoff included; by default no bound.
+    :param max_reply_bytes: The most bytes read for one reply (8 MiB by
+        default); a larger reply raises ``ResponseTooLargeError``.
+    :param max_retries: Retries after a 429, 408, 5xx or connection error (2).
+    :param backoff_base: The first backoff delay in seconds, doubled per retry (0.5).
+    :param backoff_max: The longest backoff delay in seconds (8).
+    :param http_client: An ``httpx.AsyncClient`` to use instead of a new one
+        (the provider's ``aclose`` leaves it open).
+    :param headers: Extra headers sent with every request.
+    :param extra_body: Fields added to every request body, such as
+        ``{"temperature": 0}``.
+    :param context_windows: Context windows of models, in tokens, by model
+        name (a name also covers its dated versions: ``"my-model"`` covers
+        ``"my-model-2026-01"``), such as ``{"my-model": 8192}``. An entry
+        replaces the built-in table's entry of the same name and is
+        consulted before the server by
+        ``agentcore.providers.windows.discover_context_window``.
     """
 
     base_url: str | None

@@ -35,31 +35,11 @@ class AnthropicProvider(HttpProvider):
         :data:`DEFAULT_BASE_URL`.
     :param api_key: Sent as ``x-api-key``; ``ANTHROPIC_API_KEY`` when None.
         Required.
-    :param timeout: Seconds, or an ``httpx.Timeout``; by default 10 s to
-        connect and 600 s between bytes.
-    :param idle_timeout: Seconds a call may go without progress: a
-        server-sent event that carries content (keep-alive comments, pings,
-        empty deltas and partial data do not count) or, without streaming,
-        the whole reply. By default the
-        read timeout of ``timeout`` (600 s).
-    :param call_timeout: Seconds one call may take in all, retries and
-        backoff included; by default no bound.
-    :param max_reply_bytes: The most bytes read for one reply (8 MiB by
-        default); a larger reply raises ``ResponseTooLargeError``.
-    :param max_retries: Retries after a 429, 408, 5xx or connection error.
-    :param backoff_base: The first backoff delay in seconds, doubled per retry.
-    :param backoff_max: The longest backoff delay in seconds.
-    :param http_client: An ``httpx.AsyncClient`` to use instead of a new one
-        (it is left open by :meth:`aclose`).
-    :param headers: Extra headers sent with every request (``anthropic-beta``...).
-    :param extra_body: Fields added to every request body, such as
-        ``{"temperature": 0}``.
-    :param context_windows: Context windows of models, in tokens, by model
-        name (a name also covers its dated versions: ``"my-model"`` covers
-        ``"my-model-2026-01"``), such as ``{"my-model": 8192}``. An entry
-        replaces the built-in table's entry of the same name and is
-        consulted before the server by
-        ``agentcore.providers.windows.discover_context_window``.
+    :param options: The other HTTP options (``timeout``, ``idle_timeout``,
+        ``call_timeout``, ``max_reply_bytes``, ``max_retries``, ``backoff_base``,
+        ``backoff_max``, ``http_client``, ``headers``, ``extra_body``,
+        ``context_windows``), documented once in
+        :class:`~agentcore.providers.HttpOptions`.
     :param api_version: The ``anthropic-version`` header.
     :param default_max_tokens: ``max_tokens`` for requests that give none.
     :param cache: ``"auto"`` (the default) marks prompt-cache breakpoints
