@@ -8,7 +8,6 @@ options are declared here once and every provider checks them the same way.
 from __future__ import annotations
 
 import base64
-import math
 import os
 import re
 from collections.abc import Mapping
@@ -22,6 +21,7 @@ from agentcore.providers._clock import DEFAULT_MAX_REPLY_BYTES, Limits
 from agentcore.providers._http import DEFAULT_TIMEOUT
 from agentcore.providers._retry import RetryPolicy
 from agentcore.providers._secret import Secret
+from agentcore.validators import POSITIVE_INT, POSITIVE_NUMBER
 
 
 class HttpOptions(TypedDict, total=False):
@@ -261,31 +261,24 @@ def context_windows(cls: str, value: Mapping[str, int] | None) -> Mapping[str, i
     for name, window in value.items():
         if not isinstance(name, str) or not name.strip():
             raise ConfigError(f"{cls}: context_windows has the model name {name!r}; use a name")
-        if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
-            raise ConfigError(
-                f"{cls}: context_windows[{name!r}] must be a token count > 0, got {window!r}"
-            )
+        _WINDOW.check(f"{cls}: context_windows[{name!r}]", window)
         checked[name.strip().lower()] = window
     return checked
 
 
+_SECONDS = POSITIVE_NUMBER.named("a number of seconds > 0").or_none()
+_BYTES = POSITIVE_INT.named("an int > 0")
+_WINDOW = POSITIVE_INT.named("a token count > 0")
+_TIMEOUT = POSITIVE_NUMBER.named("a number of seconds > 0 or an httpx.Timeout")
+
+
 def _seconds(cls: str, name: str, value: Any, default: float | None) -> float | None:
-    if value is None:
-        return default
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not math.isfinite(value)
-        or value <= 0
-    ):
-        raise ConfigError(f"{cls}: {name} must be a number of seconds > 0 or None, got {value!r}")
-    return float(value)
+    _SECONDS.check(f"{cls}: {name}", value)
+    return default if value is None else float(value)
 
 
 def _byte_count(cls: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ConfigError(f"{cls}: max_reply_bytes must be an int > 0, got {value!r}")
-    return value
+    return _BYTES.check(f"{cls}: max_reply_bytes", value)  # type: ignore[no-any-return]
 
 
 def _api_key(cls: str, given: Any, env: str, *, required: bool) -> Secret | None:
@@ -302,16 +295,7 @@ def _api_key(cls: str, given: Any, env: str, *, required: bool) -> Secret | None
 def _timeout(cls: str, timeout: Any) -> httpx.Timeout | None:
     if timeout is None or isinstance(timeout, httpx.Timeout):
         return timeout
-    if (
-        isinstance(timeout, bool)
-        or not isinstance(timeout, (int, float))
-        or not math.isfinite(timeout)
-        or timeout <= 0
-    ):
-        raise ConfigError(
-            f"{cls}: timeout must be a number of seconds > 0 or an httpx.Timeout, got {timeout!r}"
-        )
-    return httpx.Timeout(float(timeout))
+    return httpx.Timeout(float(_TIMEOUT.check(f"{cls}: timeout", timeout)))
 
 
 def _mapping(cls: str, name: str, value: Any) -> dict[str, Any]:

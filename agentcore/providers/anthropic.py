@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from agentcore.errors import ConfigError
 from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
 from agentcore.providers import _anthropic_codec as codec
 from agentcore.providers._anthropic_stream import AnthropicStreamDecoder
@@ -12,6 +11,7 @@ from agentcore.providers._base import HttpProvider
 from agentcore.providers._http import StreamDecoder
 from agentcore.providers._options import HttpOptions
 from agentcore.providers._secret import Secret
+from agentcore.validators import POSITIVE_INT, STR, one_of
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -69,26 +69,12 @@ class AnthropicProvider(HttpProvider):
         cache_ttl: Literal["5m", "1h"] = "5m",
         **options: Unpack[HttpOptions],
     ) -> None:
-        if cache not in ("auto", "off"):
-            raise ConfigError(f"AnthropicProvider: cache must be 'auto' or 'off', got {cache!r}")
-        if cache_ttl not in ("5m", "1h"):
-            raise ConfigError(
-                f"AnthropicProvider: cache_ttl must be '5m' or '1h', got {cache_ttl!r}"
-            )
+        cls = type(self).__name__
+        one_of("auto", "off").check(f"{cls}: cache", cache)
+        one_of("5m", "1h").check(f"{cls}: cache_ttl", cache_ttl)
+        STR.where(bool, "a date string").check(f"{cls}: api_version", api_version)
+        POSITIVE_INT.check(f"{cls}: default_max_tokens", default_max_tokens)
         self._cache_ttl: str | None = cache_ttl if cache == "auto" else None
-        if not isinstance(api_version, str) or not api_version:
-            raise ConfigError(
-                f"AnthropicProvider: api_version must be a date string, got {api_version!r}"
-            )
-        if (
-            isinstance(default_max_tokens, bool)
-            or not isinstance(default_max_tokens, int)
-            or default_max_tokens <= 0
-        ):
-            raise ConfigError(
-                "AnthropicProvider: default_max_tokens must be a positive int, "
-                f"got {default_max_tokens!r}"
-            )
         self._api_version = api_version
         self._default_max_tokens = default_max_tokens
         super().__init__(model, **options)

@@ -8,19 +8,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from agentcore.errors import ConfigError
 from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
 from agentcore.providers import _openai_codec as codec
 from agentcore.providers._base import HttpProvider
 from agentcore.providers._http import StreamDecoder
 from agentcore.providers._options import HttpOptions
 from agentcore.providers._secret import Secret
+from agentcore.validators import BOOL, STR, one_of
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 """The public OpenAI endpoint, used when neither ``base_url`` nor ``OPENAI_BASE_URL`` is set."""
+
+
+_CACHE_KEY = STR.where(bool, "a non-empty string").or_none()
 
 
 class OpenAIProvider(HttpProvider):
@@ -69,25 +72,16 @@ class OpenAIProvider(HttpProvider):
         cache_prompt: bool = False,
         **options: Unpack[HttpOptions],
     ) -> None:
-        if cache not in ("auto", "on", "off"):
-            raise ConfigError(f"OpenAIProvider: cache must be 'auto', 'on' or 'off', got {cache!r}")
-        if prompt_cache_key is not None and (
-            not isinstance(prompt_cache_key, str) or not prompt_cache_key
-        ):
-            raise ConfigError(
-                "OpenAIProvider: prompt_cache_key must be a non-empty string or None, "
-                f"got {prompt_cache_key!r}"
-            )
-        if not isinstance(cache_prompt, bool):
-            raise ConfigError(f"OpenAIProvider: cache_prompt must be a bool, got {cache_prompt!r}")
+        cls = type(self).__name__
+        one_of("auto", "on", "off").check(f"{cls}: cache", cache)
+        _CACHE_KEY.check(f"{cls}: prompt_cache_key", prompt_cache_key)
+        BOOL.check(f"{cls}: cache_prompt", cache_prompt)
         self._cache = cache
         self._prompt_cache_key = prompt_cache_key
         self._cache_prompt = cache_prompt
-        if max_tokens_field not in ("max_tokens", "max_completion_tokens"):
-            raise ConfigError(
-                "OpenAIProvider: max_tokens_field must be 'max_tokens' or "
-                f"'max_completion_tokens', got {max_tokens_field!r}"
-            )
+        one_of("max_tokens", "max_completion_tokens").check(
+            f"{cls}: max_tokens_field", max_tokens_field
+        )
         self._max_tokens_field = max_tokens_field
         super().__init__(model, **options)
 
