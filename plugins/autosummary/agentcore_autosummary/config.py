@@ -196,11 +196,9 @@ class SummaryConfig:
     retention_check: RetentionCheck = field(default="off", validator=one_of("append", "log", "off"))
     max_summary_calls_per_turn: int = field(default=4, validator=POSITIVE_INT)
     window_guard: bool = field(default=True, validator=BOOL)
-    summary_role: SummaryRole | None = field(
-        default=None, validator=one_of("user", "system").or_none()
-    )
+    summary_role: SummaryRole | None = field(default=None, validator=one_of("user", "system", None))
     summary_position: SummaryPosition | None = field(
-        default=None, validator=one_of("after_system", "end").or_none()
+        default=None, validator=one_of("after_system", "end", None)
     )
     request_shape: RequestShape = field(
         default="auto", validator=one_of("auto", "prefix", "transcript")
