@@ -151,7 +151,7 @@ def test_a_plugin_checks_its_own_config_with_the_kit() -> None:
         _label: str = field(default="recall", alias="label", validator=NON_EMPTY_STR)
 
     assert RecallConfig(share=1, limit=3).limit == 3
-    refused = {
+    refused: dict[str, tuple[Any, str]] = {
         "share": (0, "RecallConfig.share must be a number in (0, 1], got 0"),
         "limit": (0, "RecallConfig.limit must be an int >= 1 or None, got 0"),
         "mode": ("quick", "RecallConfig.mode must be one of 'fast' or 'slow', got 'quick'"),
