@@ -27,7 +27,7 @@ from agentcore._tool_types import ArgumentValueError
 from agentcore.errors import ConfigError, OutputError
 from agentcore.messages import Message
 from agentcore.tool_schema import NAME_PATTERN, argument_problem, identity, schema_of
-from agentcore.validators import Rule
+from agentcore.validators import STR, Rule
 
 T = TypeVar("T")
 
@@ -54,9 +54,7 @@ def check_tool_choice(value: Any, where: str = "tool_choice") -> str | None:
     return TOOL_CHOICE.check(where, value)  # type: ignore[no-any-return]
 
 
-def _name(instance: object, attribute: Any, value: Any) -> None:
-    if not isinstance(value, str) or not NAME_PATTERN.match(value):
-        raise ConfigError(f"an output name must be 1-64 letters, digits, '_' or '-', got {value!r}")
+_NAME = STR.where(lambda value: bool(NAME_PATTERN.match(value)), "1-64 letters, digits, '_' or '-'")
 
 
 def _object_schema(instance: object, attribute: Any, value: Any) -> None:
@@ -77,7 +75,7 @@ class OutputSpec(Generic[T]):
     ``required`` and ``additionalProperties: false``).
     """
 
-    name: str = field(validator=_name)
+    name: str = field(validator=_NAME)
     schema: Mapping[str, Any] = field(validator=_object_schema)
     description: str = ""
     strict: bool = False
