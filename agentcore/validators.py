@@ -96,8 +96,9 @@ class Rule:
         return value
 
     def __call__(self, instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-        """The attrs validator: :meth:`check` with the field's name."""
-        self.check(field_name(instance, attribute), value)
+        """The attrs validator: :meth:`check` with the field's name (named only on a refusal)."""
+        if not self.test(value):
+            self.check(field_name(instance, attribute), value)
 
     def or_none(self) -> Rule:
         """The same rule, with None accepted too (``"... or None"`` in the message)."""
@@ -123,7 +124,7 @@ def one_of(*choices: object) -> Rule:
     """One of ``choices`` (compared with ``==``), such as ``one_of("inline", "background")``."""
     shown = [repr(choice) for choice in choices]
     words = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
-    return Rule(f"one of {words}", lambda value: any(value == c for c in choices))
+    return Rule(f"one of {words}", lambda value: value in choices)
 
 
 def instance_of(kind: type[Any] | tuple[type[Any], ...], expected: str | None = None) -> Rule:

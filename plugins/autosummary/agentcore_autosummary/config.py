@@ -60,10 +60,10 @@ _PROMPT = STR.where(
 
 
 def _memory_key(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    name = field_name(instance, attribute)
-    NON_EMPTY_STR.check(name, value)
+    NON_EMPTY_STR(instance, attribute, value)
     own = (CORRECTION_KEY, SESSION_COUNTER_KEY, SERVED_WINDOW_KEY)
     if value in own or value.startswith(STATE_KEY_PREFIX):
+        name = field_name(instance, attribute)
         raise ConfigError(
             f"{name} {value!r} is a key the plugin keeps its own state under "
             f"({', '.join(repr(key) for key in own)} and {STATE_KEY_PREFIX!r}<slot id>): "
@@ -71,9 +71,10 @@ def _memory_key(instance: object, attribute: attrs.Attribute[Any], value: Any) -
         )
 
 
+_SECONDS_OR_NONE = POSITIVE_NUMBER.or_none()
 _TIMEOUT = Rule(
     "'auto', a positive finite number of seconds or None",
-    lambda value: value == "auto" or POSITIVE_NUMBER.or_none().accepts(value),
+    lambda value: value == "auto" or _SECONDS_OR_NONE.accepts(value),
 )
 
 
