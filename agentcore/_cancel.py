@@ -9,7 +9,6 @@ cancel is consumed, by the deadline that made it.
 from __future__ import annotations
 
 import asyncio
-import math
 import sys
 import weakref
 from collections.abc import Callable, Coroutine
@@ -63,20 +62,12 @@ def _start(work: Coroutine[Any, Any, T]) -> asyncio.Future[T]:
 
 def check_timeout(name: str, seconds: object) -> float | None:
     """``seconds`` as a positive finite float, or None; anything else is refused."""
-    from agentcore.errors import ConfigError
+    from agentcore.validators import POSITIVE_NUMBER, is_number
 
-    if seconds is None:
-        return None
-    if (
-        isinstance(seconds, bool)
-        or not isinstance(seconds, int | float)
-        or not math.isfinite(seconds)
-        or seconds <= 0
-    ):
-        raise ConfigError(
-            f"{name} must be a positive finite number of seconds or None, got {seconds!r}"
-        )
-    return float(seconds)
+    if is_number(seconds) and seconds > 0:
+        return float(seconds)
+    POSITIVE_NUMBER.named("a positive finite number of seconds").or_none().check(name, seconds)
+    return None
 
 
 class Deadline:

@@ -5,58 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import attrs
 from attrs import field, frozen
 
-from agentcore.errors import ConfigError
-from agentcore.llm import check_temperature, stop_tuple
-from agentcore.output import OutputSpec, check_tool_choice
+from agentcore.llm import MAX_TOKENS, TEMPERATURE, stop_tuple
+from agentcore.output import TOOL_CHOICE, OutputSpec, output_spec
 from agentcore.tokens import TokenCounter
+from agentcore.validators import NON_EMPTY_STR, STR, instance_of
 
-
-def _name(instance: object, attribute: attrs.Attribute[str], value: str) -> None:
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"Agent.name must be a non-empty str, got {value!r}")
-
-
-def _model(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is not None and (not isinstance(value, str) or not value.strip()):
-        raise ConfigError(f"Agent.model must be a non-empty str or None, got {value!r}")
-
-
-def _max_tokens(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-        raise ConfigError(f"Agent.max_tokens must be an int >= 1 or None, got {value!r}")
-
-
-def _temperature(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    try:
-        check_temperature("Agent.temperature", value)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
-
-
-def _stop(value: Any) -> tuple[str, ...]:
-    try:
-        return stop_tuple(value)
-    except ValueError as exc:
-        raise ConfigError(f"Agent.stop: {exc}") from None
-
-
-def _counter(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is not None and not isinstance(value, TokenCounter):
-        raise ConfigError(
-            "Agent.token_counter must be a TokenCounter (for example "
-            f"TokenCounter(model, count_text=my_tokenizer_len)) or None, got {value!r}"
-        )
-
-
-def _output(value: Any) -> OutputSpec[Any] | None:
-    return None if value is None else OutputSpec.of(value)
-
-
-def _tool_choice(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    check_tool_choice(value, "Agent.tool_choice")
+_COUNTER = instance_of(
+    TokenCounter, "a TokenCounter (for example TokenCounter(model, count_text=my_tokenizer_len))"
+).or_none()
 
 
 @frozen
@@ -82,14 +40,14 @@ class Agent:
     Invalid values raise :class:`~agentcore.errors.ConfigError`.
     """
 
-    name: str = field(validator=_name)
-    system_prompt: str = field(default="", validator=attrs.validators.instance_of(str))
-    model: str | None = field(default=None, validator=_model)
-    max_tokens: int | None = field(default=None, kw_only=True, validator=_max_tokens)
-    temperature: float | None = field(default=None, kw_only=True, validator=_temperature)
-    stop: Sequence[str] = field(default=(), kw_only=True, converter=_stop)
+    name: str = field(validator=NON_EMPTY_STR)
+    system_prompt: str = field(default="", validator=STR)
+    model: str | None = field(default=None, validator=NON_EMPTY_STR.or_none())
+    max_tokens: int | None = field(default=None, kw_only=True, validator=MAX_TOKENS)
+    temperature: float | None = field(default=None, kw_only=True, validator=TEMPERATURE)
+    stop: Sequence[str] = field(default=(), kw_only=True, converter=stop_tuple)
     token_counter: TokenCounter | None = field(
-        default=None, kw_only=True, eq=False, validator=_counter
+        default=None, kw_only=True, eq=False, validator=_COUNTER
     )
-    output: OutputSpec[Any] | None = field(default=None, kw_only=True, converter=_output)
-    tool_choice: str | None = field(default=None, kw_only=True, validator=_tool_choice)
+    output: OutputSpec[Any] | None = field(default=None, kw_only=True, converter=output_spec)
+    tool_choice: str | None = field(default=None, kw_only=True, validator=TOOL_CHOICE)

@@ -23,11 +23,12 @@ from typing import Any
 from attrs import field, frozen
 
 from agentcore.agent import Agent
-from agentcore.errors import ContextWindowExceededError
+from agentcore.errors import ConfigError, ContextWindowExceededError
 from agentcore.llm import LlmProvider, ToolSpec
 from agentcore.messages import Message
 from agentcore.stash import StashKey
 from agentcore.tokens import TokenCounter, get_token_counter
+from agentcore.validators import POSITIVE_NUMBER
 
 DEFAULT_REPLY_SHARE = 0.125
 """Share of the window reserved for the reply of a request without ``max_tokens``."""
@@ -97,14 +98,10 @@ def _ratios(value: Any) -> dict[str, float]:
         raise TypeError(f"ratios must be a mapping of model name to ratio, got {value!r}")
     ratios: dict[str, float] = {}
     for model, ratio in value.items():
-        if (
-            not isinstance(model, str)
-            or isinstance(ratio, bool)
-            or not isinstance(ratio, (int, float))
-            or not math.isfinite(ratio)
-            or ratio <= 0
-        ):
-            raise ValueError(f"invalid token ratio {model!r}: {ratio!r}")
+        if not isinstance(model, str) or not POSITIVE_NUMBER.accepts(ratio):
+            raise ConfigError(
+                f"invalid token ratio {model!r}: {ratio!r} (a ratio is {POSITIVE_NUMBER.expected})"
+            )
         ratios[model] = float(ratio)
     return ratios
 

@@ -18,6 +18,7 @@ from agentcore.stash import Stash
 from agentcore.stores.base import MemoryStore
 from agentcore.stores.memory import InMemoryStore
 from agentcore.tools import ToolRegistry
+from agentcore.validators import BOOL, POSITIVE_INT
 
 DEFAULT_TURN_TIMEOUT = 600.0
 """The deadline of a turn, in seconds, unless ``AgentBuilder().turn_timeout(...)`` sets one.
@@ -129,9 +130,7 @@ class AgentBuilder:
 
     def max_tool_rounds(self, rounds: int) -> AgentBuilder:
         """Stop a turn's tool loop after ``rounds`` rounds of tool calls."""
-        if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
-            raise ConfigError(f"max_tool_rounds must be an int >= 1, got {rounds!r}")
-        self._max_tool_rounds = rounds
+        self._max_tool_rounds = POSITIVE_INT.check("max_tool_rounds", rounds)
         return self
 
     def turn_timeout(self, seconds: float | None) -> AgentBuilder:
@@ -163,9 +162,7 @@ class AgentBuilder:
         costs two small store writes a turn, which a single worker per
         session does not need.
         """
-        if not isinstance(enabled, bool):
-            raise ConfigError(f"session_lease takes True or False, got {enabled!r}")
-        self._session_lease = enabled
+        self._session_lease = BOOL.check("session_lease", enabled)
         return self
 
     def output(self, output: Any) -> AgentBuilder:

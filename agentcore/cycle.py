@@ -22,6 +22,8 @@ from agentcore.errors import (
     MalformedResponseError,
 )
 from agentcore.llm import (
+    MAX_TOKENS,
+    TEMPERATURE,
     LlmProvider,
     LlmRequest,
     LlmResponse,
@@ -30,14 +32,14 @@ from agentcore.llm import (
     TextDelta,
     ToolCallDelta,
     ToolSpec,
-    check_temperature,
     is_llm_provider,
     stop_tuple,
 )
 from agentcore.messages import Message, ToolUseBlock
-from agentcore.output import OutputSpec, check_tool_choice
+from agentcore.output import TOOL_CHOICE, OutputSpec, output_spec
 from agentcore.tools import ToolCallHooks, ToolRegistry
 from agentcore.usage import Usage
+from agentcore.validators import POSITIVE_INT, STR
 
 
 @frozen
@@ -94,58 +96,16 @@ def round_limit_text(limit: int) -> str:
     return f"tool round limit ({limit}) reached; the call was not run"
 
 
+_MODEL = STR.or_none()
+_PURPOSE = STR.where(bool, "a non-empty str")
+_CACHE_KEY = STR.or_none()
+
+
 def _check_provider(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
     if not is_llm_provider(value):
         raise ConfigError(
             f"provider must implement LlmProvider (complete and stream), got {value!r}"
         )
-
-
-def _check_max_tokens(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
-        raise ConfigError(f"max_tokens must be a positive int or None, got {value!r}")
-
-
-def _check_temperature(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    try:
-        check_temperature("temperature", value)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
-
-
-def _stop(value: Any) -> tuple[str, ...]:
-    try:
-        return stop_tuple(value)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
-
-
-def _output(value: Any) -> OutputSpec[Any] | None:
-    return None if value is None else OutputSpec.of(value)
-
-
-def _check_tool_choice(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    check_tool_choice(value)
-
-
-def _check_purpose(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if not isinstance(value, str) or not value:
-        raise ConfigError(f"purpose must be a non-empty str, got {value!r}")
-
-
-def _check_rounds(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"max_tool_rounds must be an int >= 1, got {value!r}")
-
-
-def _check_model(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is not None and not isinstance(value, str):
-        raise ConfigError(f"model must be a str or None, got {value!r}")
-
-
-def _check_cache_key(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is not None and not isinstance(value, str):
-        raise ConfigError(f"cache_key must be a str or None, got {value!r}")
 
 
 @define
@@ -231,18 +191,18 @@ class LlmCycle:
     """
 
     provider: LlmProvider = field(validator=_check_provider)
-    model: str | None = field(default=None, kw_only=True, validator=_check_model)
-    max_tokens: int | None = field(default=None, kw_only=True, validator=_check_max_tokens)
-    temperature: float | None = field(default=None, kw_only=True, validator=_check_temperature)
-    stop: Sequence[str] = field(default=(), kw_only=True, converter=_stop)
-    purpose: str = field(default="turn", kw_only=True, validator=_check_purpose)
-    max_tool_rounds: int = field(default=8, kw_only=True, validator=_check_rounds)
+    model: str | None = field(default=None, kw_only=True, validator=_MODEL)
+    max_tokens: int | None = field(default=None, kw_only=True, validator=MAX_TOKENS)
+    temperature: float | None = field(default=None, kw_only=True, validator=TEMPERATURE)
+    stop: Sequence[str] = field(default=(), kw_only=True, converter=stop_tuple)
+    purpose: str = field(default="turn", kw_only=True, validator=_PURPOSE)
+    max_tool_rounds: int = field(default=8, kw_only=True, validator=POSITIVE_INT)
     prepare: PrepareCall | None = field(default=None, kw_only=True)
     tool_hooks: ToolCallHooks | None = field(default=None, kw_only=True)
     on_overflow: OverflowCall | None = field(default=None, kw_only=True)
-    cache_key: str | None = field(default=None, kw_only=True, validator=_check_cache_key)
-    tool_choice: str | None = field(default=None, kw_only=True, validator=_check_tool_choice)
-    output: OutputSpec[Any] | None = field(default=None, kw_only=True, converter=_output)
+    cache_key: str | None = field(default=None, kw_only=True, validator=_CACHE_KEY)
+    tool_choice: str | None = field(default=None, kw_only=True, validator=TOOL_CHOICE)
+    output: OutputSpec[Any] | None = field(default=None, kw_only=True, converter=output_spec)
 
     def request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *, first: bool = True

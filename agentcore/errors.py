@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -116,12 +116,28 @@ class OutputError(AgentCoreError, ValueError):
 
 
 class LlmErrorFields(TypedDict, total=False):
-    """The details every :class:`LlmError` takes as keywords (each None when unknown)."""
+    """The details an :class:`LlmError` takes as keywords (each None when unknown).
+
+    ``status_code``, ``code``, ``body`` and ``request_id`` go with every
+    kind; the others only with the kind that declares them in its
+    ``details`` (``retry_after``: :class:`RateLimitError`; ``prompt_tokens``,
+    ``limit_tokens``, ``requested_tokens``:
+    :class:`ContextWindowExceededError`; ``limit_bytes``:
+    :class:`ResponseTooLargeError`).
+    """
 
     status_code: int | None
     code: str | None
     body: str | None
     request_id: str | None
+    retry_after: float | None
+    prompt_tokens: int | None
+    limit_tokens: int | None
+    requested_tokens: int | None
+    limit_bytes: int | None
+
+
+_COMMON_DETAILS = ("status_code", "code", "body", "request_id")
 
 
 class LlmError(AgentCoreError):
@@ -130,17 +146,37 @@ class LlmError(AgentCoreError):
     ``status_code`` is the HTTP status, ``code`` the provider's error code
     (``"context_length_exceeded"``, ``"model_not_found"``...), ``body`` the
     error body as the server sent it (never holding the API key) and
-    ``request_id`` the server's id of the request, each when known. A
-    subclass with details of its own takes them before ``**fields``
-    (:class:`LlmErrorFields`) and passes the rest here.
+    ``request_id`` the server's id of the request, each when known. Every
+    detail is a keyword (:class:`LlmErrorFields`); a subclass with details of
+    its own names them in ``details`` and annotates them, and this one
+    constructor sets them (None when not given). A detail the kind does not
+    declare is a :class:`TypeError`.
     """
+
+    details: ClassVar[tuple[str, ...]] = _COMMON_DETAILS
+    """The keywords this kind takes: the common four, then its own."""
+
+    status_code: int | None
+    code: str | None
+    body: str | None
+    request_id: str | None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("details", ())
+        inherited = tuple(name for base in cls.__mro__[1:] for name in getattr(base, "details", ()))
+        cls.details = tuple(dict.fromkeys((*inherited, *own)))
 
     def __init__(self, message: str, **fields: Unpack[LlmErrorFields]) -> None:
         super().__init__(message)
-        self.status_code = fields.get("status_code")
-        self.code = fields.get("code")
-        self.body = fields.get("body")
-        self.request_id = fields.get("request_id")
+        unknown = sorted(set(fields) - set(self.details))
+        if unknown:
+            raise TypeError(
+                f"{type(self).__name__} takes no {', '.join(unknown)}; "
+                f"its details are {', '.join(self.details)}"
+            )
+        for name in self.details:
+            setattr(self, name, fields.get(name))
 
 
 class AuthenticationError(LlmError):
@@ -153,11 +189,8 @@ class RateLimitError(LlmError):
     ``retry_after`` is the delay in seconds the server asked for, if any.
     """
 
-    def __init__(
-        self, message: str, retry_after: float | None = None, **fields: Unpack[LlmErrorFields]
-    ) -> None:
-        super().__init__(message, **fields)
-        self.retry_after = retry_after
+    details = ("retry_after",)
+    retry_after: float | None
 
 
 class BadRequestError(LlmError):
@@ -175,19 +208,10 @@ class ContextWindowExceededError(BadRequestError):
     ``requested_tokens`` adds the output the request reserved.
     """
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        prompt_tokens: int | None = None,
-        limit_tokens: int | None = None,
-        requested_tokens: int | None = None,
-        **fields: Unpack[LlmErrorFields],
-    ) -> None:
-        super().__init__(message, **fields)
-        self.prompt_tokens = prompt_tokens
-        self.limit_tokens = limit_tokens
-        self.requested_tokens = requested_tokens
+    details = ("prompt_tokens", "limit_tokens", "requested_tokens")
+    prompt_tokens: int | None
+    limit_tokens: int | None
+    requested_tokens: int | None
 
 
 class ServiceUnavailableError(LlmError):
@@ -216,12 +240,5 @@ class ResponseTooLargeError(MalformedResponseError):
     ``limit_bytes`` is the cap that was passed.
     """
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        limit_bytes: int | None = None,
-        **fields: Unpack[LlmErrorFields],
-    ) -> None:
-        super().__init__(message, **fields)
-        self.limit_bytes = limit_bytes
+    details = ("limit_bytes",)
+    limit_bytes: int | None

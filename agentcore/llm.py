@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import attrs
 from attrs import field, frozen
 
+from agentcore.errors import ConfigError
 from agentcore.messages import Message, ToolUseBlock
-from agentcore.output import OutputSpec, check_tool_choice
+from agentcore.output import TOOL_CHOICE, OutputSpec
 from agentcore.usage import Usage
+from agentcore.validators import POSITIVE_INT, STR, Rule, is_number
 
 
 @frozen
@@ -23,33 +24,33 @@ class ToolSpec:
     parameters: Mapping[str, Any]
 
 
-def _positive_or_none(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is not None and (not isinstance(value, int) or value <= 0):
-        raise ValueError(f"{attribute.name} must be a positive int or None, got {value!r}")
-
-
 MAX_STOP_SEQUENCES = 4
 """The most stop sequences a request may carry (OpenAI's limit)."""
 
 
+TEMPERATURE = Rule(
+    "a number in [0, 2]", lambda value: is_number(value) and 0 <= value <= 2
+).or_none()
+"""The sampling temperature a request, a cycle or an agent may set: 0 to 2, or None."""
+
+MAX_TOKENS = POSITIVE_INT.or_none()
+"""The reply cap a request, a cycle or an agent may set: an int >= 1, or None."""
+
+CACHE_KEY = STR.where(bool, "a non-empty str").or_none()
+"""A request's ``cache_key``: a non-empty str, or None."""
+
+
 def check_temperature(what: str, value: Any) -> None:
-    """Raise ValueError unless ``value`` is None or a finite number in [0, 2]."""
-    if value is None:
-        return
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not math.isfinite(value)
-        or not 0 <= value <= 2
-    ):
-        raise ValueError(f"{what} must be a number in [0, 2] or None, got {value!r}")
+    """Raise :class:`~agentcore.errors.ConfigError` unless ``value`` is None or in [0, 2]."""
+    TEMPERATURE.check(what, value)
 
 
 def stop_tuple(value: Any) -> tuple[str, ...]:
     """Stop sequences as a tuple: None or ``()`` for none, one str, or an iterable of str.
 
-    Raises ValueError for an empty sequence string, a non-str item, or more
-    than :data:`MAX_STOP_SEQUENCES` sequences.
+    Raises :class:`~agentcore.errors.ConfigError` (a ValueError) for an empty
+    sequence string, a non-str item, or more than :data:`MAX_STOP_SEQUENCES`
+    sequences.
     """
     if value is None:
         return ()
@@ -57,28 +58,15 @@ def stop_tuple(value: Any) -> tuple[str, ...]:
     try:
         stops = tuple(items)
     except TypeError:
-        raise ValueError(f"stop must be a str or a list of str, got {value!r}") from None
+        raise ConfigError(f"stop must be a str or a list of str, got {value!r}") from None
     for item in stops:
         if not isinstance(item, str) or not item:
-            raise ValueError(f"stop sequences must be non-empty str, got {item!r}")
+            raise ConfigError(f"stop sequences must be non-empty str, got {item!r}")
     if len(stops) > MAX_STOP_SEQUENCES:
-        raise ValueError(
+        raise ConfigError(
             f"stop takes at most {MAX_STOP_SEQUENCES} sequences, got {len(stops)}: {stops!r}"
         )
     return stops
-
-
-def _text_or_none(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is not None and (not isinstance(value, str) or not value):
-        raise ValueError(f"{attribute.name} must be a non-empty str or None, got {value!r}")
-
-
-def _temperature(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    check_temperature(attribute.name, value)
-
-
-def _tool_choice(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    check_tool_choice(value, attribute.name)
 
 
 def _output(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
@@ -116,12 +104,12 @@ class LlmRequest:
     messages: Sequence[Message] = field(converter=_message_tuple)
     tools: Sequence[ToolSpec] = field(default=(), converter=_tool_tuple)
     model: str | None = None
-    max_tokens: int | None = field(default=None, validator=_positive_or_none)
+    max_tokens: int | None = field(default=None, validator=MAX_TOKENS)
     purpose: str = "turn"
-    temperature: float | None = field(default=None, validator=_temperature)
+    temperature: float | None = field(default=None, validator=TEMPERATURE)
     stop: Sequence[str] = field(default=(), converter=stop_tuple)
-    cache_key: str | None = field(default=None, validator=_text_or_none)
-    tool_choice: str | None = field(default=None, kw_only=True, validator=_tool_choice)
+    cache_key: str | None = field(default=None, validator=CACHE_KEY)
+    tool_choice: str | None = field(default=None, kw_only=True, validator=TOOL_CHOICE)
     output: OutputSpec[Any] | None = field(default=None, kw_only=True, validator=_output)
 
 

@@ -27,6 +27,7 @@ from agentcore._tool_types import ArgumentValueError
 from agentcore.errors import ConfigError, OutputError
 from agentcore.messages import Message
 from agentcore.tool_schema import NAME_PATTERN, argument_problem, identity, schema_of
+from agentcore.validators import STR, Rule
 
 T = TypeVar("T")
 
@@ -37,21 +38,23 @@ DEFAULT_OUTPUT_DESCRIPTION = "Give your final answer by calling this tool; its i
 """The output tool's description on the Anthropic wire when the spec gives none."""
 
 
+def _is_tool_choice(value: Any) -> bool:
+    return value in TOOL_CHOICES or (isinstance(value, str) and bool(NAME_PATTERN.match(value)))
+
+
+TOOL_CHOICE = Rule(
+    "'auto', 'none', 'required' or a tool name (1-64 letters, digits, '_' or '-')",
+    _is_tool_choice,
+).or_none()
+"""The tool choice a request, a cycle, an agent or a builder may set (None: the default)."""
+
+
 def check_tool_choice(value: Any, where: str = "tool_choice") -> str | None:
     """``value`` if it is a tool choice (or None); raise :class:`ConfigError` otherwise."""
-    if value is None or value in TOOL_CHOICES:
-        return value  # type: ignore[no-any-return]
-    if isinstance(value, str) and NAME_PATTERN.match(value):
-        return value
-    raise ConfigError(
-        f"{where} must be 'auto', 'none', 'required' or a tool name (1-64 letters, digits, "
-        f"'_' or '-'), got {value!r}"
-    )
+    return TOOL_CHOICE.check(where, value)  # type: ignore[no-any-return]
 
 
-def _name(instance: object, attribute: Any, value: Any) -> None:
-    if not isinstance(value, str) or not NAME_PATTERN.match(value):
-        raise ConfigError(f"an output name must be 1-64 letters, digits, '_' or '-', got {value!r}")
+_NAME = STR.where(lambda value: bool(NAME_PATTERN.match(value)), "1-64 letters, digits, '_' or '-'")
 
 
 def _object_schema(instance: object, attribute: Any, value: Any) -> None:
@@ -72,7 +75,7 @@ class OutputSpec(Generic[T]):
     ``required`` and ``additionalProperties: false``).
     """
 
-    name: str = field(validator=_name)
+    name: str = field(validator=_NAME)
     schema: Mapping[str, Any] = field(validator=_object_schema)
     description: str = ""
     strict: bool = False
@@ -218,3 +221,8 @@ def _safe_name(text: str) -> str:
 
 def _clip(text: str) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
+
+
+def output_spec(value: Any) -> OutputSpec[Any] | None:
+    """The attrs converter of an ``output`` setting: None, or :meth:`OutputSpec.of` of it."""
+    return None if value is None else OutputSpec.of(value)

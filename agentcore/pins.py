@@ -7,6 +7,7 @@ from typing import Any
 
 from agentcore.errors import ConfigError
 from agentcore.messages import Message
+from agentcore.validators import NON_NEGATIVE_INT, is_int
 
 
 def pins_converter(value: Any) -> tuple[int, ...]:
@@ -15,7 +16,7 @@ def pins_converter(value: Any) -> tuple[int, ...]:
         raise ConfigError(f"pinned must be a sequence of message indices, got {value!r}")
     indices = list(value)
     for index in indices:
-        if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+        if not NON_NEGATIVE_INT.accepts(index):
             raise ConfigError(f"pinned holds raw message indices >= 0, got {index!r}")
     return tuple(sorted(set(indices)))
 
@@ -40,7 +41,7 @@ def pin_group(messages: Sequence[Message], index: int) -> range:
 
 def resolve_index(messages: Sequence[Message], index: Any) -> int:
     """``index`` as a raw index of ``messages`` (negative counts from the end)."""
-    if not isinstance(index, int) or isinstance(index, bool):
+    if not is_int(index):
         raise ConfigError(f"a message index must be an int, got {index!r}")
     resolved = index + len(messages) if index < 0 else index
     if not 0 <= resolved < len(messages):

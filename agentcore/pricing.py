@@ -16,35 +16,20 @@ Example::
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
-from typing import Any
 
-import attrs
 from attrs import field, frozen
 
 from agentcore.errors import ConfigError
 from agentcore.usage import Usage
+from agentcore.validators import Rule, is_number
 
 PER = 1_000_000
 """Prices are per this many tokens."""
 
 
-def _dollars_per_million(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or value < 0
-    ):
-        raise ConfigError(
-            f"{attribute.name} must be a finite number of dollars >= 0, got {value!r}"
-        )
-
-
-def _optional_dollars(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is not None:
-        _dollars_per_million(instance, attribute, value)
+_DOLLARS = Rule("a finite number of dollars >= 0", lambda value: is_number(value) and value >= 0)
+_OPTIONAL_DOLLARS = _DOLLARS.or_none()
 
 
 @frozen
@@ -58,11 +43,11 @@ class Price:
     ``input`` price: no discount, no premium.
     """
 
-    input: float = field(validator=_dollars_per_million)
-    output: float = field(validator=_dollars_per_million)
-    cached_input: float | None = field(default=None, validator=_optional_dollars)
-    cache_write: float | None = field(default=None, validator=_optional_dollars)
-    cache_write_1h: float | None = field(default=None, validator=_optional_dollars)
+    input: float = field(validator=_DOLLARS)
+    output: float = field(validator=_DOLLARS)
+    cached_input: float | None = field(default=None, validator=_OPTIONAL_DOLLARS)
+    cache_write: float | None = field(default=None, validator=_OPTIONAL_DOLLARS)
+    cache_write_1h: float | None = field(default=None, validator=_OPTIONAL_DOLLARS)
 
     def dollars(self, usage: Usage, *, cache_ttl: str = "5m") -> float:
         """What ``usage`` costs at this price, in dollars.

@@ -51,6 +51,7 @@ from agentcore.stash import Stash
 from agentcore.stores.base import JsonValue, StoreWrite
 from agentcore.sync import run_sync
 from agentcore.usage import CostTracker, Usage
+from agentcore.validators import NON_NEGATIVE_INT
 
 __all__ = ["DEFAULT_SLOT", "WRITE_ATTEMPTS", "AgentSession", "TurnStream"]
 
@@ -396,11 +397,8 @@ class AgentSession:
         costs what the page holds. Indices are absolute, as in
         :meth:`ContextSlot.message_count`.
         """
-        for name, value in (("start", start), ("stop", stop)):
-            if value is not None and (
-                not isinstance(value, int) or isinstance(value, bool) or value < 0
-            ):
-                raise ConfigError(f"history {name} must be an int >= 0, got {value!r}")
+        NON_NEGATIVE_INT.check("history start", start)
+        NON_NEGATIVE_INT.or_none().check("history stop", stop)
         slot = await self.get_slot(slot_id)
         count = len(slot)
         stop = count if stop is None else min(stop, count)

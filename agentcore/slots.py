@@ -14,6 +14,7 @@ from agentcore.messages import Message
 from agentcore.pins import pinned_before, pins_converter
 from agentcore.stores.base import JsonValue, MemoryStore
 from agentcore.tokens import TokenCounter
+from agentcore.validators import NON_NEGATIVE_INT, POSITIVE_INT, STR, one_of
 
 SummaryPosition = Literal["after_system", "end"]
 """Where a Focused slot puts the summary: after the system prompt, or last."""
@@ -26,31 +27,6 @@ SUMMARY_ACKNOWLEDGEMENT = "OK."
 
 DEFAULT_SUMMARY_LABEL = "[上下文摘要]"
 """The label that prefixes the summary message."""
-
-
-def _optional_positive(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-        raise ConfigError(f"{attribute.name} must be a positive int or None, got {value!r}")
-
-
-def _non_negative_int(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ConfigError(f"{attribute.name} must be an int >= 0, got {value!r}")
-
-
-def _summary_text(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is not None and not isinstance(value, str):
-        raise ConfigError(f"{attribute.name} must be a str or None, got {type(value).__name__}")
-
-
-def _role(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value not in ("system", "user"):
-        raise ConfigError(f"summary_role must be 'system' or 'user', got {value!r}")
-
-
-def _position(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value not in ("after_system", "end"):
-        raise ConfigError(f"summary_position must be 'after_system' or 'end', got {value!r}")
 
 
 @frozen
@@ -83,14 +59,16 @@ class FocusedConfig:
     :meth:`~agentcore.AgentSession.unpin`.
     """
 
-    summary_override: str | None = field(default=None, validator=_summary_text)
-    summary_covers: int = field(default=0, validator=_non_negative_int)
-    max_recent_messages: int | None = field(default=None, validator=_optional_positive)
+    summary_override: str | None = field(default=None, validator=STR.or_none())
+    summary_covers: int = field(default=0, validator=NON_NEGATIVE_INT)
+    max_recent_messages: int | None = field(default=None, validator=POSITIVE_INT.or_none())
     summary_label: str = field(
         default=DEFAULT_SUMMARY_LABEL, validator=attrs.validators.instance_of(str)
     )
-    summary_position: SummaryPosition = field(default="after_system", validator=_position)
-    summary_role: SummaryRole = field(default="user", validator=_role)
+    summary_position: SummaryPosition = field(
+        default="after_system", validator=one_of("after_system", "end")
+    )
+    summary_role: SummaryRole = field(default="user", validator=one_of("user", "system"))
     pinned: tuple[int, ...] = field(default=(), converter=pins_converter)
 
 
@@ -238,8 +216,8 @@ class ContextSlot:
     config: SlotConfig = field(factory=SlotConfig)
     system_prompt: str | None = None
     _messages: list[Message] = field(factory=list, alias="messages")
-    _offset: int = field(default=0, alias="offset", validator=_non_negative_int)
-    _version: int = field(default=0, alias="version", validator=_non_negative_int)
+    _offset: int = field(default=0, alias="offset", validator=NON_NEGATIVE_INT)
+    _version: int = field(default=0, alias="version", validator=NON_NEGATIVE_INT)
     _pins_held: dict[int, Message] = field(factory=dict, init=False, repr=False)
     """Pinned messages older than the window, by absolute index."""
     _sums: list[int] = field(factory=lambda: [0], init=False, repr=False)

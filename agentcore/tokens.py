@@ -88,6 +88,7 @@ from agentcore.messages import (
     set_token_count,
     token_counts,
 )
+from agentcore.validators import is_int
 
 if TYPE_CHECKING:
     from tiktoken import Encoding
@@ -549,7 +550,7 @@ def _function_name(function: Callable[[str], int]) -> str:
 
 
 def _checked_count(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if not is_int(value) or value < 0:
         raise TypeError(f"a count_text function must return an int >= 0, got {value!r}")
     return value
 

@@ -12,7 +12,6 @@ import asyncio
 import inspect
 import json
 import logging
-import math
 import time
 import typing
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -23,7 +22,7 @@ from attrs import field, frozen
 
 from agentcore._tool_types import ArgumentValueError
 from agentcore.calls import ToolCallInfo
-from agentcore.errors import ConfigError, ToolArgumentError, ToolError
+from agentcore.errors import ToolArgumentError, ToolError
 from agentcore.llm import ToolSpec
 from agentcore.messages import Message, ToolUseBlock
 from agentcore.tool_schema import (
@@ -38,10 +37,15 @@ from agentcore.tool_schema import (
     parse_docstring,
     unwrap,
 )
+from agentcore.validators import POSITIVE_NUMBER
 
 logger = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+_TIMEOUT = POSITIVE_NUMBER.or_none().named(
+    "a positive, finite number of seconds or None (no limit)"
+)
 
 DEFAULT_TOOL_TIMEOUT = 60.0
 """Seconds a tool call may take when a :class:`ToolRegistry` is made without ``timeout``."""
@@ -216,17 +220,7 @@ class ToolRegistry:
     def __init__(
         self, *, timeout: float | None = DEFAULT_TOOL_TIMEOUT, concurrent: bool = True
     ) -> None:
-        if timeout is not None and (
-            isinstance(timeout, bool)
-            or not isinstance(timeout, (int, float))
-            or not math.isfinite(timeout)
-            or timeout <= 0
-        ):
-            raise ConfigError(
-                "timeout must be a positive, finite number of seconds or None (no limit), "
-                f"got {timeout!r}"
-            )
-        self.timeout = timeout
+        self.timeout = _TIMEOUT.check("ToolRegistry timeout", timeout)
         """Seconds each call may take, or None."""
         self.concurrent = concurrent
         """Whether :meth:`call_all` runs calls concurrently."""

@@ -246,5 +246,5 @@ async def test_a_cancelled_turn_gives_the_lease_back() -> None:
 
 
 def test_session_lease_takes_a_bool() -> None:
-    with pytest.raises(ConfigError, match="session_lease takes True or False, got 'yes'"):
+    with pytest.raises(ConfigError, match="session_lease must be True or False, got 'yes'"):
         AgentBuilder().session_lease("yes")  # type: ignore[arg-type]

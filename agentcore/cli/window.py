@@ -18,6 +18,7 @@ from agentcore.hookspecs import hookimpl
 from agentcore.llm import LlmProvider
 from agentcore.providers.windows import discover_context_window
 from agentcore.session import AgentSession
+from agentcore.validators import is_int
 
 if TYPE_CHECKING:
     from agentcore.calls import ModelCallInfo
@@ -95,8 +96,4 @@ async def _learned(session: AgentSession) -> dict[str, int]:
     stored = await session.get_session_data(LEARNED_WINDOW_KEY)
     if not isinstance(stored, dict):
         return {}
-    return {
-        str(model): window
-        for model, window in stored.items()
-        if isinstance(window, int) and not isinstance(window, bool) and window > 0
-    }
+    return {str(model): window for model, window in stored.items() if is_int(window) and window > 0}

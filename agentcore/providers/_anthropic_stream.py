@@ -22,6 +22,7 @@ from agentcore.providers._http import ApiClient
 from agentcore.providers._sse import SseEvent
 from agentcore.providers._text import TextJoiner, valid_json, valid_text
 from agentcore.providers._wire import expect_dict, expect_str, optional_str, tool_arguments
+from agentcore.validators import is_int
 
 
 @define
@@ -149,7 +150,7 @@ class AnthropicStreamDecoder:
 
     def _index(self, payload: dict[str, Any]) -> int:
         index = payload.get("index")
-        if isinstance(index, bool) or not isinstance(index, int):
+        if not is_int(index):
             raise MalformedResponseError(f"a {payload.get('type')} event has index {index!r}")
         return index
 

@@ -1,4 +1,4 @@
-"""The bounds of one call: :class:`Limits`, and :class:`Clock`, which keeps them.
+"""The bounds of one call: :class:`Limits`, :class:`Clock`, which keeps them, and :func:`chunks`.
 
 An idle timeout that only content resets, an optional deadline for the whole
 call (retries and backoff included) and the cap on the bytes of one reply.
@@ -7,7 +7,8 @@ call (retries and backoff included) and the cap on the bytes of one reply.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from contextlib import aclosing
 from typing import Any, Literal, TypeVar
 
 from attrs import frozen
@@ -105,3 +106,29 @@ async def next_item(iterator: AsyncIterator[T]) -> T:
         return await iterator.__anext__()
     except StopAsyncIteration:
         return END  # type: ignore[no-any-return]
+
+
+async def chunks(
+    body: AsyncIterator[bytes],
+    clock: Clock,
+    limit: int,
+    too_large: Callable[[], Exception] | None,
+) -> AsyncGenerator[bytes, None]:
+    """The chunks of ``body`` as they arrive (each awaited on ``clock``), up to ``limit`` bytes.
+
+    Past ``limit``: ``too_large()`` is raised when given, else the body is
+    cut at ``limit`` and the rest left unread. ``body`` is closed at the end.
+    """
+    size = 0
+    async with aclosing(body):  # type: ignore[type-var]
+        while True:
+            chunk = await clock.wait(lambda: next_item(body))
+            if chunk is END:
+                return
+            size += len(chunk)
+            if size > limit:
+                if too_large is not None:
+                    raise too_large()
+                yield chunk[: len(chunk) - (size - limit)]
+                return
+            yield chunk

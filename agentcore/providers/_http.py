@@ -35,7 +35,7 @@ from agentcore.errors import (
     ResponseTooLargeError,
     ServiceUnavailableError,
 )
-from agentcore.providers._clock import END, Clock, Limits, next_item
+from agentcore.providers._clock import Clock, Limits, chunks
 from agentcore.providers._errors import (
     ServerError,
     error_for_status,
@@ -244,12 +244,8 @@ class ApiClient:
             failure: Failure
             try:
                 return await self._complete_once(request, clock)
-            except FailedAttempt as exc:
-                failure = exc.failure
-            except httpx.HTTPError as exc:
-                failure = transport_failure(self.label, self.redact, exc)
-            except LlmError as exc:
-                failure = failure_of(exc)
+            except (FailedAttempt, httpx.HTTPError, LlmError) as exc:
+                failure = self._failure(exc)
             await self._wait_or_raise(failure, retry, clock)
             retry += 1
 
@@ -277,16 +273,20 @@ class ApiClient:
                         yield item
                         clock.progress()  # The consumer's own time is not the server's.
                 return
-            except FailedAttempt as exc:
-                failure = exc.failure
-            except httpx.HTTPError as exc:
-                failure = transport_failure(self.label, self.redact, exc)
-            except LlmError as exc:
-                failure = failure_of(exc)
+            except (FailedAttempt, httpx.HTTPError, LlmError) as exc:
+                failure = self._failure(exc)
             if yielded:
                 raise_failure(failure)
             await self._wait_or_raise(failure, retry, clock)
             retry += 1
+
+    def _failure(self, exc: FailedAttempt | httpx.HTTPError | LlmError) -> Failure:
+        """What a failed attempt was: its error, whether to retry, the reason to log."""
+        if isinstance(exc, FailedAttempt):
+            return exc.failure
+        if isinstance(exc, httpx.HTTPError):
+            return transport_failure(self.label, self.redact, exc)
+        return failure_of(exc)
 
     async def _send(self, request: httpx.Request, clock: Clock) -> httpx.Response:
         clock.progress()
@@ -315,18 +315,11 @@ class ApiClient:
                 raise FailedAttempt(await self._status_failure(response, clock))
             await self._check_event_stream(response, clock)
             parser = SseParser()
-            size = 0
             head = b""  # The first bytes, to name what a body without events was.
             seen_event = False
             limit = self.limits.max_reply_bytes
-            async with aclosing(response.aiter_bytes()) as body:  # type: ignore[type-var]
-                while True:
-                    chunk = await clock.wait(lambda: next_item(body))
-                    if chunk is END:
-                        break
-                    size += len(chunk)
-                    if size > limit:
-                        raise self._too_large(response)
+            async with aclosing(self._chunks(response, clock, limit, refuse=True)) as body:
+                async for chunk in body:
                     if len(head) < ERROR_BODY_BYTES:
                         head += chunk[: ERROR_BODY_BYTES - len(head)]
                     events = parser.feed(chunk)
@@ -370,21 +363,15 @@ class ApiClient:
     async def _read_up_to(
         self, response: httpx.Response, clock: Clock, limit: int, *, refuse: bool
     ) -> bytes:
-        chunks: list[bytes] = []
-        size = 0
-        async with aclosing(response.aiter_bytes()) as body:  # type: ignore[type-var]
-            while True:
-                chunk = await clock.wait(lambda: next_item(body))
-                if chunk is END:
-                    break
-                size += len(chunk)
-                if size > limit:
-                    if refuse:
-                        raise self._too_large(response)
-                    chunks.append(chunk[: len(chunk) - (size - limit)])
-                    break
-                chunks.append(chunk)
-        return b"".join(chunks)
+        async with aclosing(self._chunks(response, clock, limit, refuse=refuse)) as body:
+            return b"".join([chunk async for chunk in body])
+
+    def _chunks(
+        self, response: httpx.Response, clock: Clock, limit: int, *, refuse: bool
+    ) -> AsyncGenerator[bytes, None]:
+        """The body's chunks (see :func:`chunks`); past ``limit`` refused with ``refuse``."""
+        too_large = (lambda: self._too_large(response)) if refuse else None
+        return chunks(response.aiter_bytes(), clock, limit, too_large)
 
     def _too_large(self, response: httpx.Response, declared: int | None = None) -> LlmError:
         limit = self.limits.max_reply_bytes
@@ -458,13 +445,11 @@ class ApiClient:
         except ValueError as exc:
             problem = str(exc)
         details = self._server_error(response, content)
-        if details.html_title is not None:
-            raise self._status_error(response, details)
         snippet = (details.body or "")[:200]
-        raise self._malformed(
+        raise self._body_error(
             response,
-            f"the {self.label} answered with invalid JSON ({problem}): {snippet!r}",
             details,
+            f"the {self.label} answered with invalid JSON ({problem}): {snippet!r}",
         )
 
     async def _check_event_stream(self, response: httpx.Response, clock: Clock) -> None:
@@ -532,14 +517,22 @@ class ApiClient:
     def _not_an_event_stream(self, response: httpx.Response, head: bytes) -> LlmError:
         """The error for a streamed reply whose body held no event at all."""
         details = self._server_error(response, head)
-        if details.html_title is not None:
-            return self._status_error(response, details)
-        return self._malformed(
+        return self._body_error(
             response,
+            details,
             f"the {self.label} answered a streaming request with a body that holds no "
             f"server-sent event: {details.message!r}",
-            details,
         )
+
+    def _body_error(self, response: httpx.Response, details: ServerError, problem: str) -> LlmError:
+        """The error for a success status whose body is not what was asked for.
+
+        An HTML page (a proxy's or a login page) stands for the error of its
+        status; any other body is a :class:`MalformedResponseError` saying ``problem``.
+        """
+        if details.html_title is not None:
+            return self._status_error(response, details)
+        return self._malformed(response, problem, details)
 
     async def _status_failure(self, response: httpx.Response, clock: Clock) -> Failure:
         status = response.status_code

@@ -69,6 +69,7 @@ from agentcore.providers._wire import (
     tool_arguments,
 )
 from agentcore.usage import Usage
+from agentcore.validators import is_int
 
 logger = logging.getLogger(__name__)
 
@@ -438,7 +439,7 @@ class OpenAIStreamDecoder:
     def _add_call_fragment(self, position: int, fragment: dict[str, Any]) -> bool:
         """Add a piece of a streamed call; whether it held anything (an id, a name, arguments)."""
         index = fragment.get("index", position)
-        if isinstance(index, bool) or not isinstance(index, int):
+        if not is_int(index):
             raise MalformedResponseError(f"a tool call delta has index {index!r}")
         if self._assembled is not None:
             raise MalformedResponseError("a tool call fragment arrived after finish_reason")
@@ -491,7 +492,7 @@ class OpenAIStreamDecoder:
             message = str(raw.get("message") or raw)
             error_type = raw.get("type") if isinstance(raw.get("type"), str) else None
             code = raw.get("code")
-            status = code if isinstance(code, int) and not isinstance(code, bool) else None
+            status = code if is_int(code) else None
             if error_type is None and isinstance(code, str):
                 error_type = code
             return self._api.stream_error(

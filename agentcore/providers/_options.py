@@ -8,7 +8,6 @@ options are declared here once and every provider checks them the same way.
 from __future__ import annotations
 
 import base64
-import math
 import os
 import re
 from collections.abc import Mapping
@@ -22,16 +21,44 @@ from agentcore.providers._clock import DEFAULT_MAX_REPLY_BYTES, Limits
 from agentcore.providers._http import DEFAULT_TIMEOUT
 from agentcore.providers._retry import RetryPolicy
 from agentcore.providers._secret import Secret
+from agentcore.validators import POSITIVE_INT, POSITIVE_NUMBER
 
 
 class HttpOptions(TypedDict, total=False):
-    """The keyword options of every HTTP provider (each one optional).
+    """The keyword options of every HTTP provider, each one optional, documented once here.
 
-    ``base_url``, ``api_key``, ``timeout``, ``max_retries``, ``backoff_base``,
-    ``backoff_max``, ``http_client``, ``headers``, ``extra_body``,
-    ``idle_timeout``, ``call_timeout``, ``max_reply_bytes`` and
-    ``context_windows``; :class:`~agentcore.providers.OpenAIProvider`
-    documents each.
+    Pass them to any provider's constructor (``OpenAIProvider("gpt-4o-mini",
+    timeout=30)``), or build them once and spread them
+    (``options = HttpOptions(max_retries=5); OpenAIProvider(model, **options)``).
+
+    :param base_url: The API root; each provider names its environment
+        variable and default.
+    :param api_key: The key, sent the way the API wants it; each provider
+        names its environment variable (and whether a key is required).
+    :param timeout: Seconds, or an ``httpx.Timeout``; by default 10 s to
+        connect and 600 s between bytes.
+    :param idle_timeout: Seconds a call may go without progress: a
+        server-sent event that carries content (keep-alive comments, pings,
+        empty deltas and partial data do not count) or, without streaming,
+        the whole reply. By default the read timeout of ``timeout`` (600 s).
+    :param call_timeout: Seconds one call may take in all, retries and
+        backoff included; by default no bound.
+    :param max_reply_bytes: The most bytes read for one reply (8 MiB by
+        default); a larger reply raises ``ResponseTooLargeError``.
+    :param max_retries: Retries after a 429, 408, 5xx or connection error (2).
+    :param backoff_base: The first backoff delay in seconds, doubled per retry (0.5).
+    :param backoff_max: The longest backoff delay in seconds (8).
+    :param http_client: An ``httpx.AsyncClient`` to use instead of a new one
+        (the provider's ``aclose`` leaves it open).
+    :param headers: Extra headers sent with every request.
+    :param extra_body: Fields added to every request body, such as
+        ``{"temperature": 0}``.
+    :param context_windows: Context windows of models, in tokens, by model
+        name (a name also covers its dated versions: ``"my-model"`` covers
+        ``"my-model-2026-01"``), such as ``{"my-model": 8192}``. An entry
+        replaces the built-in table's entry of the same name and is
+        consulted before the server by
+        ``agentcore.providers.windows.discover_context_window``.
     """
 
     base_url: str | None
@@ -234,31 +261,24 @@ def context_windows(cls: str, value: Mapping[str, int] | None) -> Mapping[str, i
     for name, window in value.items():
         if not isinstance(name, str) or not name.strip():
             raise ConfigError(f"{cls}: context_windows has the model name {name!r}; use a name")
-        if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
-            raise ConfigError(
-                f"{cls}: context_windows[{name!r}] must be a token count > 0, got {window!r}"
-            )
+        _WINDOW.check(f"{cls}: context_windows[{name!r}]", window)
         checked[name.strip().lower()] = window
     return checked
 
 
+_SECONDS = POSITIVE_NUMBER.named("a number of seconds > 0").or_none()
+_BYTES = POSITIVE_INT.named("an int > 0")
+_WINDOW = POSITIVE_INT.named("a token count > 0")
+_TIMEOUT = POSITIVE_NUMBER.named("a number of seconds > 0 or an httpx.Timeout")
+
+
 def _seconds(cls: str, name: str, value: Any, default: float | None) -> float | None:
-    if value is None:
-        return default
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not math.isfinite(value)
-        or value <= 0
-    ):
-        raise ConfigError(f"{cls}: {name} must be a number of seconds > 0 or None, got {value!r}")
-    return float(value)
+    _SECONDS.check(f"{cls}: {name}", value)
+    return default if value is None else float(value)
 
 
 def _byte_count(cls: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ConfigError(f"{cls}: max_reply_bytes must be an int > 0, got {value!r}")
-    return value
+    return _BYTES.check(f"{cls}: max_reply_bytes", value)  # type: ignore[no-any-return]
 
 
 def _api_key(cls: str, given: Any, env: str, *, required: bool) -> Secret | None:
@@ -275,16 +295,7 @@ def _api_key(cls: str, given: Any, env: str, *, required: bool) -> Secret | None
 def _timeout(cls: str, timeout: Any) -> httpx.Timeout | None:
     if timeout is None or isinstance(timeout, httpx.Timeout):
         return timeout
-    if (
-        isinstance(timeout, bool)
-        or not isinstance(timeout, (int, float))
-        or not math.isfinite(timeout)
-        or timeout <= 0
-    ):
-        raise ConfigError(
-            f"{cls}: timeout must be a number of seconds > 0 or an httpx.Timeout, got {timeout!r}"
-        )
-    return httpx.Timeout(float(timeout))
+    return httpx.Timeout(float(_TIMEOUT.check(f"{cls}: timeout", timeout)))
 
 
 def _mapping(cls: str, name: str, value: Any) -> dict[str, Any]:

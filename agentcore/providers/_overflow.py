@@ -34,6 +34,8 @@ from typing import Any
 
 from attrs import frozen
 
+from agentcore.validators import is_int
+
 OVERFLOW_CODES = frozenset({"context_length_exceeded", "exceed_context_size_error"})
 """Error codes and types that mean the request does not fit the window."""
 
@@ -133,7 +135,7 @@ def find_overflow(
 
 
 def _field_int(value: Any) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if not is_int(value) or value < 0:
         return None
     return value
 

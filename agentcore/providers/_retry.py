@@ -8,26 +8,16 @@ import random
 from collections.abc import Mapping
 from datetime import datetime, timezone
 
-import attrs
 from attrs import field, frozen
+
+from agentcore.errors import ConfigError
+from agentcore.validators import NON_NEGATIVE_INT, Rule, is_number
 
 MAX_RETRY_AFTER = 60.0
 """The longest ``Retry-After`` delay (seconds) honoured; a longer one is not retried."""
 
 
-def _non_negative_float(instance: object, attribute: attrs.Attribute[float], value: float) -> None:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not math.isfinite(value)
-        or value < 0
-    ):
-        raise ValueError(f"{attribute.name} must be a number >= 0, got {value!r}")
-
-
-def _retry_count(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{attribute.name} must be an int >= 0, got {value!r}")
+_SECONDS = Rule("a number >= 0", lambda value: is_number(value) and value >= 0)
 
 
 @frozen
@@ -40,13 +30,13 @@ class RetryPolicy:
     is at most :data:`MAX_RETRY_AFTER`, and a longer one ends the retries.
     """
 
-    max_retries: int = field(default=2, validator=_retry_count)
-    backoff_base: float = field(default=0.5, validator=_non_negative_float)
-    backoff_max: float = field(default=8.0, validator=_non_negative_float)
+    max_retries: int = field(default=2, validator=NON_NEGATIVE_INT)
+    backoff_base: float = field(default=0.5, validator=_SECONDS)
+    backoff_max: float = field(default=8.0, validator=_SECONDS)
 
     def __attrs_post_init__(self) -> None:
         if self.backoff_max < self.backoff_base:
-            raise ValueError(
+            raise ConfigError(
                 f"backoff_max ({self.backoff_max}) must not be below "
                 f"backoff_base ({self.backoff_base})"
             )

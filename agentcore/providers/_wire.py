@@ -7,6 +7,7 @@ from typing import Any
 
 from agentcore.errors import MalformedResponseError
 from agentcore.providers._text import valid_json, valid_text
+from agentcore.validators import is_int
 
 
 def expect_dict(value: Any, what: str) -> dict[str, Any]:
@@ -41,7 +42,7 @@ def token_count(value: Any, what: str) -> int:
         return 0
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if not is_int(value) or value < 0:
         raise MalformedResponseError(f"{what} should be a count >= 0, got {value!r}")
     return value
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from agentcore.errors import ConfigError
 from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
 from agentcore.providers import _anthropic_codec as codec
 from agentcore.providers._anthropic_stream import AnthropicStreamDecoder
@@ -12,6 +11,7 @@ from agentcore.providers._base import HttpProvider
 from agentcore.providers._http import StreamDecoder
 from agentcore.providers._options import HttpOptions
 from agentcore.providers._secret import Secret
+from agentcore.validators import POSITIVE_INT, STR, one_of
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -35,31 +35,11 @@ class AnthropicProvider(HttpProvider):
         :data:`DEFAULT_BASE_URL`.
     :param api_key: Sent as ``x-api-key``; ``ANTHROPIC_API_KEY`` when None.
         Required.
-    :param timeout: Seconds, or an ``httpx.Timeout``; by default 10 s to
-        connect and 600 s between bytes.
-    :param idle_timeout: Seconds a call may go without progress: a
-        server-sent event that carries content (keep-alive comments, pings,
-        empty deltas and partial data do not count) or, without streaming,
-        the whole reply. By default the
-        read timeout of ``timeout`` (600 s).
-    :param call_timeout: Seconds one call may take in all, retries and
-        backoff included; by default no bound.
-    :param max_reply_bytes: The most bytes read for one reply (8 MiB by
-        default); a larger reply raises ``ResponseTooLargeError``.
-    :param max_retries: Retries after a 429, 408, 5xx or connection error.
-    :param backoff_base: The first backoff delay in seconds, doubled per retry.
-    :param backoff_max: The longest backoff delay in seconds.
-    :param http_client: An ``httpx.AsyncClient`` to use instead of a new one
-        (it is left open by :meth:`aclose`).
-    :param headers: Extra headers sent with every request (``anthropic-beta``...).
-    :param extra_body: Fields added to every request body, such as
-        ``{"temperature": 0}``.
-    :param context_windows: Context windows of models, in tokens, by model
-        name (a name also covers its dated versions: ``"my-model"`` covers
-        ``"my-model-2026-01"``), such as ``{"my-model": 8192}``. An entry
-        replaces the built-in table's entry of the same name and is
-        consulted before the server by
-        ``agentcore.providers.windows.discover_context_window``.
+    :param options: The other HTTP options (``timeout``, ``idle_timeout``,
+        ``call_timeout``, ``max_reply_bytes``, ``max_retries``, ``backoff_base``,
+        ``backoff_max``, ``http_client``, ``headers``, ``extra_body``,
+        ``context_windows``), documented once in
+        :class:`~agentcore.providers.HttpOptions`.
     :param api_version: The ``anthropic-version`` header.
     :param default_max_tokens: ``max_tokens`` for requests that give none.
     :param cache: ``"auto"`` (the default) marks prompt-cache breakpoints
@@ -89,26 +69,12 @@ class AnthropicProvider(HttpProvider):
         cache_ttl: Literal["5m", "1h"] = "5m",
         **options: Unpack[HttpOptions],
     ) -> None:
-        if cache not in ("auto", "off"):
-            raise ConfigError(f"AnthropicProvider: cache must be 'auto' or 'off', got {cache!r}")
-        if cache_ttl not in ("5m", "1h"):
-            raise ConfigError(
-                f"AnthropicProvider: cache_ttl must be '5m' or '1h', got {cache_ttl!r}"
-            )
+        cls = type(self).__name__
+        one_of("auto", "off").check(f"{cls}: cache", cache)
+        one_of("5m", "1h").check(f"{cls}: cache_ttl", cache_ttl)
+        STR.where(bool, "a date string").check(f"{cls}: api_version", api_version)
+        POSITIVE_INT.check(f"{cls}: default_max_tokens", default_max_tokens)
         self._cache_ttl: str | None = cache_ttl if cache == "auto" else None
-        if not isinstance(api_version, str) or not api_version:
-            raise ConfigError(
-                f"AnthropicProvider: api_version must be a date string, got {api_version!r}"
-            )
-        if (
-            isinstance(default_max_tokens, bool)
-            or not isinstance(default_max_tokens, int)
-            or default_max_tokens <= 0
-        ):
-            raise ConfigError(
-                "AnthropicProvider: default_max_tokens must be a positive int, "
-                f"got {default_max_tokens!r}"
-            )
         self._api_version = api_version
         self._default_max_tokens = default_max_tokens
         super().__init__(model, **options)

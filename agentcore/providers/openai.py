@@ -8,19 +8,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from agentcore.errors import ConfigError
 from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
 from agentcore.providers import _openai_codec as codec
 from agentcore.providers._base import HttpProvider
 from agentcore.providers._http import StreamDecoder
 from agentcore.providers._options import HttpOptions
 from agentcore.providers._secret import Secret
+from agentcore.validators import BOOL, STR, one_of
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 """The public OpenAI endpoint, used when neither ``base_url`` nor ``OPENAI_BASE_URL`` is set."""
+
+
+_CACHE_KEY = STR.where(bool, "a non-empty string").or_none()
 
 
 class OpenAIProvider(HttpProvider):
@@ -32,31 +35,11 @@ class OpenAIProvider(HttpProvider):
         :data:`DEFAULT_BASE_URL`. For Ollama: ``http://localhost:11434/v1``.
     :param api_key: Sent as ``Authorization: Bearer``; ``OPENAI_API_KEY``
         when None. Optional: local servers need none.
-    :param timeout: Seconds, or an ``httpx.Timeout``; by default 10 s to
-        connect and 600 s between bytes.
-    :param idle_timeout: Seconds a call may go without progress: a
-        server-sent event that carries content (keep-alive comments, pings,
-        empty deltas and partial data do not count) or, without streaming,
-        the whole reply. By default the
-        read timeout of ``timeout`` (600 s).
-    :param call_timeout: Seconds one call may take in all, retries and
-        backoff included; by default no bound.
-    :param max_reply_bytes: The most bytes read for one reply (8 MiB by
-        default); a larger reply raises ``ResponseTooLargeError``.
-    :param max_retries: Retries after a 429, 408, 5xx or connection error.
-    :param backoff_base: The first backoff delay in seconds, doubled per retry.
-    :param backoff_max: The longest backoff delay in seconds.
-    :param http_client: An ``httpx.AsyncClient`` to use instead of a new one
-        (it is left open by :meth:`aclose`).
-    :param headers: Extra headers sent with every request.
-    :param extra_body: Fields added to every request body, such as
-        ``{"temperature": 0}``.
-    :param context_windows: Context windows of models, in tokens, by model
-        name (a name also covers its dated versions: ``"my-model"`` covers
-        ``"my-model-2026-01"``), such as ``{"my-model": 8192}``. An entry
-        replaces the built-in table's entry of the same name and is
-        consulted before the server by
-        ``agentcore.providers.windows.discover_context_window``.
+    :param options: The other HTTP options (``timeout``, ``idle_timeout``,
+        ``call_timeout``, ``max_reply_bytes``, ``max_retries``, ``backoff_base``,
+        ``backoff_max``, ``http_client``, ``headers``, ``extra_body``,
+        ``context_windows``), documented once in
+        :class:`~agentcore.providers.HttpOptions`.
     :param max_tokens_field: The body field that carries
         ``request.max_tokens``: ``"max_tokens"`` (understood by every
         compatible server) or ``"max_completion_tokens"`` (required by
@@ -89,25 +72,16 @@ class OpenAIProvider(HttpProvider):
         cache_prompt: bool = False,
         **options: Unpack[HttpOptions],
     ) -> None:
-        if cache not in ("auto", "on", "off"):
-            raise ConfigError(f"OpenAIProvider: cache must be 'auto', 'on' or 'off', got {cache!r}")
-        if prompt_cache_key is not None and (
-            not isinstance(prompt_cache_key, str) or not prompt_cache_key
-        ):
-            raise ConfigError(
-                "OpenAIProvider: prompt_cache_key must be a non-empty string or None, "
-                f"got {prompt_cache_key!r}"
-            )
-        if not isinstance(cache_prompt, bool):
-            raise ConfigError(f"OpenAIProvider: cache_prompt must be a bool, got {cache_prompt!r}")
+        cls = type(self).__name__
+        one_of("auto", "on", "off").check(f"{cls}: cache", cache)
+        _CACHE_KEY.check(f"{cls}: prompt_cache_key", prompt_cache_key)
+        BOOL.check(f"{cls}: cache_prompt", cache_prompt)
         self._cache = cache
         self._prompt_cache_key = prompt_cache_key
         self._cache_prompt = cache_prompt
-        if max_tokens_field not in ("max_tokens", "max_completion_tokens"):
-            raise ConfigError(
-                "OpenAIProvider: max_tokens_field must be 'max_tokens' or "
-                f"'max_completion_tokens', got {max_tokens_field!r}"
-            )
+        one_of("max_tokens", "max_completion_tokens").check(
+            f"{cls}: max_tokens_field", max_tokens_field
+        )
         self._max_tokens_field = max_tokens_field
         super().__init__(model, **options)
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from agentcore.llm import LlmProvider
 from agentcore.providers._base import HttpProvider
+from agentcore.validators import is_number
 
 logger = logging.getLogger(__name__)
 
@@ -124,7 +125,7 @@ def known_context_window(
 
 
 def _positive(value: Any) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 1:
+    if not is_number(value) or value < 1:
         return None
     return int(value)
 

@@ -24,6 +24,7 @@ from agentcore.stores.base import (
     StoredTurn,
     StoreWrite,
 )
+from agentcore.validators import is_int
 
 T = TypeVar("T")
 
@@ -147,7 +148,7 @@ def encode_batch(batch: StoreWrite) -> EncodedWrite:
                 f"not {type(append).__name__}"
             )
         start = append.start
-        if not isinstance(start, int) or isinstance(start, bool) or start < 0:
+        if not is_int(start) or start < 0:
             raise StoreError(
                 f"append to slot {slot_id!r} in {where} needs a start index >= 0, got {start!r}"
             )
@@ -177,7 +178,7 @@ def encode_batch(batch: StoreWrite) -> EncodedWrite:
     expected: dict[str, int] = {}
     for slot_id, version in batch.expected_versions.items():
         _check_id(slot_id, f"slot id in {where}")
-        if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        if not is_int(version) or version < 0:
             raise StoreError(
                 f"expected version of slot {slot_id!r} in {where} must be an int >= 0, "
                 f"got {version!r}"
@@ -361,7 +362,7 @@ def decode_data(text: Any, key: str, session_id: str) -> JsonValue:
 
 
 def check_start(start: object) -> int:
-    if not isinstance(start, int) or isinstance(start, bool) or start < 0:
+    if not is_int(start) or start < 0:
         raise StoreError(f"load_messages needs a start index >= 0, got {start!r}")
     return start
 
@@ -370,7 +371,7 @@ def check_stop(start: int, stop: object) -> int | None:
     """``stop`` of a range read: None (to the end) or an int >= ``start``."""
     if stop is None:
         return None
-    if not isinstance(stop, int) or isinstance(stop, bool) or stop < start:
+    if not is_int(stop) or stop < start:
         raise StoreError(
             f"load_messages needs a stop index >= start ({start}) or None, got {stop!r}"
         )

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Iterator
 
 from attrs import frozen
 
 from agentcore.errors import StoreError
+from agentcore.validators import is_number
 
 LOCK_TRY_SECONDS = 0.2
 """How long one try waits for a locked session before the store gives its connection back."""
@@ -21,14 +21,9 @@ def check_timeout(value: object, what: str) -> float | None:
     """``value`` as seconds (None: no limit); anything but a finite number > 0 is refused."""
     if value is None:
         return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not value > 0
-        or not math.isfinite(value)
-    ):
-        raise StoreError(f"{what} must be a finite number of seconds > 0 or None, got {value!r}")
-    return float(value)
+    if is_number(value) and value > 0:
+        return float(value)
+    raise StoreError(f"{what} must be a finite number of seconds > 0 or None, got {value!r}")
 
 
 @frozen

@@ -16,6 +16,7 @@ from agentcore.stores._deadline import Deadline, check_timeout
 from agentcore.stores._pg_dsn import describe_dsn, parse_dsn
 from agentcore.stores._pg_schema import Connection, migrate, one_line
 from agentcore.stores.base import BaseStore
+from agentcore.validators import NON_NEGATIVE_INT, POSITIVE_INT, POSITIVE_NUMBER
 
 Pool = AsyncConnectionPool[Connection]
 
@@ -60,6 +61,12 @@ def _setting(value: float | None, name: str) -> float | None:
         raise ConfigError(str(exc)) from None
 
 
+_POOL_TIMEOUT = POSITIVE_NUMBER.named("a finite number > 0")
+_PREPARE = NON_NEGATIVE_INT.or_none().named(
+    "an int >= 0 or None (never prepare, for PgBouncer in transaction mode)"
+)
+
+
 class PostgresConnections(BaseStore):
     """The pool, schema setup and error mapping :class:`~agentcore.stores.PostgresStore` runs on.
 
@@ -78,27 +85,11 @@ class PostgresConnections(BaseStore):
         check_connections: bool = True,
         prepare_threshold: int | None = 5,
     ) -> None:
-        if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1:
-            raise ConfigError(f"PostgresStore max_size must be an int >= 1, got {max_size!r}")
-        if (
-            isinstance(timeout, bool)
-            or not isinstance(timeout, (int, float))
-            or not timeout > 0
-            or timeout == float("inf")
-        ):
-            raise ConfigError(f"PostgresStore timeout must be a finite number > 0, got {timeout!r}")
-        self._timeout = float(timeout)
+        POSITIVE_INT.check("PostgresStore max_size", max_size)
+        self._timeout = float(_POOL_TIMEOUT.check("PostgresStore timeout", timeout))
         self._lock_timeout = _setting(lock_timeout, "lock_timeout")
         self._statement_timeout = _setting(statement_timeout, "statement_timeout")
-        if prepare_threshold is not None and (
-            isinstance(prepare_threshold, bool)
-            or not isinstance(prepare_threshold, int)
-            or prepare_threshold < 0
-        ):
-            raise ConfigError(
-                "PostgresStore prepare_threshold must be an int >= 0 or None (never prepare, "
-                f"for PgBouncer in transaction mode), got {prepare_threshold!r}"
-            )
+        _PREPARE.check("PostgresStore prepare_threshold", prepare_threshold)
         self._connect_options: dict[str, Any] = {
             "autocommit": True,
             "connect_timeout": max(1, round(self._timeout)),

@@ -496,7 +496,17 @@ def test_every_llm_error_takes_the_same_details() -> None:
             "req-1",
         )
         assert str(error) == "failed"
-    limited = errors.RateLimitError("slow down", 2.5, status_code=429)
+    limited = errors.RateLimitError("slow down", retry_after=2.5, status_code=429)
     assert (limited.retry_after, limited.status_code, limited.code) == (2.5, 429, None)
     overflow = errors.ContextWindowExceededError("too long", limit_tokens=2048, code="x")
     assert (overflow.limit_tokens, overflow.prompt_tokens, overflow.code) == (2048, None, "x")
+
+
+def test_an_llm_error_refuses_a_detail_its_kind_does_not_have() -> None:
+    import agentcore.errors as errors
+
+    with pytest.raises(TypeError, match="AuthenticationError takes no retry_after"):
+        errors.AuthenticationError("denied", retry_after=1.0)
+    tiny = errors.ResponseTooLargeError("big", limit_bytes=10, status_code=200)
+    assert (tiny.limit_bytes, tiny.status_code, tiny.request_id) == (10, 200, None)
+    assert errors.ModelNotFoundError.details == ("status_code", "code", "body", "request_id")

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentcore import ConfigError, Message
+from agentcore.validators import NON_NEGATIVE_INT, is_int
 from agentcore_autosummary.compactor_state import CompactorState, digest
 
 
@@ -79,9 +80,7 @@ def check_text(name: str, value: Any) -> str | None:
 
 def check_reserve(value: Any) -> int:
     """``reserve_tokens``, an int >= 0."""
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ConfigError(f"reserve_tokens must be an int >= 0, got {value!r}")
-    return value
+    return NON_NEGATIVE_INT.check("reserve_tokens", value)  # type: ignore[no-any-return]
 
 
 def check_pins(pinned: Any, count: int, lead: int) -> tuple[int, ...]:
@@ -90,7 +89,7 @@ def check_pins(pinned: Any, count: int, lead: int) -> tuple[int, ...]:
         raise ConfigError(f"pinned must be a list of message indices, got {pinned!r:.100}")
     pins = []
     for index in pinned:
-        if not isinstance(index, int) or isinstance(index, bool) or not lead <= index < count:
+        if not is_int(index) or not lead <= index < count:
             raise ConfigError(
                 f"pinned index {index!r} names no message after the leading system messages "
                 f"(they are {lead}..{count - 1})"

@@ -12,26 +12,7 @@ from attrs import field, frozen
 
 from agentcore import ConfigError, Message
 from agentcore.serialization import message_to_dict
-
-
-def _summary(instance: object, attribute: Any, value: Any) -> None:
-    if value is not None and (not isinstance(value, str) or not value.strip()):
-        raise ConfigError(f"CompactorState.summary must be None or a non-blank str, got {value!r}")
-
-
-def _count(instance: object, attribute: Any, value: Any) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ConfigError(f"CompactorState.{attribute.name} must be an int >= 0, got {value!r}")
-
-
-def _optional_count(instance: object, attribute: Any, value: Any) -> None:
-    if value is not None:
-        _count(instance, attribute, value)
-
-
-def _digest(instance: object, attribute: Any, value: Any) -> None:
-    if value is not None and not isinstance(value, str):
-        raise ConfigError(f"CompactorState.covered_digest must be None or a str, got {value!r}")
+from agentcore.validators import NON_EMPTY_STR, NON_NEGATIVE_INT, STR
 
 
 def _data(instance: object, attribute: Any, value: Any) -> None:
@@ -62,11 +43,11 @@ class CompactorState:
         the served window it learned).
     """
 
-    summary: str | None = field(default=None, validator=_summary)
-    covered: int = field(default=0, validator=_count)
-    covered_digest: str | None = field(default=None, validator=_digest)
-    calls: int = field(default=0, validator=_count)
-    sent_tokens: int | None = field(default=None, validator=_optional_count)
+    summary: str | None = field(default=None, validator=NON_EMPTY_STR.or_none())
+    covered: int = field(default=0, validator=NON_NEGATIVE_INT)
+    covered_digest: str | None = field(default=None, validator=STR.or_none())
+    calls: int = field(default=0, validator=NON_NEGATIVE_INT)
+    sent_tokens: int | None = field(default=None, validator=NON_NEGATIVE_INT.or_none())
     data: dict[str, Any] = field(factory=dict, validator=_data)
 
     def to_json(self) -> dict[str, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any, Literal
 
 import attrs
@@ -11,6 +10,18 @@ from attrs import field, frozen
 from agentcore import ConfigError, LlmProvider, Message
 from agentcore.slots import SummaryPosition, SummaryRole
 from agentcore.tokens import get_token_counter
+from agentcore.validators import (
+    BOOL,
+    NON_EMPTY_STR,
+    NON_NEGATIVE_INT,
+    POSITIVE_INT,
+    POSITIVE_NUMBER,
+    RATIO,
+    STR,
+    Rule,
+    field_name,
+    one_of,
+)
 from agentcore_autosummary.prompt import (
     DEFAULT_SUMMARY_PROMPT,
     MESSAGES_PLACEHOLDER,
@@ -42,117 +53,42 @@ MIN_SUMMARY_INPUT_TOKENS = 128
 """Conversation tokens a summary request must have room for, at the least."""
 
 
-def _ratio(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not math.isfinite(value)
-        or not 0 < value <= 1
-    ):
-        raise ConfigError(f"{attribute.name} must be a number in (0, 1], got {value!r}")
-
-
-def _int_at_least(minimum: int) -> Any:
-    def check(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise ConfigError(f"{attribute.name} must be an int >= {minimum}, got {value!r}")
-
-    return check
-
-
-def _optional_int_at_least(minimum: int) -> Any:
-    check = _int_at_least(minimum)
-
-    def optional(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-        if value is not None:
-            check(instance, attribute, value)
-
-    return optional
-
-
-def _prompt(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if not isinstance(value, str) or MESSAGES_PLACEHOLDER not in value:
-        raise ConfigError(
-            f"summary_prompt must be a str containing {MESSAGES_PLACEHOLDER}, "
-            "where the conversation is inserted"
-        )
-
-
-def _one_of(*choices: str) -> Any:
-    def check(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-        if value not in choices:
-            raise ConfigError(f"{attribute.name} must be one of {choices}, got {value!r}")
-
-    return check
-
-
-def _optional_one_of(*choices: str) -> Any:
-    check = _one_of(*choices)
-
-    def optional(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-        if value is not None:
-            check(instance, attribute, value)
-
-    return optional
-
-
-def _bool(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if not isinstance(value, bool):
-        raise ConfigError(f"{attribute.name} must be True or False, got {value!r}")
-
-
-def _optional_name(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is not None and (not isinstance(value, str) or not value.strip()):
-        raise ConfigError(f"{attribute.name} must be a non-empty str or None, got {value!r}")
+_PROMPT = STR.where(
+    lambda value: MESSAGES_PLACEHOLDER in value,
+    f"a str containing {MESSAGES_PLACEHOLDER}, where the conversation is inserted",
+)
 
 
 def _memory_key(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"{attribute.name} must be a non-empty str, got {value!r}")
+    NON_EMPTY_STR(instance, attribute, value)
     own = (CORRECTION_KEY, SESSION_COUNTER_KEY, SERVED_WINDOW_KEY)
     if value in own or value.startswith(STATE_KEY_PREFIX):
+        name = field_name(instance, attribute)
         raise ConfigError(
-            f"{attribute.name} {value!r} is a key the plugin keeps its own state under "
+            f"{name} {value!r} is a key the plugin keeps its own state under "
             f"({', '.join(repr(key) for key in own)} and {STATE_KEY_PREFIX!r}<slot id>): "
             "choose another key"
         )
 
 
-def _positive_or_none(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is not None and (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not math.isfinite(value)
-        or value <= 0
-    ):
-        raise ConfigError(
-            f"{attribute.name} must be a positive finite number or None, got {value!r}"
-        )
+_SECONDS_OR_NONE = POSITIVE_NUMBER.or_none()
+_TIMEOUT = Rule(
+    "'auto', a positive finite number of seconds or None",
+    lambda value: value == "auto" or _SECONDS_OR_NONE.accepts(value),
+)
 
 
-def _timeout(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if isinstance(value, str) and value == "auto":
-        return
-    try:
-        _positive_or_none(instance, attribute, value)
-    except ConfigError:
-        raise ConfigError(
-            f"{attribute.name} must be 'auto', a positive finite number of seconds or None, "
-            f"got {value!r}"
-        ) from None
-
-
-def _provider_or_name(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+def _is_provider_or_name(value: Any) -> bool:
     if value is None or isinstance(value, LlmProvider):
-        return
-    if isinstance(value, str):
-        prefix, colon, model = value.partition(":")
-        if colon and prefix.strip() and model.strip():
-            return
-    raise ConfigError(
-        f"{attribute.name} must be an LlmProvider, a 'prefix:model' name such as "
-        f"'openai:gpt-4o-mini', or None, got {value!r}"
-    )
+        return True
+    prefix, colon, model = value.partition(":") if isinstance(value, str) else ("", "", "")
+    return bool(colon and prefix.strip() and model.strip())
+
+
+_PROVIDER = Rule(
+    "an LlmProvider, a 'prefix:model' name such as 'openai:gpt-4o-mini', or None",
+    _is_provider_or_name,
+)
 
 
 @frozen
@@ -241,38 +177,32 @@ class SummaryConfig:
         live session, falls back to the transcript (see ``docs/autosummary.md``).
     """
 
-    trigger_token_ratio: float = field(default=0.5, validator=_ratio)
-    max_context_tokens: int | None = field(default=None, validator=_optional_int_at_least(1))
-    summary_prompt: str = field(default=DEFAULT_SUMMARY_PROMPT, validator=_prompt)
-    debounce_turns: int = field(default=3, validator=_int_at_least(0))
-    summary_model: str | None = field(default=None, validator=_optional_name)
-    max_tool_result_chars: int = field(default=500, validator=_int_at_least(0))
-    trigger: Trigger = field(default="context", validator=_one_of("context", "cumulative"))
-    strategy: Strategy = field(default="incremental", validator=_one_of("incremental", "full"))
-    mode: Mode = field(default="inline", validator=_one_of("inline", "background"))
-    max_summary_tokens: int | None = field(default=None, validator=_optional_int_at_least(1))
+    trigger_token_ratio: float = field(default=0.5, validator=RATIO)
+    max_context_tokens: int | None = field(default=None, validator=POSITIVE_INT.or_none())
+    summary_prompt: str = field(default=DEFAULT_SUMMARY_PROMPT, validator=_PROMPT)
+    debounce_turns: int = field(default=3, validator=NON_NEGATIVE_INT)
+    summary_model: str | None = field(default=None, validator=NON_EMPTY_STR.or_none())
+    max_tool_result_chars: int = field(default=500, validator=NON_NEGATIVE_INT)
+    trigger: Trigger = field(default="context", validator=one_of("context", "cumulative"))
+    strategy: Strategy = field(default="incremental", validator=one_of("incremental", "full"))
+    mode: Mode = field(default="inline", validator=one_of("inline", "background"))
+    max_summary_tokens: int | None = field(default=None, validator=POSITIVE_INT.or_none())
     memory_key: str = field(default="conversation_summary", validator=_memory_key)
-    keep_recent_tokens: int | None = field(default=None, validator=_optional_int_at_least(0))
-    timeout: float | Literal["auto"] | None = field(default="auto", validator=_timeout)
-    summary_provider: LlmProvider | str | None = field(
-        default=None, validator=_provider_or_name, eq=False
-    )
-    trigger_messages: int | None = field(default=None, validator=_optional_int_at_least(1))
-    keep_recent_messages: int | None = field(default=None, validator=_optional_int_at_least(0))
-    summary_style: SummaryStyle = field(default="prose", validator=_one_of("prose", "structured"))
-    retention_check: RetentionCheck = field(
-        default="off", validator=_one_of("append", "log", "off")
-    )
-    max_summary_calls_per_turn: int = field(default=4, validator=_int_at_least(1))
-    window_guard: bool = field(default=True, validator=_bool)
-    summary_role: SummaryRole | None = field(
-        default=None, validator=_optional_one_of("user", "system")
-    )
+    keep_recent_tokens: int | None = field(default=None, validator=NON_NEGATIVE_INT.or_none())
+    timeout: float | Literal["auto"] | None = field(default="auto", validator=_TIMEOUT)
+    summary_provider: LlmProvider | str | None = field(default=None, validator=_PROVIDER, eq=False)
+    trigger_messages: int | None = field(default=None, validator=POSITIVE_INT.or_none())
+    keep_recent_messages: int | None = field(default=None, validator=NON_NEGATIVE_INT.or_none())
+    summary_style: SummaryStyle = field(default="prose", validator=one_of("prose", "structured"))
+    retention_check: RetentionCheck = field(default="off", validator=one_of("append", "log", "off"))
+    max_summary_calls_per_turn: int = field(default=4, validator=POSITIVE_INT)
+    window_guard: bool = field(default=True, validator=BOOL)
+    summary_role: SummaryRole | None = field(default=None, validator=one_of("user", "system", None))
     summary_position: SummaryPosition | None = field(
-        default=None, validator=_optional_one_of("after_system", "end")
+        default=None, validator=one_of("after_system", "end", None)
     )
     request_shape: RequestShape = field(
-        default="auto", validator=_one_of("auto", "prefix", "transcript")
+        default="auto", validator=one_of("auto", "prefix", "transcript")
     )
 
     def __attrs_post_init__(self) -> None:

@@ -13,13 +13,14 @@ the next turn. The watermark is the exact product, compared as a float.
 from __future__ import annotations
 
 from agentcore import TurnContext
+from agentcore.validators import is_int
 from agentcore_autosummary.config import SESSION_COUNTER_KEY, SummaryConfig
 
 
 async def last_summary_turn(ctx: TurnContext) -> int:
     """The session's ``last_summary_turn``: the turn of its last applied summary, else 0."""
     stored = await ctx.memory.get(SESSION_COUNTER_KEY)
-    return stored if isinstance(stored, int) and not isinstance(stored, bool) else 0
+    return stored if is_int(stored) else 0
 
 
 def seed_watermark_reached(config: SummaryConfig, tokens: int) -> bool:

@@ -17,6 +17,7 @@ import logging
 from typing import Any
 
 from agentcore import ConfigError
+from agentcore.validators import NON_NEGATIVE_INT
 from agentcore_autosummary.adapters.responses_items import items_to_messages, message_to_item
 from agentcore_autosummary.compactor import Compaction, Compactor
 from agentcore_autosummary.compactor_state import CompactorState
@@ -70,12 +71,7 @@ class CompactingSession:
                 )
         if not isinstance(compactor, Compactor):
             raise ConfigError(f"compactor must be a Compactor, got {compactor!r:.100}")
-        if (
-            not isinstance(reserve_tokens, int)
-            or isinstance(reserve_tokens, bool)
-            or reserve_tokens < 0
-        ):
-            raise ConfigError(f"reserve_tokens must be an int >= 0, got {reserve_tokens!r}")
+        NON_NEGATIVE_INT.check("reserve_tokens", reserve_tokens)
         self.session = session
         """The wrapped session, which holds the whole history."""
         self.session_id: str = session.session_id

@@ -7,26 +7,21 @@ from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 
-import attrs
 from attrs import field, frozen
 
 from agentcore.errors import ConfigError
+from agentcore.validators import NON_EMPTY_STR
 
 SCRIPT_RESOURCE = "conversation.json"
 """The file of :mod:`agentcore_autosummary.demo` that holds the conversation."""
-
-
-def _non_empty_text(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"{attribute.name} must be a non-empty str, got {value!r}")
 
 
 @frozen
 class DemoTurn:
     """One scripted exchange: what the user says and the canned reply."""
 
-    user: str = field(validator=_non_empty_text)
-    assistant: str = field(validator=_non_empty_text)
+    user: str = field(validator=NON_EMPTY_STR)
+    assistant: str = field(validator=NON_EMPTY_STR)
 
 
 def _turns(turns: Iterable[DemoTurn]) -> tuple[DemoTurn, ...]:
@@ -37,8 +32,8 @@ def _turns(turns: Iterable[DemoTurn]) -> tuple[DemoTurn, ...]:
 class DemoScript:
     """A scripted conversation: its title, the agent's system prompt and the turns."""
 
-    title: str = field(validator=_non_empty_text)
-    system_prompt: str = field(validator=_non_empty_text)
+    title: str = field(validator=NON_EMPTY_STR)
+    system_prompt: str = field(validator=NON_EMPTY_STR)
     turns: tuple[DemoTurn, ...] = field(converter=_turns)
 
     def reply_for(self, user_text: str) -> str | None:
