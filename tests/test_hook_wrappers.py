@@ -64,7 +64,7 @@ def _core_hooks() -> dict[str, pluggy.HookCaller]:
 
 def test_a_wrapper_of_a_historic_hook_is_refused_as_pluggy_refuses_it() -> None:
     historic = [name for name, caller in _core_hooks().items() if caller.is_historic()]
-    assert historic == ["register_hookspecs"]
+    assert "register_hookspecs" in historic
     with pytest.raises(pluggy.PluginValidationError, match="historic incompatible"):
         create_plugin_manager(load_entrypoints=False, plugins=[_wrappers(historic, [])])
 
