@@ -18,6 +18,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 POLICY_ATTRIBUTE = "agentcore_policy"
 """The attribute of a hookspec function that holds its :class:`HookPolicy`."""
 
+SPEC_ATTRIBUTE = "agentcore_spec"
+"""The attribute pluggy's ``HookspecMarker("agentcore")`` sets on a hookspec function."""
+
 
 @frozen
 class HookPolicy:
@@ -98,3 +101,21 @@ def caller_policy(caller: pluggy.HookCaller) -> HookPolicy:
     """The policy of the hook ``caller`` calls (:data:`DEFAULT_POLICY` for a hook without spec)."""
     spec = caller.spec
     return DEFAULT_POLICY if spec is None else policy_of(spec.function)
+
+
+def policy_table(namespace: object) -> list[str]:
+    """One Markdown row per hookspec of ``namespace``: hook, policy, pluggy option.
+
+    The rows of the hook tables in ``docs/plugins.md``, in the order the
+    specs are written, as ``| `name` | policy | option |`` (the option:
+    ``firstresult`` or ``historic``, else empty).
+    """
+    rows = []
+    for name, value in vars(namespace).items():
+        opts = getattr(value, SPEC_ATTRIBUTE, None)
+        if not isinstance(opts, dict):
+            continue
+        options = ", ".join(option for option in ("firstresult", "historic") if opts.get(option))
+        row = f"| `{name}` | {policy_of(value).describe()} | {options} |"
+        rows.append(" ".join(row.split()))
+    return rows

@@ -34,6 +34,7 @@ import pluggy
 from agentcore._hook_policy import HookPolicy as HookPolicy
 from agentcore._hook_policy import hook_policy as hook_policy
 from agentcore._hook_policy import policy_of
+from agentcore._hook_policy import policy_table as policy_table
 from agentcore.errors import ContextWindowExceededError
 
 if TYPE_CHECKING:
