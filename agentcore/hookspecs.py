@@ -20,7 +20,7 @@ Each spec declares how agentcore calls it with :func:`hook_policy`, beside
 the others still run), ``propagate=(...)`` (exception types that reach the
 caller all the same), or ``sync=True`` (pluggy calls it synchronously).
 :func:`agentcore.hook_calls.call_hook` reads the policy from the spec, and
-``bundle.hooks`` (:class:`agentcore.hook_facade.CoreHooks`) has one typed
+``bundle.hooks`` (:class:`agentcore.hook_calls.CoreHooks`) has one typed
 method per hook.
 """
 
@@ -33,7 +33,7 @@ import pluggy
 
 from agentcore._hook_policy import HookPolicy as HookPolicy
 from agentcore._hook_policy import hook_policy as hook_policy
-from agentcore._hook_policy import policy_of
+from agentcore._hook_policy import policy_of as policy_of
 from agentcore._hook_policy import policy_table as policy_table
 from agentcore.errors import ContextWindowExceededError
 

@@ -1,12 +1,14 @@
-"""The table of hook policies in docs/plugins.md is the one the hookspecs declare."""
+"""Hook policies: every core hook declares one, and docs/plugins.md shows the declared ones."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from agentcore import hookspecs
-from agentcore.hookspecs import policy_table
+import pytest
+
+from agentcore import ContextWindowExceededError, hookspecs
+from agentcore.hookspecs import HookPolicy, hook_policy, policy_of, policy_table
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -31,3 +33,25 @@ def test_every_core_hook_declares_its_policy() -> None:
         name for name in specs if not hasattr(getattr(hookspecs, name), "agentcore_policy")
     ]
     assert undeclared == []
+
+
+def test_the_policy_is_stored_on_the_spec_function() -> None:
+    assert policy_of(hookspecs.before_model_call) == HookPolicy(
+        isolate=True, propagate=(ContextWindowExceededError,)
+    )
+    assert policy_of(hookspecs.register_providers).sync
+    assert "register_providers" in hookspecs.SYNC_HOOKS
+    assert "on_turn_end" not in hookspecs.SYNC_HOOKS
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"sync": True, "isolate": True}, "a synchronous hook is called by pluggy"),
+        ({"propagate": (ValueError, "oops")}, "propagate must be a tuple of exception types"),
+        ({"propagate": [ValueError]}, "propagate must be a tuple of exception types"),
+    ],
+)
+def test_a_policy_that_cannot_hold_is_refused(options: dict[str, object], message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        hook_policy(**options)  # type: ignore[arg-type]
