@@ -70,7 +70,8 @@ def hook_policy(
         @hook_policy(isolate=True)
         def after_thing(ctx, thing): ...
 
-    A spec without it gets :data:`DEFAULT_POLICY`. See :class:`HookPolicy`.
+    A spec without it is awaited and propagating (``HookPolicy()``, pluggy's
+    rule). See :class:`HookPolicy`.
 
     :raises TypeError: ``sync`` with ``isolate`` or ``propagate`` (pluggy calls a
         synchronous hook, and always propagates), or a ``propagate`` entry
@@ -92,13 +93,13 @@ def hook_policy(
 
 
 def policy_of(spec_function: object) -> HookPolicy:
-    """The policy declared on a hookspec function, or :data:`DEFAULT_POLICY`."""
+    """The policy declared on a hookspec function, or ``HookPolicy()`` when it declares none."""
     policy = getattr(spec_function, POLICY_ATTRIBUTE, None)
     return policy if isinstance(policy, HookPolicy) else DEFAULT_POLICY
 
 
 def caller_policy(caller: pluggy.HookCaller) -> HookPolicy:
-    """The policy of the hook ``caller`` calls (:data:`DEFAULT_POLICY` for a hook without spec)."""
+    """The policy of the hook ``caller`` calls (``HookPolicy()`` for a hook without spec)."""
     spec = caller.spec
     return DEFAULT_POLICY if spec is None else policy_of(spec.function)
 

@@ -15,10 +15,11 @@ the first non-None answer. A wrapper must be a plain generator function; an
 :data:`SYNC_HOOKS`, is refused by :meth:`~agentcore.AgentBuilder.build` with a
 :class:`~agentcore.errors.ConfigError`.
 
-Each spec declares how agentcore calls it with :func:`hook_policy`, beside
-``@hookspec``: ``isolate=True`` (an implementation that raises is logged and
-the others still run), ``propagate=(...)`` (exception types that reach the
-caller all the same), or ``sync=True`` (pluggy calls it synchronously).
+Each spec declares how agentcore calls it with
+:func:`~agentcore.hookspecs.hook_policy`, beside ``@hookspec``:
+``isolate=True`` (an implementation that raises is logged and the others
+still run), ``propagate=(...)`` (exception types that reach the caller all
+the same), or ``sync=True`` (pluggy calls it synchronously).
 :func:`agentcore.hook_calls.call_hook` reads the policy from the spec, and
 ``bundle.hooks`` (:class:`agentcore.hook_calls.CoreHooks`) has one typed
 method per hook.

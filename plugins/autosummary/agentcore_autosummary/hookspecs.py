@@ -7,7 +7,7 @@ without autosummary marks them ``@hookimpl(optionalhook=True)``. They are
 called with keyword arguments, may be ``async def``, and a failing
 implementation is logged on the ``agentcore`` logger, never raised: each is
 declared ``@hook_policy(isolate=True)``, and called through
-:class:`agentcore_autosummary.hooks.SummaryHooks`.
+``agentcore_autosummary.hooks.SummaryHooks``.
 """
 
 from __future__ import annotations
