@@ -29,6 +29,7 @@ from agentcore import (
 )
 from agentcore.cli import build_parser
 from agentcore.cli.extensions import ChatSetup
+from agentcore.errors import ConfigError
 from agentcore.hook_calls import call_hook
 from agentcore.hookspecs import hook_policy, hookspec
 from agentcore.plugins import create_plugin_manager
@@ -157,3 +158,30 @@ async def test_a_synchronous_hook_is_not_called_through_the_awaiting_loop() -> N
     pm = create_plugin_manager(load_entrypoints=False)
     with pytest.raises(TypeError, match="'register_settings' is synchronous"):
         await call_hook(pm.hook.register_settings)
+
+
+def test_each_registration_is_credited_to_its_plugin_under_a_wrapper() -> None:
+    """One pluggy call, wrappers included, still names the plugin of each registration."""
+
+    class Echo:
+        def __init__(self, factory: Callable[[str], MockProvider]) -> None:
+            self.factory = factory
+
+        @hookimpl
+        def register_providers(self, register: Callable[[str, Any], None]) -> None:
+            register("echo", self.factory)
+
+    class Around:
+        @hookimpl(wrapper=True)
+        def register_providers(self) -> Generator[None, object, object]:
+            return (yield)
+
+    pm = create_plugin_manager(load_entrypoints=False)
+    pm.register(Echo(lambda model: MockProvider(model=model)), name="first-echo")
+    pm.register(Echo(lambda model: MockProvider(model=model)), name="second-echo")
+    pm.register(Around())
+    # pluggy calls the plugin registered last first; each is named, not the wrapper.
+    with pytest.raises(
+        ConfigError, match=r"'echo' is registered by 'second-echo' and 'first-echo'"
+    ):
+        get_provider("echo:m", plugin_manager=pm)
