@@ -8,7 +8,6 @@ import attrs
 
 from agentcore.errors import ConfigError, ConflictError
 from agentcore.pins import pin_group, resolve_index
-from agentcore.plugins import call_each
 from agentcore.slots import ContextSlot
 from agentcore.stores.base import MemoryStore
 
@@ -39,14 +38,7 @@ async def change_pins(
         pins = set(focused.pinned) | group if add else set(focused.pinned) - group
         config = attrs.evolve(slot.config, mode=attrs.evolve(focused, pinned=pins))
         if add:
-            await call_each(
-                session.bundle.plugin_manager,
-                "check_slot_config",
-                isolate=False,
-                session=session,
-                slot=slot,
-                config=config,
-            )
+            await session.bundle.hooks.check_slot_config(session=session, slot=slot, config=config)
         try:
             await session.write_slot_config(
                 slot.id, config, expected_version=slot.version, usage=None

@@ -32,9 +32,9 @@ from agentcore.errors import (
     StoreTimeoutError,
     TurnTimeoutError,
 )
+from agentcore.hook_calls import CoreHooks
 from agentcore.llm import LlmResponse, ResponseComplete
 from agentcore.messages import Message, invalid_text, make_valid
-from agentcore.plugins import call_each
 from agentcore.slots import ContextSlot
 
 if TYPE_CHECKING:
@@ -129,6 +129,10 @@ class TurnRunner:
     def _pm(self) -> Any:
         return self._session.bundle.plugin_manager
 
+    @property
+    def _hooks(self) -> CoreHooks:
+        return self._session.bundle.hooks
+
     def context(self, slot: ContextSlot, user_message: Message, *, is_stream: bool) -> TurnContext:
         """A new turn context for ``slot`` at the session's turn index."""
         session, bundle = self._session, self._session.bundle
@@ -215,7 +219,7 @@ class TurnRunner:
             duplicate: Message | None = None
             try:
                 async with deadline.guard():
-                    await call_each(self._pm, "on_turn_start", isolate=False, ctx=ctx)
+                    await self._hooks.on_turn_start(ctx=ctx)
                 cycle = self._cycle(ctx, user_message)
                 done: tuple[ResponseComplete, CycleResult] | None = None
                 if stream:
@@ -260,7 +264,7 @@ class TurnRunner:
                     else:  # another writer stored this turn id meanwhile: hand over its reply
                         duplicate = sync.last_reply or reply
             except BaseException as exc:
-                await call_each(self._pm, "on_turn_error", isolate=True, ctx=ctx, error=exc)
+                await self._hooks.on_turn_error(ctx=ctx, error=exc)
                 raise
             if duplicate is not None:
                 release()
@@ -308,13 +312,7 @@ class TurnRunner:
         async def prepare(added: Sequence[Message]) -> list[Message]:
             ctx.messages = [user_message, *added]
             ctx.context = None
-            await call_each(
-                self._pm,
-                "before_model_call",
-                isolate=True,
-                propagate=(ContextWindowExceededError,),
-                ctx=ctx,
-            )
+            await self._hooks.before_model_call(ctx=ctx)
             context = ctx.slot.load_messages() if ctx.context is None else ctx.context
             return [*context, *ctx.messages]
 
@@ -358,14 +356,7 @@ class TurnRunner:
         config = attrs.evolve(
             slot.config, mode=attrs.evolve(focused, pinned=(*focused.pinned, index))
         )
-        await call_each(
-            self._pm,
-            "check_slot_config",
-            isolate=False,
-            session=self._session,
-            slot=probe,
-            config=config,
-        )
+        await self._hooks.check_slot_config(session=self._session, slot=probe, config=config)
 
     async def _count_for_storage(self, messages: Sequence[Message]) -> None:
         """Count ``messages`` with the turn counter, so their counts are stored with them.
@@ -385,8 +376,8 @@ class TurnRunner:
         ctx.usage = result.usage
         ctx.response = result.response
         try:
-            await call_each(self._pm, "on_turn_end", isolate=True, ctx=ctx)
-            await call_each(self._pm, "post_turn_end", isolate=True, ctx=ctx)
+            await self._hooks.on_turn_end(ctx=ctx)
+            await self._hooks.post_turn_end(ctx=ctx)
         except asyncio.CancelledError:
             logger.warning(
                 "session %r turn %d was cancelled in its end hooks, after it was stored: "

@@ -10,6 +10,7 @@ from attrs import field, frozen
 
 from agentcore._cancel import check_timeout
 from agentcore.errors import ConfigError
+from agentcore.hook_calls import CoreHooks
 from agentcore.llm import LlmProvider, is_llm_provider
 from agentcore.output import OutputSpec, check_tool_choice
 from agentcore.plugins import create_plugin_manager
@@ -72,6 +73,13 @@ class AgentBundle:
     tools: ToolRegistry | None = None
     stash: Stash = field(factory=Stash, eq=False, repr=False)
     """Plugins' in-memory state shared by the bundle's sessions (see :mod:`agentcore.stash`)."""
+    hooks: CoreHooks = field(init=False, eq=False, repr=False)
+    """The core's hooks of :attr:`plugin_manager`, one typed method each:
+    ``await bundle.hooks.on_turn_start(ctx=ctx)`` (see :mod:`agentcore.hook_calls`)."""
+
+    @hooks.default
+    def _hooks(self) -> CoreHooks:
+        return CoreHooks(self.plugin_manager)
 
 
 class AgentBuilder:
@@ -256,7 +264,7 @@ class AgentBuilder:
 
 def _declared_settings(pm: pluggy.PluginManager) -> dict[str, PluginSetting]:
     declared: dict[str, PluginSetting] = {}
-    for group in pm.hook.register_settings():
+    for group in CoreHooks(pm).register_settings():
         for setting in group:
             if setting.name in declared:
                 raise ConfigError(f"two plugins declare the setting {setting.name!r}")

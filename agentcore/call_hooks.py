@@ -18,8 +18,8 @@ import pluggy
 
 from agentcore.calls import ModelCallInfo, ToolCallInfo
 from agentcore.errors import MalformedResponseError
+from agentcore.hook_calls import CoreHooks
 from agentcore.llm import LlmProvider, LlmRequest, LlmResponse, ResponseComplete, StreamEvent
-from agentcore.plugins import call_each
 from agentcore.tools import ToolCallHooks
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ class HookedProvider:
         if isinstance(provider, HookedProvider):
             provider = provider.wrapped
         self._provider = provider
-        self._pm = plugin_manager
+        self._hooks = CoreHooks(plugin_manager)
         self._ctx = ctx
 
     @property
@@ -116,7 +116,7 @@ class HookedProvider:
             duration=time.perf_counter() - start,
             streamed=streamed,
         )
-        await call_each(self._pm, "after_model_call", isolate=True, ctx=self._ctx, call=call)
+        await self._hooks.after_model_call(ctx=self._ctx, call=call)
 
 
 def tool_call_hooks(plugin_manager: pluggy.PluginManager, ctx: TurnContext) -> ToolCallHooks:
@@ -126,11 +126,12 @@ def tool_call_hooks(plugin_manager: pluggy.PluginManager, ctx: TurnContext) -> T
     the :class:`~agentcore.calls.ToolCallInfo`; an implementation that
     raises is logged and does not change the call.
     """
+    hooks = CoreHooks(plugin_manager)
 
     async def before(call: ToolCallInfo) -> None:
-        await call_each(plugin_manager, "before_tool_call", isolate=True, ctx=ctx, call=call)
+        await hooks.before_tool_call(ctx=ctx, call=call)
 
     async def after(call: ToolCallInfo) -> None:
-        await call_each(plugin_manager, "after_tool_call", isolate=True, ctx=ctx, call=call)
+        await hooks.after_tool_call(ctx=ctx, call=call)
 
     return ToolCallHooks(before, after)

@@ -14,6 +14,15 @@ the first non-None answer. A wrapper must be a plain generator function; an
 ``async`` wrapper, or an ``async`` implementation of a hook in
 :data:`SYNC_HOOKS`, is refused by :meth:`~agentcore.AgentBuilder.build` with a
 :class:`~agentcore.errors.ConfigError`.
+
+Each spec declares how agentcore calls it with
+:func:`~agentcore.hookspecs.hook_policy`, beside ``@hookspec``:
+``isolate=True`` (an implementation that raises is logged and the others
+still run), ``propagate=(...)`` (exception types that reach the caller all
+the same), or ``sync=True`` (pluggy calls it synchronously).
+:func:`agentcore.hook_calls.call_hook` reads the policy from the spec, and
+``bundle.hooks`` (:class:`agentcore.hook_calls.CoreHooks`) has one typed
+method per hook.
 """
 
 from __future__ import annotations
@@ -22,6 +31,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 import pluggy
+
+from agentcore._hook_policy import HookPolicy as HookPolicy
+from agentcore._hook_policy import hook_policy as hook_policy
+from agentcore._hook_policy import policy_of as policy_of
+from agentcore._hook_policy import policy_table as policy_table
+from agentcore.errors import ContextWindowExceededError
 
 if TYPE_CHECKING:
     import argparse
@@ -43,28 +58,13 @@ hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 """Marks a plugin function as an implementation of an agentcore hook."""
 
-SYNC_HOOKS = frozenset(
-    {
-        "register_hookspecs",
-        "register_settings",
-        "register_providers",
-        "register_commands",
-        "register_chat_options",
-        "register_chat_commands",
-    }
-)
-"""Hooks pluggy calls synchronously: their implementations must be plain ``def``.
-
-Every other hook is called by agentcore, which awaits what an implementation
-returns; an ``async`` implementation of a hook listed here is refused when
-the plugin is registered."""
-
 ProviderFactory = Callable[..., "LlmProvider"]
 """Builds a provider: called with the model name (the part after ``"prefix:"``)
 and the keyword options given to :func:`agentcore.providers.get_provider`."""
 
 
 @hookspec
+@hook_policy(isolate=False)
 def on_turn_start(ctx: TurnContext) -> Awaitable[None] | None:
     """A turn is about to call the model.
 
@@ -80,6 +80,7 @@ def on_turn_start(ctx: TurnContext) -> Awaitable[None] | None:
 
 
 @hookspec
+@hook_policy(isolate=True, propagate=(ContextWindowExceededError,))
 def before_model_call(ctx: TurnContext) -> Awaitable[None] | None:
     """A turn is about to send a request to the model.
 
@@ -109,6 +110,7 @@ def before_model_call(ctx: TurnContext) -> Awaitable[None] | None:
 
 
 @hookspec
+@hook_policy(isolate=True)
 def on_turn_end(ctx: TurnContext) -> Awaitable[None] | None:
     """A turn has been stored. A pure notification.
 
@@ -126,6 +128,7 @@ def on_turn_end(ctx: TurnContext) -> Awaitable[None] | None:
 
 
 @hookspec
+@hook_policy(isolate=True)
 def post_turn_end(ctx: TurnContext) -> Awaitable[None] | None:
     """Work that follows a stored turn (the session's turn index has advanced already).
 
@@ -145,6 +148,7 @@ def post_turn_end(ctx: TurnContext) -> Awaitable[None] | None:
 
 
 @hookspec
+@hook_policy(isolate=True)
 def on_turn_error(ctx: TurnContext, error: BaseException) -> Awaitable[None] | None:
     """A turn stopped with an exception after :func:`on_turn_start` was called.
 
@@ -168,6 +172,7 @@ def on_turn_error(ctx: TurnContext, error: BaseException) -> Awaitable[None] | N
 
 
 @hookspec
+@hook_policy(isolate=True)
 def after_model_call(ctx: TurnContext, call: ModelCallInfo) -> Awaitable[None] | None:
     """A call to the model is over: it returned, raised or was cancelled.
 
@@ -188,6 +193,7 @@ def after_model_call(ctx: TurnContext, call: ModelCallInfo) -> Awaitable[None] |
 
 
 @hookspec
+@hook_policy(isolate=True)
 def before_tool_call(ctx: TurnContext, call: ToolCallInfo) -> Awaitable[None] | None:
     """A tool call of the model is about to run.
 
@@ -205,6 +211,7 @@ def before_tool_call(ctx: TurnContext, call: ToolCallInfo) -> Awaitable[None] | 
 
 
 @hookspec
+@hook_policy(isolate=True)
 def after_tool_call(ctx: TurnContext, call: ToolCallInfo) -> Awaitable[None] | None:
     """A tool call has been answered, or cancelled with its turn.
 
@@ -224,6 +231,7 @@ def after_tool_call(ctx: TurnContext, call: ToolCallInfo) -> Awaitable[None] | N
 
 
 @hookspec(historic=True)
+@hook_policy(sync=True)
 def register_hookspecs(pluginmanager: pluggy.PluginManager) -> None:
     """Add this plugin's own hooks: call ``pluginmanager.add_hookspecs(module_or_class)``.
 
@@ -240,6 +248,7 @@ def register_hookspecs(pluginmanager: pluggy.PluginManager) -> None:
 
 
 @hookspec
+@hook_policy(sync=True)
 def register_settings() -> Sequence[PluginSetting]:
     """Declare the builder settings this plugin owns.
 
@@ -253,6 +262,7 @@ def register_settings() -> Sequence[PluginSetting]:
 
 
 @hookspec
+@hook_policy(sync=True)
 def register_providers(register: Callable[[str, ProviderFactory], None]) -> None:
     """Register providers selectable by name with :func:`agentcore.providers.get_provider`.
 
@@ -263,6 +273,7 @@ def register_providers(register: Callable[[str, ProviderFactory], None]) -> None
 
 
 @hookspec
+@hook_policy(isolate=False)
 def check_slot_config(
     session: AgentSession, slot: ContextSlot, config: SlotConfig
 ) -> Awaitable[None] | None:
@@ -280,6 +291,7 @@ def check_slot_config(
 
 
 @hookspec
+@hook_policy(sync=True)
 def register_commands(commands: CommandGroup, sessions: CommandGroup) -> None:
     """Add subcommands to the ``agentcore`` command line, as ``llm`` plugins do.
 
@@ -300,6 +312,7 @@ def register_commands(commands: CommandGroup, sessions: CommandGroup) -> None:
 
 
 @hookspec
+@hook_policy(sync=True)
 def register_chat_options(parser: argparse.ArgumentParser) -> None:
     """Add options to ``agentcore chat``: ``parser.add_argument(...)``.
 
@@ -311,6 +324,7 @@ def register_chat_options(parser: argparse.ArgumentParser) -> None:
 
 
 @hookspec
+@hook_policy(sync=True)
 def register_chat_commands(chat: ChatSetup) -> None:
     """A chat is about to start: add slash commands and notes, configure its bundle.
 
@@ -325,3 +339,15 @@ def register_chat_commands(chat: ChatSetup) -> None:
 
     :param chat: The chat being set up.
     """
+
+
+SYNC_HOOKS = frozenset(
+    name
+    for name, value in list(globals().items())
+    if hasattr(value, f"{PROJECT_NAME}_spec") and policy_of(value).sync
+)
+"""Hooks pluggy calls synchronously (declared ``@hook_policy(sync=True)``): plain ``def`` only.
+
+Every other hook is called by agentcore, which awaits what an implementation
+returns; an ``async`` implementation of a hook listed here is refused when
+the plugin is registered."""

@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import inspect
-import logging
 import os
 import types
-from collections.abc import Awaitable, Generator, Iterable
-from typing import Any, NoReturn, TypeVar, cast
+from collections.abc import Iterable
+from typing import Any
 
 import pluggy
 from attrs import frozen
-from pluggy import HookImpl
 
 from agentcore import hookspecs
+from agentcore._hook_loop import await_me_maybe as await_me_maybe
+from agentcore._hook_loop import trace_after, trace_before
+from agentcore._hook_policy import caller_policy
 from agentcore.errors import ConfigError
-
-T = TypeVar("T")
 
 DISABLE_AUTOLOAD_ENV = "AGENTCORE_DISABLE_PLUGIN_AUTOLOAD"
 """Set to ``1`` to skip loading plugins from the ``agentcore`` entry-point group."""
@@ -32,8 +31,6 @@ bundles built before it was set do not trace."""
 
 BUILTIN_PLUGIN_MODULES: tuple[str, ...] = ("agentcore.providers.builtin",)
 """Modules of agentcore itself registered as plugins in every manager."""
-
-logger = logging.getLogger(__name__)
 
 
 def _env_flag(name: str) -> bool:
@@ -79,7 +76,7 @@ def create_plugin_manager(
         ) from exc
     if _env_flag(TRACE_ENV):
         pm.trace_calls = True
-        pm.add_hookcall_monitoring(_trace_before, _trace_after)
+        pm.add_hookcall_monitoring(trace_before, trace_after)
     return pm
 
 
@@ -87,7 +84,7 @@ class _PluginManager(pluggy.PluginManager):
     """pluggy's manager, refusing at registration what agentcore cannot run as declared."""
 
     trace_calls = False
-    """Whether :func:`call_each` logs the calls (:data:`TRACE_ENV`, read at creation)."""
+    """Whether :func:`~agentcore.hook_calls.call_hook` logs calls (:data:`TRACE_ENV`)."""
 
     def register(self, plugin: object, name: str | None = None) -> str | None:
         """Register ``plugin`` after checking how its hooks will be called.
@@ -103,8 +100,15 @@ class _PluginManager(pluggy.PluginManager):
             opts = self.parse_hookimpl_opts(plugin, attr)
             if opts is not None:
                 hook = opts.get("specname") or attr
-                _check_impl(plugin_name, hook, getattr(plugin, attr), opts)
+                _check_impl(plugin_name, hook, getattr(plugin, attr), opts, self._is_sync(hook))
         return super().register(plugin, name)
+
+    def _is_sync(self, hook: str) -> bool:
+        """Whether ``hook`` is declared ``sync=True`` (by the core, or a plugin's spec)."""
+        caller: pluggy.HookCaller | None = getattr(self.hook, hook, None)
+        if caller is not None and caller.spec is not None:
+            return caller_policy(caller).sync
+        return hook in hookspecs.SYNC_HOOKS
 
 
 def _label(plugin: object) -> str:
@@ -115,7 +119,7 @@ def _label(plugin: object) -> str:
     return f"{kind.__module__}.{kind.__qualname__}"
 
 
-def _check_impl(plugin_name: str, hook: str, function: Any, opts: Any) -> None:
+def _check_impl(plugin_name: str, hook: str, function: Any, opts: Any, sync: bool) -> None:
     is_async = inspect.iscoroutinefunction(function) or inspect.isasyncgenfunction(function)
     if not is_async:
         return
@@ -128,166 +132,11 @@ def _check_impl(plugin_name: str, hook: str, function: Any, opts: Any) -> None:
             "implementations inside it), or make it an ordinary `async def` implementation "
             "without wrapper=True."
         )
-    if hook in hookspecs.SYNC_HOOKS:
+    if sync:
         raise ConfigError(
             f"plugin {plugin_name!r}: {hook!r} is called synchronously, so an async "
             "implementation would never be awaited; write it as a plain `def`."
         )
-
-
-def _trace_before(hook_name: str, hook_impls: Any, kwargs: Any) -> None:
-    logger.debug("hook %s -> %s", hook_name, [impl.plugin_name for impl in hook_impls])
-
-
-def _trace_after(outcome: Any, hook_name: str, hook_impls: Any, kwargs: Any) -> None:
-    logger.debug("hook %s returned %r", hook_name, outcome.get_result())
-
-
-async def await_me_maybe(value: T | Awaitable[T]) -> T:
-    """Await ``value`` if it is awaitable, else return it."""
-    if inspect.isawaitable(value):
-        return await value
-    return value
-
-
-async def call_each(
-    pm: pluggy.PluginManager,
-    hook_name: str,
-    *,
-    isolate: bool,
-    propagate: tuple[type[BaseException], ...] = (),
-    **kwargs: Any,
-) -> Any:
-    """Call the hook ``hook_name`` as pluggy would, awaiting async implementations.
-
-    pluggy's own call loop (``_multicall``) with one difference: what an
-    implementation returns is awaited when it is awaitable. So the order is
-    pluggy's (``tryfirst``/``trylast``, wrappers outermost), new-style
-    wrappers (``wrapper=True``) and old-style ones (``hookwrapper=True``)
-    run around the implementations and see their awaited results or their
-    exception, and a ``firstresult`` hook stops at the first non-None
-    result and returns it. Without ``firstresult`` the result is the list of
-    non-None results.
-
-    With ``isolate``, an implementation or wrapper that raises an
-    ``Exception`` is logged at ERROR with its plugin name and the session
-    and turn of ``kwargs["ctx"]``, and the others still run; without it,
-    the exception propagates through the wrappers as in pluggy. Exceptions
-    of the types in ``propagate`` always propagate, isolated or not.
-    ``BaseException`` such as cancellation always propagates. Calls are
-    logged when the manager was created with :data:`TRACE_ENV` set.
-    """
-    caller = getattr(pm.hook, hook_name)
-    impls = caller.get_hookimpls()
-    firstresult = bool(caller.spec is not None and caller.spec.opts.get("firstresult"))
-    trace: bool = getattr(pm, "trace_calls", False)
-    if not impls and not trace:
-        return None if firstresult else []
-    if trace:
-        _trace_before(hook_name, impls, kwargs)
-    results: list[Any] = []
-    exception: BaseException | None = None
-    teardowns: list[tuple[HookImpl, Generator[Any, Any, Any]]] = []
-    try:
-        for impl in reversed(impls):
-            args = [kwargs[name] for name in impl.argnames]
-            # Parameters with defaults get the hook's value, as pluggy >= 1.6 passes them.
-            extra = {name: kwargs[name] for name in _kwargnames(impl) if name in kwargs}
-            try:
-                if impl.wrapper or impl.hookwrapper:
-                    teardowns.append((impl, _start_wrapper(impl, args, extra)))
-                    continue
-                value = await await_me_maybe(impl.function(*args, **extra))
-            except Exception as exc:
-                if not isolate or isinstance(exc, propagate):
-                    raise
-                _log_failure(impl, hook_name, kwargs)
-                continue
-            if value is not None:
-                results.append(value)
-                if firstresult:
-                    break
-    except BaseException as exc:
-        exception = exc
-    result: Any = (results[0] if results else None) if firstresult else results
-    for impl, teardown in reversed(teardowns):
-        try:
-            result = _finish_wrapper(impl, teardown, result, exception)
-            exception = None
-        except Exception as exc:
-            if not isolate or exc is exception or isinstance(exc, propagate):
-                exception = exc
-            else:
-                _log_failure(impl, hook_name, kwargs)
-        except BaseException as exc:
-            exception = exc
-    if exception is not None:
-        raise exception
-    if trace:
-        logger.debug("hook %s returned %r", hook_name, result)
-    return result
-
-
-def _kwargnames(impl: HookImpl) -> tuple[str, ...]:
-    return tuple(getattr(impl, "kwargnames", ()))
-
-
-def _start_wrapper(
-    impl: HookImpl, args: list[Any], extra: dict[str, Any]
-) -> Generator[Any, Any, Any]:
-    """Run a wrapper up to its ``yield``."""
-    teardown = cast("Generator[Any, Any, Any]", impl.function(*args, **extra))
-    try:
-        next(teardown)
-    except StopIteration:
-        _wrapfail(teardown, "did not yield")
-    return teardown
-
-
-def _finish_wrapper(
-    impl: HookImpl,
-    teardown: Generator[Any, Any, Any],
-    result: Any,
-    exception: BaseException | None,
-) -> Any:
-    """Resume a wrapper after its ``yield``; return the result it leaves, or raise."""
-    if impl.hookwrapper:
-        outcome: pluggy.Result[Any] = pluggy.Result(result, exception)
-        try:
-            teardown.send(outcome)
-        except StopIteration:
-            return outcome.get_result()
-        finally:
-            teardown.close()
-        _wrapfail(teardown, "has second yield")
-    try:
-        if exception is not None:
-            teardown.throw(exception)
-        else:
-            teardown.send(result)
-    except StopIteration as stop:
-        return stop.value
-    finally:
-        teardown.close()
-    _wrapfail(teardown, "has second yield")
-
-
-def _wrapfail(teardown: Generator[Any, Any, Any], problem: str) -> NoReturn:
-    code = cast("types.CodeType", getattr(teardown, "gi_code"))  # noqa: B009
-    raise RuntimeError(
-        f"hook wrapper {code.co_name!r} ({code.co_filename}:{code.co_firstlineno}) {problem}"
-    )
-
-
-def _log_failure(impl: HookImpl, hook_name: str, kwargs: dict[str, Any]) -> None:
-    ctx = kwargs.get("ctx")
-    logger.exception(
-        "plugin %r failed in %s (session=%s, turn=%s)",
-        impl.plugin_name,
-        hook_name,
-        getattr(ctx, "session_id", None),
-        getattr(ctx, "turn_index", None),
-    )
 
 
 @frozen

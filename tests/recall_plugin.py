@@ -10,14 +10,15 @@ from typing import Any
 import pluggy
 
 from agentcore import TurnContext, hookimpl
-from agentcore.hookspecs import hookspec
-from agentcore.plugins import call_each
+from agentcore.hook_calls import call_hook
+from agentcore.hookspecs import hook_policy, hookspec
 
 
 class RecallSpecs:
     """The hooks this plugin adds."""
 
     @hookspec
+    @hook_policy(isolate=True)
     def before_recall(self, ctx: TurnContext, query: dict[str, Any]) -> None:
         """The plugin is about to look ``query["text"]`` up; a hook may rewrite it.
 
@@ -41,5 +42,5 @@ async def on_turn_start(ctx: TurnContext) -> None:
     """Look the user's message up, after the ``before_recall`` hooks had their say."""
     query: dict[str, Any] = {"text": ctx.messages[-1].text}
     pm = ctx.session.bundle.plugin_manager
-    await call_each(pm, "before_recall", isolate=True, ctx=ctx, query=query)
+    await call_hook(pm.hook.before_recall, ctx=ctx, query=query)
     queries.append(query)

@@ -14,7 +14,7 @@ import pluggy
 import pytest
 
 from agentcore import AgentBuilder, AgentSession, ConfigError, TurnContext, hookimpl
-from agentcore.plugins import call_each
+from agentcore.hook_calls import call_hook
 from agentcore.testing import MockProvider
 
 MakeSession = Callable[..., AgentSession]
@@ -252,7 +252,7 @@ def test_firstresult_hook_takes_the_first_non_none_answer_in_pluggy_order() -> N
     assert seen == ["preferred"]
 
 
-async def test_call_each_awaits_before_taking_the_first_result() -> None:
+async def test_call_hook_awaits_before_taking_the_first_result() -> None:
     calls: list[str] = []
 
     class Empty:
@@ -278,7 +278,7 @@ async def test_call_each_awaits_before_taking_the_first_result() -> None:
     pm.add_hookspecs(_PickSpec)
     for plugin in (Empty(), Chooser(), Never()):
         pm.register(plugin)
-    assert await call_each(pm, "pick", isolate=False, options=["a", "b"]) == "b"
+    assert await call_hook(pm.hook.pick, options=["a", "b"]) == "b"
     assert calls == ["empty", "chooser"]
 
 

@@ -25,6 +25,7 @@ from agentcore import (
     hookimpl,
     hookspecs,
 )
+from agentcore.hook_calls import call_hook
 from agentcore.plugins import create_plugin_manager, list_plugins
 from agentcore.providers import check_provider_name
 from agentcore.testing import MockProvider
@@ -600,6 +601,7 @@ class _RecallSpecs:
     """Hook specifications of a third-party plugin (the docs/plugins.md example)."""
 
     @hookspecs.hookspec
+    @hookspecs.hook_policy(isolate=True)
     def before_recall(self, ctx: TurnContext, query: dict[str, Any]) -> None:
         """Edit the query before the plugin recalls."""
 
@@ -615,9 +617,9 @@ class _RecallPlugin:
         pluginmanager.add_hookspecs(_RecallSpecs)
 
     @hookimpl
-    def before_model_call(self, ctx: TurnContext) -> None:
+    async def before_model_call(self, ctx: TurnContext) -> None:
         query = {"text": ctx.messages[-1].text}
-        ctx.session.bundle.plugin_manager.hook.before_recall(ctx=ctx, query=query)
+        await call_hook(ctx.session.bundle.plugin_manager.hook.before_recall, ctx=ctx, query=query)
         self.queries.append(query)
 
 

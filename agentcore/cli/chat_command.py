@@ -33,6 +33,7 @@ from agentcore.cli.text import printable
 from agentcore.cli.turn_usage import TurnUsage
 from agentcore.cli.window import ChatWindow
 from agentcore.errors import ConfigError, LlmError
+from agentcore.hook_calls import CoreHooks
 from agentcore.llm import LlmProvider
 from agentcore.session import AgentSession
 from agentcore.slots import FocusedConfig
@@ -209,7 +210,7 @@ def register(
         help="the context window the meter (and plugins) measure against (default: "
         "discovered for the model, else learned from the server's first refusal for length)",
     )
-    pm.hook.register_chat_options(parser=parser)
+    CoreHooks(pm).register_chat_options(parser=parser)
     parser.set_defaults(handler=run, parser=parser, plugin_manager=pm)
 
 
@@ -261,7 +262,7 @@ async def _chat(args: argparse.Namespace, provider: LlmProvider) -> None:
             builder = AgentBuilder().provider(provider).store(store)
             builder.plugin(turn_usage).plugin(window)
             setup = ChatSetup(args=args, builder=builder, model=model)
-            args.plugin_manager.hook.register_chat_commands(chat=setup)
+            CoreHooks(args.plugin_manager).register_chat_commands(chat=setup)
             try:
                 bundle = builder.build()
             except ConfigError as exc:

@@ -16,8 +16,10 @@ from typing import Any
 import pluggy
 from attrs import define, field, frozen
 
+from agentcore._hook_attribution import running_plugin
 from agentcore.builder import AgentBuilder
 from agentcore.errors import ConfigError
+from agentcore.hook_calls import CoreHooks
 from agentcore.session import AgentSession
 
 ChatCommandHandler = Callable[[AgentSession, "str | None"], Awaitable[str]]
@@ -64,15 +66,29 @@ class CommandGroup:
 
 
 def add_plugin_commands(pm: pluggy.PluginManager, groups: Mapping[str, CommandGroup]) -> None:
-    """Call each plugin's ``register_commands`` with ``groups`` given in its name.
+    """Call ``register_commands`` once (wrappers run too), each subcommand in its plugin's name.
 
     :param pm: The plugin manager of the command line.
     :param groups: The groups by hook argument name: ``commands`` and ``sessions``.
     """
-    for impl in reversed(pm.hook.register_commands.get_hookimpls()):
-        name = impl.plugin_name
-        given = {arg: group.for_plugin(name) for arg, group in groups.items()}
-        impl.function(**{arg: given[arg] for arg in impl.argnames})
+    caller = pm.hook.register_commands
+    given = {arg: _RunningPluginGroup(group, caller) for arg, group in groups.items()}
+    CoreHooks(pm).register_commands(commands=given["commands"], sessions=given["sessions"])
+
+
+class _RunningPluginGroup(CommandGroup):
+    """A group that names, in each help line, the plugin whose implementation adds the command."""
+
+    def __init__(self, group: CommandGroup, caller: pluggy.HookCaller) -> None:
+        super().__init__(group._subparsers, group.plugin_name)
+        self._caller = caller
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        """Add the subcommand ``name`` in the name of the plugin adding it."""
+        plugin = running_plugin(self._caller)
+        if plugin is None:
+            return super().add_parser(name, **kwargs)
+        return CommandGroup(self._subparsers, plugin).add_parser(name, **kwargs)
 
 
 @frozen

@@ -6,7 +6,9 @@ import inspect
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from agentcore._hook_attribution import running_plugin
 from agentcore.errors import ConfigError
+from agentcore.hook_calls import CoreHooks
 from agentcore.llm import LlmProvider
 
 if TYPE_CHECKING:
@@ -113,19 +115,16 @@ def _collect(
         plugin_manager = create_plugin_manager()
     registered: dict[str, list[tuple[str, ProviderFactory]]] = {}
     caller = plugin_manager.hook.register_providers
-    # pluggy's own call order (last registered first), with each call's plugin known.
-    for impl in reversed(caller.get_hookimpls()):
-        if impl.hookwrapper or impl.wrapper:
-            continue
-        plugin = impl.plugin_name
 
-        def register(prefix: str, factory: ProviderFactory, _plugin: str = plugin) -> None:
-            _check_registration(_plugin, prefix, factory)
-            entries = registered.setdefault(prefix.strip().lower(), [])
-            if all(existing is not factory for _, existing in entries):
-                entries.append((_plugin, factory))
+    def register(prefix: str, factory: ProviderFactory) -> None:
+        # One call through pluggy (wrappers run too); each entry credited to its plugin.
+        plugin = running_plugin(caller) or "unknown"
+        _check_registration(plugin, prefix, factory)
+        entries = registered.setdefault(prefix.strip().lower(), [])
+        if all(existing is not factory for _, existing in entries):
+            entries.append((plugin, factory))
 
-        impl.function(**({"register": register} if "register" in impl.argnames else {}))
+    CoreHooks(plugin_manager).register_providers(register=register)
     return registered
 
 

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from agentcore import TurnContext
-from agentcore.plugins import call_each
+from agentcore.hook_calls import call_hook
 from agentcore_autosummary.prompt import MESSAGES_PLACEHOLDER
 from agentcore_autosummary.summary_info import SummaryInfo, SummaryRequestInfo
+
+if TYPE_CHECKING:
+    import pluggy
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -28,11 +32,40 @@ def with_instructions(prompt: str, instructions: str | None) -> str:
     return f"{head.rstrip()}\n\n{focus}\n\n{MESSAGES_PLACEHOLDER}{tail}"
 
 
+class SummaryHooks:
+    """autosummary's hooks of one plugin manager, as typed keyword-only methods.
+
+    Each fires the hook of its name (:mod:`agentcore_autosummary.hookspecs`)
+    through :func:`agentcore.hook_calls.call_hook`, under the policy its spec
+    declares (isolated: a failing implementation is logged); wrappers run
+    around them.
+    """
+
+    def __init__(self, plugin_manager: pluggy.PluginManager) -> None:
+        self._pm = plugin_manager
+
+    async def before_summary(self, *, ctx: TurnContext, request: SummaryRequestInfo) -> list[bool]:
+        """A summary is about to be requested; the non-None answers (False vetoes)."""
+        results: list[bool] = await call_hook(
+            self._pm.hook.before_summary, ctx=ctx, request=request
+        )
+        return results
+
+    async def after_summary(self, *, ctx: TurnContext, summary: SummaryInfo) -> None:
+        """A summary has been applied."""
+        await call_hook(self._pm.hook.after_summary, ctx=ctx, summary=summary)
+
+    async def on_summary_error(
+        self, *, ctx: TurnContext, request: SummaryRequestInfo, error: BaseException
+    ) -> None:
+        """A summary failed with ``error``."""
+        await call_hook(self._pm.hook.on_summary_error, ctx=ctx, request=request, error=error)
+
+
 async def before_summary(ctx: TurnContext, request: SummaryRequestInfo) -> bool:
     """Fire ``before_summary``; True unless a hook vetoed the summary."""
-    results = await call_each(
-        ctx.session.bundle.plugin_manager, "before_summary", isolate=True, ctx=ctx, request=request
-    )
+    hooks = SummaryHooks(ctx.session.bundle.plugin_manager)
+    results = await hooks.before_summary(ctx=ctx, request=request)
     if any(result is False for result in results):
         request.vetoed = True
     return not request.vetoed
@@ -40,20 +73,12 @@ async def before_summary(ctx: TurnContext, request: SummaryRequestInfo) -> bool:
 
 async def after_summary(ctx: TurnContext, summary: SummaryInfo) -> None:
     """Fire ``after_summary``; a failing implementation is logged."""
-    await call_each(
-        ctx.session.bundle.plugin_manager, "after_summary", isolate=True, ctx=ctx, summary=summary
-    )
+    await SummaryHooks(ctx.session.bundle.plugin_manager).after_summary(ctx=ctx, summary=summary)
 
 
 async def summary_error(
     ctx: TurnContext, request: SummaryRequestInfo, error: BaseException
 ) -> None:
     """Fire ``on_summary_error``; a failing implementation is logged."""
-    await call_each(
-        ctx.session.bundle.plugin_manager,
-        "on_summary_error",
-        isolate=True,
-        ctx=ctx,
-        request=request,
-        error=error,
-    )
+    hooks = SummaryHooks(ctx.session.bundle.plugin_manager)
+    await hooks.on_summary_error(ctx=ctx, request=request, error=error)

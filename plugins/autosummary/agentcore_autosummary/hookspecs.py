@@ -5,7 +5,9 @@ they exist only where autosummary is installed. Implement them with
 :data:`agentcore.hookimpl` as any other hook; a plugin that should also load
 without autosummary marks them ``@hookimpl(optionalhook=True)``. They are
 called with keyword arguments, may be ``async def``, and a failing
-implementation is logged on the ``agentcore`` logger, never raised.
+implementation is logged on the ``agentcore`` logger, never raised: each is
+declared ``@hook_policy(isolate=True)``, and called through
+``agentcore_autosummary.hooks.SummaryHooks``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 
 from agentcore import TurnContext
-from agentcore.hookspecs import hookspec
+from agentcore.hookspecs import hook_policy, hookspec
 from agentcore_autosummary.summary_info import SummaryInfo, SummaryRequestInfo
 
 HOOK_NAMES = ("before_summary", "after_summary", "on_summary_error")
@@ -21,6 +23,7 @@ HOOK_NAMES = ("before_summary", "after_summary", "on_summary_error")
 
 
 @hookspec
+@hook_policy(isolate=True)
 def before_summary(ctx: TurnContext, request: SummaryRequestInfo) -> Awaitable[bool | None] | None:
     """A summary is about to be requested; the hook may edit or veto it.
 
@@ -43,6 +46,7 @@ def before_summary(ctx: TurnContext, request: SummaryRequestInfo) -> Awaitable[b
 
 
 @hookspec
+@hook_policy(isolate=True)
 def after_summary(ctx: TurnContext, summary: SummaryInfo) -> Awaitable[None] | None:
     """A summary has been applied: stored in the slot and the session data.
 
@@ -59,6 +63,7 @@ def after_summary(ctx: TurnContext, summary: SummaryInfo) -> Awaitable[None] | N
 
 
 @hookspec
+@hook_policy(isolate=True)
 def on_summary_error(
     ctx: TurnContext, request: SummaryRequestInfo, error: BaseException
 ) -> Awaitable[None] | None:

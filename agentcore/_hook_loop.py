@@ -1,0 +1,203 @@
+"""The one loop that calls an awaited hook: pluggy's ``_multicall``, awaiting what it gets.
+
+Every hook agentcore awaits goes through :func:`call_hook`, given pluggy's
+``HookCaller`` (``pm.hook.NAME``); the hook's policy (isolated or
+propagating) is read from its spec (:mod:`agentcore._hook_policy`), never
+given by the call site.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import types
+from collections.abc import Awaitable, Generator, Mapping
+from typing import Any, NoReturn, TypeVar, cast
+
+import pluggy
+from pluggy import HookCallError, HookImpl
+
+from agentcore._hook_policy import caller_policy
+
+T = TypeVar("T")
+
+logger = logging.getLogger("agentcore.plugins")
+
+
+async def await_me_maybe(value: T | Awaitable[T]) -> T:
+    """Await ``value`` if it is awaitable, else return it."""
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+def trace_before(hook_name: str, hook_impls: Any, kwargs: Any) -> None:
+    """Log a hook call about to run (``AGENTCORE_TRACE_PLUGINS``)."""
+    logger.debug("hook %s -> %s", hook_name, [impl.plugin_name for impl in hook_impls])
+
+
+def trace_after(outcome: Any, hook_name: str, hook_impls: Any, kwargs: Any) -> None:
+    """Log what a synchronous hook call returned (``AGENTCORE_TRACE_PLUGINS``)."""
+    logger.debug("hook %s returned %r", hook_name, outcome.get_result())
+
+
+def _traced(caller: pluggy.HookCaller) -> bool:
+    """Whether the manager of ``caller`` was created with tracing on.
+
+    pluggy gives a ``HookCaller`` only its manager's bound ``_hookexec``; the
+    manager's ``trace_calls`` flag is read through it, and is False for a
+    manager that is not agentcore's.
+    """
+    manager = getattr(getattr(caller, "_hookexec", None), "__self__", None)
+    return bool(getattr(manager, "trace_calls", False))
+
+
+async def call_hook(caller: pluggy.HookCaller, /, **kwargs: Any) -> Any:
+    """Call the hook of ``caller`` as pluggy would, awaiting async implementations.
+
+    pluggy's own call loop (``_multicall``) with one difference: what an
+    implementation returns is awaited when it is awaitable. So the order is
+    pluggy's (``tryfirst``/``trylast``, wrappers outermost), new-style
+    wrappers (``wrapper=True``) and old-style ones (``hookwrapper=True``)
+    run around the implementations and see their awaited results or their
+    exception, and a ``firstresult`` hook stops at the first non-None result
+    and returns it. Without ``firstresult`` the result is the list of
+    non-None results. An implementation asking for an argument the call does
+    not give raises pluggy's ``HookCallError``, through the wrappers.
+
+    The hook's :class:`~agentcore.hookspecs.HookPolicy` (declared on its
+    spec with :func:`~agentcore.hookspecs.hook_policy`) decides what an
+    exception does: on an isolated hook, an implementation or wrapper that
+    raises an ``Exception`` is logged at ERROR on ``agentcore.plugins`` with
+    its plugin name and the session and turn of ``kwargs["ctx"]``, and the
+    others still run, except for the policy's ``propagate`` types;
+    otherwise it propagates through the wrappers as in pluggy.
+    ``BaseException`` such as cancellation always propagates. Calls are
+    logged when the manager was created with ``AGENTCORE_TRACE_PLUGINS`` set.
+
+    :raises TypeError: The hook is declared ``sync=True``: call it as pluggy does.
+    """
+    policy = caller_policy(caller)
+    name = caller.name
+    if policy.sync:
+        raise TypeError(f"the hook {name!r} is synchronous: call it as pm.hook.{name}(...)")
+    spec = caller.spec
+    if spec is not None:
+        defaults: Mapping[str, Any] = getattr(spec, "kwargdefaults", None) or {}
+        kwargs = {**defaults, **kwargs}
+    impls = caller.get_hookimpls()
+    firstresult = bool(spec is not None and spec.opts.get("firstresult"))
+    trace = _traced(caller)
+    if not impls and not trace:
+        return None if firstresult else []
+    if trace:
+        trace_before(name, impls, kwargs)
+    isolate, propagate = policy.isolate, policy.propagate
+    results: list[Any] = []
+    exception: BaseException | None = None
+    teardowns: list[tuple[HookImpl, Generator[Any, Any, Any]]] = []
+    try:
+        for impl in reversed(impls):
+            args, extra = _arguments(impl, kwargs)
+            try:
+                if impl.wrapper or impl.hookwrapper:
+                    teardowns.append((impl, _start_wrapper(impl, args, extra)))
+                    continue
+                value = await await_me_maybe(impl.function(*args, **extra))
+            except Exception as exc:
+                if not isolate or isinstance(exc, propagate):
+                    raise
+                _log_failure(impl, name, kwargs)
+                continue
+            if value is not None:
+                results.append(value)
+                if firstresult:
+                    break
+    except BaseException as exc:
+        exception = exc
+    result: Any = (results[0] if results else None) if firstresult else results
+    for impl, teardown in reversed(teardowns):
+        try:
+            result = _finish_wrapper(impl, teardown, result, exception)
+            exception = None
+        except Exception as exc:
+            if not isolate or exc is exception or isinstance(exc, propagate):
+                exception = exc
+            else:
+                _log_failure(impl, name, kwargs)
+        except BaseException as exc:
+            exception = exc
+    if exception is not None:
+        raise exception
+    if trace:
+        logger.debug("hook %s returned %r", name, result)
+    return result
+
+
+def _arguments(impl: HookImpl, kwargs: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    """The positional and keyword arguments of ``impl`` from the call's ``kwargs``."""
+    try:
+        args = [kwargs[name] for name in impl.argnames]
+    except KeyError as missing:
+        raise HookCallError(f"hook call must provide argument {missing.args[0]!r}") from missing
+    # A parameter with a default gets the call's value when the call gives one.
+    names: tuple[str, ...] = tuple(getattr(impl, "kwargnames", ()))
+    return args, {name: kwargs[name] for name in names if name in kwargs}
+
+
+def _start_wrapper(
+    impl: HookImpl, args: list[Any], extra: dict[str, Any]
+) -> Generator[Any, Any, Any]:
+    """Run a wrapper up to its ``yield``."""
+    teardown = cast("Generator[Any, Any, Any]", impl.function(*args, **extra))
+    try:
+        next(teardown)
+    except StopIteration:
+        _wrapfail(teardown, "did not yield")
+    return teardown
+
+
+def _finish_wrapper(
+    impl: HookImpl,
+    teardown: Generator[Any, Any, Any],
+    result: Any,
+    exception: BaseException | None,
+) -> Any:
+    """Resume a wrapper after its ``yield``; return the result it leaves, or raise."""
+    if impl.hookwrapper:
+        outcome: pluggy.Result[Any] = pluggy.Result(result, exception)
+        try:
+            teardown.send(outcome)
+        except StopIteration:
+            return outcome.get_result()
+        finally:
+            teardown.close()
+        _wrapfail(teardown, "has second yield")
+    try:
+        if exception is not None:
+            teardown.throw(exception)
+        else:
+            teardown.send(result)
+    except StopIteration as stop:
+        return stop.value
+    finally:
+        teardown.close()
+    _wrapfail(teardown, "has second yield")
+
+
+def _wrapfail(teardown: Generator[Any, Any, Any], problem: str) -> NoReturn:
+    code = cast("types.CodeType", getattr(teardown, "gi_code"))  # noqa: B009
+    raise RuntimeError(
+        f"hook wrapper {code.co_name!r} ({code.co_filename}:{code.co_firstlineno}) {problem}"
+    )
+
+
+def _log_failure(impl: HookImpl, hook_name: str, kwargs: Mapping[str, Any]) -> None:
+    ctx = kwargs.get("ctx")
+    logger.exception(
+        "plugin %r failed in %s (session=%s, turn=%s)",
+        impl.plugin_name,
+        hook_name,
+        getattr(ctx, "session_id", None),
+        getattr(ctx, "turn_index", None),
+    )

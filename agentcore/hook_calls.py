@@ -1,0 +1,113 @@
+"""Calling hooks: ``bundle.hooks``, one typed method per core hook, and :func:`call_hook`.
+
+The core calls each of its hooks through :class:`CoreHooks` (a bundle's
+``bundle.hooks``), so a hook's name and arguments are checked by mypy, and
+the awaited ones go through the one call loop, :func:`call_hook`, which reads
+each hook's policy from its spec (:func:`agentcore.hookspecs.hook_policy`).
+A plugin that declares hooks of its own calls them the same way:
+``await call_hook(pm.hook.before_recall, ctx=ctx, query=query)``, or through
+a small typed class of its own like :class:`CoreHooks`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import pluggy
+
+from agentcore._hook_loop import await_me_maybe, call_hook
+
+if TYPE_CHECKING:
+    import argparse
+
+    from agentcore.calls import ModelCallInfo, ToolCallInfo
+    from agentcore.cli.extensions import ChatSetup, CommandGroup
+    from agentcore.context import TurnContext
+    from agentcore.hookspecs import ProviderFactory
+    from agentcore.session import AgentSession
+    from agentcore.settings import PluginSetting
+    from agentcore.slots import ContextSlot, SlotConfig
+
+__all__ = ["CoreHooks", "await_me_maybe", "call_hook"]
+
+
+class CoreHooks:
+    """The core's hooks of one plugin manager, as typed keyword-only methods.
+
+    ``bundle.hooks`` is the one of a bundle. Each method fires the hook of
+    its name (documented in :mod:`agentcore.hookspecs`): the awaited hooks
+    through :func:`call_hook`, under the policy their spec declares; the
+    synchronous ones (``register_*``) through pluggy's own call. Wrappers
+    run around every one of them.
+    """
+
+    def __init__(self, plugin_manager: pluggy.PluginManager) -> None:
+        self._pm = plugin_manager
+
+    @property
+    def plugin_manager(self) -> pluggy.PluginManager:
+        """The manager whose hooks these are."""
+        return self._pm
+
+    def __repr__(self) -> str:
+        return f"CoreHooks({self._pm!r})"
+
+    async def on_turn_start(self, *, ctx: TurnContext) -> None:
+        """A turn is about to call the model; an exception aborts the turn."""
+        await call_hook(self._pm.hook.on_turn_start, ctx=ctx)
+
+    async def before_model_call(self, *, ctx: TurnContext) -> None:
+        """A request is about to be sent; only ``ContextWindowExceededError`` propagates."""
+        await call_hook(self._pm.hook.before_model_call, ctx=ctx)
+
+    async def on_turn_end(self, *, ctx: TurnContext) -> None:
+        """A turn has been stored; failures are logged."""
+        await call_hook(self._pm.hook.on_turn_end, ctx=ctx)
+
+    async def post_turn_end(self, *, ctx: TurnContext) -> None:
+        """The work after a stored turn; failures are logged."""
+        await call_hook(self._pm.hook.post_turn_end, ctx=ctx)
+
+    async def on_turn_error(self, *, ctx: TurnContext, error: BaseException) -> None:
+        """A turn stopped with ``error``; failures are logged."""
+        await call_hook(self._pm.hook.on_turn_error, ctx=ctx, error=error)
+
+    async def after_model_call(self, *, ctx: TurnContext, call: ModelCallInfo) -> None:
+        """A model call is over; failures are logged."""
+        await call_hook(self._pm.hook.after_model_call, ctx=ctx, call=call)
+
+    async def before_tool_call(self, *, ctx: TurnContext, call: ToolCallInfo) -> None:
+        """A tool call is about to run; failures are logged."""
+        await call_hook(self._pm.hook.before_tool_call, ctx=ctx, call=call)
+
+    async def after_tool_call(self, *, ctx: TurnContext, call: ToolCallInfo) -> None:
+        """A tool call has been answered; failures are logged."""
+        await call_hook(self._pm.hook.after_tool_call, ctx=ctx, call=call)
+
+    async def check_slot_config(
+        self, *, session: AgentSession, slot: ContextSlot, config: SlotConfig
+    ) -> None:
+        """A slot config is about to be stored; an exception refuses it."""
+        await call_hook(self._pm.hook.check_slot_config, session=session, slot=slot, config=config)
+
+    def register_settings(self) -> list[Sequence[PluginSetting]]:
+        """Every plugin's declared settings, one sequence per plugin."""
+        groups: list[Sequence[PluginSetting]] = self._pm.hook.register_settings()
+        return groups
+
+    def register_providers(self, *, register: Callable[[str, ProviderFactory], None]) -> None:
+        """Let every plugin register its providers with ``register(prefix, factory)``."""
+        self._pm.hook.register_providers(register=register)
+
+    def register_commands(self, *, commands: CommandGroup, sessions: CommandGroup) -> None:
+        """Let every plugin add subcommands to the command line."""
+        self._pm.hook.register_commands(commands=commands, sessions=sessions)
+
+    def register_chat_options(self, *, parser: argparse.ArgumentParser) -> None:
+        """Let every plugin add options to ``agentcore chat``."""
+        self._pm.hook.register_chat_options(parser=parser)
+
+    def register_chat_commands(self, *, chat: ChatSetup) -> None:
+        """Let every plugin add slash commands and notes to a chat about to start."""
+        self._pm.hook.register_chat_commands(chat=chat)
