@@ -11,7 +11,7 @@ import cattrs
 from attrs import field, frozen
 
 from agentcore import ConfigError, Message
-from agentcore.serialization import message_to_dict
+from agentcore.plugin_api import message_to_dict
 
 
 def _summary(instance: object, attribute: Any, value: Any) -> None:

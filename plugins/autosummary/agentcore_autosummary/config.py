@@ -9,8 +9,7 @@ import attrs
 from attrs import field, frozen
 
 from agentcore import ConfigError, LlmProvider, Message
-from agentcore.slots import SummaryPosition, SummaryRole
-from agentcore.tokens import get_token_counter
+from agentcore.plugin_api import SummaryPosition, SummaryRole, get_token_counter
 from agentcore_autosummary.prompt import (
     DEFAULT_SUMMARY_PROMPT,
     MESSAGES_PLACEHOLDER,

@@ -10,8 +10,7 @@ import attrs
 from agentcore import (
     TurnContext,
 )
-from agentcore.budget import OVERFLOW_KEY
-from agentcore.errors import ContextWindowExceededError
+from agentcore.plugin_api import OVERFLOW_KEY, ContextWindowExceededError
 from agentcore_autosummary.budget import (
     TurnBudget,
     cut_tool_results,

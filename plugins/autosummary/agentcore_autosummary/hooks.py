@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from agentcore import TurnContext
-from agentcore.plugins import call_each
+from agentcore.plugin_api import call_each
 from agentcore_autosummary.prompt import MESSAGES_PLACEHOLDER
 from agentcore_autosummary.summary_info import SummaryInfo, SummaryRequestInfo
 

@@ -5,16 +5,20 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING
 
-from agentcore import AgentSession, ConfigError, LlmProvider, TurnContext
-from agentcore.budget import provider_model
-from agentcore.call_hooks import HookedProvider
-from agentcore.providers import check_provider_name, get_provider
+from agentcore import ConfigError, LlmProvider, TurnContext
+from agentcore.plugin_api import (
+    HookedProvider,
+    SessionHandle,
+    check_provider_name,
+    get_provider,
+    provider_model,
+)
 from agentcore_autosummary.config import SummaryConfig
 
 if TYPE_CHECKING:
     import pluggy
 
-_resolved: weakref.WeakKeyDictionary[AgentSession, dict[str, LlmProvider]] = (
+_resolved: weakref.WeakKeyDictionary[SessionHandle, dict[str, LlmProvider]] = (
     weakref.WeakKeyDictionary()
 )
 

@@ -8,7 +8,7 @@ import weakref
 import attrs
 
 from agentcore import ConfigError, LlmProvider, TurnContext
-from agentcore.providers.windows import discover_context_window
+from agentcore.plugin_api import discover_context_window
 from agentcore_autosummary.budget import turn_model
 from agentcore_autosummary.config import (
     DEFAULT_MAX_CONTEXT_TOKENS,

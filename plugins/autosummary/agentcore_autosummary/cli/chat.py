@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 
 from agentcore import AgentSession, ConfigError
-from agentcore.cli.console import stderr_is_terminal
-from agentcore.cli.errors import EXIT_USAGE, CliError
-from agentcore.cli.extensions import ChatCommand, ChatSetup
-from agentcore.cli.text import printable
+from agentcore.cli.plugin_api import (
+    EXIT_USAGE,
+    ChatCommand,
+    ChatSetup,
+    CliError,
+    printable,
+    stderr_is_terminal,
+)
 from agentcore_autosummary.cli.notices import SummaryNotices
 from agentcore_autosummary.cli.options import (
     SUMMARY_SETTING,

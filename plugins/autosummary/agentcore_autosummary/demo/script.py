@@ -10,7 +10,7 @@ from typing import Any
 import attrs
 from attrs import field, frozen
 
-from agentcore.errors import ConfigError
+from agentcore.plugin_api import ConfigError
 
 SCRIPT_RESOURCE = "conversation.json"
 """The file of :mod:`agentcore_autosummary.demo` that holds the conversation."""
