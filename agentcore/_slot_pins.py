@@ -13,11 +13,11 @@ from agentcore.slots import ContextSlot
 from agentcore.stores.base import MemoryStore
 
 if TYPE_CHECKING:
-    from agentcore.session import AgentSession
+    from agentcore.session_handle import SessionHandle
 
 
 async def change_pins(
-    session: AgentSession, index: int, slot_id: str | None, *, add: bool
+    session: SessionHandle, index: int, slot_id: str | None, *, add: bool
 ) -> tuple[int, ...]:
     """Pin (``add``) or unpin raw message ``index`` of a slot with its tool group.
 

@@ -38,7 +38,7 @@ from agentcore.plugins import call_each
 from agentcore.slots import ContextSlot
 
 if TYPE_CHECKING:
-    from agentcore.session import AgentSession
+    from agentcore.session_handle import SessionHandle
 
 logger = logging.getLogger("agentcore")
 
@@ -114,7 +114,7 @@ class TurnRunner:
     True while a streamed turn holds it.
     """
 
-    def __init__(self, session: AgentSession, sync: StoreSync) -> None:
+    def __init__(self, session: SessionHandle, sync: StoreSync) -> None:
         self._session = session
         self._sync = sync
         self.lock = asyncio.Lock()

@@ -7,9 +7,9 @@ that its flags, messages, errors and exit codes read like the core's own.
 The first-party plugins import nothing else from ``agentcore.cli`` (a test
 reads their imports). The core's names are in :mod:`agentcore.plugin_api`.
 
-- **Extension points**: :class:`CommandGroup`, :class:`ChatSetup`,
-  :class:`ChatCommand` (its handler a :data:`ChatCommandHandler`),
-  :data:`NotesSource`.
+- **Extension points**: :class:`CommandGroup`, :class:`ChatSetup` (its
+  builder a :class:`PluginBuilder`), :class:`ChatCommand` (its handler a
+  :data:`ChatCommandHandler`), :data:`NotesSource`.
 - **Errors and exit codes**: :class:`CliError`, :data:`EXIT_USAGE`,
   :data:`EXIT_FAILURE`, :data:`EXIT_OK`; :func:`explain_llm_error`.
 - **Arguments**: :func:`positive_int`, :func:`ratio`; the model options
@@ -49,6 +49,7 @@ from agentcore.cli.extensions import (
     ChatSetup,
     CommandGroup,
     NotesSource,
+    PluginBuilder,
 )
 from agentcore.cli.meter import context_tokens, format_tokens, meter
 from agentcore.cli.session_report import require_session
@@ -66,6 +67,7 @@ __all__ = [
     "CliError",
     "CommandGroup",
     "NotesSource",
+    "PluginBuilder",
     "PostgresUrl",
     "add_db_argument",
     "add_provider_arguments",

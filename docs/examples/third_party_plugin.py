@@ -118,8 +118,10 @@ class TailKeeper:
         window = await window_of(ctx)
         if window is None:
             return
-        slot = ctx.slot
-        context = ctx.context or render_context(slot.system_prompt, slot.messages, slot.config)
+        slot = ctx.slot  # what the call sends unless a hook set ctx.context:
+        context = ctx.context
+        if context is None:
+            context = render_context(slot.system_prompt, slot.messages, slot.config)
         limit = window - reply_reservation(None, window)
         left_out = fit(context, ctx.messages, limit, ctx.session.agent.model)
         head = 1 if context and context[0].role == "system" else 0
