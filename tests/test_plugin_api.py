@@ -23,10 +23,8 @@ from agentcore.plugin_api import SessionHandle, TurnContext
 from agentcore.testing import MockProvider
 
 ROOT = Path(__file__).resolve().parents[1]
-PLUGIN_PACKAGES = [
-    ROOT / "plugins" / "autosummary" / "agentcore_autosummary",
-    ROOT / "plugins" / "otel" / "agentcore_otel",
-]
+PLUGIN_PACKAGES = sorted((ROOT / "plugins").glob("*/agentcore_*/"))
+"""Every first-party plugin's package (not its tests): ``plugins/NAME/agentcore_NAME``."""
 EXAMPLE = ROOT / "docs" / "examples" / "third_party_plugin.py"
 ALLOWED = {"agentcore", "agentcore.plugin_api", "agentcore.cli.plugin_api", "agentcore.testing"}
 API_MODULES = [agentcore.plugin_api, agentcore.cli.plugin_api]
@@ -65,6 +63,7 @@ def plugin_files() -> list[Path]:
 
 
 def test_first_party_plugins_import_only_the_plugin_api() -> None:
+    assert {p.name for p in PLUGIN_PACKAGES} >= {"agentcore_autosummary", "agentcore_otel"}
     files = plugin_files()
     assert len(files) > 20
     assert outside_the_api(files) == []
