@@ -13,11 +13,11 @@ from agentcore.formats import check_history
 from agentcore.messages import Message
 
 if TYPE_CHECKING:
-    from agentcore.session import AgentSession
+    from agentcore.session_handle import SessionHandle
 
 
 async def import_history(
-    session: AgentSession,
+    session: SessionHandle,
     sync: StoreSync,
     lock: asyncio.Lock,
     messages: Sequence[Message],

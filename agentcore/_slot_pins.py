@@ -7,16 +7,17 @@ from typing import TYPE_CHECKING
 import attrs
 
 from agentcore.errors import ConfigError, ConflictError
+from agentcore.hook_calls import CoreHooks
 from agentcore.pins import pin_group, resolve_index
 from agentcore.slots import ContextSlot
 from agentcore.stores.base import MemoryStore
 
 if TYPE_CHECKING:
-    from agentcore.session import AgentSession
+    from agentcore.session_handle import SessionHandle
 
 
 async def change_pins(
-    session: AgentSession, index: int, slot_id: str | None, *, add: bool
+    session: SessionHandle, index: int, slot_id: str | None, *, add: bool
 ) -> tuple[int, ...]:
     """Pin (``add``) or unpin raw message ``index`` of a slot with its tool group.
 
@@ -38,7 +39,9 @@ async def change_pins(
         pins = set(focused.pinned) | group if add else set(focused.pinned) - group
         config = attrs.evolve(slot.config, mode=attrs.evolve(focused, pinned=pins))
         if add:
-            await session.bundle.hooks.check_slot_config(session=session, slot=slot, config=config)
+            await CoreHooks(session.bundle.plugin_manager).check_slot_config(
+                session=session, slot=slot, config=config
+            )
         try:
             await session.write_slot_config(
                 slot.id, config, expected_version=slot.version, usage=None

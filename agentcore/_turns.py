@@ -38,7 +38,7 @@ from agentcore.messages import Message, invalid_text, make_valid
 from agentcore.slots import ContextSlot
 
 if TYPE_CHECKING:
-    from agentcore.session import AgentSession
+    from agentcore.session_handle import SessionHandle
 
 logger = logging.getLogger("agentcore")
 
@@ -114,7 +114,7 @@ class TurnRunner:
     True while a streamed turn holds it.
     """
 
-    def __init__(self, session: AgentSession, sync: StoreSync) -> None:
+    def __init__(self, session: SessionHandle, sync: StoreSync) -> None:
         self._session = session
         self._sync = sync
         self.lock = asyncio.Lock()
@@ -131,7 +131,7 @@ class TurnRunner:
 
     @property
     def _hooks(self) -> CoreHooks:
-        return self._session.bundle.hooks
+        return CoreHooks(self._session.bundle.plugin_manager)
 
     def context(self, slot: ContextSlot, user_message: Message, *, is_stream: bool) -> TurnContext:
         """A new turn context for ``slot`` at the session's turn index."""

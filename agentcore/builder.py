@@ -1,85 +1,30 @@
-"""AgentBuilder: assembles a provider, tools, a store and plugins into a bundle."""
+"""AgentBuilder: assembles a provider, tools, a store and plugins into a bundle.
+
+:class:`AgentBundle`, :class:`AgentConfig` and :data:`DEFAULT_TURN_TIMEOUT` live in
+:mod:`agentcore.bundle` and are importable from here too.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import pluggy
-from attrs import field, frozen
 
 from agentcore._cancel import check_timeout
+from agentcore.bundle import DEFAULT_TURN_TIMEOUT, AgentBundle, AgentConfig
 from agentcore.errors import ConfigError
 from agentcore.hook_calls import CoreHooks
 from agentcore.llm import LlmProvider, is_llm_provider
 from agentcore.output import OutputSpec, check_tool_choice
 from agentcore.plugins import create_plugin_manager
 from agentcore.settings import PluginSetting, install_hint
-from agentcore.stash import Stash
 from agentcore.stores.base import MemoryStore
 from agentcore.stores.memory import InMemoryStore
 from agentcore.tools import ToolRegistry
 from agentcore.validators import BOOL, POSITIVE_INT
 
-DEFAULT_TURN_TIMEOUT = 600.0
-"""The deadline of a turn, in seconds, unless ``AgentBuilder().turn_timeout(...)`` sets one.
-
-Generous on purpose: it stops a turn that hangs (a server that never
-answers, a hook that never returns), not a slow one. ``turn_timeout(None)``
-disables it.
-"""
-
-
-def _turn_timeout(value: Any) -> float | None:
-    return check_timeout("turn_timeout", value)
-
-
-@frozen
-class AgentConfig:
-    """Settings shared by every session of a bundle.
-
-    ``settings`` holds the plugin settings by name, already validated by the
-    plugin that owns each of them. ``turn_timeout`` is the deadline of a
-    turn in seconds (default ``agentcore.DEFAULT_TURN_TIMEOUT``; None: no deadline).
-    ``session_lease`` makes a turn hold its session's lease from before its
-    model call until it is stored (see :meth:`AgentBuilder.session_lease`).
-    """
-
-    settings: Mapping[str, Any] = field(factory=dict)
-    max_tool_rounds: int = 8
-    turn_timeout: float | None = field(default=DEFAULT_TURN_TIMEOUT, converter=_turn_timeout)
-    session_lease: bool = False
-    output: OutputSpec[Any] | None = None
-    """The output schema of every turn whose agent names none."""
-    tool_choice: str | None = None
-    """The tool choice of every turn whose agent names none."""
-
-    def get(self, name: str, default: Any = None) -> Any:
-        """The plugin setting ``name``, or ``default``."""
-        return self.settings.get(name, default)
-
-
-@frozen
-class AgentBundle:
-    """What sessions run on: provider, tools, store, plugins and config.
-
-    Each bundle has its own plugin manager.
-    """
-
-    provider: LlmProvider
-    store: MemoryStore
-    plugin_manager: pluggy.PluginManager
-    config: AgentConfig
-    tools: ToolRegistry | None = None
-    stash: Stash = field(factory=Stash, eq=False, repr=False)
-    """Plugins' in-memory state shared by the bundle's sessions (see :mod:`agentcore.stash`)."""
-    hooks: CoreHooks = field(init=False, eq=False, repr=False)
-    """The core's hooks of :attr:`plugin_manager`, one typed method each:
-    ``await bundle.hooks.on_turn_start(ctx=ctx)`` (see :mod:`agentcore.hook_calls`)."""
-
-    @hooks.default
-    def _hooks(self) -> CoreHooks:
-        return CoreHooks(self.plugin_manager)
+__all__ = ["DEFAULT_TURN_TIMEOUT", "AgentBuilder", "AgentBundle", "AgentConfig"]
 
 
 class AgentBuilder:

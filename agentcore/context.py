@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
 from attrs import define, field
 
+from agentcore.bundle import AgentConfig
 from agentcore.llm import LlmProvider, LlmResponse
 from agentcore.messages import Message
+from agentcore.session_handle import SessionHandle
 from agentcore.session_memory import SessionMemory
 from agentcore.slots import ContextSlot
 from agentcore.stash import Stash
 from agentcore.stores.base import MemoryStore
 from agentcore.usage import CostTracker, Usage
-
-if TYPE_CHECKING:
-    from agentcore.builder import AgentConfig
-    from agentcore.session import AgentSession
 
 
 @define
@@ -38,13 +35,17 @@ class TurnContext:
     ``started_at`` is when the turn started, in seconds since the epoch
     (:func:`time.time`): the start of a tracer's turn span.
 
+    ``session`` is the session running the turn, typed as the
+    :class:`~agentcore.session_handle.SessionHandle` protocol: the members a
+    hook may use (an :class:`~agentcore.AgentSession` at run time).
+
     ``context`` is what the next model call sends before ``messages``: None
     (the default, reset before every call's ``before_model_call`` hooks)
     sends ``slot.load_messages()``. A ``before_model_call`` hook may set it
     to send another context for that one call; nothing stored changes.
     """
 
-    session: AgentSession
+    session: SessionHandle
     session_id: str
     turn_index: int
     slot: ContextSlot

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from agentcore.stores.base import StoredTurn
+    from agentcore.stores.stored_turn import StoredTurn
 
 
 class AgentCoreError(Exception):

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from agentcore.cli.extensions import ChatSetup, CommandGroup
     from agentcore.context import TurnContext
     from agentcore.hookspecs import ProviderFactory
-    from agentcore.session import AgentSession
+    from agentcore.session_handle import SessionHandle
     from agentcore.settings import PluginSetting
     from agentcore.slots import ContextSlot, SlotConfig
 
@@ -86,7 +86,7 @@ class CoreHooks:
         await call_hook(self._pm.hook.after_tool_call, ctx=ctx, call=call)
 
     async def check_slot_config(
-        self, *, session: AgentSession, slot: ContextSlot, config: SlotConfig
+        self, *, session: SessionHandle, slot: ContextSlot, config: SlotConfig
     ) -> None:
         """A slot config is about to be stored; an exception refuses it."""
         await call_hook(self._pm.hook.check_slot_config, session=session, slot=slot, config=config)

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from agentcore.cli.extensions import ChatSetup, CommandGroup
     from agentcore.context import TurnContext
     from agentcore.llm import LlmProvider
-    from agentcore.session import AgentSession
+    from agentcore.session_handle import SessionHandle
     from agentcore.settings import PluginSetting
     from agentcore.slots import ContextSlot, SlotConfig
 
@@ -275,7 +275,7 @@ def register_providers(register: Callable[[str, ProviderFactory], None]) -> None
 @hookspec
 @hook_policy(isolate=False)
 def check_slot_config(
-    session: AgentSession, slot: ContextSlot, config: SlotConfig
+    session: SessionHandle, slot: ContextSlot, config: SlotConfig
 ) -> Awaitable[None] | None:
     """Check a slot config the user is about to store; raise to refuse it.
 

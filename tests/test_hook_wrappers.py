@@ -30,7 +30,7 @@ from agentcore import (
 from agentcore.cli import build_parser
 from agentcore.cli.extensions import ChatSetup
 from agentcore.errors import ConfigError
-from agentcore.hook_calls import call_hook
+from agentcore.hook_calls import CoreHooks, call_hook
 from agentcore.hookspecs import hook_policy, hookspec
 from agentcore.plugins import create_plugin_manager
 from agentcore.providers import get_provider
@@ -106,7 +106,7 @@ async def test_a_wrapper_runs_on_every_hook_of_the_core() -> None:
     get_provider("openai:gpt-4o-mini", plugin_manager=bundle.plugin_manager, api_key="k")
     parser = build_parser(bundle.plugin_manager)  # register_commands, register_chat_options
     args = parser.parse_args(["chat"])
-    bundle.hooks.register_chat_commands(
+    CoreHooks(bundle.plugin_manager).register_chat_commands(
         chat=ChatSetup(args=args, builder=AgentBuilder(), model=None)
     )
 

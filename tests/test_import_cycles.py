@@ -1,8 +1,12 @@
-"""The packages' modules import each other without cycles.
+"""The packages' modules import each other without cycles, type-only imports included.
 
-Module-level imports only (those under ``if TYPE_CHECKING:`` and inside functions are
-not run at import time). A cycle makes the import order matter and a module half-built
-when another reads it; the layers stay a graph that can be read bottom up.
+Module-level imports count, those under ``if TYPE_CHECKING:`` too: a type a module
+names is a dependency of that module even when it is not imported at run time, and a
+circle of them means no layer can be read (or type-checked) without the one above
+it. Imports inside functions do not count: they are run once the modules are all
+built, and say "this behaviour needs that module", not "this type is made of that
+one". A cycle of run-time imports also makes the import order matter and a module
+half-built when another reads it; the layers stay a graph that can be read bottom up.
 """
 
 from __future__ import annotations
@@ -30,8 +34,7 @@ def _modules(package: str, folder: Path) -> dict[str, Path]:
 
 
 def _imports(node: ast.stmt, package: str, known: dict[str, Path]) -> set[str]:
-    if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-        return set()
+    """The modules of ``package`` that the statement ``node`` imports (``if`` blocks included)."""
     targets: set[str] = set()
     for sub in ast.walk(node):
         if isinstance(sub, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
@@ -98,3 +101,21 @@ def test_modules_import_each_other_without_cycles(package: str) -> None:
 def test_the_check_finds_a_cycle() -> None:
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_type_only_imports_count(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from pkg.b import B\n")
+    (package / "b.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from pkg.a import A\n"
+        "def later():\n"
+        "    from pkg.c import C\n"
+    )
+    (package / "c.py").write_text("import pkg.a\n")
+    graph = _graph("pkg", package)
+    assert graph["pkg.b"] == {"pkg.a"}  # the TYPE_CHECKING import, not the one in later()
+    assert _cycle(graph) == ["pkg.a", "pkg.b", "pkg.a"]

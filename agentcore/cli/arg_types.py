@@ -18,6 +18,7 @@ def int_at_least(minimum: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"expected a number >= {minimum}, got {value}")
         return value
 
+    parse.__doc__ = f"An argparse type: an int >= {minimum}."
     return parse
 
 

@@ -11,23 +11,41 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import pluggy
 from attrs import define, field, frozen
 
 from agentcore._hook_attribution import running_plugin
-from agentcore.builder import AgentBuilder
 from agentcore.errors import ConfigError
-from agentcore.hook_calls import CoreHooks
-from agentcore.session import AgentSession
+from agentcore.session_handle import SessionHandle
 
-ChatCommandHandler = Callable[[AgentSession, "str | None"], Awaitable[str]]
+ChatCommandHandler = Callable[[SessionHandle, "str | None"], Awaitable[str]]
 """Runs a chat command: given the session and the text after the command's name
-(None when there is none), returns what the chat prints on stderr ("" for nothing)."""
+(None when there is none), returns what the chat prints on stderr ("" for nothing).
+
+The session is the chat's :class:`~agentcore.AgentSession`, typed as the
+:class:`~agentcore.session_handle.SessionHandle` of what a command may call; a
+command that hands it to a function taking an ``AgentSession`` checks it is one
+with ``isinstance``."""
 
 NotesSource = Callable[[], Sequence[str]]
 """Returns the lines a plugin wants shown after a turn or a command (and takes them)."""
+
+
+class PluginBuilder(Protocol):
+    """What ``builder`` of a :class:`ChatSetup` offers a plugin: the chat's builder, unbuilt.
+
+    An :class:`~agentcore.AgentBuilder`, typed by the two calls a plugin makes on it.
+    """
+
+    def setting(self, name: str, value: Any) -> PluginBuilder:
+        """Give the plugin setting ``name`` (see :meth:`agentcore.AgentBuilder.setting`)."""
+        ...
+
+    def plugin(self, plugin: object) -> PluginBuilder:
+        """Register ``plugin`` on the bundle (see :meth:`agentcore.AgentBuilder.plugin`)."""
+        ...
 
 
 class CommandGroup:
@@ -73,6 +91,8 @@ def add_plugin_commands(pm: pluggy.PluginManager, groups: Mapping[str, CommandGr
     """
     caller = pm.hook.register_commands
     given = {arg: _RunningPluginGroup(group, caller) for arg, group in groups.items()}
+    from agentcore.hook_calls import CoreHooks  # here: hook_calls names this module's types
+
     CoreHooks(pm).register_commands(commands=given["commands"], sessions=given["sessions"])
 
 
@@ -124,7 +144,7 @@ class ChatSetup:
     """
 
     args: argparse.Namespace
-    builder: AgentBuilder
+    builder: PluginBuilder
     model: str | None
     commands: list[ChatCommand] = field(factory=list)
     notes: list[NotesSource] = field(factory=list)

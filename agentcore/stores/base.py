@@ -10,6 +10,7 @@ from attrs import define, field, frozen
 
 from agentcore.errors import StoreError
 from agentcore.messages import Message
+from agentcore.stores.stored_turn import StoredTurn as StoredTurn  # re-exported
 from agentcore.usage import Usage
 
 JsonValue = Any
@@ -111,24 +112,6 @@ class StoreWrite:
     expected_versions: dict[str, int] = field(factory=dict)
     turn_id: str | None = None
     timeout: float | None = None
-
-
-@frozen
-class StoredTurn:
-    """Where a write with a ``turn_id`` put its turn.
-
-    ``slot_id`` is the slot its messages went to, ``start`` and ``stop`` their
-    index range there (``stop`` exclusive; equal when it appended none, and
-    ``slot_id`` None when it appended to no slot). ``turn_index`` is the
-    :attr:`SessionState.turn_index` the write stored (the number of turns once
-    it was stored: the turn's own 0-based index is one less), None when the
-    write stored no state.
-    """
-
-    slot_id: str | None
-    start: int
-    stop: int
-    turn_index: int | None
 
 
 @runtime_checkable

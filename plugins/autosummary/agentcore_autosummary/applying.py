@@ -15,7 +15,7 @@ from agentcore import (
     TurnContext,
     Usage,
 )
-from agentcore.stores.base import JsonValue
+from agentcore.plugin_api import JsonValue
 from agentcore_autosummary.budget import (
     counter_for,
     turn_model,

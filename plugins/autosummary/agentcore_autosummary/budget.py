@@ -17,20 +17,18 @@ from collections.abc import Sequence
 from attrs import frozen
 
 from agentcore import Message, TurnContext
-from agentcore.budget import (
-    TokenCorrection,
-    counted_request_async,
-    provider_model,
-    reply_reservation,
-)
-from agentcore.errors import ContextWindowExceededError
-from agentcore.llm import ToolSpec
-from agentcore.slots import system_message
-from agentcore.tokens import (
+from agentcore.plugin_api import (
     INLINE_COUNT_CHARS,
     REPLY_PRIMING_TOKENS,
+    ContextWindowExceededError,
+    TokenCorrection,
     TokenCounter,
+    ToolSpec,
+    counted_request_async,
     get_token_counter,
+    provider_model,
+    reply_reservation,
+    system_message,
 )
 from agentcore_autosummary.config import CORRECTION_KEY, SummaryConfig
 

@@ -36,10 +36,7 @@ from agentcore import (
     TurnContext,
     Usage,
 )
-from agentcore.call_hooks import HookedProvider
-from agentcore.pins import pin_group
-from agentcore.sync import run_sync
-from agentcore.tokens import TokenCounter
+from agentcore.plugin_api import HookedProvider, TokenCounter, pin_group, run_sync
 from agentcore_autosummary import plugin as _plugin
 from agentcore_autosummary.budget import turn_budget
 from agentcore_autosummary.compactor_input import (
@@ -286,7 +283,7 @@ class Compactor:
         ]
 
     def _reservation(self) -> int:
-        from agentcore.budget import reply_reservation
+        from agentcore.plugin_api import reply_reservation
 
         return reply_reservation(self._agent.max_tokens, self.config.window)
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentcore import ConfigError, Message
-from agentcore.validators import NON_NEGATIVE_INT, is_int
+from agentcore.plugin_api import NON_NEGATIVE_INT, is_int
 from agentcore_autosummary.compactor_state import CompactorState, digest
 
 

@@ -11,8 +11,7 @@ import cattrs
 from attrs import field, frozen
 
 from agentcore import ConfigError, Message
-from agentcore.serialization import message_to_dict
-from agentcore.validators import NON_EMPTY_STR, NON_NEGATIVE_INT, STR
+from agentcore.plugin_api import NON_EMPTY_STR, NON_NEGATIVE_INT, STR, message_to_dict
 
 
 def _data(instance: object, attribute: Any, value: Any) -> None:

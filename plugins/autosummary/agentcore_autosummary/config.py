@@ -8,9 +8,7 @@ import attrs
 from attrs import field, frozen
 
 from agentcore import ConfigError, LlmProvider, Message
-from agentcore.slots import SummaryPosition, SummaryRole
-from agentcore.tokens import get_token_counter
-from agentcore.validators import (
+from agentcore.plugin_api import (
     BOOL,
     NON_EMPTY_STR,
     NON_NEGATIVE_INT,
@@ -19,7 +17,10 @@ from agentcore.validators import (
     RATIO,
     STR,
     Rule,
+    SummaryPosition,
+    SummaryRole,
     field_name,
+    get_token_counter,
     one_of,
 )
 from agentcore_autosummary.prompt import (

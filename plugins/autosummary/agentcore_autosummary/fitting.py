@@ -10,9 +10,7 @@ import attrs
 from agentcore import (
     TurnContext,
 )
-from agentcore.budget import OVERFLOW_KEY
-from agentcore.errors import ContextWindowExceededError
-from agentcore.stash import StashKey
+from agentcore.plugin_api import OVERFLOW_KEY, ContextWindowExceededError, StashKey
 from agentcore_autosummary.budget import (
     TurnBudget,
     cut_tool_results,

@@ -6,7 +6,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from agentcore import TurnContext
-from agentcore.hook_calls import call_hook
+from agentcore.plugin_api import call_hook
 from agentcore_autosummary.prompt import MESSAGES_PLACEHOLDER
 from agentcore_autosummary.summary_info import SummaryInfo, SummaryRequestInfo
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 
 from agentcore import TurnContext
-from agentcore.hookspecs import hook_policy, hookspec
+from agentcore.plugin_api import hook_policy, hookspec
 from agentcore_autosummary.summary_info import SummaryInfo, SummaryRequestInfo
 
 HOOK_NAMES = ("before_summary", "after_summary", "on_summary_error")

@@ -16,8 +16,7 @@ from collections.abc import Sequence
 import attrs
 
 from agentcore import ContextSlot, Message, TurnContext
-from agentcore.slots import render_parts
-from agentcore.tokens import TokenCounter
+from agentcore.plugin_api import TokenCounter, render_parts
 from agentcore_autosummary.budget import TurnBudget
 
 logger = logging.getLogger("agentcore.autosummary")

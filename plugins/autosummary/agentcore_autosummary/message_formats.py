@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from agentcore import ConfigError, Message
-from agentcore.formats import (
+from agentcore.plugin_api import (
     check_history,
     from_anthropic,
     from_langchain,

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from agentcore import AgentSession, ConfigError, ContextSlot, Message, SlotConfig
-from agentcore.budget import reply_reservation
-from agentcore.tokens import get_token_counter
+from agentcore.plugin_api import get_token_counter, reply_reservation
 from agentcore_autosummary.config import SummaryConfig
 
 

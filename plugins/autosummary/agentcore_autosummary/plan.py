@@ -12,7 +12,7 @@ from agentcore import (
     Message,
     TurnContext,
 )
-from agentcore.budget import TokenCorrection
+from agentcore.plugin_api import TokenCorrection
 from agentcore_autosummary.budget import (
     counter_for,
     turn_model,

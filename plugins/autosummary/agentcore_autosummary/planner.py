@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agentcore import Message
-from agentcore.tokens import INLINE_COUNT_CHARS, TokenCounter
+from agentcore.plugin_api import INLINE_COUNT_CHARS, TokenCounter
 from agentcore_autosummary.formatting import format_message
 
 

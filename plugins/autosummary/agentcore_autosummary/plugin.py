@@ -52,7 +52,7 @@ from agentcore_autosummary.windows import effective_config, known_config
 if TYPE_CHECKING:
     import argparse
 
-    from agentcore.cli.extensions import ChatSetup, CommandGroup
+    from agentcore.cli.plugin_api import ChatSetup, CommandGroup
 
 logger = logging.getLogger("agentcore.autosummary")
 

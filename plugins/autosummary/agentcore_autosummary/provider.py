@@ -5,10 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agentcore import ConfigError, LlmProvider, TurnContext
-from agentcore.budget import provider_model
-from agentcore.call_hooks import HookedProvider
-from agentcore.providers import check_provider_name, get_provider
-from agentcore.stash import StashKey
+from agentcore.plugin_api import (
+    HookedProvider,
+    StashKey,
+    check_provider_name,
+    get_provider,
+    provider_model,
+)
 from agentcore_autosummary.config import SummaryConfig
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Iterable, Sequence
 
 from agentcore import Message
-from agentcore.tokens import TokenCounter
+from agentcore.plugin_api import TokenCounter
 from agentcore_autosummary.formatting import format_message
 from agentcore_autosummary.identifiers import find_identifiers, holds
 

@@ -9,12 +9,10 @@ from attrs import define, field
 
 from agentcore import (
     AgentConfig,
-    AgentSession,
     ContextSlot,
     TurnContext,
 )
-from agentcore.budget import TokenCorrection
-from agentcore.stash import StashKey
+from agentcore.plugin_api import SessionHandle, StashKey, TokenCorrection
 from agentcore_autosummary.budget import (
     load_correction,
     save_correction,
@@ -53,7 +51,7 @@ RUNTIME = StashKey[SessionRuntime]("autosummary runtime")
 """Where a live session keeps the plugin's runtime (``session.stash``)."""
 
 
-def runtime_of(session: AgentSession) -> SessionRuntime:
+def runtime_of(session: SessionHandle) -> SessionRuntime:
     """The in-memory runtime of ``session``, made on first use."""
     runtime = session.stash.get(RUNTIME, None)
     if runtime is None:

@@ -13,7 +13,7 @@ the next turn. The watermark is the exact product, compared as a float.
 from __future__ import annotations
 
 from agentcore import TurnContext
-from agentcore.validators import is_int
+from agentcore.plugin_api import is_int
 from agentcore_autosummary.config import SESSION_COUNTER_KEY, SummaryConfig
 
 

@@ -13,9 +13,8 @@ from collections.abc import Sequence
 
 from attrs import frozen
 
-from agentcore import AgentSession, Message, ModelCallInfo, TurnContext
-from agentcore.llm import ToolSpec
-from agentcore.stash import StashKey
+from agentcore import Message, ModelCallInfo, TurnContext
+from agentcore.plugin_api import SessionHandle, StashKey, ToolSpec
 
 
 @frozen
@@ -55,7 +54,7 @@ def record_sent(ctx: TurnContext, call: ModelCallInfo) -> None:
     ctx.session.stash.setdefault(LAST_SENT, {})[ctx.slot.id] = sent
 
 
-def last_sent(session: AgentSession, slot_id: str) -> SentRequest | None:
+def last_sent(session: SessionHandle, slot_id: str) -> SentRequest | None:
     """The last turn request of ``slot_id`` that got a reply in this live session, or None."""
     return session.stash.get(LAST_SENT, {}).get(slot_id)
 

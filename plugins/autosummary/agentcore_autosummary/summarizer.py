@@ -11,10 +11,13 @@ from typing import Any, TypeVar
 from attrs import frozen
 
 from agentcore import AgentCoreError, CycleResult, LlmCycle, LlmProvider, Message, Usage
-from agentcore.budget import TokenCorrection
-from agentcore.errors import ContextWindowExceededError
-from agentcore.messages import valid_text
-from agentcore.tokens import INLINE_COUNT_CHARS, TokenCounter
+from agentcore.plugin_api import (
+    INLINE_COUNT_CHARS,
+    ContextWindowExceededError,
+    TokenCorrection,
+    TokenCounter,
+    valid_text,
+)
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.formatting import format_messages_as_text
 from agentcore_autosummary.prompt import build_prompt

@@ -15,7 +15,7 @@ from agentcore import (
     TurnContext,
     Usage,
 )
-from agentcore.slots import DEFAULT_SUMMARY_LABEL, render_context
+from agentcore.plugin_api import DEFAULT_SUMMARY_LABEL, render_context
 from agentcore_autosummary.applying import store_call_cost
 from agentcore_autosummary.budget import (
     counter_for,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from agentcore import TurnContext
-from agentcore.tokens import TokenCounter
+from agentcore.plugin_api import TokenCounter
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.state import SummaryState
 

@@ -16,8 +16,7 @@ import attrs
 from attrs import define, field
 
 from agentcore import AgentBundle, ConfigError, LlmProvider, TurnContext
-from agentcore.providers.windows import discover_context_window
-from agentcore.stash import StashKey
+from agentcore.plugin_api import StashKey, discover_context_window
 from agentcore_autosummary.budget import turn_model
 from agentcore_autosummary.config import (
     DEFAULT_MAX_CONTEXT_TOKENS,

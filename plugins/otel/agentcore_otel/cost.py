@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentcore import ConfigError, Usage
-from agentcore.pricing import PriceTable
+from agentcore.plugin_api import PriceTable
 from agentcore_otel import attributes as attr
 
 _PRICES = PriceTable()

@@ -43,8 +43,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 
 from agentcore import PluginSetting, TurnContext, hookimpl
-from agentcore.calls import ModelCallInfo, ToolCallInfo
-from agentcore.stash import StashKey
+from agentcore.plugin_api import ModelCallInfo, StashKey, ToolCallInfo
 from agentcore_otel import attributes as attr
 from agentcore_otel.content import arguments_json, finish_reason, messages_json, output_json
 from agentcore_otel.cost import usage_attributes

@@ -34,7 +34,7 @@ def _import(module: str, package: str) -> Any:
 
 def langchain_messages(messages: list[Any], result: Compaction) -> list[Any]:
     """The LangChain messages of ``result``: the caller's own objects for those sent verbatim."""
-    from agentcore.formats import to_langchain
+    from agentcore.plugin_api import to_langchain
 
     return [
         messages[source] if source is not None else to_langchain([message])[0]

@@ -17,7 +17,7 @@ import logging
 from typing import Any
 
 from agentcore import ConfigError
-from agentcore.validators import NON_NEGATIVE_INT
+from agentcore.plugin_api import NON_NEGATIVE_INT
 from agentcore_autosummary.adapters.responses_items import items_to_messages, message_to_item
 from agentcore_autosummary.compactor import Compaction, Compactor
 from agentcore_autosummary.compactor_state import CompactorState

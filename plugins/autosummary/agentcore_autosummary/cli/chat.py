@@ -5,10 +5,15 @@ from __future__ import annotations
 import argparse
 
 from agentcore import AgentSession, ConfigError
-from agentcore.cli.console import stderr_is_terminal
-from agentcore.cli.errors import EXIT_USAGE, CliError
-from agentcore.cli.extensions import ChatCommand, ChatSetup
-from agentcore.cli.text import printable
+from agentcore.cli.plugin_api import (
+    EXIT_USAGE,
+    ChatCommand,
+    ChatSetup,
+    CliError,
+    printable,
+    stderr_is_terminal,
+)
+from agentcore.plugin_api import SessionHandle
 from agentcore_autosummary.cli.notices import SummaryNotices
 from agentcore_autosummary.cli.options import (
     SUMMARY_SETTING,
@@ -53,23 +58,30 @@ def setup_chat(chat: ChatSetup) -> None:
     chat.add_notes(notices.lines)
 
 
-async def compact_command(session: AgentSession, argument: str | None) -> str:
+def chat_session(session: SessionHandle) -> AgentSession:
+    """The chat's session as the :class:`~agentcore.AgentSession` the chat hands its commands."""
+    if not isinstance(session, AgentSession):
+        raise ConfigError(f"a chat command runs on an AgentSession, got {session!r}")
+    return session
+
+
+async def compact_command(session: SessionHandle, argument: str | None) -> str:
     """``/compact``: prints nothing itself when it succeeds (the notice says what was done).
 
     A compaction that cannot be done is reported, and the chat goes on.
     """
     try:
-        await compact(session, argument)
+        await compact(chat_session(session), argument)
     except CompactError as exc:
         return f"nothing compacted: {printable(str(exc))}"
     return ""
 
 
-async def summary_command(session: AgentSession, argument: str | None) -> str:
+async def summary_command(session: SessionHandle, argument: str | None) -> str:
     """``/summary``: the slot's summary and what it covers, else the stored summary."""
     focused = (await session.get_slot()).config.focused
     if focused is not None and focused.summary_override is not None:
         covered = f"messages 0..{focused.summary_covers - 1}"
         return f"summary of {covered}:\n{printable(focused.summary_override)}"
-    summary = await get_conversation_summary(session)
+    summary = await get_conversation_summary(chat_session(session))
     return "no summary yet" if summary is None else f"summary:\n{printable(summary)}"

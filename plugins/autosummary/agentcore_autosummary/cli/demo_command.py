@@ -10,21 +10,29 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agentcore.agent import Agent
-from agentcore.builder import AgentBuilder
-from agentcore.cli.arg_types import positive_int
-from agentcore.cli.database import add_db_argument, open_or_create
-from agentcore.cli.errors import EXIT_USAGE, CliError
-from agentcore.cli.extensions import CommandGroup
-from agentcore.cli.meter import format_tokens, meter
-from agentcore.cli.text import plural, printable
-from agentcore.errors import ConfigError
-from agentcore.messages import Message
-from agentcore.session import AgentSession
-from agentcore.slots import FocusedConfig
-from agentcore.stores import SqliteStore
+from agentcore.cli.plugin_api import (
+    EXIT_USAGE,
+    CliError,
+    CommandGroup,
+    add_db_argument,
+    format_tokens,
+    meter,
+    open_or_create,
+    plural,
+    positive_int,
+    printable,
+)
+from agentcore.plugin_api import (
+    Agent,
+    AgentBuilder,
+    AgentSession,
+    ConfigError,
+    FocusedConfig,
+    Message,
+    SqliteStore,
+    count_tokens,
+)
 from agentcore.testing import MockProvider
-from agentcore.tokens import count_tokens
 from agentcore_autosummary.cli.notices import summary_line
 from agentcore_autosummary.cli.options import (
     SUMMARY_SETTING,

@@ -5,10 +5,8 @@ from __future__ import annotations
 from attrs import define, field
 
 from agentcore import TurnContext, hookimpl
-from agentcore.cli.console import note
-from agentcore.cli.meter import format_tokens
-from agentcore.cli.text import plural
-from agentcore.tokens import count_text_tokens
+from agentcore.cli.plugin_api import format_tokens, note, plural
+from agentcore.plugin_api import count_text_tokens
 from agentcore_autosummary.summary_info import SummaryInfo, SummaryRequestInfo
 
 

@@ -6,8 +6,7 @@ import argparse
 import re
 from typing import Any
 
-from agentcore.cli.arg_types import positive_int, ratio
-from agentcore.cli.errors import EXIT_USAGE, CliError
+from agentcore.cli.plugin_api import EXIT_USAGE, CliError, positive_int, ratio
 
 SUMMARY_SETTING = "summary_config"
 """The builder setting the autosummary plugin owns."""

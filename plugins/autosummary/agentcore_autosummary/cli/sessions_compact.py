@@ -6,21 +6,25 @@ import argparse
 import asyncio
 
 from agentcore import Agent, AgentBuilder, AgentSession, ConfigError, LlmError
-from agentcore.cli.chat_command import (
+from agentcore.cli.plugin_api import (
     DEFAULT_MAX_CONTEXT_TOKENS,
     DEFAULT_SYSTEM_PROMPT,
+    EXIT_USAGE,
+    CliError,
+    CommandGroup,
+    add_db_argument,
     add_provider_arguments,
     check_api_key,
+    check_existing,
+    db_path,
     explain_llm_error,
+    format_tokens,
+    note,
+    open_existing,
+    printable,
     provider_from_args,
+    require_session,
 )
-from agentcore.cli.console import note
-from agentcore.cli.database import add_db_argument, check_existing, db_path, open_existing
-from agentcore.cli.errors import EXIT_USAGE, CliError
-from agentcore.cli.extensions import CommandGroup
-from agentcore.cli.meter import format_tokens
-from agentcore.cli.session_report import require_session
-from agentcore.cli.text import printable
 from agentcore_autosummary.cli.notices import SummaryNotices
 from agentcore_autosummary.cli.options import (
     SUMMARY_SETTING,

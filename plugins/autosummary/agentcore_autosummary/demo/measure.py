@@ -4,12 +4,8 @@ from __future__ import annotations
 
 from attrs import frozen
 
-from agentcore.cli.meter import (
-    context_tokens as context_tokens,  # the demo measures as the chat does
-)
-from agentcore.session import AgentSession
-from agentcore.slots import ContextSlot
-from agentcore.tokens import count_text_tokens
+from agentcore.cli.plugin_api import context_tokens as context_tokens
+from agentcore.plugin_api import AgentSession, ContextSlot, count_text_tokens
 
 SummaryState = tuple[str | None, int]
 """A slot's summary text (None before the first) and the index it covers up to."""

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import re
 
-from agentcore.llm import LlmRequest
-from agentcore.tokens import count_text_tokens
+from agentcore.plugin_api import LlmRequest, count_text_tokens
 from agentcore_autosummary.demo.script import DemoScript
 
 FALLBACK_REPLY = "(MockProvider) The demo script has no reply for that message."

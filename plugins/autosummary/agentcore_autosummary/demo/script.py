@@ -9,8 +9,7 @@ from typing import Any
 
 from attrs import field, frozen
 
-from agentcore.errors import ConfigError
-from agentcore.validators import NON_EMPTY_STR
+from agentcore.plugin_api import NON_EMPTY_STR, ConfigError
 
 SCRIPT_RESOURCE = "conversation.json"
 """The file of :mod:`agentcore_autosummary.demo` that holds the conversation."""
