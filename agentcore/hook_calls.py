@@ -1,7 +1,7 @@
-"""Calling hooks: ``bundle.hooks``, one typed method per core hook, and :func:`call_hook`.
+"""Calling hooks: :class:`CoreHooks`, one typed method per core hook, and :func:`call_hook`.
 
-The core calls each of its hooks through :class:`CoreHooks` (a bundle's
-``bundle.hooks``), so a hook's name and arguments are checked by mypy, and
+The core calls each of its hooks through :class:`CoreHooks`
+(``CoreHooks(bundle.plugin_manager)``), so a hook's name and arguments are checked by mypy, and
 the awaited ones go through the one call loop, :func:`call_hook`, which reads
 each hook's policy from its spec (:func:`agentcore.hookspecs.hook_policy`).
 A plugin that declares hooks of its own calls them the same way:
@@ -35,7 +35,7 @@ __all__ = ["CoreHooks", "await_me_maybe", "call_hook"]
 class CoreHooks:
     """The core's hooks of one plugin manager, as typed keyword-only methods.
 
-    ``bundle.hooks`` is the one of a bundle. Each method fires the hook of
+    ``CoreHooks(bundle.plugin_manager)`` calls a bundle's. Each method fires the hook of
     its name (documented in :mod:`agentcore.hookspecs`): the awaited hooks
     through :func:`call_hook`, under the policy their spec declares; the
     synchronous ones (``register_*``) through pluggy's own call. Wrappers

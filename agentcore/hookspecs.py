@@ -21,8 +21,8 @@ Each spec declares how agentcore calls it with
 still run), ``propagate=(...)`` (exception types that reach the caller all
 the same), or ``sync=True`` (pluggy calls it synchronously).
 :func:`agentcore.hook_calls.call_hook` reads the policy from the spec, and
-``bundle.hooks`` (:class:`agentcore.hook_calls.CoreHooks`) has one typed
-method per hook.
+``CoreHooks(plugin_manager)`` (:class:`agentcore.hook_calls.CoreHooks`) has
+one typed method per hook.
 """
 
 from __future__ import annotations
