@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from agentcore import AudioBlock, FileBlock, ImageBlock, Message, TextBlock, ToolUseBlock
 
 # Valid Unicode (no surrogates), with at least one character that is not blank.
-_chars = st.characters(exclude_categories=("Cs",))
+_chars = st.characters(exclude_categories=["Cs"])
 text = st.text(_chars, min_size=1, max_size=40).filter(lambda t: t.strip() != "")
 json_value = st.one_of(st.integers(-(10**6), 10**6), st.booleans(), st.none(), text)
 arguments = st.dictionaries(text, json_value, max_size=3)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 import sys
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -12,7 +14,7 @@ from agentcore import Usage
 from agentcore.pricing import LIST_PRICES
 
 
-def _load_billing() -> object:
+def _load_billing() -> ModuleType:
     """bench/billing.py by its path: the bench is not a package the test envs install."""
     path = Path(__file__).resolve().parents[1] / "bench" / "billing.py"
     spec = importlib.util.spec_from_file_location("bench_billing", path)
@@ -23,13 +25,16 @@ def _load_billing() -> object:
     return module
 
 
-billing = _load_billing()
-TTL_SECONDS = billing.TTL_SECONDS  # type: ignore[attr-defined]
-AnthropicCache = billing.AnthropicCache  # type: ignore[attr-defined]
-Bill = billing.Bill  # type: ignore[attr-defined]
-Block = billing.Block  # type: ignore[attr-defined]
-OpenAICache = billing.OpenAICache  # type: ignore[attr-defined]
-turn_start = billing.turn_start  # type: ignore[attr-defined]
+if TYPE_CHECKING:  # the types of the module loaded below
+    from bench import billing
+else:
+    billing = _load_billing()
+TTL_SECONDS = billing.TTL_SECONDS
+AnthropicCache = billing.AnthropicCache
+Bill = billing.Bill
+Block = billing.Block
+OpenAICache = billing.OpenAICache
+turn_start = billing.turn_start
 
 
 def _blocks(*tokens: int, start: int = 0) -> list[Block]:

@@ -42,7 +42,7 @@ def test_agent_refuses_bad_request_settings(settings: dict[str, object], field: 
 def test_agent_settings_are_normalised() -> None:
     agent = Agent("a", max_tokens=10, temperature=0, stop="END")
     assert agent.stop == ("END",)
-    assert Agent("a", stop=None).stop == ()  # type: ignore[arg-type]
+    assert Agent("a", stop=None).stop == ()
 
 
 def test_reply_reservation_is_the_cap_or_a_share_of_the_window() -> None:

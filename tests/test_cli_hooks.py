@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 
-from agentcore import AgentBuilder, AgentSession, hookimpl
+from agentcore import AgentBuilder, hookimpl
 from agentcore.cli import build_parser, chat_loop
 from agentcore.cli.chat_loop import ChatLoop, ChatOutput
 from agentcore.cli.extensions import ChatCommand, ChatSetup, CommandGroup
 from agentcore.plugins import create_plugin_manager
+from agentcore.session_handle import SessionHandle
 
 
 class _Greeter:
@@ -34,7 +35,7 @@ class _Greeter:
     def register_chat_commands(self, chat: ChatSetup) -> None:
         seen: list[str] = []
 
-        async def echo(session: AgentSession, argument: str | None) -> str:
+        async def echo(session: SessionHandle, argument: str | None) -> str:
             text = argument or ""
             seen.append(text)
             return text.upper() if chat.args.shout else text
@@ -103,7 +104,7 @@ async def test_hook_register_chat_commands(
 
 
 def test_a_chat_command_needs_a_slash_name_and_a_free_one() -> None:
-    async def run(session: AgentSession, argument: str | None) -> str:
+    async def run(session: SessionHandle, argument: str | None) -> str:
         return ""
 
     with pytest.raises(ValueError, match="'/' and a word"):

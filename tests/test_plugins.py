@@ -8,7 +8,7 @@ import textwrap
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import attrs
 import pytest
@@ -25,6 +25,7 @@ from agentcore import (
     hookimpl,
     hookspecs,
 )
+from agentcore.call_hooks import HookedProvider
 from agentcore.hook_calls import call_hook
 from agentcore.plugins import create_plugin_manager, list_plugins
 from agentcore.providers import check_provider_name
@@ -234,7 +235,7 @@ async def test_hook_on_turn_end(make_session: MakeSession) -> None:
     assert ctx.usage is not None and ctx.usage.total_tokens > 0
     assert ctx.response is not None and ctx.response.text == "reply"
     assert ctx.cost.total() == ctx.usage
-    assert ctx.provider.wrapped is provider and ctx.slot.id == "default"
+    assert cast(HookedProvider, ctx.provider).wrapped is provider and ctx.slot.id == "default"
     assert ctx.store is session.bundle.store and ctx.memory is session.memory
     assert ctx.config is session.bundle.config and ctx.is_stream is False
     # The turn is already stored when the hook fires.

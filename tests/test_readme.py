@@ -112,7 +112,7 @@ def _fake_tox_venv(repo: Path, log: Path, status: int = 0) -> None:
 
 def _run_test_script(
     tmp_path: Path, pythons: list[str], extra_env: dict[str, str], shims: tuple[str, ...] = ()
-):
+) -> tuple[subprocess.CompletedProcess[str], str]:
     repo = tmp_path / "repo"
     (repo / "scripts").mkdir(parents=True)
     shutil.copy(ROOT / "scripts" / "test", repo / "scripts" / "test")

@@ -238,7 +238,8 @@ async def test_streamed_turn_yields_text_and_finalizes_on_exhaustion(
     stream = session.submit_turn_stream("stream please")
     chunks = [event.text async for event in stream]
     assert "".join(chunks) == "a streamed reply"
-    assert sum(isinstance(e, TextDelta) for e in []) == 0
+    no_events: list[object] = []
+    assert sum(isinstance(e, TextDelta) for e in no_events) == 0
     assert stream.message is not None and stream.message.text == "a streamed reply"
     assert session.turn_index == 1
     await session.submit_turn("again")

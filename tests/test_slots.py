@@ -115,9 +115,9 @@ def test_a_stored_focused_config_keeps_the_role_it_was_stored_with() -> None:
     assert loaded is not None and loaded.summary_role == "user"
     # Every config stored now carries its role, the default one too, and reads back the same.
     for role in ("user", "system"):
-        config = SlotConfig(FocusedConfig(summary_override="S", summary_role=role))  # type: ignore[arg-type]
+        config = SlotConfig(FocusedConfig(summary_override="S", summary_role=role))
         stored = config_to_json(config)
-        assert stored["focused"]["summary_role"] == role  # type: ignore[index,call-overload]
+        assert stored["focused"]["summary_role"] == role
         assert config_from_json(stored, where="new") == config
     assert config_to_json(SlotConfig()) == {"mode": "full", "state": {}}
 

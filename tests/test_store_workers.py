@@ -75,7 +75,7 @@ class Worker:
 
 def turns_of(history: list[Message]) -> list[tuple[str, int]]:
     """(role, turn) of each stored message, read from the markers."""
-    found = []
+    found: list[tuple[str, int]] = []
     for message in history:
         turns = MARKER.findall(message.text)
         assert len(turns) == 1, message

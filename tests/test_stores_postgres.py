@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -16,11 +16,15 @@ from agentcore.errors import ConfigError, CorruptDataError, StoreError
 from agentcore.messages import Message
 from agentcore.stores import MessageAppend, SessionState, StoreWrite
 
-psycopg = pytest.importorskip("psycopg")
-psycopg_pool = pytest.importorskip("psycopg_pool")
+if TYPE_CHECKING:
+    import psycopg
+    import psycopg_pool
+else:
+    psycopg = pytest.importorskip("psycopg")
+    psycopg_pool = pytest.importorskip("psycopg_pool")
 
-from agentcore.stores import PostgresStore  # noqa: E402
-from agentcore.stores import _pg_schema as postgres_module  # noqa: E402
+from agentcore.stores import PostgresStore
+from agentcore.stores import _pg_schema as postgres_module
 
 
 def msgs(n: int, prefix: str = "m") -> list[Message]:
@@ -69,7 +73,7 @@ def test_bad_dsn_is_a_config_error(given: Any, names: str) -> None:
 def test_a_sync_pool_is_refused() -> None:
     pool = psycopg_pool.ConnectionPool("host=/nonexistent", open=False)
     with pytest.raises(ConfigError, match="AsyncConnectionPool"):
-        PostgresStore(pool)
+        PostgresStore(pool)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -354,7 +358,7 @@ async def test_corrupt_rows_are_named(store: PostgresStore, raw: Any) -> None:
 # -- cost of a write -------------------------------------------------------------------------
 
 
-class _TracingCursor(psycopg.AsyncCursor):  # type: ignore[misc]
+class _TracingCursor(psycopg.AsyncCursor[Any]):
     """Records each statement the store runs."""
 
     trace: list[str] | None = None

@@ -440,7 +440,7 @@ async def test_turn_timeout_covers_a_streamed_turn(agent: Agent) -> None:
             await asyncio.sleep(0.01)
 
     provider = MockProvider(["unused"])
-    provider.stream = drip  # type: ignore[method-assign,assignment]
+    provider.stream = drip  # type: ignore[method-assign]
     # 1,000 events 10 ms apart take 10 s or more: a 2 s deadline ends the stream midway,
     # and the first event comes well within it even on a loaded machine.
     session = _deadline_session(agent, provider, seconds=2)
@@ -463,7 +463,7 @@ async def test_a_deadline_that_passes_while_the_caller_holds_an_event_ends_the_t
             await asyncio.sleep(0.01)
 
     provider = MockProvider(["unused"])
-    provider.stream = drip  # type: ignore[method-assign,assignment]
+    provider.stream = drip  # type: ignore[method-assign]
     session = _deadline_session(agent, provider, seconds=2)
     seen = 0
     with pytest.raises(TurnTimeoutError):

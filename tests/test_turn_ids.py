@@ -27,7 +27,7 @@ def _replies() -> MockProvider:
         count += 1
         return f"reply {count}"
 
-    return MockProvider(responder=respond)  # type: ignore[arg-type]
+    return MockProvider(responder=respond)
 
 
 async def test_a_resubmitted_turn_id_returns_the_stored_turn(store_engine: StoreEngine) -> None:

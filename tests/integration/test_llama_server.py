@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 import httpx
@@ -124,7 +124,7 @@ def _agent_and_cap(cap: int) -> tuple[Agent, int | None]:
     budget reserves it); otherwise the provider adds it to turn requests.
     """
     if "max_tokens" in attrs.fields_dict(Agent):
-        return Agent("it", system_prompt=SYSTEM_PROMPT, max_tokens=cap), None  # type: ignore[call-arg]
+        return Agent("it", system_prompt=SYSTEM_PROMPT, max_tokens=cap), None
     return Agent("it", system_prompt=SYSTEM_PROMPT), cap
 
 
@@ -150,7 +150,7 @@ class CappedProvider(RecordingProvider):
 def make_conversation(
     server: LlamaServer,
     *,
-    mode: str,
+    mode: Literal["inline", "background"],
     stream: bool,
     tools: ToolRegistry | None = None,
     session_id: str,
@@ -320,7 +320,7 @@ def plot_tools(calls: list[str]) -> ToolRegistry:
 async def test_long_chat_stays_in_the_window(
     llama_server: LlamaServer,
     figures: list[dict[str, Any]],
-    mode: str,
+    mode: Literal["inline", "background"],
     stream: bool,
     request: pytest.FixtureRequest,
 ) -> None:
@@ -345,7 +345,7 @@ async def test_long_chat_stays_in_the_window(
 async def test_pasted_documents_and_a_tool(
     llama_server: LlamaServer,
     figures: list[dict[str, Any]],
-    mode: str,
+    mode: Literal["inline", "background"],
     stream: bool,
     request: pytest.FixtureRequest,
 ) -> None:

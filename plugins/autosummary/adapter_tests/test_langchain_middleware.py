@@ -9,7 +9,13 @@ import pytest
 from adapter_helpers import summarizer
 from langchain.agents import create_agent
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.tools import tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -93,7 +99,7 @@ async def test_each_model_call_gets_the_compacted_messages_and_the_state_keeps_a
     assert "Summary" in str(last[1].content)
     assert max(sizes(model)) + reply_reservation(None, WINDOW) <= WINDOW
     calls = {c["id"] for m in last if isinstance(m, AIMessage) for c in m.tool_calls}
-    results = {m.tool_call_id for m in last if m.type == "tool"}
+    results = {m.tool_call_id for m in last if m.type == "tool" and isinstance(m, ToolMessage)}
     assert calls == results  # no call without its result in any request
     ids = {message.id for message in state["messages"]}
     verbatim = [message for message in last[1:] if message.id is not None]

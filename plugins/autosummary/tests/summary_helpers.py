@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 from agentcore import ContextWindowExceededError, LlmRequest, LlmResponse, Message, Usage
 from agentcore.budget import reply_reservation
@@ -27,7 +27,14 @@ class Replies:
         return self.reply
 
 
-TINY_WINDOW = {"max_context_tokens": 2000, "max_summary_tokens": 200}
+class WindowSizes(TypedDict):
+    """The window fields of a :class:`SummaryConfig`, to pass as ``**sizes``."""
+
+    max_context_tokens: int
+    max_summary_tokens: int
+
+
+TINY_WINDOW: WindowSizes = {"max_context_tokens": 2000, "max_summary_tokens": 200}
 """A window that holds a summary request, for configs whose watermark is tiny."""
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Literal
 
 import pytest
 from summary_helpers import Replies
@@ -14,6 +15,7 @@ from agentcore import (
     FocusedConfig,
     InMemoryStore,
     LlmRequest,
+    LlmResponse,
     Message,
     SlotConfig,
 )
@@ -59,7 +61,9 @@ class CountingReplies(Replies):
 
 
 @pytest.mark.parametrize("mode", ["inline", "background"])
-async def test_a_turn_makes_at_most_the_configured_summary_calls(mode: str) -> None:
+async def test_a_turn_makes_at_most_the_configured_summary_calls(
+    mode: Literal["inline", "background"],
+) -> None:
     store = await backlog_store(300)
     replies = Replies()
     provider = MockProvider(responder=replies)
@@ -123,7 +127,7 @@ async def test_chunk_summaries_run_concurrently_and_are_merged() -> None:
         return "summary"
 
     class Provider(MockProvider):
-        async def complete(self, request: LlmRequest) -> object:  # type: ignore[override]
+        async def complete(self, request: LlmRequest) -> LlmResponse:
             if request.purpose == "summary":
                 await summarize(request)
             return await super().complete(request)

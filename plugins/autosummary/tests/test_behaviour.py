@@ -350,6 +350,7 @@ async def test_full_strategy_reads_the_whole_history_and_still_shrinks_the_conte
     config = SummaryConfig(
         max_context_tokens=1000, max_summary_tokens=200, strategy="full", debounce_turns=1
     )
+    assert config.max_context_tokens is not None  # for mypy: set just above
     session = make_session(provider, summary=config, mode=FocusedConfig())
     while len(provider.calls_for("summary")) < 2:
         await session.submit_turn("An ordinary question that takes a handful of tokens, please.")

@@ -9,6 +9,7 @@ over budget (tools and the reply reservation included), refused requests.
 from __future__ import annotations
 
 import random
+from typing import Literal
 
 import pytest
 from summary_helpers import StrictServer
@@ -84,7 +85,9 @@ async def run_turns(chat: AgentSession, messages: list[str], *, stream: bool = F
 
 @pytest.mark.parametrize("stream", [False, True], ids=["submit", "stream"])
 @pytest.mark.parametrize("mode", ["inline", "background"])
-async def test_every_request_fits_a_2048_server_in_its_own_tokens(mode: str, stream: bool) -> None:
+async def test_every_request_fits_a_2048_server_in_its_own_tokens(
+    mode: Literal["inline", "background"], stream: bool
+) -> None:
     # Issue 9: summary requests refused ("3367 tokens: 2343 in the messages, 1024 in the
     # completion"), then a background-mode turn of 2057 tokens refused.
     server = StrictServer(2048, turn=lambda request: text(120, len(request.messages)))
@@ -170,7 +173,7 @@ async def test_a_failed_attempt_never_stops_the_next_one_even_after_a_resume() -
             raise ServiceUnavailableError("summary backend down", status_code=503)
         return "A short summary."
 
-    server = StrictServer(2048, summary=summary)  # type: ignore[arg-type]
+    server = StrictServer(2048, summary=summary)
     config = SummaryConfig(
         max_context_tokens=2048,
         debounce_turns=1000,

@@ -101,7 +101,7 @@ async def test_compact_refuses_a_full_slot_and_reports_a_failed_summary(agent: A
     with pytest.raises(CompactError, match="summary failed") as raised:
         await compact(session)
     assert isinstance(raised.value.__cause__, ServiceUnavailableError)
-    assert (await session.get_slot()).config.focused.summary_override is None  # type: ignore[union-attr]
+    assert (await session.get_slot()).config.focused.summary_override is None
     await session.set_mode("full")
     with pytest.raises(CompactError, match="Full mode"):
         await compact(session)

@@ -289,6 +289,7 @@ async def test_the_reported_usage_teaches_how_the_server_counts() -> None:
         usage = Usage(served, 30)
         history.append({"role": "assistant", "content": text(30, turn)})
     assert max(sizes) <= WINDOW  # sized in the server's tokens once it reported them
+    assert state is not None  # the loop ran
     assert CORRECTION_KEY in state.data  # learned, and kept in the state
     assert state.sent_tokens is not None
     with pytest.raises(ConfigError, match="usage must be an agentcore Usage"):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from summary_helpers import StrictServer
@@ -86,7 +86,7 @@ FAULTS: dict[str, Callable[[LlmRequest], Any]] = {
     "blank": lambda request: "  \n\t ",
     "lone-surrogate": lambda request: "A summary \ud800 with a lone surrogate.",
     "tool-call": lambda request: LlmResponse(
-        Message.assistant([ToolUseBlock(id="call-1", name="lookup", input={})])
+        Message.assistant(tool_calls=[ToolUseBlock(id="call-1", name="lookup", arguments={})])
     ),
     "copy-of-input": _copy_input,
     "huge": lambda request: text(20_000, 1),
@@ -96,8 +96,8 @@ FAULTS: dict[str, Callable[[LlmRequest], Any]] = {
 }
 
 
-def _session(server: StrictServer, mode: str) -> AgentSession:
-    config = SummaryConfig(max_context_tokens=WINDOW, mode=mode, timeout=1.0)  # type: ignore[arg-type]
+def _session(server: StrictServer, mode: Literal["inline", "background"]) -> AgentSession:
+    config = SummaryConfig(max_context_tokens=WINDOW, mode=mode, timeout=1.0)
     bundle = (
         AgentBuilder()
         .provider(server.provider)
@@ -119,7 +119,7 @@ async def _turn(chat: AgentSession, message: str, stream: bool) -> None:
 @pytest.mark.parametrize("mode", ["inline", "background"])
 @pytest.mark.parametrize("fault", sorted(FAULTS))
 async def test_every_turn_is_answered_inside_the_window_whatever_the_summarizer_does(
-    fault: str, mode: str, stream: bool
+    fault: str, mode: Literal["inline", "background"], stream: bool
 ) -> None:
     server = StrictServer(WINDOW, ratio=1.0, summary=FAULTS[fault])
     chat = _session(server, mode)
@@ -194,7 +194,9 @@ async def test_a_summary_with_a_lone_surrogate_is_repaired_and_applied() -> None
 
 
 @pytest.mark.parametrize("mode", ["inline", "background"])
-async def test_an_unknown_window_is_learned_from_the_one_refusal_that_names_it(mode: str) -> None:
+async def test_an_unknown_window_is_learned_from_the_one_refusal_that_names_it(
+    mode: Literal["inline", "background"],
+) -> None:
     # Issue 20: with max_context_tokens=None an unknown model was planned for 32,000
     # tokens against a server that serves 2,048: 32 of 40 turns failed, 128 refusals.
     server = StrictServer(2048, ratio=1.0)
@@ -202,7 +204,7 @@ async def test_an_unknown_window_is_learned_from_the_one_refusal_that_names_it(m
     store = InMemoryStore()
 
     def new_session() -> AgentSession:
-        config = SummaryConfig(mode=mode)  # type: ignore[arg-type]
+        config = SummaryConfig(mode=mode)
         bundle = AgentBuilder().provider(server.provider).store(store)
         return AgentSession(
             AGENT, "learn", bundle.setting("summary_config", config).build(), FocusedConfig()

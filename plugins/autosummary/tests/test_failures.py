@@ -7,7 +7,7 @@ import asyncio
 import random
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 
@@ -25,8 +25,17 @@ from agentcore_autosummary import SummaryConfig, get_conversation_summary
 
 MakeSession = Callable[..., AgentSession]
 
+
 # A window just large enough for a summary request, with a watermark every turn reaches.
-SMALL = {"max_context_tokens": 600, "max_summary_tokens": 32, "keep_recent_tokens": 10}
+class SmallWindow(TypedDict):
+    """The size fields of :data:`SMALL`, typed for ``SummaryConfig(**SMALL)``."""
+
+    max_context_tokens: int
+    max_summary_tokens: int
+    keep_recent_tokens: int
+
+
+SMALL: SmallWindow = {"max_context_tokens": 600, "max_summary_tokens": 32, "keep_recent_tokens": 10}
 INLINE = SummaryConfig(trigger_token_ratio=0.02, **SMALL)
 BACKGROUND = SummaryConfig(trigger_token_ratio=0.02, mode="background", **SMALL)
 

@@ -72,7 +72,8 @@ def _words(number: int) -> str:
 
 def _conversation(request: LlmRequest) -> str:
     # The last fenced part: the new messages (the previous summary is a part before it).
-    return re.findall(r"```text\n(.*?)\n```", request.messages[-1].text, re.DOTALL)[-1]
+    parts: list[str] = re.findall(r"```text\n(.*?)\n```", request.messages[-1].text, re.DOTALL)
+    return parts[-1]
 
 
 def _good(request: LlmRequest) -> str:

@@ -148,8 +148,8 @@ async def test_a_summary_request_starts_with_the_previous_turn_request(kind: str
     session = AgentSession(
         Agent("a", system_prompt="You are terse.", model="m"), "s", bundle, FocusedConfig()
     )
-    for turn in range(24):
-        await session.submit_turn(f"Turn {turn}: key k{turn} is on port 8443. " + FILLER)
+    for number in range(24):
+        await session.submit_turn(f"Turn {number}: key k{number} is on port 8443. " + FILLER)
     await session.aclose()
     await client.aclose()
 

@@ -102,6 +102,7 @@ async def test_300_turns_never_overflow_and_summary_requests_stay_bounded(
 
     provider = MockProvider(responder=responder)
     config = SummaryConfig(max_context_tokens=2_000)
+    assert config.max_context_tokens is not None  # for mypy: set just above
     session = make_session(provider, summary=config, mode=FocusedConfig())
     for _ in range(300):
         message = sentence(rng.randint(5, 90))  # each well under 5% of the window

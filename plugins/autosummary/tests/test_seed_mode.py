@@ -112,7 +112,7 @@ async def test_summary_failure_does_not_block(make_session: MakeSession) -> None
             return LlmError("summary backend down")
         return "fine"
 
-    provider = MockProvider(responder=respond, usage=SPEC_USAGE)  # type: ignore[arg-type]
+    provider = MockProvider(responder=respond, usage=SPEC_USAGE)
     session = make_session(provider, summary=SPEC_TEST, mode=FocusedConfig())
     for i in range(6):
         assert (await session.submit_turn(f"message {i}")).text == "fine"

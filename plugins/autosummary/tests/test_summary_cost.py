@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import attrs
 import pytest
@@ -111,7 +112,7 @@ class DyingStore(SqliteStore):
 
 @pytest.mark.parametrize("mode", ["inline", "background"])
 async def test_a_summary_call_killed_before_its_apply_keeps_its_cost(
-    agent: Agent, tmp_path: Path, mode: str
+    agent: Agent, tmp_path: Path, mode: Literal["inline", "background"]
 ) -> None:
     """20 workers killed between a summary call and its apply: 0 lose the call's cost."""
     path = tmp_path / "killed.db"

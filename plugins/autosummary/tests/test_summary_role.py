@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from agentcore import (
     Agent,
@@ -39,7 +40,7 @@ class CopyingSummarizer:
 
 
 async def requests_with_injected_system_text(
-    agent: Agent, summary_role: str | None
+    agent: Agent, summary_role: Literal["system", "user"] | None
 ) -> tuple[int, int]:
     """32 turns with summaries: requests whose system messages hold the user's text, summaries."""
     summarizer = CopyingSummarizer()

@@ -41,6 +41,7 @@ async def test_a_message_window_never_drops_a_message_silently(make_session: Mak
     # Every covered user message was read by a summary request.
     prompts = " ".join(summarized)
     history = await session.history()
+    assert focused is not None  # the last turn's, checked in the loop
     for index in range(focused.summary_covers):
         message = history[index]
         if message.role == "user":

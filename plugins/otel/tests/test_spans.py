@@ -45,7 +45,8 @@ def parent_id(span: ReadableSpan) -> int | None:
 
 def span_id(span: ReadableSpan) -> int:
     assert span.context is not None
-    return span.context.span_id
+    found: int = span.context.span_id  # the SDK leaves ReadableSpan.context untyped
+    return found
 
 
 def summarizing(request: LlmRequest) -> str:
