@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import logging
 import re
+import sys
 
 import pytest
+from cli_runner import RunCli
 
 from agentcore import __version__
 from agentcore.cli import build_parser, main
@@ -91,3 +94,23 @@ def test_a_broken_plugin_is_one_line_not_a_traceback(
     assert err.startswith("agentcore plugins: error: cannot import a module")
     assert "AGENTCORE_DISABLED_PLUGINS" in err
     assert len(err.splitlines()) == 1
+
+
+def test_main_runs_again_and_again_in_one_process(
+    run_cli: RunCli, closed_port: int, require_openai_provider: None
+) -> None:
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    streams = sys.stdin, sys.stdout, sys.stderr
+    chat = ["chat", "--base-url", f"http://127.0.0.1:{closed_port}/v1", "--max-retries", "1"]
+    for _ in range(2):
+        verbose = run_cli("-v", *chat, input="hi\n")
+        assert verbose.returncode == 1 and "retrying" in verbose.stderr
+        quiet = run_cli(*chat, input="hi\n")
+        assert quiet.returncode == 1
+        assert "retrying" not in quiet.stderr  # -v of the run before is gone
+        assert run_cli("--version").returncode == 0
+        assert run_cli("sessions").returncode == 2
+    # Nothing of the runs is left on the process: log handlers, level, standard streams.
+    assert (list(root.handlers), root.level) == (handlers, level)
+    assert (sys.stdin, sys.stdout, sys.stderr) == streams

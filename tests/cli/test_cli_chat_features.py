@@ -4,11 +4,10 @@ multi-line input, an up-front missing-key message and ``python -m agentcore``.""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import run_cli_process
 
 from agentcore import __version__
 
@@ -191,14 +190,7 @@ def test_local_server_needs_no_key(run_cli, chat_args) -> None:
 
 
 def test_python_dash_m_agentcore(cli_env: dict[str, str], tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "agentcore", "--version"],
-        capture_output=True,
-        text=True,
-        env=cli_env,
-        cwd=tmp_path,
-        timeout=60,
-    )
+    result = run_cli_process(["--version"], env=cli_env, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"agentcore {__version__}"
 

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from cli_runner import run_cli_process
 
 SCRIPT = shutil.which("agentcore")
 
@@ -16,16 +17,7 @@ pytestmark = pytest.mark.skipif(SCRIPT is None, reason="the agentcore script is 
 
 def _run(cli_env: dict[str, str], tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     assert SCRIPT is not None
-    return subprocess.run(
-        [SCRIPT, *args],
-        input="",
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        env=cli_env,
-        cwd=tmp_path,
-        timeout=60,
-    )
+    return run_cli_process(args, env=cli_env, cwd=tmp_path, command=[SCRIPT])
 
 
 def test_console_script(cli_env: dict[str, str], tmp_path: Path) -> None:

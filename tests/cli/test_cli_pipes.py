@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import run_cli_process
 
 from agentcore.cli.errors import EXIT_BROKEN_PIPE
 
@@ -22,16 +23,7 @@ def _run_with_closed_stdout(
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        return subprocess.run(
-            [sys.executable, "-m", "agentcore", *args],
-            input=input,
-            stdout=write_end,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-            cwd=cwd,
-            timeout=60,
-        )
+        return run_cli_process(args, input=input, env=env, cwd=cwd, stdout=write_end)
     finally:
         os.close(write_end)
 
