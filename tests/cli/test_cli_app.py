@@ -28,7 +28,7 @@ def test_help_on_every_command(command: list[str], capsys: pytest.CaptureFixture
     assert out.startswith(f"usage: {' '.join(['agentcore', *command])}")
 
 
-def test_help_through_the_module(run_cli) -> None:
+def test_help_lists_the_core_commands(run_cli: RunCli) -> None:
     result = run_cli("--help")
     assert result.returncode == 0
     for command in ("chat", "plugins", "sessions"):
@@ -37,12 +37,12 @@ def test_help_through_the_module(run_cli) -> None:
     assert not re.search(r"^ +demo ", result.stdout, re.M) and "(from autosummary)" not in (
         result.stdout
     )
-    for command in (["demo"], ["sessions", "compact", "chat"]):
-        missing = run_cli(*command)
+    for plugin_command in (["demo"], ["sessions", "compact", "chat"]):
+        missing = run_cli(*plugin_command)
         assert missing.returncode == 2 and "invalid choice: " in missing.stderr
 
 
-def test_version(run_cli) -> None:
+def test_version(run_cli: RunCli) -> None:
     result = run_cli("--version")
     assert result.returncode == 0
     assert result.stdout.strip() == f"agentcore {__version__}"
@@ -62,7 +62,7 @@ def test_version(run_cli) -> None:
     ],
     ids=lambda a: " ".join(a) or "no arguments",
 )
-def test_bad_arguments_exit_2_with_usage(args: list[str], run_cli) -> None:
+def test_bad_arguments_exit_2_with_usage(args: list[str], run_cli: RunCli) -> None:
     result = run_cli(*args)
     assert result.returncode == 2
     assert result.stdout == ""
