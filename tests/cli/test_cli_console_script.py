@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -25,14 +24,8 @@ def test_console_script(cli_env: dict[str, str], tmp_path: Path) -> None:
     assert version.returncode == 0
     assert version.stdout.startswith("agentcore ")
 
-    plugins = _run(cli_env, tmp_path, "plugins")
-    assert plugins.returncode == 0, plugins.stderr
-    assert isinstance(json.loads(plugins.stdout), list)
-
-    missing = _run(cli_env, tmp_path, "sessions", "list", "--db", str(tmp_path / "none.db"))
-    assert missing.returncode == 1
-    assert "no database at" in missing.stderr
-
+    # The exit code main() returns is the script's (what each command does is tested
+    # in this process, through the same main()).
     usage = _run(cli_env, tmp_path, "sessions", "show")
     assert usage.returncode == 2
     assert usage.stderr.startswith("usage: agentcore sessions show")
