@@ -28,8 +28,9 @@ SETTLE_ROUNDS = 5
 
 async def _settle(traces: Traces, turns: int) -> None:
     """Collect the abandoned stream until ``turns`` turn spans have ended (bounded)."""
-    for _ in range(SETTLE_ROUNDS):  # The loop closes a collected generator soon after.
-        gc.collect()
+    for round in range(SETTLE_ROUNDS):  # The loop closes a collected generator soon after.
+        if round:  # First without a collection: a stream no cycle holds is freed at once.
+            gc.collect()
         await asyncio.sleep(0.01)
         if len(traces.named("invoke_agent")) >= turns:
             return
