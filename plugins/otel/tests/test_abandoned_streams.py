@@ -28,8 +28,8 @@ SETTLE_ROUNDS = 5
 
 async def _settle(traces: Traces, turns: int) -> None:
     """Collect the abandoned stream until ``turns`` turn spans have ended (bounded)."""
-    for round in range(SETTLE_ROUNDS):  # The loop closes a collected generator soon after.
-        if round:  # First without a collection: a stream no cycle holds is freed at once.
+    for attempt in range(SETTLE_ROUNDS):  # The loop closes a collected generator soon after.
+        if attempt:  # First without a collection: a stream no cycle holds is freed at once.
             gc.collect()
         await asyncio.sleep(0.01)
         if len(traces.named("invoke_agent")) >= turns:
