@@ -31,8 +31,8 @@ def _summary_requests(openai_server: FakeOpenAIServer) -> list[str]:
 def test_chat_slash_commands(
     run_cli: RunCli, base: list[str], openai_server: FakeOpenAIServer
 ) -> None:
-    lines = TURNS + "/summary\n/compact keep the port numbers\n/summary\n/help\n/etc/hosts?\n"
-    result = run_cli("chat", *base, "--max-context-tokens", "2000", input=lines)
+    typed = TURNS + "/summary\n/compact keep the port numbers\n/summary\n/help\n/etc/hosts?\n"
+    result = run_cli("chat", *base, "--max-context-tokens", "2000", input=typed)
     assert result.returncode == 0, result.stderr
     err = result.stderr
     assert "no summary yet" in err
