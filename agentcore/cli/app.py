@@ -71,9 +71,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     0 on success, 1 when the command failed (its message is one line on
     stderr), 2 for bad arguments (usage and message on stderr), 130 on Ctrl-C,
     141 when the reader of the output went away (``| head``), quietly.
+
+    It returns rather than exits for ``--help``, ``--version`` and bad
+    arguments too, and keeps nothing from one call to the next, so a program
+    (or a test) may call it many times in one process; the command reads and
+    writes :data:`sys.stdin`, :data:`sys.stdout`, :data:`sys.stderr` and
+    :data:`os.environ` as they are when it is called.
     """
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits after --help, --version or a usage error
+        return _exit_code(exc)
     try:
         code = _run(args)
         sys.stdout.flush()
@@ -84,6 +93,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_output()
         return EXIT_BROKEN_PIPE
     return code
+
+
+def _exit_code(exc: SystemExit) -> int:
+    """The exit code the interpreter would give for ``exc``."""
+    if exc.code is None:
+        return 0
+    if isinstance(exc.code, int):
+        return exc.code
+    print(exc.code, file=sys.stderr)
+    return EXIT_FAILURE
 
 
 def _run(args: argparse.Namespace) -> int:

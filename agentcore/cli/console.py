@@ -127,6 +127,7 @@ async def read_line(prompt: str) -> str | None:
     loop = asyncio.get_running_loop()
     future: asyncio.Future[str | None] = loop.create_future()
     interactive = stdin_is_interactive()
+    stdin = sys.stdin  # the stdin of this call, even if sys.stdin changes while it reads
 
     def deliver(line: str | None, error: BaseException | None) -> None:
         if future.done():
@@ -143,7 +144,7 @@ async def read_line(prompt: str) -> str | None:
             if interactive:
                 line = input(prompt)
             else:
-                raw = sys.stdin.readline()
+                raw = stdin.readline()
                 line = raw.rstrip("\r\n") if raw else None
         except EOFError:
             line = None

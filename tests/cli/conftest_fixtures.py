@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
+from cli_runner import CliResult, RunCli
+from cli_runner import run_cli as run_cli_in_process
 from fake_openai import FakeOpenAIServer, fake_openai_server
-
-RunCli = Callable[..., subprocess.CompletedProcess[str]]
 
 
 @pytest.fixture
@@ -34,20 +32,17 @@ def base_cli_env(tmp_path: Path) -> dict[str, str]:
 
 @pytest.fixture
 def run_cli(cli_env: dict[str, str], tmp_path: Path) -> RunCli:
-    """Run ``python -m agentcore.cli ARGS`` in a subprocess, as a user would."""
+    """Run ``agentcore ARGS`` in this process, in ``tmp_path`` with :func:`cli_env`.
+
+    The command gets its own stdin (``input``, never a terminal), stdout, stderr,
+    environment and working directory, as a process would; see ``cli_runner``.
+    """
 
     def run(
-        *args: str, input: str | None = None, env: dict[str, str] | None = None
-    ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "agentcore.cli", *args],
-            input=input if input is not None else "",
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            env={**cli_env, **(env or {})},
-            cwd=tmp_path,
-            timeout=60,
+        *args: str, input: str | None = None, env: Mapping[str, str] | None = None
+    ) -> CliResult:
+        return run_cli_in_process(
+            args, input=input or "", env={**cli_env, **(env or {})}, cwd=tmp_path
         )
 
     return run

@@ -9,6 +9,9 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+POLL_SECONDS = 0.05
+"""How often the serving thread checks for shutdown: the end of a test waits at most this."""
+
 SUMMARY_REPLY = "The user greeted the assistant and asked several numbered questions."
 
 
@@ -161,7 +164,7 @@ class FakeOpenAIServer(ThreadingHTTPServer):
 def fake_openai_server() -> Iterator[FakeOpenAIServer]:
     """Serve until the block ends; ``server.base_url`` is the ``--base-url``."""
     server = FakeOpenAIServer()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(POLL_SECONDS,), daemon=True)
     thread.start()
     try:
         yield server

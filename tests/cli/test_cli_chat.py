@@ -5,6 +5,8 @@ import re
 from pathlib import Path
 
 import pytest
+from cli_runner import RunCli
+from fake_openai import FakeOpenAIServer
 
 from agentcore.cli.chat_command import explain_llm_error
 from agentcore.errors import (
@@ -18,7 +20,7 @@ METER = re.compile(r"^context +[\d,]+ / [\d,]+ tokens  \[[#-]{12}\]!?$")
 
 
 def test_unreachable_server_is_one_clear_line(
-    run_cli, closed_port: int, require_openai_provider: None, tmp_path: Path
+    run_cli: RunCli, closed_port: int, require_openai_provider: None, tmp_path: Path
 ) -> None:
     result = run_cli(
         "chat",
@@ -40,7 +42,7 @@ def test_unreachable_server_is_one_clear_line(
 
 
 def test_unreachable_server_with_default_retries(
-    run_cli, closed_port: int, require_openai_provider: None
+    run_cli: RunCli, closed_port: int, require_openai_provider: None
 ) -> None:
     result = run_cli("chat", "--base-url", f"http://127.0.0.1:{closed_port}/v1", input="hi\n")
     assert result.returncode == 1
@@ -49,14 +51,14 @@ def test_unreachable_server_with_default_retries(
     assert "retrying" not in result.stderr  # retries are logged only with -v
 
 
-def test_unknown_provider_prefix_is_a_usage_error(run_cli) -> None:
+def test_unknown_provider_prefix_is_a_usage_error(run_cli: RunCli) -> None:
     result = run_cli("chat", "--model", "nosuch:model", input="hi\n")
     assert result.returncode == 2
     assert result.stderr.startswith("usage: agentcore chat")
     assert "no provider is registered for 'nosuch'" in result.stderr
 
 
-def test_missing_anthropic_key(run_cli, require_openai_provider: None) -> None:
+def test_missing_anthropic_key(run_cli: RunCli, require_openai_provider: None) -> None:
     result = run_cli("chat", "--model", "anthropic:claude-3-5-haiku-latest", input="hi\n")
     assert result.returncode == 1
     assert "ANTHROPIC_API_KEY" in result.stderr
@@ -64,7 +66,7 @@ def test_missing_anthropic_key(run_cli, require_openai_provider: None) -> None:
 
 
 def test_chat_streams_replies_and_shows_the_meter(
-    run_cli, openai_server, require_openai_provider: None, tmp_path: Path
+    run_cli: RunCli, openai_server: FakeOpenAIServer, require_openai_provider: None, tmp_path: Path
 ) -> None:
     db = tmp_path / "chat.db"
     args = ["chat", "--base-url", openai_server.base_url, "--db", str(db)]
@@ -87,7 +89,9 @@ def test_chat_streams_replies_and_shows_the_meter(
     assert texts[0::2] == ["hello", "second line", "third"]
 
 
-def test_empty_input_ends_cleanly(run_cli, openai_server, require_openai_provider: None) -> None:
+def test_empty_input_ends_cleanly(
+    run_cli: RunCli, openai_server: FakeOpenAIServer, require_openai_provider: None
+) -> None:
     result = run_cli("chat", "--base-url", openai_server.base_url, input="")
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""
@@ -108,7 +112,7 @@ def test_explanations_carry_hints() -> None:
     assert "server failed" in explain_llm_error(failed, "openai")
 
 
-def _chat_error(run_cli, openai_server, *flags: str) -> str:
+def _chat_error(run_cli: RunCli, openai_server: FakeOpenAIServer, *flags: str) -> str:
     args = ["chat", "--base-url", openai_server.base_url, "--max-retries", "0", *flags]
     result = run_cli(*args, "-p", "hi", env={"OPENAI_API_KEY": "sk-wrong"})
     assert result.returncode == 1
@@ -117,7 +121,7 @@ def _chat_error(run_cli, openai_server, *flags: str) -> str:
 
 
 def test_a_refused_key_names_the_variable_once(
-    run_cli, openai_server, require_openai_provider: None
+    run_cli: RunCli, openai_server: FakeOpenAIServer, require_openai_provider: None
 ) -> None:
     openai_server.fail_status = 401
     line = _chat_error(run_cli, openai_server)
@@ -128,7 +132,7 @@ def test_a_refused_key_names_the_variable_once(
 
 
 def test_a_server_error_says_the_server_failed(
-    run_cli, openai_server, require_openai_provider: None
+    run_cli: RunCli, openai_server: FakeOpenAIServer, require_openai_provider: None
 ) -> None:
     openai_server.fail_status = 500
     line = _chat_error(run_cli, openai_server)
@@ -139,7 +143,10 @@ def test_a_server_error_says_the_server_failed(
 
 @pytest.mark.parametrize("flags", [[], ["--no-stream"]], ids=["stream", "no-stream"])
 def test_a_length_refusal_is_named(
-    run_cli, openai_server, require_openai_provider: None, flags: list[str]
+    run_cli: RunCli,
+    openai_server: FakeOpenAIServer,
+    require_openai_provider: None,
+    flags: list[str],
 ) -> None:
     openai_server.window_tokens = 10
     line = _chat_error(run_cli, openai_server, *flags)
@@ -149,7 +156,7 @@ def test_a_length_refusal_is_named(
 
 
 def test_the_window_is_learned_from_a_refusal_and_kept(
-    run_cli, openai_server, require_openai_provider: None, tmp_path: Path
+    run_cli: RunCli, openai_server: FakeOpenAIServer, require_openai_provider: None, tmp_path: Path
 ) -> None:
     openai_server.window_tokens = 2048
     # A model no table knows, on a server that reports no window.
@@ -171,7 +178,9 @@ def test_the_window_is_learned_from_a_refusal_and_kept(
     assert "window of 2,048 tokens" in given.stderr  # the server's figure, in the hint
 
 
-def test_verbose_logs_retries(run_cli, closed_port: int, require_openai_provider: None) -> None:
+def test_verbose_logs_retries(
+    run_cli: RunCli, closed_port: int, require_openai_provider: None
+) -> None:
     result = run_cli(
         "-v",
         "chat",

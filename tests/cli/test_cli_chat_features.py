@@ -4,17 +4,20 @@ multi-line input, an up-front missing-key message and ``python -m agentcore``.""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import RunCli, run_cli_process
+from fake_openai import FakeOpenAIServer
 
 from agentcore import __version__
 
 
 @pytest.fixture
-def chat_args(openai_server, require_openai_provider: None, tmp_path: Path) -> list[str]:
+def chat_args(
+    openai_server: FakeOpenAIServer, require_openai_provider: None, tmp_path: Path
+) -> list[str]:
     return [
         "chat",
         "--base-url",
@@ -24,14 +27,16 @@ def chat_args(openai_server, require_openai_provider: None, tmp_path: Path) -> l
     ]
 
 
-def _user_texts(run_cli, db: Path, session: str) -> list[str]:
+def _user_texts(run_cli: RunCli, db: Path, session: str) -> list[str]:
     exported = run_cli("sessions", "export", session, "--db", str(db))
     assert exported.returncode == 0, exported.stderr
     records = [json.loads(line) for line in exported.stdout.splitlines()]
     return [r["content"][0]["text"] for r in records if r["role"] == "user"]
 
 
-def test_one_shot_prompt_argument(run_cli, chat_args, openai_server, tmp_path: Path) -> None:
+def test_one_shot_prompt_argument(
+    run_cli: RunCli, chat_args: list[str], openai_server: FakeOpenAIServer, tmp_path: Path
+) -> None:
     result = run_cli(*chat_args, "What is WAL?")
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("You said: What is WAL?.")
@@ -45,7 +50,7 @@ def test_one_shot_prompt_argument(run_cli, chat_args, openai_server, tmp_path: P
 
 
 def test_each_one_shot_prompt_is_a_new_session(
-    run_cli, chat_args, openai_server, tmp_path: Path
+    run_cli: RunCli, chat_args: list[str], openai_server: FakeOpenAIServer, tmp_path: Path
 ) -> None:
     sessions = []
     for prompt in ("first question", "second question", "third question"):
@@ -71,7 +76,9 @@ def test_each_one_shot_prompt_is_a_new_session(
     assert _user_texts(run_cli, tmp_path / "chat.db", "notes") == ["remember", "remember"]
 
 
-def test_piped_text_is_joined_to_the_prompt(run_cli, chat_args, openai_server) -> None:
+def test_piped_text_is_joined_to_the_prompt(
+    run_cli: RunCli, chat_args: list[str], openai_server: FakeOpenAIServer
+) -> None:
     notes = "line one of the notes\nline two\n"
     result = run_cli(*chat_args, "-p", "summarize this", input=notes)
     assert result.returncode == 0, result.stderr
@@ -82,19 +89,19 @@ def test_piped_text_is_joined_to_the_prompt(run_cli, chat_args, openai_server) -
     assert openai_server.requests[-1]["messages"][-1]["content"] == "just this"
 
 
-def test_one_shot_prompt_option(run_cli, chat_args) -> None:
+def test_one_shot_prompt_option(run_cli: RunCli, chat_args: list[str]) -> None:
     result = run_cli(*chat_args, "-p", "hello there")
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("You said: hello there.")
 
 
-def test_prompt_twice_is_a_usage_error(run_cli, chat_args) -> None:
+def test_prompt_twice_is_a_usage_error(run_cli: RunCli, chat_args: list[str]) -> None:
     result = run_cli(*chat_args, "-p", "one", "two")
     assert result.returncode == 2
     assert "not both" in result.stderr
 
 
-def test_json_output(run_cli, chat_args) -> None:
+def test_json_output(run_cli: RunCli, chat_args: list[str]) -> None:
     result = run_cli(*chat_args, "--json", "-p", "hi")
     assert result.returncode == 0, result.stderr
     record = json.loads(result.stdout)
@@ -114,7 +121,7 @@ def test_json_output(run_cli, chat_args) -> None:
 
 @pytest.mark.parametrize("stream", [True, False], ids=["stream", "no-stream"])
 def test_json_usage_the_server_did_not_send_is_null(
-    run_cli, chat_args, openai_server, stream: bool
+    run_cli: RunCli, chat_args: list[str], openai_server: FakeOpenAIServer, stream: bool
 ) -> None:
     openai_server.send_usage = False
     flags = [] if stream else ["--no-stream"]
@@ -128,7 +135,7 @@ def test_json_usage_the_server_did_not_send_is_null(
     }
 
 
-def test_no_stream(run_cli, chat_args, openai_server) -> None:
+def test_no_stream(run_cli: RunCli, chat_args: list[str], openai_server: FakeOpenAIServer) -> None:
     result = run_cli(*chat_args, "--no-stream", "-p", "hi")
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("You said: hi.")
@@ -136,7 +143,7 @@ def test_no_stream(run_cli, chat_args, openai_server) -> None:
 
 
 def test_continue_resumes_the_last_session(
-    run_cli, chat_args, openai_server, tmp_path: Path
+    run_cli: RunCli, chat_args: list[str], openai_server: FakeOpenAIServer, tmp_path: Path
 ) -> None:
     assert run_cli(*chat_args, "--session", "trip", "-p", "plan a trip").returncode == 0
     assert run_cli(*chat_args, "--session", "work", "-p", "plan a sprint").returncode == 0
@@ -150,13 +157,13 @@ def test_continue_resumes_the_last_session(
     assert run_cli(*chat_args, "-c", "--session", "trip", "-p", "x").returncode == 2
 
 
-def test_continue_without_an_earlier_chat(run_cli, chat_args) -> None:
+def test_continue_without_an_earlier_chat(run_cli: RunCli, chat_args: list[str]) -> None:
     result = run_cli(*chat_args, "--continue", "-p", "hi")
     assert result.returncode == 1
     assert "no earlier chat to continue" in result.stderr
 
 
-def test_multi_line_input(run_cli, chat_args, tmp_path: Path) -> None:
+def test_multi_line_input(run_cli: RunCli, chat_args: list[str], tmp_path: Path) -> None:
     typed = 'first line \\\nsecond line\n"""\ndef f():\n    return 1\n"""\nlast\n'
     result = run_cli(*chat_args, input=typed)
     assert result.returncode == 0, result.stderr
@@ -175,7 +182,7 @@ def test_multi_line_input(run_cli, chat_args, tmp_path: Path) -> None:
     ],
 )
 def test_missing_api_key_is_named_before_anything_runs(
-    run_cli, model: str, variable: str, tmp_path: Path, require_openai_provider: None
+    run_cli: RunCli, model: str, variable: str, tmp_path: Path, require_openai_provider: None
 ) -> None:
     result = run_cli("chat", "--model", model, "-p", "hi")
     assert result.returncode == 1
@@ -185,22 +192,20 @@ def test_missing_api_key_is_named_before_anything_runs(
     assert not (tmp_path / "home").exists()  # nothing was created
 
 
-def test_local_server_needs_no_key(run_cli, chat_args) -> None:
+def test_local_server_needs_no_key(run_cli: RunCli, chat_args: list[str]) -> None:
     result = run_cli(*chat_args, "-p", "hi")  # --base-url given, no OPENAI_API_KEY
     assert result.returncode == 0, result.stderr
 
 
 def test_python_dash_m_agentcore(cli_env: dict[str, str], tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "agentcore", "--version"],
-        capture_output=True,
-        text=True,
-        env=cli_env,
-        cwd=tmp_path,
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == f"agentcore {__version__}"
+    version = run_cli_process(["--version"], env=cli_env, cwd=tmp_path)
+    assert version.returncode == 0, version.stderr
+    assert version.stdout.strip() == f"agentcore {__version__}"
+    # python -m agentcore.cli too; the exit code main() returns is the process's.
+    command = [sys.executable, "-m", "agentcore.cli"]
+    usage = run_cli_process(["nope"], env=cli_env, cwd=tmp_path, command=command)
+    assert usage.returncode == 2
+    assert usage.stderr.startswith("usage: agentcore")
 
 
 @pytest.mark.parametrize(
@@ -211,7 +216,7 @@ def test_python_dash_m_agentcore(cli_env: dict[str, str], tmp_path: Path) -> Non
     ],
 )
 def test_errors_speak_in_flags(
-    run_cli, args: list[str], expected: str, require_openai_provider: None
+    run_cli: RunCli, args: list[str], expected: str, require_openai_provider: None
 ) -> None:
     result = run_cli("chat", *args, "-p", "hi", env={"OPENAI_API_KEY": "sk-test"})
     assert result.returncode == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -60,6 +61,17 @@ def test_doc_examples_run(
     assert blocks
     for block in blocks:
         exec(compile(block, f"docs/{page}", "exec"), {"__name__": "__doc_example__"})
+
+
+def test_the_from_python_example_runs() -> None:
+    text = (DOCS / "cli.md").read_text("utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    [block] = [block for block in blocks if "from agentcore.cli import main" in block]
+    namespace: dict[str, object] = {}
+    exec(compile(block, "docs/cli.md", "exec"), namespace)
+    assert namespace["code"] == 0
+    out = namespace["out"]
+    assert isinstance(out, io.StringIO) and out.getvalue().startswith("[")
 
 
 # -- the API reference (docs/api.md) covers every public name ------------------------------

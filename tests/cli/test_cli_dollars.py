@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
+from cli_runner import RunCli
+from fake_openai import FakeOpenAIServer
 
 from agentcore import Usage
 from agentcore.cli.money import cost_line, format_dollars
@@ -40,7 +42,7 @@ def test_format_dollars() -> None:
 
 
 def test_chat_shows_the_cost_and_sessions_show_prices_it(
-    run_cli, openai_server, require_openai_provider: None, tmp_path: Path
+    run_cli: RunCli, openai_server: FakeOpenAIServer, require_openai_provider: None, tmp_path: Path
 ) -> None:
     db = tmp_path / "chat.db"
     args = ["chat", "--base-url", openai_server.base_url, "--db", str(db)]

@@ -6,9 +6,16 @@ import json
 import stat
 from pathlib import Path
 
+from cli_runner import RunCli
+from fake_openai import FakeOpenAIServer
+
 
 def test_default_model_is_set_once_and_used_by_chat(
-    run_cli, openai_server, require_openai_provider: None, cli_env: dict[str, str], tmp_path: Path
+    run_cli: RunCli,
+    openai_server: FakeOpenAIServer,
+    require_openai_provider: None,
+    cli_env: dict[str, str],
+    tmp_path: Path,
 ) -> None:
     assert run_cli("models", "default").stdout.strip() == "openai:gpt-4o-mini"
     result = run_cli("models", "default", "openai:local-llama")
@@ -29,7 +36,7 @@ def test_default_model_is_set_once_and_used_by_chat(
     assert run_cli("models", "default").stdout.strip() == "openai:gpt-4o-mini"
 
 
-def test_a_bad_default_model_is_refused(run_cli, require_openai_provider: None) -> None:
+def test_a_bad_default_model_is_refused(run_cli: RunCli, require_openai_provider: None) -> None:
     result = run_cli("models", "default", "gpt-4o")
     assert result.returncode == 2
     assert "expected PROVIDER:MODEL" in result.stderr

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import RunCli, run_cli_process
+from fake_openai import FakeOpenAIServer
 
 from agentcore.cli.errors import EXIT_BROKEN_PIPE
 
@@ -22,16 +24,7 @@ def _run_with_closed_stdout(
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        return subprocess.run(
-            [sys.executable, "-m", "agentcore", *args],
-            input=input,
-            stdout=write_end,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-            cwd=cwd,
-            timeout=60,
-        )
+        return run_cli_process(args, input=input, env=env, cwd=cwd, stdout=write_end)
     finally:
         os.close(write_end)
 
@@ -42,7 +35,11 @@ def _quiet(result: subprocess.CompletedProcess[str]) -> None:
 
 
 def test_one_shot_chat_into_a_closed_pipe_stores_the_turn(
-    cli_env, openai_server, require_openai_provider, tmp_path: Path, run_cli
+    cli_env: dict[str, str],
+    openai_server: FakeOpenAIServer,
+    require_openai_provider: None,
+    tmp_path: Path,
+    run_cli: RunCli,
 ) -> None:
     db = tmp_path / "chat.db"
     args = ["chat", "--base-url", openai_server.base_url, "--db", str(db)]
@@ -67,7 +64,12 @@ def test_one_shot_chat_into_a_closed_pipe_stores_the_turn(
     ids=" ".join,
 )
 def test_every_command_into_a_closed_pipe(
-    command: list[str], cli_env, openai_server, require_openai_provider, tmp_path: Path, run_cli
+    command: list[str],
+    cli_env: dict[str, str],
+    openai_server: FakeOpenAIServer,
+    require_openai_provider: None,
+    tmp_path: Path,
+    run_cli: RunCli,
 ) -> None:
     db = tmp_path / "chat.db"
     base = ["--base-url", openai_server.base_url]

@@ -2,10 +2,12 @@ from __future__ import annotations
 
 import json
 
+from cli_runner import RunCli
+
 from agentcore.plugins import create_plugin_manager, list_plugins
 
 
-def test_plugins_lists_what_a_plugin_manager_loads(run_cli) -> None:
+def test_plugins_lists_what_a_plugin_manager_loads(run_cli: RunCli) -> None:
     result = run_cli("plugins")
     assert result.returncode == 0, result.stderr
     listed = json.loads(result.stdout)
@@ -15,7 +17,7 @@ def test_plugins_lists_what_a_plugin_manager_loads(run_cli) -> None:
         assert isinstance(plugin["hooks"], list)
 
 
-def test_disabled_plugins_are_not_listed(run_cli) -> None:
+def test_disabled_plugins_are_not_listed(run_cli: RunCli) -> None:
     result = run_cli("plugins", env={"AGENTCORE_DISABLED_PLUGINS": "autosummary"})
     assert result.returncode == 0
     assert "autosummary" not in [plugin["name"] for plugin in json.loads(result.stdout)]

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import RunCli
+from fake_openai import FakeOpenAIServer
 
 from agentcore import Agent, AgentBuilder, AgentSession, FocusedConfig, SqliteStore
 from agentcore.cli.text import dumps, printable
@@ -27,7 +29,7 @@ def _mode(path: Path) -> int:
 
 
 def test_data_folder_0700_and_files_0600(
-    run_cli, openai_server, require_openai_provider, tmp_path: Path
+    run_cli: RunCli, openai_server: FakeOpenAIServer, require_openai_provider: None, tmp_path: Path
 ) -> None:
     home = tmp_path / "home"
     previous = os.umask(0o022)  # a usual umask, which would give 0755 and 0644
@@ -74,7 +76,7 @@ async def _evil_session(path: Path) -> None:
     ids=lambda c: " ".join(printable(a, multiline=False) for a in c),
 )
 def test_control_characters_from_data_are_escaped(
-    run_cli, tmp_path: Path, command: list[str]
+    run_cli: RunCli, tmp_path: Path, command: list[str]
 ) -> None:
     db = tmp_path / "evil.db"
     asyncio.run(_evil_session(db))
@@ -92,7 +94,7 @@ def test_control_characters_from_data_are_escaped(
 
 
 def test_replies_are_printed_without_control_characters(
-    run_cli, openai_server, require_openai_provider, tmp_path: Path
+    run_cli: RunCli, openai_server: FakeOpenAIServer, require_openai_provider: None, tmp_path: Path
 ) -> None:
     # The fake server echoes the prompt, so the reply holds what the prompt held.
     args = ["chat", "--base-url", openai_server.base_url, "--db", str(tmp_path / "c.db")]
@@ -103,7 +105,7 @@ def test_replies_are_printed_without_control_characters(
 
 
 def test_typed_control_characters_never_reach_the_model(
-    run_cli, openai_server, require_openai_provider, tmp_path: Path
+    run_cli: RunCli, openai_server: FakeOpenAIServer, require_openai_provider: None, tmp_path: Path
 ) -> None:
     args = ["chat", "--base-url", openai_server.base_url, "--db", str(tmp_path / "c.db")]
     result = run_cli(*args, input="abc\x1b[DX\tend\n")

@@ -6,6 +6,8 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from cli_runner import RunCli
+from fake_openai import FakeOpenAIServer
 
 from agentcore import Agent, AgentBuilder, AgentSession, FocusedConfig, SqliteStore
 from agentcore.serialization import message_from_dict
@@ -39,7 +41,7 @@ def db(tmp_path: Path) -> Path:
     return path
 
 
-def test_list(run_cli, db: Path) -> None:
+def test_list(run_cli: RunCli, db: Path) -> None:
     result = run_cli("sessions", "list", "--db", str(db))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
@@ -48,13 +50,13 @@ def test_list(run_cli, db: Path) -> None:
     assert lines[2].split() == ["s2", "1", "1", "2", "-"]
 
 
-def test_list_json(run_cli, db: Path) -> None:
+def test_list_json(run_cli: RunCli, db: Path) -> None:
     result = run_cli("sessions", "list", "--db", str(db), "--json")
     rows = json.loads(result.stdout)
     assert rows[0] == {"session": "s1", "turns": 4, "slots": 2, "messages": 8, "covered": 4}
 
 
-def test_show(run_cli, db: Path) -> None:
+def test_show(run_cli: RunCli, db: Path) -> None:
     result = run_cli("sessions", "show", "s1", "--db", str(db))
     assert result.returncode == 0, result.stderr
     out = result.stdout
@@ -68,7 +70,7 @@ def test_show(run_cli, db: Path) -> None:
     assert "conversation_summary" in out
 
 
-def test_show_json(run_cli, db: Path) -> None:
+def test_show_json(run_cli: RunCli, db: Path) -> None:
     result = run_cli("sessions", "show", "s1", "--db", str(db), "--json")
     report = json.loads(result.stdout)
     assert report["session"] == "s1"
@@ -83,7 +85,7 @@ def test_show_json(run_cli, db: Path) -> None:
     assert report["data"] == {"conversation_summary": SUMMARY}
 
 
-def test_export_jsonl(run_cli, db: Path) -> None:
+def test_export_jsonl(run_cli: RunCli, db: Path) -> None:
     result = run_cli("sessions", "export", "s1", "--db", str(db))
     assert result.returncode == 0, result.stderr
     records = [json.loads(line) for line in result.stdout.splitlines()]
@@ -96,12 +98,12 @@ def test_export_jsonl(run_cli, db: Path) -> None:
     assert records[6]["content"][0]["text"] == "a note with ünïcödé"
 
 
-def test_export_one_slot(run_cli, db: Path) -> None:
+def test_export_one_slot(run_cli: RunCli, db: Path) -> None:
     result = run_cli("sessions", "export", "s1", "--slot", "notes", "--db", str(db))
     assert [json.loads(line)["slot"] for line in result.stdout.splitlines()] == ["notes"] * 2
 
 
-def test_export_unknown_slot(run_cli, db: Path) -> None:
+def test_export_unknown_slot(run_cli: RunCli, db: Path) -> None:
     result = run_cli("sessions", "export", "s1", "--slot", "nope", "--db", str(db))
     assert result.returncode == 1
     assert result.stderr.strip() == (
@@ -110,7 +112,7 @@ def test_export_unknown_slot(run_cli, db: Path) -> None:
 
 
 @pytest.mark.parametrize("command", ["show", "export"])
-def test_unknown_session_exits_1(run_cli, db: Path, command: str) -> None:
+def test_unknown_session_exits_1(run_cli: RunCli, db: Path, command: str) -> None:
     result = run_cli("sessions", command, "nope", "--db", str(db))
     assert result.returncode == 1
     assert result.stdout == ""
@@ -120,7 +122,7 @@ def test_unknown_session_exits_1(run_cli, db: Path, command: str) -> None:
 
 @pytest.mark.parametrize("command", [["list"], ["show", "s1"], ["export", "s1"]])
 def test_missing_database_exits_1_and_is_not_created(
-    run_cli, tmp_path: Path, command: list[str]
+    run_cli: RunCli, tmp_path: Path, command: list[str]
 ) -> None:
     missing = tmp_path / "missing.db"
     result = run_cli("sessions", *command, "--db", str(missing))
@@ -130,7 +132,9 @@ def test_missing_database_exits_1_and_is_not_created(
     assert not missing.exists()
 
 
-def test_default_database_comes_from_agentcore_home(run_cli, db: Path, tmp_path: Path) -> None:
+def test_default_database_comes_from_agentcore_home(
+    run_cli: RunCli, db: Path, tmp_path: Path
+) -> None:
     home = tmp_path / "home"
     home.mkdir()
     db.rename(home / "agentcore.db")
@@ -139,7 +143,7 @@ def test_default_database_comes_from_agentcore_home(run_cli, db: Path, tmp_path:
     assert [row["session"] for row in json.loads(result.stdout)] == ["s1", "s2"]
 
 
-def test_not_a_database(run_cli, tmp_path: Path) -> None:
+def test_not_a_database(run_cli: RunCli, tmp_path: Path) -> None:
     bogus = tmp_path / "notes.txt"
     bogus.write_text("not sqlite at all " * 100)
     result = run_cli("sessions", "list", "--db", str(bogus))
@@ -148,7 +152,7 @@ def test_not_a_database(run_cli, tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
-def test_empty_database(run_cli, tmp_path: Path) -> None:
+def test_empty_database(run_cli: RunCli, tmp_path: Path) -> None:
     path = tmp_path / "empty.db"
 
     async def create() -> None:
@@ -162,7 +166,9 @@ def test_empty_database(run_cli, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", [["list"], ["show", "s1"], ["export", "s1"]])
-def test_an_empty_file_is_read_not_written(run_cli, tmp_path: Path, command: list[str]) -> None:
+def test_an_empty_file_is_read_not_written(
+    run_cli: RunCli, tmp_path: Path, command: list[str]
+) -> None:
     empty = tmp_path / "empty.db"
     empty.touch()
     result = run_cli("sessions", *command, "--db", str(empty))
@@ -177,7 +183,7 @@ def test_an_empty_file_is_read_not_written(run_cli, tmp_path: Path, command: lis
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.db"]  # no -wal, no -shm
 
 
-def test_an_sqlite_file_of_another_program_is_not_written(run_cli, tmp_path: Path) -> None:
+def test_an_sqlite_file_of_another_program_is_not_written(run_cli: RunCli, tmp_path: Path) -> None:
     import sqlite3
 
     other = tmp_path / "other.db"
@@ -191,7 +197,7 @@ def test_an_sqlite_file_of_another_program_is_not_written(run_cli, tmp_path: Pat
     assert other.read_bytes() == before
 
 
-def test_delete(run_cli, db: Path) -> None:
+def test_delete(run_cli: RunCli, db: Path) -> None:
     result = run_cli("sessions", "delete", "s1", "--db", str(db), "--yes")
     assert result.returncode == 0, result.stderr
     assert "deleted session 's1' (8 messages)" in result.stderr
@@ -206,7 +212,7 @@ def test_delete(run_cli, db: Path) -> None:
     assert "no session 's1'" in again.stderr
 
 
-def test_delete_asks_first(run_cli, db: Path) -> None:
+def test_delete_asks_first(run_cli: RunCli, db: Path) -> None:
     refused = run_cli("sessions", "delete", "s1", "--db", str(db), input="y\n")
     assert refused.returncode == 2  # stdin is not a terminal: --yes is required
     assert "needs --yes" in refused.stderr
@@ -214,7 +220,9 @@ def test_delete_asks_first(run_cli, db: Path) -> None:
     assert [row["session"] for row in listed] == ["s1", "s2"]
 
 
-def test_delete_at_a_terminal(cli_env: dict[str, str], db: Path, tmp_path: Path, run_cli) -> None:
+def test_delete_at_a_terminal(
+    cli_env: dict[str, str], db: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
     import sys
 
     from pty_session import PtySession
@@ -233,7 +241,7 @@ def test_delete_at_a_terminal(cli_env: dict[str, str], db: Path, tmp_path: Path,
 
 
 def test_messages_keep_their_time_and_model(
-    run_cli, openai_server, require_openai_provider: None, tmp_path: Path
+    run_cli: RunCli, openai_server: FakeOpenAIServer, require_openai_provider: None, tmp_path: Path
 ) -> None:
     db = tmp_path / "times.db"
     chat = ["chat", "--base-url", openai_server.base_url, "--db", str(db), "-s", "t"]

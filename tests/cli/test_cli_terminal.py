@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli_runner import RunCli
+from fake_openai import FakeOpenAIServer
 from pty_session import PtySession
 
 from agentcore.cli.console import WAITING
@@ -18,7 +20,10 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-
 
 @pytest.fixture
 def chat_at_terminal(
-    cli_env: dict[str, str], openai_server, require_openai_provider: None, tmp_path: Path
+    cli_env: dict[str, str],
+    openai_server: FakeOpenAIServer,
+    require_openai_provider: None,
+    tmp_path: Path,
 ) -> Iterator[PtySession]:
     env = {**cli_env, "TERM": "xterm", "INPUTRC": "/dev/null"}
     argv = [sys.executable, "-m", "agentcore", "chat", "--base-url", openai_server.base_url]
@@ -30,14 +35,14 @@ def chat_at_terminal(
         session.kill()
 
 
-def _stored_user_texts(run_cli, db: Path) -> list[str]:
+def _stored_user_texts(run_cli: RunCli, db: Path) -> list[str]:
     exported = run_cli("sessions", "export", "chat", "--db", str(db))
     records = [json.loads(line) for line in exported.stdout.splitlines()]
     return [r["content"][0]["text"] for r in records if r["role"] == "user"]
 
 
 def test_arrow_keys_edit_the_line_and_ctrl_d_ends_on_its_own_line(
-    chat_at_terminal: PtySession, run_cli, tmp_path: Path
+    chat_at_terminal: PtySession, run_cli: RunCli, tmp_path: Path
 ) -> None:
     chat = chat_at_terminal
     chat.read_until(b"> ")
@@ -51,7 +56,7 @@ def test_arrow_keys_edit_the_line_and_ctrl_d_ends_on_its_own_line(
 
 
 def test_history_is_kept_in_a_private_file(
-    chat_at_terminal: PtySession, run_cli, tmp_path: Path
+    chat_at_terminal: PtySession, run_cli: RunCli, tmp_path: Path
 ) -> None:
     chat = chat_at_terminal
     chat.read_until(b"> ")
@@ -66,7 +71,11 @@ def test_history_is_kept_in_a_private_file(
 
 
 def test_the_previous_line_comes_back_with_the_up_arrow(
-    cli_env: dict[str, str], openai_server, require_openai_provider: None, tmp_path: Path, run_cli
+    cli_env: dict[str, str],
+    openai_server: FakeOpenAIServer,
+    require_openai_provider: None,
+    tmp_path: Path,
+    run_cli: RunCli,
 ) -> None:
     env = {**cli_env, "TERM": "xterm", "INPUTRC": "/dev/null"}
     argv = [sys.executable, "-m", "agentcore", "chat", "--base-url", openai_server.base_url]

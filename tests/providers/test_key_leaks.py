@@ -84,19 +84,27 @@ def refused(server: LlmServer, kind: str) -> dict[str, Any]:
     return {"port": "unused"}
 
 
+TIMEOUT = 0.1
+"""The timeouts the timeout scenarios set: each of their 72 calls waits this long.
+
+Far below the server's delay (3 s), so the timeout fires; still far above a
+loopback connection, so it fires while waiting for the reply.
+"""
+
+
 def read_timeout(server: LlmServer, kind: str) -> dict[str, Any]:
     server.reply_json(openai_completion(), delay=3.0)
-    return {"timeout": 0.2}
+    return {"timeout": TIMEOUT}
 
 
 def idle_timeout(server: LlmServer, kind: str) -> dict[str, Any]:
-    server.reply_drip(b": ping\n\n" * 100, every=0.05, chunk_size=8)
-    return {"idle_timeout": 0.2}
+    server.reply_drip(b": ping\n\n" * 100, every=TIMEOUT / 4, chunk_size=8)
+    return {"idle_timeout": TIMEOUT}
 
 
 def call_timeout(server: LlmServer, kind: str) -> dict[str, Any]:
     server.reply_json(openai_completion(), delay=3.0)
-    return {"call_timeout": 0.2}
+    return {"call_timeout": TIMEOUT}
 
 
 def status(code: int, error_type: str, *, twice: bool = False) -> Scenario:

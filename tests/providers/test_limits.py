@@ -150,13 +150,13 @@ async def test_empty_deltas_do_not_keep_a_stream_alive(kind: str, llm_server: Ll
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
 async def test_real_events_reset_the_idle_timeout(kind: str, llm_server: LlmServer) -> None:
-    # Each event comes 0.25 s after the last: 24 of them take 6 s, three times the idle
+    # Each event comes 0.2 s after the last: 16 of them take over 3 s, twice the idle
     # timeout, while no gap between two content events comes near it (generous under load).
-    words = [f"w{i} " for i in range(24)]
+    words = [f"w{i} " for i in range(16)]
     events = openai_stream(words) if kind == "openai" else anthropic_stream((("text", words),))
     chunks = [encode_sse([event]) for event in events]
-    llm_server.reply(Reply(200, content_type="text/event-stream", chunks=chunks, chunk_delay=0.25))
-    async with make(kind, llm_server, idle_timeout=2.0) as provider:
+    llm_server.reply(Reply(200, content_type="text/event-stream", chunks=chunks, chunk_delay=0.2))
+    async with make(kind, llm_server, idle_timeout=1.5) as provider:
         events_seen, _ = await bounded(consume(provider))
     assert events_seen[-1].response.text == "".join(words)
 

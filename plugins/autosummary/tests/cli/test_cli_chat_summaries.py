@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import RunCli
+from fake_openai import FakeOpenAIServer
 
 from agentcore.cli.errors import EXIT_BROKEN_PIPE
 
@@ -16,7 +18,7 @@ DOCS = Path(__file__).resolve().parents[4] / "docs"
 
 
 def test_chat_writes_a_summary(
-    run_cli, openai_server, require_openai_provider: None, tmp_path: Path
+    run_cli: RunCli, openai_server: FakeOpenAIServer, require_openai_provider: None, tmp_path: Path
 ) -> None:
     db = tmp_path / "chat.db"
     lines = "".join(f"question number {n}, please answer at some length\n" for n in range(8))
@@ -41,7 +43,7 @@ def test_chat_writes_a_summary(
     assert shown["slots"][0]["summary_covers"] > 0
 
 
-def test_summary_errors_name_the_flags(run_cli) -> None:
+def test_summary_errors_name_the_flags(run_cli: RunCli) -> None:
     result = run_cli("demo", "--summary-model", "")
     assert result.returncode == 2
     assert "--summary-model must be" in result.stderr
@@ -55,7 +57,9 @@ def test_summary_errors_name_the_flags(run_cli) -> None:
     assert "trigger_token_ratio" not in ratio.stderr
 
 
-def test_summary_prompt_flag(run_cli, openai_server, require_openai_provider, tmp_path) -> None:
+def test_summary_prompt_flag(
+    run_cli: RunCli, openai_server: FakeOpenAIServer, require_openai_provider: None, tmp_path: Path
+) -> None:
     prompt = tmp_path / "prompt.txt"
     prompt.write_text("Summarize this conversation in English:\n\n{messages}", "utf-8")
     lines = "".join(f"question number {n}, please answer at some length\n" for n in range(8))
@@ -81,7 +85,7 @@ def test_summary_prompt_flag(run_cli, openai_server, require_openai_provider, tm
     assert "argument --summary-prompt: cannot read" in missing.stderr
 
 
-def test_piped_into_head(cli_env, tmp_path: Path) -> None:
+def test_piped_into_head(cli_env: dict[str, str], tmp_path: Path) -> None:
     shell = (
         f"{sys.executable} -m agentcore demo --no-summary | head -n 2; "
         'echo "exit=${PIPESTATUS[0]}"'
@@ -102,7 +106,7 @@ def test_piped_into_head(cli_env, tmp_path: Path) -> None:
     assert result.stderr == ""
 
 
-def test_plugins_shows_hooks_of_the_autosummary_plugin(run_cli) -> None:
+def test_plugins_shows_hooks_of_the_autosummary_plugin(run_cli: RunCli) -> None:
     listed = {plugin["name"]: plugin for plugin in json.loads(run_cli("plugins").stdout)}
     autosummary = listed["autosummary"]
     assert autosummary["distribution"] == "agentcore-autosummary"
@@ -130,14 +134,14 @@ def test_the_english_summary_prompt_example_is_valid() -> None:
     ],
     ids=" ".join,
 )
-def test_bad_summary_arguments_exit_2_with_usage(args: list[str], run_cli) -> None:
+def test_bad_summary_arguments_exit_2_with_usage(args: list[str], run_cli: RunCli) -> None:
     result = run_cli(*args)
     assert result.returncode == 2
     assert result.stderr.startswith("usage: agentcore")
     assert "Traceback" not in result.stderr
 
 
-def test_the_plugin_commands_have_help(run_cli) -> None:
+def test_the_plugin_commands_have_help(run_cli: RunCli) -> None:
     for command in (["demo"], ["sessions", "compact"]):
         result = run_cli(*command, "--help")
         assert result.returncode == 0, result.stderr
@@ -149,7 +153,7 @@ def test_the_plugin_commands_have_help(run_cli) -> None:
 
 
 def test_chat_learns_the_window_of_a_2048_token_server(
-    run_cli, openai_server, require_openai_provider: None, tmp_path: Path
+    run_cli: RunCli, openai_server: FakeOpenAIServer, require_openai_provider: None, tmp_path: Path
 ) -> None:
     openai_server.window_tokens = 2048
     # A model no table knows, on a server that reports no window: the first refusal

@@ -6,7 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
-from fake_openai import SUMMARY_REPLY, is_summary_text
+from cli_runner import RunCli
+from fake_openai import SUMMARY_REPLY, FakeOpenAIServer, is_summary_text
 
 pytest.importorskip("agentcore_autosummary")
 
@@ -16,18 +17,22 @@ TURNS = "".join(
 
 
 @pytest.fixture
-def base(openai_server, require_openai_provider: None, tmp_path: Path) -> list[str]:
+def base(
+    openai_server: FakeOpenAIServer, require_openai_provider: None, tmp_path: Path
+) -> list[str]:
     return ["--base-url", openai_server.base_url, "--db", str(tmp_path / "chat.db")]
 
 
-def _summary_requests(openai_server) -> list[str]:
+def _summary_requests(openai_server: FakeOpenAIServer) -> list[str]:
     texts = [str(request["messages"][-1]["content"]) for request in openai_server.requests]
     return [text for text in texts if is_summary_text(text)]
 
 
-def test_chat_slash_commands(run_cli, base, openai_server) -> None:
-    lines = TURNS + "/summary\n/compact keep the port numbers\n/summary\n/help\n/etc/hosts?\n"
-    result = run_cli("chat", *base, "--max-context-tokens", "2000", input=lines)
+def test_chat_slash_commands(
+    run_cli: RunCli, base: list[str], openai_server: FakeOpenAIServer
+) -> None:
+    typed = TURNS + "/summary\n/compact keep the port numbers\n/summary\n/help\n/etc/hosts?\n"
+    result = run_cli("chat", *base, "--max-context-tokens", "2000", input=typed)
     assert result.returncode == 0, result.stderr
     err = result.stderr
     assert "no summary yet" in err
@@ -48,7 +53,9 @@ def test_chat_slash_commands(run_cli, base, openai_server) -> None:
     assert "You said: /etc/hosts?" in result.stdout
 
 
-def test_sessions_compact(run_cli, base, openai_server) -> None:
+def test_sessions_compact(
+    run_cli: RunCli, base: list[str], openai_server: FakeOpenAIServer
+) -> None:
     chat = run_cli("chat", *base, "--no-summary", input=TURNS)
     assert chat.returncode == 0, chat.stderr
     options = [*base, "--max-context-tokens", "2000"]
@@ -74,7 +81,9 @@ def test_sessions_compact(run_cli, base, openai_server) -> None:
     assert missing.returncode == 1 and "no session 'nope'" in missing.stderr
 
 
-def test_summary_provider_sends_summaries_elsewhere(run_cli, base, openai_server) -> None:
+def test_summary_provider_sends_summaries_elsewhere(
+    run_cli: RunCli, base: list[str], openai_server: FakeOpenAIServer
+) -> None:
     # Ollama's provider reads OLLAMA_HOST; pointed at the same fake server, the summary
     # requests are told apart by the model they ask for.
     env = {"OLLAMA_HOST": openai_server.base_url.removesuffix("/v1")}

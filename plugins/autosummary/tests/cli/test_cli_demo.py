@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 
 import pytest
+from cli_runner import RunCli
 
 from agentcore.llm import LlmRequest
 from agentcore.messages import Message
@@ -69,7 +70,7 @@ def test_responder_summary_respects_max_tokens() -> None:
 # -- without the plugin ------------------------------------------------------------
 
 
-def test_the_plugin_adds_the_demo_and_help_says_so(run_cli) -> None:
+def test_the_plugin_adds_the_demo_and_help_says_so(run_cli: RunCli) -> None:
     shown = run_cli("--help")
     assert shown.returncode == 0, shown.stderr
     assert re.search(r"demo +watch autosummary .*\(from\s+autosummary\)", shown.stdout, re.S)
@@ -78,7 +79,7 @@ def test_the_plugin_adds_the_demo_and_help_says_so(run_cli) -> None:
     assert "demo" not in run_cli("--help", env=NO_PLUGIN).stdout
 
 
-def test_demo_without_summaries_only_grows(run_cli) -> None:
+def test_demo_without_summaries_only_grows(run_cli: RunCli) -> None:
     result = run_cli("demo", "--turns", "12", "--no-summary")
     assert result.returncode == 0, result.stderr
     out = result.stdout
@@ -91,14 +92,14 @@ def test_demo_without_summaries_only_grows(run_cli) -> None:
     assert "The next request would carry" in out
 
 
-def test_demo_no_summary_flag(run_cli) -> None:
+def test_demo_no_summary_flag(run_cli: RunCli) -> None:
     result = run_cli("demo", "--turns", "3", "--no-summary", "--quiet")
     assert result.returncode == 0, result.stderr
     assert "none (--no-summary)" in result.stdout
     assert not any(line.startswith("turn ") for line in result.stdout.splitlines())
 
 
-def test_demo_refuses_an_existing_session(run_cli, tmp_path: Path) -> None:
+def test_demo_refuses_an_existing_session(run_cli: RunCli, tmp_path: Path) -> None:
     db = str(tmp_path / "demo.db")
     assert run_cli("demo", "--turns", "2", "--no-summary", "--db", db).returncode == 0
     again = run_cli("demo", "--turns", "2", "--no-summary", "--db", db)
@@ -110,7 +111,7 @@ def test_demo_refuses_an_existing_session(run_cli, tmp_path: Path) -> None:
 # -- with the plugin ----------------------------------------------------------------
 
 
-def test_demo_keeps_the_context_in_the_window(run_cli, tmp_path: Path) -> None:
+def test_demo_keeps_the_context_in_the_window(run_cli: RunCli, tmp_path: Path) -> None:
     pytest.importorskip("agentcore_autosummary")
     db = tmp_path / "demo.db"
     result = run_cli("demo", "--db", str(db))
@@ -138,7 +139,7 @@ def test_demo_keeps_the_context_in_the_window(run_cli, tmp_path: Path) -> None:
     assert slot["summary_override"]
 
 
-def test_demo_quiet_prints_only_summaries(run_cli) -> None:
+def test_demo_quiet_prints_only_summaries(run_cli: RunCli) -> None:
     pytest.importorskip("agentcore_autosummary")
     result = run_cli("demo", "--quiet", "--turns", "20")
     assert result.returncode == 0, result.stderr
