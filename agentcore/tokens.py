@@ -71,10 +71,12 @@ from agentcore._token_text import (
     SLICE_CHARS,
     arguments_json,
     base64_size,
-    estimate_text_tokens,
     slices,
     text_size,
     tool_json,
+)
+from agentcore._token_text import (
+    estimate_text_tokens as estimate_text_tokens,
 )
 from agentcore.encodings import BUNDLED, load_bundled_encoding
 from agentcore.messages import (

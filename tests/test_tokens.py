@@ -15,7 +15,7 @@ from agentcore.encodings import load_bundled_encoding
 from agentcore.messages import ImageBlock, Message, TextBlock, ToolUseBlock, token_counts
 
 # estimate_text_tokens: agentcore.tokens re-exports it without marking it exported.
-from agentcore.tokens import (  # type: ignore[attr-defined]
+from agentcore.tokens import (
     IMAGE_TOKENS,
     REPLY_PRIMING_TOKENS,
     TOKENS_PER_MESSAGE,

@@ -215,8 +215,12 @@ async def test_after_a_summary_the_context_sits_well_below_the_trigger(
         max_context_tokens=1000, max_summary_tokens=200, trigger_token_ratio=0.75
     )
     session = make_session(provider, summary=config, mode=FocusedConfig())
-    while not provider.calls_for("summary"):
+    for _ in range(200):
+        if provider.calls_for("summary"):
+            break
         await session.submit_turn("An ordinary question that takes a handful of tokens, please.")
+    else:
+        pytest.fail("no summary in 200 turns")
     after = count_tokens(await session.load_messages())
     assert after < 0.5 * config.trigger_tokens
 
@@ -352,8 +356,12 @@ async def test_full_strategy_reads_the_whole_history_and_still_shrinks_the_conte
     )
     assert config.max_context_tokens is not None  # for mypy: set just above
     session = make_session(provider, summary=config, mode=FocusedConfig())
-    while len(provider.calls_for("summary")) < 2:
+    for _ in range(200):
+        if len(provider.calls_for("summary")) >= 2:
+            break
         await session.submit_turn("An ordinary question that takes a handful of tokens, please.")
+    else:
+        pytest.fail("fewer than 2 summaries in 200 turns")
     first, second = (call.messages[0].text for call in provider.calls_for("summary"))
     # The original rule: every raw message, from the first, and no previous summary;
     # a history too long for the request is cut in the middle, head and tail kept.
@@ -402,8 +410,12 @@ async def test_a_tool_round_that_would_overflow_is_summarized_before_the_call(
         .build()
     )
     session = AgentSession(agent, "tools", bundle, FocusedConfig())
-    while count_tokens(await session.load_messages()) < 600:
+    for _ in range(200):
+        if count_tokens(await session.load_messages()) >= 600:
+            break
         await session.submit_turn("Tell me more about the deployment and the servers we use.")
+    else:
+        pytest.fail("the context never reached 600 tokens in 200 turns")
     assert provider.calls_for("summary") == []
     await session.submit_turn("Please check the logs.")
     first = next(i for i, c in enumerate(provider.calls) if "logs" in c.messages[-1].text)
