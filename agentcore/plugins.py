@@ -159,9 +159,9 @@ class PluginInfo:
 
 def list_plugins(pm: pluggy.PluginManager) -> list[PluginInfo]:
     """Every plugin registered in ``pm`` with the hooks it implements, sorted by name."""
-    distributions: dict[int, Any] = {
-        id(plugin): dist for plugin, dist in pm.list_plugin_distributions()
-    }
+    # list_plugin_distinfo: in every pluggy this package supports (list_plugin_distributions
+    # is new in pluggy 1.7); its wrapper passes ``metadata`` and ``version`` through.
+    distributions: dict[int, Any] = {id(plugin): dist for plugin, dist in pm.list_plugin_distinfo()}
     infos = []
     for name, plugin in pm.list_name_plugin():
         if plugin is None or name is None:
