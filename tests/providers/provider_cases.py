@@ -103,6 +103,7 @@ class ProviderCase:
     stream_extra_body: Mapping[str, Any]
     """Fields a streaming request adds besides ``"stream": true``."""
     stream_chunk_size: int
+    """The bytes per chunk the loopback server sends the small-chunks stream in."""
     stream_end_match: str
     """What the error for a stream cut short of its end marker names."""
     error: Callable[[str, str], dict[str, Any]]

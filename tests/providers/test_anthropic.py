@@ -1,3 +1,5 @@
+"""What only ``AnthropicProvider`` does on the wire (shared tests: test_provider_contract.py)."""
+
 from __future__ import annotations
 
 import base64

@@ -1,3 +1,5 @@
+"""What only ``OpenAIProvider`` does on the wire (the shared tests: test_provider_contract.py)."""
+
 from __future__ import annotations
 
 import base64
