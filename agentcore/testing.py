@@ -8,8 +8,10 @@ script its replies, run your agent or plugin against it, then inspect
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+import types
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterable
 
+from agentcore.hookspecs import hookimpl
 from agentcore.llm import (
     LlmRequest,
     LlmResponse,
@@ -132,3 +134,24 @@ class MockProvider:
             else count_text_tokens(reply.text, model)
         )
         return Usage(input_tokens, output_tokens)
+
+
+def wrapper_plugin(hook_names: Iterable[str], fired: list[str]) -> object:
+    """A plugin with one ``wrapper=True`` implementation of each hook in ``hook_names``.
+
+    Each wrapper appends its hook's name to ``fired`` when the hook runs and
+    passes the result through unchanged: register it (``AgentBuilder().plugin(...)``)
+    to see which hooks an operation fires, wrappers included.
+    """
+
+    def wrap(name: str) -> Callable[[], Generator[None, object, object]]:
+        def wrapper() -> Generator[None, object, object]:
+            fired.append(name)
+            return (yield)
+
+        marked: Callable[[], Generator[None, object, object]] = hookimpl(
+            wrapper=True, specname=name
+        )(wrapper)
+        return marked
+
+    return types.SimpleNamespace(**{f"wrap_{name}": wrap(name) for name in hook_names})

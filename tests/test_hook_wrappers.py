@@ -7,7 +7,6 @@ fails until an operation below fires it.
 
 from __future__ import annotations
 
-import types
 import warnings
 from collections.abc import Callable, Generator
 from typing import Any
@@ -34,29 +33,13 @@ from agentcore.hook_calls import CoreHooks, call_hook
 from agentcore.hookspecs import hook_policy, hookspec
 from agentcore.plugins import create_plugin_manager
 from agentcore.providers import get_provider
-from agentcore.testing import MockProvider
+from agentcore.testing import MockProvider, wrapper_plugin
 
 
 def _hooks(pm: pluggy.PluginManager) -> dict[str, pluggy.HookCaller]:
     """Every hook ``pm`` has a spec for, by name."""
     callers: dict[str, pluggy.HookCaller] = vars(pm.hook)
     return {name: caller for name, caller in callers.items() if caller.spec is not None}
-
-
-def _wrappers(names: list[str], fired: list[str]) -> object:
-    """A plugin with one ``wrapper=True`` implementation of each hook in ``names``."""
-
-    def wrap(name: str) -> Callable[[], Generator[None, object, object]]:
-        def wrapper() -> Generator[None, object, object]:
-            fired.append(name)
-            return (yield)
-
-        marked: Callable[[], Generator[None, object, object]] = hookimpl(
-            wrapper=True, specname=name
-        )(wrapper)
-        return marked
-
-    return types.SimpleNamespace(**{f"wrap_{name}": wrap(name) for name in names})
 
 
 def _core_hooks() -> dict[str, pluggy.HookCaller]:
@@ -67,7 +50,7 @@ def test_a_wrapper_of_a_historic_hook_is_refused_as_pluggy_refuses_it() -> None:
     historic = [name for name, caller in _core_hooks().items() if caller.is_historic()]
     assert "register_hookspecs" in historic
     with pytest.raises(pluggy.PluginValidationError, match="historic incompatible"):
-        create_plugin_manager(load_entrypoints=False, plugins=[_wrappers(historic, [])])
+        create_plugin_manager(load_entrypoints=False, plugins=[wrapper_plugin(historic, [])])
 
 
 async def test_a_wrapper_runs_on_every_hook_of_the_core() -> None:
@@ -90,7 +73,7 @@ async def test_a_wrapper_runs_on_every_hook_of_the_core() -> None:
         .provider(MockProvider(script))
         .tool_registry(registry)
         .load_plugins(False)
-        .plugin(_wrappers(names, fired))
+        .plugin(wrapper_plugin(names, fired))
         .build()
     )
     assert "register_settings" in fired  # build() asks every plugin for its settings

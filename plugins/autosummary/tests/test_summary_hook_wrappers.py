@@ -8,17 +8,15 @@ file); a summary that succeeds and one that fails, both through the public
 
 from __future__ import annotations
 
-import types
-from collections.abc import Callable, Generator
 from typing import Any
 
 import pluggy
 import pytest
 
-from agentcore import Agent, AgentBuilder, AgentSession, FocusedConfig, LlmRequest, hookimpl
+from agentcore import Agent, AgentBuilder, AgentSession, FocusedConfig, LlmRequest
 from agentcore.errors import ServiceUnavailableError
 from agentcore.plugins import create_plugin_manager
-from agentcore.testing import MockProvider
+from agentcore.testing import MockProvider, wrapper_plugin
 from agentcore_autosummary import CompactError, compact
 from agentcore_autosummary import plugin as autosummary_plugin
 
@@ -35,22 +33,6 @@ def _plugin_hooks() -> list[str]:
     core = _spec_names(create_plugin_manager(load_entrypoints=False))
     with_plugin = create_plugin_manager(load_entrypoints=False, plugins=[autosummary_plugin])
     return sorted(_spec_names(with_plugin) - core)
-
-
-def _wrappers(names: list[str], fired: list[str]) -> object:
-    """A plugin with one ``wrapper=True`` implementation of each hook in ``names``."""
-
-    def wrap(name: str) -> Callable[[], Generator[None, object, object]]:
-        def wrapper() -> Generator[None, object, object]:
-            fired.append(name)
-            return (yield)
-
-        marked: Callable[[], Generator[None, object, object]] = hookimpl(
-            wrapper=True, specname=name
-        )(wrapper)
-        return marked
-
-    return types.SimpleNamespace(**{f"wrap_{name}": wrap(name) for name in names})
 
 
 async def _session(fail: bool, wrappers: object) -> AgentSession:
@@ -72,7 +54,7 @@ async def test_a_wrapper_runs_on_every_hook_autosummary_adds() -> None:
     names = _plugin_hooks()
     assert {"before_summary", "after_summary", "on_summary_error"} <= set(names)
     fired: list[str] = []
-    wrappers = _wrappers(names, fired)
+    wrappers = wrapper_plugin(names, fired)
 
     result = await compact(await _session(False, wrappers))
     assert result.summary == "Set up."
