@@ -22,8 +22,11 @@ from agentcore.stores import MemoryStore, MessageAppend, SqliteStore, StoreWrite
 if TYPE_CHECKING:
     from conftest import StoreEngine
 
+# How long a write waits on a lock held elsewhere. Long enough that the work a test does
+# meanwhile (reads and writes of other sessions) ends first even on a machine at load 10.
+WAIT = 6.0
 # Generous: the server ends the wait at the timeout; the rest is scheduling on a loaded machine.
-SLACK = 2.0
+SLACK = 10.0
 
 
 def msgs(n: int, prefix: str = "m") -> list[Message]:
@@ -79,16 +82,18 @@ async def test_sqlite_write_lock_held_elsewhere_ends_at_the_timeout(tmp_path: Pa
             started = time.monotonic()
             write = asyncio.ensure_future(
                 store.write(
-                    StoreWrite("held", appends={"main": MessageAppend(2, msgs(1, "n"))}, timeout=3)
+                    StoreWrite(
+                        "held", appends={"main": MessageAppend(2, msgs(1, "n"))}, timeout=WAIT
+                    )
                 )
             )
             # Meanwhile the store still serves reads of other sessions.
             assert await asyncio.wait_for(store.count_messages("other", "main"), 10) == 3
             assert not write.done()
-            with pytest.raises(StoreTimeoutError, match=r"within 3 s.*nothing was stored"):
+            with pytest.raises(StoreTimeoutError, match=r"within 6 s.*nothing was stored"):
                 await write
             elapsed = time.monotonic() - started
-            assert 2.9 <= elapsed < 3 + SLACK, elapsed
+            assert WAIT - 0.1 <= elapsed < WAIT + SLACK, elapsed
         finally:
             holder.rollback()
             holder.close()
@@ -132,7 +137,7 @@ def test_postgres_timeout_settings_are_checked() -> None:
 async def test_postgres_row_lock_ends_at_the_timeout_and_leaves_the_pool_free(
     postgres_dsn: str,
 ) -> None:
-    """Four writes wait on rows held for 15 s, in a pool of 4; six other sessions still write."""
+    """Four writes wait on rows held until they time out, in a pool of 4; six others still write."""
     import psycopg
 
     from agentcore.stores import PostgresStore
@@ -149,6 +154,7 @@ async def test_postgres_row_lock_ends_at_the_timeout_and_leaves_the_pool_free(
             )  # held "for 15 s": rolled back below, once measured
 
             async def timed(session_id: str, timeout: float) -> tuple[float, BaseException | None]:
+                """How long the write took, and the error it ended with; its end time is kept."""
                 started = time.monotonic()
                 try:
                     await store.write(
@@ -160,22 +166,29 @@ async def test_postgres_row_lock_ends_at_the_timeout_and_leaves_the_pool_free(
                     )
                 except StoreError as exc:
                     return time.monotonic() - started, exc
+                finally:
+                    ended_at[session_id] = time.monotonic()
                 return time.monotonic() - started, None
 
-            waits = [asyncio.ensure_future(timed(s, 3)) for s in held]
+            ended_at: dict[str, float] = {}
+            waits = [asyncio.ensure_future(timed(s, WAIT)) for s in held]
             await asyncio.sleep(0.3)  # the waits have the pool first
-            served = await asyncio.gather(*(timed(s, 10) for s in others))
-            # The other sessions were served while the four waits went on.
-            assert not any(wait.done() for wait in waits)
+            served = await asyncio.gather(*(timed(s, 30) for s in others))
             assert [exc for _, exc in served] == [None] * 6
             ended = await asyncio.gather(*waits)
         finally:
             await holder.rollback()
             await holder.close()
+        # The other sessions were served while the four waits went on: each of them was
+        # stored before the first wait ended (a pool taken by the waits would have served
+        # them only after).
+        last_served = max(ended_at[s] for s in others)
+        first_wait_end = min(ended_at[s] for s in held)
+        assert last_served < first_wait_end, (last_served, first_wait_end)
         for elapsed, exc in ended:
             assert isinstance(exc, StoreTimeoutError), exc
             assert "stayed locked" in str(exc) and "nothing was stored" in str(exc)
-            assert 2.9 <= elapsed < 3 + SLACK, elapsed
+            assert WAIT - 0.1 <= elapsed < WAIT + SLACK, elapsed
         print(f"\nlock waits ended after {', '.join(f'{e:.2f} s' for e, _ in ended)}")
         for session_id in held:
             assert await store.count_messages(session_id, "main") == 1
@@ -214,7 +227,7 @@ async def test_postgres_statement_timeout_and_lock_timeout_settings(postgres_dsn
         async with await psycopg.AsyncConnection.connect(postgres_dsn, autocommit=True) as admin:
             await admin.execute(
                 "CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS "
-                "$$ BEGIN PERFORM pg_sleep(5); RETURN NEW; END $$"
+                "$$ BEGIN PERFORM pg_sleep(30); RETURN NEW; END $$"
             )
             await admin.execute(
                 "CREATE TRIGGER slow BEFORE INSERT ON agentcore_session_data "
