@@ -290,11 +290,13 @@ def test_slow_load_of_an_unbundled_encoding_falls_back_promptly(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     release = threading.Event()
+    loads: list[str] = []
 
     def load(name: str) -> tiktoken.Encoding:
         if name == "cl100k_base":
             return _real_load(name)
-        release.wait(10)
+        loads.append(name)
+        release.wait(30)
         raise OSError("no network")
 
     monkeypatch.setattr(tokens, "_load_encoding", load)
@@ -305,14 +307,13 @@ def test_slow_load_of_an_unbundled_encoding_falls_back_promptly(
         elapsed = time.monotonic() - start
     finally:
         release.set()
-    assert elapsed < 1.5
+    assert elapsed < 15  # the load would have gone on for 30 s
     assert counter.wanted_encoding == "p50k_base"
     assert counter.encoding_name == "cl100k_base"
     assert not counter.exact
     # the failed load is not retried
-    start = time.monotonic()
     assert get_token_counter("text-davinci-002").encoding_name == "cl100k_base"
-    assert time.monotonic() - start < 0.1
+    assert loads == ["p50k_base"]
 
 
 @pytest.mark.usefixtures("no_encodings")

@@ -602,11 +602,8 @@ async def test_parallel_calls_overlap_and_keep_call_order() -> None:
         ToolUseBlock("a", "slow", {"label": "first", "delay": 0.2}),
         ToolUseBlock("b", "slow", {"label": "second", "delay": 0.2}),
     ]
-    started = time.perf_counter()
     results = await registry.call_all(calls)
-    elapsed = time.perf_counter() - started
-    assert peak == 2
-    assert elapsed < 0.38
+    assert peak == 2  # both ran at once (each waited for the other to start)
     assert [(r.tool_call_id, r.text) for r in results] == [("a", "first"), ("b", "second")]
 
 

@@ -90,7 +90,7 @@ async def test_a_stream_that_drips_a_byte_every_200_ms_times_out(
         error, elapsed = await expect_error(consume(provider), LlmTimeoutError)
     assert "idle_timeout" in str(error)
     assert "no event for 0.7 s" in str(error)
-    assert elapsed < 3.0  # 0.7 s idle (plus the first chunk's 0.2 s), far below the drip's 90 s
+    assert elapsed < 10.0  # 0.7 s idle (plus the first chunk's 0.2 s), far below the drip's 90 s
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
@@ -102,7 +102,7 @@ async def test_keep_alive_comments_do_not_keep_a_stream_alive(
     async with make(kind, llm_server, idle_timeout=0.6, max_retries=2) as provider:
         error, elapsed = await expect_error(consume(provider), LlmTimeoutError)
     assert "keep-alive" in str(error)
-    assert elapsed < 3.0  # the comments would go on for 50 s
+    assert elapsed < 10.0  # the comments would go on for 50 s
     assert len(llm_server.requests) == 1  # an idle timeout is not retried (the model may run)
 
 
@@ -111,7 +111,7 @@ async def test_anthropic_pings_alone_do_not_keep_a_stream_alive(llm_server: LlmS
     llm_server.reply_drip(ping * 300, every=0.1, chunk_size=len(ping))
     async with make("anthropic", llm_server, idle_timeout=0.6) as provider:
         _, elapsed = await expect_error(consume(provider), LlmTimeoutError)
-    assert elapsed < 3.0
+    assert elapsed < 10.0  # the pings would go on for 30 s
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
@@ -133,7 +133,7 @@ async def test_empty_deltas_do_not_keep_a_stream_alive(kind: str, llm_server: Ll
                 "delta": {"type": "text_delta", "text": ""},
             },
         )
-    drip = [encode_sse([empty]) for _ in range(40)]
+    drip = [encode_sse([empty]) for _ in range(120)]
     llm_server.reply(
         Reply(
             200,
@@ -145,7 +145,7 @@ async def test_empty_deltas_do_not_keep_a_stream_alive(kind: str, llm_server: Ll
     async with make(kind, llm_server, idle_timeout=1.5) as provider:
         error, elapsed = await expect_error(consume(provider), LlmTimeoutError)
     assert "no event for 1.5 s" in str(error) and "empty deltas" in str(error)
-    assert elapsed < 8.0  # the drip would go on for 10 s before the text
+    assert elapsed < 15.0  # the drip would go on for 30 s before the text
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
@@ -167,7 +167,7 @@ async def test_a_non_streamed_reply_that_drips_times_out(llm_server: LlmServer) 
     async with make("openai", llm_server, idle_timeout=0.8) as provider:
         error, elapsed = await expect_error(provider.complete(REQUEST), LlmTimeoutError)
     assert "no complete reply within 0.8 s" in str(error)
-    assert elapsed < 3.0
+    assert elapsed < 10.0  # the drip would go on for over a minute
 
 
 def test_idle_timeout_defaults_to_the_read_timeout(llm_server: LlmServer) -> None:
@@ -221,7 +221,7 @@ async def test_call_timeout_bounds_a_stream_that_keeps_sending(
         error, elapsed = await expect_error(run(), LlmTimeoutError)
     assert "deadline of 1 s (call_timeout)" in str(error)
     assert seen  # text did arrive before the deadline
-    assert elapsed < 3.0
+    assert elapsed < 10.0  # the stream would go on for 30 s
 
 
 async def test_call_timeout_covers_retries_and_backoff(llm_server: LlmServer) -> None:
@@ -229,22 +229,22 @@ async def test_call_timeout_covers_retries_and_backoff(llm_server: LlmServer) ->
         llm_server.reply_json(
             {"error": {"message": "busy", "type": "server_error"}},
             status=503,
-            headers={"Retry-After": "2"},
+            headers={"Retry-After": "30"},
         )
     async with make("openai", llm_server, max_retries=3, call_timeout=1.0) as provider:
         error, elapsed = await expect_error(provider.complete(REQUEST), ServiceUnavailableError)
-    # The 2 s backoff would pass the deadline: the server's own error is raised at once.
+    # The 30 s backoff would pass the deadline: the server's own error is raised at once.
     assert "HTTP 503" in str(error)
     assert len(llm_server.requests) == 1
-    assert elapsed < 1.0
+    assert elapsed < 10.0
 
 
 async def test_call_timeout_bounds_a_slow_non_streamed_reply(llm_server: LlmServer) -> None:
-    llm_server.reply_json(openai_completion(), delay=5.0)
+    llm_server.reply_json(openai_completion(), delay=30.0)
     async with make("openai", llm_server, call_timeout=0.5) as provider:
         error, elapsed = await expect_error(provider.complete(REQUEST), LlmTimeoutError)
     assert "call_timeout" in str(error)
-    assert elapsed < 2.0
+    assert elapsed < 10.0  # the reply would come after 30 s
 
 
 # -- the reply cap ------------------------------------------------------------
