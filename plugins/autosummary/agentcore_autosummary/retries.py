@@ -62,7 +62,10 @@ async def make_summary(
     attempt), except a ``"lost"`` one: a summary whose only fault is the
     identifiers it lost is applied with that verdict when no route does better
     (a warning names them), since a failed attempt would leave whole messages
-    out instead. The plan returned is ``plan`` cut to what the summary covers.
+    out instead; and a ``"copy"`` that a retry by another route gave again
+    (the summarizer, asked afresh from the raw messages, still found nothing
+    to add) is applied with that verdict, covering the new messages. The plan
+    returned is ``plan`` cut to what the summary covers.
     A summary applied to a Focused slot must leave a smaller context than the
     one it replaces, or :class:`SummaryFailedError` is raised.
     """
@@ -85,6 +88,20 @@ async def make_summary(
                 plan.turn_index,
                 len(made.quality.identifiers_lost),
                 ", ".join(made.quality.identifiers_lost),
+            )
+            break
+        if route is None and made.quality.verdict == "copy" and len(tried) > 1:
+            # The summarizer gave the same summary again by another route (a summary of
+            # the raw messages): the covered messages added nothing it keeps, so the
+            # summary stands and now covers them, rather than every later turn leaving
+            # them out and asking again.
+            logger.info(
+                "summary of session %s turn %d unchanged by every route (%s): applied, "
+                "covering %d more message(s)",
+                ctx.session_id,
+                plan.turn_index,
+                ", ".join(tried),
+                len(made.plan.messages),
             )
             break
         if route is None:

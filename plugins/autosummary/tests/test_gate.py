@@ -1,9 +1,11 @@
-"""The gate (issue 24): a refused summary is asked for again another way, never applied.
+"""The gate (issue 24): a refused summary is asked for again another way.
 
 A copy of the previous summary, a reply cut at its cap and an echo of the
 transcript are each refused; the retry route of each verdict makes the
 summary that is applied. When every route is refused, the attempt fails and
-backs off as any failed attempt does.
+backs off as any failed attempt does, except for a copy that the retry gave
+again: the summarizer, asked afresh, found nothing to add, so the unchanged
+summary is applied with its verdict and covers the new messages.
 """
 
 from __future__ import annotations
@@ -197,8 +199,8 @@ async def test_a_cap_the_user_set_is_never_raised() -> None:
 
 @pytest.mark.parametrize(
     ("bad", "verdict", "routes", "calls"),
-    [(_copy, "copy", 2, 3), (_cut, "truncated", 3, 3), (_echo, "echo", 2, 2)],
-    ids=["copy-of-previous", "stopped-at-cap", "echo-of-transcript"],
+    [(_cut, "truncated", 3, 3), (_echo, "echo", 2, 2)],
+    ids=["stopped-at-cap", "echo-of-transcript"],
 )
 async def test_when_every_route_is_refused_the_attempt_fails_and_backs_off(
     bad: Reply, verdict: str, routes: int, calls: int
@@ -220,6 +222,30 @@ async def test_when_every_route_is_refused_the_attempt_fails_and_backs_off(
     turns = [turn for turn, _ in recorder.errors]
     gaps = [turns[i + 1] - turns[i] for i in range(len(turns) - 1)]
     assert gaps == [backoff_turns(n) for n in range(1, len(turns))]
+    assert await get_conversation_summary(session) == FIRST
+
+
+async def test_a_copy_the_retry_gives_again_is_applied_and_covers_the_new_messages() -> None:
+    """A summarizer that finds nothing to add, asked afresh, does not leave messages out."""
+    summarizer = Summarizer(_copy, lambda number: number >= 2)
+    session, recorder = await _run(summarizer, turns=20)
+    assert recorder.errors == []  # no failed attempt, so no backoff and no degraded turn
+    _, *copies = recorder.applied
+    assert copies, "the copies were applied"
+    for info in copies:
+        assert info.summary == FIRST
+        assert info.quality is not None
+        assert (info.quality.verdict, info.quality.route) == ("copy", "resummary")
+        assert (info.quality.attempts, info.quality.refused) == (2, ("copy",))
+    # Each copy was asked for twice before it stood: the update, then the resummary's two
+    # calls (the new messages alone, then merged with the previous summary).
+    assert len(summarizer.requests) == 1 + 3 * len(copies)
+    # What the copies cover is no longer sent: the slot covers up to the last applied one.
+    covers = [info.covers for info in recorder.applied]
+    assert covers == sorted(covers) and covers[-1] > covers[0]
+    slot = await session.get_slot()
+    assert slot.config.focused is not None
+    assert slot.config.focused.summary_covers == covers[-1]
     assert await get_conversation_summary(session) == FIRST
 
 

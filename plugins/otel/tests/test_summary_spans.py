@@ -9,7 +9,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import StatusCode
 from otel_helpers import Traces
 
-from agentcore import AgentSession, FocusedConfig, LlmRequest
+from agentcore import AgentSession, FocusedConfig, LlmRequest, LlmResponse, Message
 from agentcore.testing import MockProvider
 
 MakeSession = Callable[..., AgentSession]
@@ -89,13 +89,33 @@ async def test_a_retried_summary_span_says_which_route_made_it(
 async def test_a_refused_summary_span_is_an_error_with_its_verdict(
     make_session: MakeSession, traces: Traces
 ) -> None:
-    await _run(make_session, _summarizer(lambda number: number >= 2))
+    def cut_after_the_first(request: LlmRequest) -> str | LlmResponse:
+        if request.purpose == "summary" and "/srv/app" in request.messages[-1].text:
+            # Every summary after the first stops at its cap, by every route.
+            return LlmResponse(Message.assistant(f"{FIRST} Later, the"), stop_reason="max_tokens")
+        return _summarizer(lambda number: False)(request)
+
+    await _run(make_session, cut_after_the_first)
     refused = [s for s in traces.named("summarize") if not attrs_of(s)["agentcore.summary.applied"]]
     assert refused
     values = attrs_of(refused[0])
+    assert values["agentcore.summary.verdict"] == "truncated"
+    assert values["agentcore.summary.stop_reason"] == "max_tokens"
+    assert values["agentcore.summary.attempts"] >= 2
+    assert values["error.type"] == "SummaryRejectedError"
+    assert refused[0].status.status_code is StatusCode.ERROR
+
+
+async def test_a_copy_the_retry_gave_again_is_an_applied_span_with_its_verdict(
+    make_session: MakeSession, traces: Traces
+) -> None:
+    await _run(make_session, _summarizer(lambda number: number >= 2))
+    _, *copies = traces.named("summarize")
+    assert copies
+    values = attrs_of(copies[0])
+    assert values["agentcore.summary.applied"] is True
     assert values["agentcore.summary.verdict"] == "copy"
     assert values["agentcore.summary.route"] == "resummary"
     assert values["agentcore.summary.refused"] == ("copy",)
     assert values["agentcore.summary.overlap_with_previous"] == 1.0
-    assert values["error.type"] == "SummaryRejectedError"
-    assert refused[0].status.status_code is StatusCode.ERROR
+    assert copies[0].status.status_code is not StatusCode.ERROR
