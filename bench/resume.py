@@ -39,6 +39,7 @@ from agentcore import (
     AgentSession,
     FocusedConfig,
     InMemoryStore,
+    LlmRequest,
     Message,
     SlotConfig,
     SqliteStore,
@@ -199,6 +200,19 @@ async def full_slot(name: str, store: MemoryStore, count: int) -> str:
     return f"| {name} | {count:,} | " + " | ".join(row) + " |"
 
 
+def _instant_summarizer(request: LlmRequest) -> str:
+    """An instant fake model: each summary names the newest words it read, so it is new.
+
+    A constant reply would be a copy of the previous summary, which the gate refuses
+    and asks for again before applying it: the bench would then measure the gate's
+    retries, not the backlog.
+    """
+    if request.purpose != "summary":
+        return "ok"
+    newest = " ".join(request.messages[-1].text.split()[-6:]).strip("`")
+    return f"The user and the assistant talked about foxes and rivers; last: {newest}."
+
+
 async def backlog(count: int, calls: int) -> list[str]:
     """The first turns after enabling autosummary on ``count`` unsummarized messages."""
     from agentcore_autosummary import SummaryConfig
@@ -207,9 +221,7 @@ async def backlog(count: int, calls: int) -> list[str]:
     for mode in ("inline", "background"):
         store = InMemoryStore()
         await populate(store, "backlog", count, FocusedConfig())
-        provider = MockProvider(
-            responder=lambda r: "summary of the part" if r.purpose == "summary" else "ok"
-        )
+        provider = MockProvider(responder=_instant_summarizer)
         config = SummaryConfig(
             mode=mode, max_summary_calls_per_turn=calls, max_context_tokens=32_000
         )
