@@ -106,8 +106,8 @@ async def compact_slot(
     if pending is not None and not pending.done():
         await asyncio.shield(pending)
     state = await load_state(ctx, runtime)
-    await warm_counts(ctx, config, state)
     correction = await session_correction(ctx, runtime)
+    await warm_counts(ctx, config, state, correction)
     plan = make_plan(ctx, config, state, correction)
     if plan is None:
         # Everything lies in the verbatim tail: a manual compact folds all but the last

@@ -155,7 +155,7 @@ async def make_room(
             f"turn {state.last_attempt_turn + backoff_turns(state.failures)}"
         )
         return tokens
-    await warm_counts(ctx, config, state)
+    await warm_counts(ctx, config, state, budget.correction)
     plan = make_plan(ctx, config, state, budget.correction)
     if plan is None:
         runtime.backlog.pop(ctx.slot.id, None)

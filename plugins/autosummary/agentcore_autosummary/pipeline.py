@@ -51,8 +51,9 @@ async def catch_up(
     while True:
         if plan is None:
             state = await load_state(ctx, runtime)
-            await warm_counts(ctx, config, state)
-            plan = make_plan(ctx, config, state, await session_correction(ctx, runtime))
+            correction = await session_correction(ctx, runtime)
+            await warm_counts(ctx, config, state, correction)
+            plan = make_plan(ctx, config, state, correction)
             if plan is None:
                 runtime.backlog.pop(ctx.slot.id, None)  # all of it is covered
                 return

@@ -50,18 +50,32 @@ class Plan:
     model: str | None
 
 
-async def warm_counts(ctx: TurnContext, config: SummaryConfig, state: SummaryState) -> None:
-    """Load the messages a plan reads and count them off the event loop.
+async def warm_counts(
+    ctx: TurnContext, config: SummaryConfig, state: SummaryState, correction: TokenCorrection
+) -> None:
+    """Load the messages a plan reads; count the recent tail's off the event loop.
 
     A resumed slot holds only the messages its mode sends; what a plan
     reads before that window (all of it for the ``"full"`` strategy) is
     read from the store first, so the plan made next finds it loaded.
+    :func:`make_plan` walks the recent tail back from the newest message
+    (``keep_recent_tokens``, ``correction`` applied): those messages are
+    counted here, a long one in a worker thread, as far as that walk reads.
+    The messages before the tail are counted when a chunk of the summary
+    reads them (:func:`~agentcore_autosummary.planner.plan_chunks`), so a
+    backlog summarized a few chunks a turn is not all counted on the first.
     """
     covered, _ = covered_and_previous(ctx.slot, state)
     await ctx.slot.ensure_loaded(ctx.store, 0 if config.strategy == "full" else covered)
-    counter = counter_for(ctx, turn_model(ctx))
-    for message in ctx.slot.messages[covered:]:
-        await counter.count_message_async(message)
+    model = turn_model(ctx)
+    counter = counter_for(ctx, model)
+    recent = correction.unapply(model, config.recent_budget)
+    messages = ctx.slot.messages
+    total = 0
+    for index in range(len(messages) - 1, covered - 1, -1):
+        total += await counter.count_message_async(messages[index])
+        if total > recent:
+            break
 
 
 def last_exchange_start(messages: Sequence[Message], start: int) -> int:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agentcore import Message
-from agentcore.plugin_api import INLINE_COUNT_CHARS, TokenCounter
-from agentcore_autosummary.formatting import format_message
+from agentcore.plugin_api import TokenCounter
+from agentcore_autosummary.sizing import entry_tokens_async
 
 
 def recent_tail_start(
@@ -31,7 +31,7 @@ def recent_tail_start(
     return best
 
 
-def chunk_end(
+async def chunk_end(
     messages: Sequence[Message],
     start: int,
     stop: int,
@@ -41,22 +41,20 @@ def chunk_end(
 ) -> int:
     """End of the next span from ``start`` whose summary input fits in ``budget`` tokens.
 
-    Spans end before a message other than a tool result, so a tool call and
-    its results are summarized together. The span holds at least one group
-    even when that group alone is over the budget (the summary request then
-    cuts its text in the middle, keeping head and tail, with a marker saying
-    how many tokens were left out).
+    Entries are sized from their messages' stored counts
+    (:func:`~agentcore_autosummary.sizing.entry_tokens_async`): the walk reads
+    the messages of this span and one more, and tokenizes only those that
+    have no count yet (a long one in a worker thread). Spans end before a
+    message other than a tool result, so a tool call and its results are
+    summarized together. The span holds at least one group even when that
+    group alone is over the budget (the summary request then cuts its text
+    in the middle, keeping head and tail, with a marker saying how many
+    tokens were left out).
     """
     total = 0
     end = start
     for index in range(start, stop):
-        entry = format_message(messages[index], max_tool_result_chars)
-        if len(entry) > INLINE_COUNT_CHARS:
-            # A long entry is measured by its message's cached count, so planning
-            # never encodes a large text on the event loop; it is cut to fit later.
-            total += counter.count_message(messages[index]) + 2
-        else:
-            total += counter.count_text(entry) + 2
+        total += await entry_tokens_async(counter, messages[index], max_tool_result_chars)
         at_boundary = index + 1 == stop or messages[index + 1].role != "tool"
         if total > budget and end > start:
             return end
@@ -65,7 +63,7 @@ def chunk_end(
     return end if end > start else stop
 
 
-def plan_chunks(
+async def plan_chunks(
     messages: Sequence[Message],
     budget: int,
     counter: TokenCounter,
@@ -77,12 +75,14 @@ def plan_chunks(
 
     Spans are cut with :func:`chunk_end`. The last span returned ends before
     ``len(messages)`` when more spans would be needed: that rest is left
-    for a later summary.
+    for a later summary, and its messages are neither read nor counted.
     """
     spans: list[tuple[int, int]] = []
     start = 0
     while start < len(messages) and len(spans) < max_chunks:
-        end = chunk_end(messages, start, len(messages), budget, counter, max_tool_result_chars)
+        end = await chunk_end(
+            messages, start, len(messages), budget, counter, max_tool_result_chars
+        )
         spans.append((start, end))
         start = end
     return spans

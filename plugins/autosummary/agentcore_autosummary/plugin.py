@@ -145,7 +145,7 @@ async def post_turn_end(ctx: TurnContext) -> None:
         or window_drops(slot, covered)
     ):
         return
-    await warm_counts(ctx, config, state)
+    await warm_counts(ctx, config, state, correction)
     plan = make_plan(ctx, config, state, correction)
     if plan is None:
         return

@@ -23,6 +23,7 @@ from agentcore_autosummary.routes import (
     Route,
     higher_cap,
 )
+from agentcore_autosummary.sizing import transcript_tokens
 from agentcore_autosummary.summarizer import SummaryCutError, SummaryFailedError
 from agentcore_autosummary.summary_calls import (
     check_retention,
@@ -186,8 +187,9 @@ async def half_point(ctx: TurnContext, config: SummaryConfig, plan: Plan) -> int
     """
     messages = plan.messages
     counter = (await summary_fit(ctx, config, plan)).counter
-    total = sum(counter.count_message(message) for message in messages)
-    end = chunk_end(messages, 0, len(messages), total // 2, counter, config.max_tool_result_chars)
+    limit = config.max_tool_result_chars
+    total = await transcript_tokens(counter, messages, limit)
+    end = await chunk_end(messages, 0, len(messages), total // 2, counter, limit)
     return end if end < len(messages) else None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import sys
 from collections.abc import Coroutine, Sequence
@@ -21,6 +22,7 @@ from agentcore.plugin_api import (
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.formatting import format_messages_as_text
 from agentcore_autosummary.prompt import build_prompt
+from agentcore_autosummary.sizing import transcript_tokens
 
 T = TypeVar("T")
 
@@ -148,7 +150,10 @@ async def request_summary(
     )
     limit = cap if cap is not None else config.summary_tokens
     if config.window_guard:
-        prompt, local, max_tokens = await _sized_request(config, conversation, fit, limit)
+        estimate = None
+        if max_chars is None:  # entries cut by characters are sized by counting them
+            estimate = await transcript_tokens(counter, messages, config.max_tool_result_chars)
+        prompt, local, max_tokens = await _sized_request(config, conversation, fit, limit, estimate)
     else:  # the original design: a fixed max_tokens, the conversation cut by characters only
         prompt = build_prompt(config.summary_prompt, conversation)
         local = await counter.count_messages_async([Message.user(prompt)])
@@ -178,8 +183,10 @@ async def read_reply(
     """
     text = valid_text(result.final_message.text).strip()
     paid = result.response.usage
+    length: int | None = None
     if paid is None:
-        paid = Usage(local, await counter.count_text_async(text))
+        length = await counter.count_text_async(text)
+        paid = Usage(local, length)
     if not text:
         raise SummaryFailedError("the model returned an empty summary", usage=paid)
     stop_reason = result.response.stop_reason
@@ -187,7 +194,8 @@ async def read_reply(
     if stop_reason == "max_tokens":
         reply = SummaryReply(text, usage, local, reported, stop_reason)
         raise SummaryCutError(reply, max_tokens, window_bound=max_tokens < limit)
-    length = await counter.count_text_async(text)
+    if length is None:
+        length = await counter.count_text_async(text)
     if length > limit:
         logger.warning(
             "the summary has %d tokens, over its cap (%d): it is cut to fit", length, limit
@@ -197,13 +205,29 @@ async def read_reply(
 
 
 async def _sized_request(
-    config: SummaryConfig, conversation: str, fit: SummaryFit, cap: int
+    config: SummaryConfig, conversation: str, fit: SummaryFit, cap: int, estimate: int | None
 ) -> tuple[str, int, int]:
-    """The prompt, its local count and its ``max_tokens``, sized to fit ``config.window``."""
+    """The prompt, its local count and its ``max_tokens``, sized to fit ``config.window``.
+
+    ``estimate``: the conversation's tokens as its entries' stored counts
+    give them (:func:`~agentcore_autosummary.sizing.transcript_tokens`), or
+    None. When it fits the room the prompt leaves, the prompt is built and
+    counted once, and that count sizes ``max_tokens``; the conversation is
+    counted apart (and cut to the room) only when the estimate does not fit
+    or the prompt's count shows it was low, so what is sent is the same as
+    if it had been counted first.
+    """
     counter, correction, key = fit.counter, fit.correction, fit.model
     window = config.window
-    empty = counter.count_messages([Message.user(build_prompt(config.summary_prompt, ""))])
+    empty = _empty_prompt_tokens(counter, config.summary_prompt)
     room = correction.unapply(key, window - config.summary_reserve) - empty - _FIT_MARGIN_TOKENS
+    fits_reply = min(config.summary_reserve, config.summary_tokens)
+    if estimate is not None and room >= MIN_CONVERSATION_TOKENS and estimate <= room:
+        prompt = build_prompt(config.summary_prompt, conversation)
+        local = await counter.count_messages_async([Message.user(prompt)])
+        max_tokens = min(cap, window - correction.apply(key, local))
+        if local - empty <= room and max_tokens >= fits_reply:
+            return prompt, local, max_tokens
     for _ in range(3):
         if room < MIN_CONVERSATION_TOKENS:
             raise SummaryFailedError(
@@ -215,12 +239,18 @@ async def _sized_request(
         prompt = build_prompt(config.summary_prompt, conversation)
         local = await counter.count_messages_async([Message.user(prompt)])
         max_tokens = min(cap, window - correction.apply(key, local))
-        if max_tokens >= min(config.summary_reserve, config.summary_tokens):
+        if max_tokens >= fits_reply:
             break
         room -= max(1, config.summary_reserve - max_tokens) + _FIT_MARGIN_TOKENS
     else:
         raise SummaryFailedError(f"no summary request fits max_context_tokens ({window})")
     return prompt, local, max_tokens
+
+
+@functools.lru_cache(maxsize=64)
+def _empty_prompt_tokens(counter: TokenCounter, template: str) -> int:
+    """Tokens of a summary request of ``template`` with an empty conversation (kept per counter)."""
+    return counter.count_messages([Message.user(build_prompt(template, ""))])
 
 
 TIMEOUT_BASE_SECONDS = 60.0

@@ -144,7 +144,7 @@ async def summary_round(
     # parts than the input budget holds at max_summary_tokens each.
     parts_fit = budget // (config.summary_tokens + _PART_OVERHEAD_TOKENS)
     max_chunks = max(1, parts_fit if max_calls is None else min(max_calls - 1, parts_fit))
-    spans = plan_chunks(
+    spans = await plan_chunks(
         messages, budget, fit.counter, config.max_tool_result_chars, max_chunks=max_chunks
     )
     if (len(spans) == 1 or max_chunks == 1) and not (route.separate and previous):
