@@ -36,7 +36,9 @@ def _summarizer(bad: Callable[[int], bool]) -> Callable[[LlmRequest], str]:
     return respond
 
 
-async def _run(make_session: MakeSession, respond: Callable[[LlmRequest], str]) -> None:
+async def _run(
+    make_session: MakeSession, respond: Callable[[LlmRequest], str | LlmResponse]
+) -> None:
     session = make_session(MockProvider(responder=respond), summary=SUMMARY, mode=FocusedConfig())
     for number in range(12):
         await session.submit_turn(
