@@ -18,13 +18,17 @@ SUMMARY_REPLY = "The user greeted the assistant and asked several numbered quest
 SUMMARY_MARKER = "```text\n"
 """The summary prompt fences the conversation as data; a turn's messages never hold this."""
 
-PREFIX_SUMMARY_MARKER = "The material to summarize is the conversation above this message"
-"""A summary request that reuses the conversation's prefix ends with an instruction saying so."""
+PREFIX_SUMMARY_MARKERS = (
+    "Write a concise summary of the conversation above",
+    "The material to summarize is the conversation above this message",
+)
+"""A summary request that reuses the conversation's prefix ends with an instruction saying so:
+the default prompt's, or a prompt of the user's with its ``{messages}`` pointing above."""
 
 
 def is_summary_text(text: str) -> bool:
     """Whether ``text``, a request's last message, asks for a summary (either shape)."""
-    return SUMMARY_MARKER in text or PREFIX_SUMMARY_MARKER in text
+    return SUMMARY_MARKER in text or any(marker in text for marker in PREFIX_SUMMARY_MARKERS)
 
 
 def reply_for(body: dict[str, Any]) -> str:

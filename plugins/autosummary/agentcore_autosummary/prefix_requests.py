@@ -19,7 +19,13 @@ from agentcore.plugin_api import ContextWindowExceededError
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.pins import unpinned
 from agentcore_autosummary.plan import Plan
-from agentcore_autosummary.prompt import MESSAGES_PLACEHOLDER, PREVIOUS_PLACEHOLDER
+from agentcore_autosummary.prompt import (
+    DEFAULT_SUMMARY_PROMPT,
+    MESSAGES_PLACEHOLDER,
+    PREFIX_SUMMARY_INSTRUCTION,
+    PREVIOUS_PLACEHOLDER,
+    summary_words,
+)
 from agentcore_autosummary.sent import SentRequest, last_sent, position_of
 from agentcore_autosummary.summarizer import (
     SummaryFit,
@@ -54,14 +60,23 @@ PREVIOUS_IN_PREFIX = "(the earlier summary at the start of the conversation abov
 """What replaces ``{previous}`` in a prefix-shaped request's instruction."""
 
 
-def prefix_instruction(template: str, kept: int) -> str:
+def prefix_instruction(template: str, kept: int, cap: int) -> str:
     """The summary instruction of a prefix-shaped request: ``template`` pointing above.
 
+    For the default prompt, :data:`PREFIX_SUMMARY_INSTRUCTION`, asking for at
+    most :func:`summary_words` of ``cap`` words. For a prompt of your own,
     ``{messages}`` in ``template`` is replaced by :func:`prefix_note`, and a
-    ``{previous}`` of a custom prompt by :data:`PREVIOUS_IN_PREFIX` (the
-    earlier summary is already part of the conversation above); the rest of
-    the prompt is the same as in a transcript request.
+    ``{previous}`` by :data:`PREVIOUS_IN_PREFIX` (the earlier summary is
+    already part of the conversation above); the rest of the prompt is the
+    same as in a transcript request.
     """
+    if template == DEFAULT_SUMMARY_PROMPT:
+        scope = (
+            ""
+            if kept == 0
+            else f", except its last {kept} messages, which stay verbatim after the summary"
+        )
+        return PREFIX_SUMMARY_INSTRUCTION.format(scope=scope, words=summary_words(cap))
     instruction = template.replace(MESSAGES_PLACEHOLDER, prefix_note(kept))
     return instruction.replace(PREVIOUS_PLACEHOLDER, PREVIOUS_IN_PREFIX).strip()
 
@@ -79,12 +94,13 @@ def wants_prefix(ctx: TurnContext, config: SummaryConfig) -> bool:
     return config.summary_model is None or config.summary_model == ctx.session.agent.model
 
 
-def prefix_messages(sent: SentRequest, plan: Plan, template: str) -> list[Message] | None:
+def prefix_messages(sent: SentRequest, plan: Plan, template: str, cap: int) -> list[Message] | None:
     """The messages of a prefix-shaped request for ``plan``, or None when it cannot be one.
 
-    ``sent``'s messages, then the instruction made of ``template``
-    (:func:`prefix_instruction`). None when ``sent`` does not hold every
-    message of the plan (the request predates them), when a ``before_summary``
+    ``sent``'s messages, then the instruction made of ``template`` for a
+    summary capped at ``cap`` tokens (:func:`prefix_instruction`). None when
+    ``sent`` does not hold every message of the plan (the request predates
+    them), when a ``before_summary``
     hook replaced the plan's messages (it chose what the summary reads),
     or when its reply asked for tools or said nothing (an instruction cannot
     follow it on the wire).
@@ -98,7 +114,7 @@ def prefix_messages(sent: SentRequest, plan: Plan, template: str) -> list[Messag
     if end is None:
         return None
     kept = len(sent.messages) - end
-    return [*sent.messages, Message.user(prefix_instruction(template, kept))]
+    return [*sent.messages, Message.user(prefix_instruction(template, kept, cap))]
 
 
 async def request_prefix_summary(
@@ -122,12 +138,12 @@ async def request_prefix_summary(
     sent = last_sent(ctx.session, plan.slot.id)
     if sent is None:
         return None
-    messages = prefix_messages(sent, plan, config.summary_prompt)
+    limit = cap if cap is not None else config.summary_tokens
+    messages = prefix_messages(sent, plan, config.summary_prompt, limit)
     if messages is None:
         return None
     counter = fit.counter
     local = await counter.count_messages_async(messages) + counter.count_tools(sent.tools)
-    limit = cap if cap is not None else config.summary_tokens
     max_tokens = limit
     if config.window_guard:
         max_tokens = min(limit, config.window - fit.correction.apply(fit.model, local))

@@ -48,6 +48,33 @@ UPDATE_SUMMARY_PROMPT = (
 and the new messages as two labelled parts, merged into one summary, a new value replacing
 the old, in the conversation's language."""
 
+PREFIX_SUMMARY_INSTRUCTION = (
+    "Write a concise summary of the conversation above{scope}, in at most {words} words, "
+    "to replace it as context for the rest of the conversation. If the conversation starts "
+    "with a summary of an earlier part, keep every fact of that summary that later messages "
+    "do not change, and where they give a new value, write only the new value. Keep every "
+    "decision and fact with its exact value: names, numbers, versions, sizes, dates, paths "
+    "and ids, copied exactly as written. Keep the user's goals and preferences, the "
+    "important results of tool calls and the questions still open. Leave out greetings, "
+    "small talk and general advice. Write in the language of the conversation. Reply with "
+    "the summary only, and call no tool."
+)
+"""The final user message of a prefix-shaped summary request (``request_shape="prefix"``)
+when the prompt is the default one: the conversation itself is above it, as it was sent.
+``{scope}`` says which messages stay verbatim after the summary, ``{words}`` is
+:func:`summary_words` of the request's cap. Chosen on the quality bench (see
+``docs/autosummary.md``, "The summary prompt")."""
+
+WORDS_PER_TOKEN = 0.47
+"""The words asked for per token of a summary's cap: 120 words for a 256-token cap, so a
+summary written to the word count ends before the cap cuts it."""
+
+
+def summary_words(tokens: int) -> int:
+    """The most words a summary capped at ``tokens`` tokens is asked to have (at least 10)."""
+    return max(10, round(tokens * WORDS_PER_TOKEN))
+
+
 STRUCTURED_SUMMARY_PROMPT = (
     "Summarize the conversation below so that it can replace it as context for the rest "
     "of the conversation. Write in the conversation's language, under these four "

@@ -9,6 +9,7 @@ transcript prompt whose fixed instruction comes first, the same in every compact
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import httpx
@@ -39,7 +40,8 @@ from agentcore_autosummary import plugin as autosummary_plugin
 
 FILLER = " ".join(f"note{i}" for i in range(120))
 SUMMARY = "Summary: the user keeps the keys k0 to k5 on port 8443."
-MARK = "The material to summarize is the conversation above this message"
+# The default prompt's prefix instruction (prompt.PREFIX_SUMMARY_INSTRUCTION) starts so.
+MARK = "Write a concise summary of the conversation above"
 SETTINGS: dict[str, Any] = {
     "max_context_tokens": 3000,
     "trigger_token_ratio": 0.4,
@@ -304,3 +306,24 @@ async def test_a_prefix_too_long_for_the_window_falls_back_to_a_transcript() -> 
     calls = turns.calls_for("summary")
     assert calls and all(len(call.messages) == 1 for call in calls)
     assert applied.applied and applied.applied[0].summary == SUMMARY
+
+
+@pytest.mark.parametrize(("cap", "words"), [(256, 120), (64, 30)])
+async def test_the_default_prefix_instruction_asks_for_a_merged_summary_within_its_cap(
+    cap: int, words: int
+) -> None:
+    """The default prompt's instruction: the conversation above, a word count the cap holds."""
+    turns = MockProvider(responder=lambda r: SUMMARY if r.purpose == "summary" else "Noted.")
+    session = _session(turns, Applied(), request_shape="prefix", max_summary_tokens=cap)
+    await _turns(session, 8)
+    first, *_ = turns.calls_for("summary")
+    instruction = first.messages[-1].text
+    assert first.max_tokens is not None and first.max_tokens <= cap
+    assert instruction.startswith(MARK)
+    assert f"in at most {words} words" in instruction
+    assert "where they give a new value, write only the new value" in instruction
+    assert "Write in the language of the conversation" in instruction
+    # The messages it summarizes are the ones above it, as the turn sent them.
+    assert any("key k0 is on port 8443" in m.text for m in first.messages[:-1])
+    kept = re.search(r"except its last (\d+) messages", instruction)
+    assert kept is None or int(kept.group(1)) < len(first.messages)
