@@ -216,9 +216,13 @@ async def turns(
         store = SqliteStore(Path(tempfile.mkdtemp(prefix="turn-floor-")) / "turns.db")
     else:
         store = InMemoryStore()
-    builder = AgentBuilder().provider(model).store(store).load_plugins(summary is not None)
+    # Plugins are registered by hand, never discovered: an older checkout run by --old would
+    # otherwise load this tree's other plugins (their entry points) into its older core.
+    builder = AgentBuilder().provider(model).store(store).load_plugins(False)
     if summary is not None:
-        builder.setting("summary_config", summary)
+        from agentcore_autosummary import plugin as autosummary_plugin
+
+        builder.plugin(autosummary_plugin).setting("summary_config", summary)
     if tools:
         registry = ToolRegistry()
         for index in range(tools):
