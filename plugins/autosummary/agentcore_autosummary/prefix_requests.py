@@ -38,17 +38,18 @@ from agentcore_autosummary.summarizer import (
 logger = logging.getLogger("agentcore.autosummary")
 
 
+def _kept_verbatim(kept: int) -> str:
+    """The words saying that the last ``kept`` messages stay verbatim after the summary."""
+    return f"except its last {kept} messages, which stay verbatim after the summary"
+
+
 def prefix_note(kept: int) -> str:
     """What replaces ``{messages}`` in the instruction of a prefix-shaped summary request.
 
     ``kept`` is how many messages at the end of the conversation stay
     verbatim after the summary, so the summary need not cover them.
     """
-    scope = (
-        "all of it"
-        if kept == 0
-        else f"except its last {kept} messages, which stay verbatim after the summary"
-    )
+    scope = "all of it" if kept == 0 else _kept_verbatim(kept)
     return (
         "(The material to summarize is the conversation above this message, with the "
         f"earlier summary in it if there is one: {scope}. Reply with the summary only, "
@@ -71,11 +72,7 @@ def prefix_instruction(template: str, kept: int, cap: int) -> str:
     same as in a transcript request.
     """
     if template == DEFAULT_SUMMARY_PROMPT:
-        scope = (
-            ""
-            if kept == 0
-            else f", except its last {kept} messages, which stay verbatim after the summary"
-        )
+        scope = "" if kept == 0 else f", {_kept_verbatim(kept)}"
         return PREFIX_SUMMARY_INSTRUCTION.format(scope=scope, words=summary_words(cap))
     instruction = template.replace(MESSAGES_PLACEHOLDER, prefix_note(kept))
     return instruction.replace(PREVIOUS_PLACEHOLDER, PREVIOUS_IN_PREFIX).strip()

@@ -94,23 +94,15 @@ def _text_entry_tokens(message: Message, text: str, tokens: int, id_tokens: int)
     return tokens + label + ENTRY_OVERHEAD_TOKENS + _newline_tokens(text)
 
 
-def entry_tokens(counter: TokenCounter, message: Message, max_tool_result_chars: int) -> int:
-    """Estimated tokens of ``message``'s summary-input entry, separator included.
-
-    Reads the message's count (counting it once when none is stored); counts
-    text only for a tool result longer than ``max_tool_result_chars``.
-    """
-    text = _counted_text(message, max_tool_result_chars)
-    if text is not None:
-        id_tokens = counter.count_text(message.tool_call_id or "")
-        return _text_entry_tokens(message, text, counter.count_text(text), id_tokens)
-    return counter.count_message(message) + _extra_tokens(message)
-
-
 async def entry_tokens_async(
     counter: TokenCounter, message: Message, max_tool_result_chars: int
 ) -> int:
-    """:func:`entry_tokens`, counting a long message without a stored count off the event loop."""
+    """Estimated tokens of ``message``'s summary-input entry, separator included.
+
+    Reads the message's count (counting it once, a long one off the event
+    loop, when none is stored); counts text only for a tool result longer
+    than ``max_tool_result_chars`` and for a message with tool calls.
+    """
     text = _counted_text(message, max_tool_result_chars)
     if text is not None:
         id_tokens = counter.count_text(message.tool_call_id or "")

@@ -26,7 +26,7 @@ from agentcore.testing import MockProvider
 from agentcore.tokens import TokenCounter, get_token_counter
 from agentcore_autosummary import SummaryConfig, format_message
 from agentcore_autosummary.planner import plan_chunks
-from agentcore_autosummary.sizing import entry_tokens
+from agentcore_autosummary.sizing import entry_tokens_async
 from agentcore_autosummary.summarizer import (
     SummaryFailedError,
     SummaryFit,
@@ -80,12 +80,13 @@ def representative() -> list[Message]:
     ]
 
 
-def test_entry_estimates_are_at_least_the_entries_tokens_in_tiktoken() -> None:
+async def test_entry_estimates_are_at_least_the_entries_tokens_in_tiktoken() -> None:
     for model in (None, "gpt-4o"):
         counter = TokenCounter(model)
         for message in representative():
             exact = counter.count_text(format_message(message, 500)) + 1  # the blank line
-            assert entry_tokens(counter, message, 500) >= exact, format_message(message, 500)
+            estimate = await entry_tokens_async(counter, message, 500)
+            assert estimate >= exact, format_message(message, 500)
 
 
 async def test_a_summary_request_counts_its_prompt_once() -> None:
