@@ -11,13 +11,13 @@ from __future__ import annotations
 import asyncio
 import sys
 import weakref
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Generator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 
-async def complete_despite_cancel(work: Coroutine[Any, Any, T]) -> T:
+async def complete_despite_cancel(work: Coroutine[Any, Any, T], *, step_here: bool = False) -> T:
     """Run ``work`` to its end, then let a cancellation of the caller propagate.
 
     ``work`` runs as its own task that the caller's cancellation never
@@ -31,10 +31,14 @@ async def complete_despite_cancel(work: Coroutine[Any, Any, T]) -> T:
     On Python 3.12+, when no cancel of the caller is pending, the task starts
     eagerly: ``work`` runs at once, in its own task, and a ``work`` that
     finishes without waiting on anything (an in-memory store's write) costs
-    no turn of the event loop. Otherwise (Python 3.10 and 3.11, or a cancel
-    already requested) the task is scheduled as usual.
+    no turn of the event loop. On Python 3.10 and 3.11, ``step_here`` does
+    the same for a ``work`` whose first step (up to its first wait) looks
+    at no task-bound state (no ``asyncio.current_task()``, no
+    ``asyncio.timeout``): that step runs in the caller's task, and only a
+    ``work`` that then waits goes on in a task of its own. Otherwise (or
+    with a cancel already requested) the task is scheduled as usual.
     """
-    task = _start(work)
+    task = _start(work, step_here)
     if task.done():
         return task.result()
     cancelled: asyncio.CancelledError | None = None
@@ -51,13 +55,70 @@ async def complete_despite_cancel(work: Coroutine[Any, Any, T]) -> T:
     return task.result()
 
 
-def _start(work: Coroutine[Any, Any, T]) -> asyncio.Future[T]:
-    """``work`` as a task: started eagerly on Python 3.12+ unless a cancel is pending."""
+def _start(work: Coroutine[Any, Any, T], step_here: bool) -> asyncio.Future[T]:
+    """``work`` as a task, started eagerly where it can be (see :func:`complete_despite_cancel`)."""
+    caller = asyncio.current_task()
+    if caller is None or _cancel_pending(caller):
+        return asyncio.ensure_future(work)
+    loop = caller.get_loop()
     if sys.version_info >= (3, 12):
-        caller = asyncio.current_task()
-        if caller is not None and not caller.cancelling():
-            return asyncio.Task(work, loop=caller.get_loop(), eager_start=True)
-    return asyncio.ensure_future(work)
+        return asyncio.Task(work, loop=loop, eager_start=True)
+    if not step_here:  # pragma: no cover - Python 3.10 and 3.11
+        return asyncio.ensure_future(work)
+    return _first_step_here(work, loop)  # pragma: no cover - Python 3.10 and 3.11
+
+
+def _first_step_here(  # pragma: no cover - Python 3.10 and 3.11
+    work: Coroutine[Any, Any, T], loop: asyncio.AbstractEventLoop
+) -> asyncio.Future[T]:
+    """Run ``work`` up to its first wait here: a done future, or a task that goes on from there.
+
+    An error of that first step propagates from here, as the task's would.
+    """
+    try:
+        waiting = work.send(None)
+    except StopIteration as stop:
+        done: asyncio.Future[T] = loop.create_future()
+        done.set_result(stop.value)
+        return done
+    return asyncio.ensure_future(_Resumed(work, waiting).run())
+
+
+def _cancel_pending(task: asyncio.Task[Any]) -> bool:
+    """Whether ``task`` was asked to cancel (known on Python 3.11+; never on 3.10)."""
+    if sys.version_info >= (3, 11):
+        return task.cancelling() > 0
+    return False  # pragma: no cover - Python 3.10
+
+
+class _Resumed:  # pragma: no cover - Python 3.10 and 3.11
+    """A coroutine already started (its first step ran in the caller), awaited from there on."""
+
+    __slots__ = ("_waiting", "_work")
+
+    def __init__(self, work: Coroutine[Any, Any, Any], waiting: Any) -> None:
+        self._work = work
+        self._waiting = waiting
+
+    async def run(self) -> Any:
+        """The rest of the work, in the task that awaits this."""
+        return await self
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        work, waiting = self._work, self._waiting
+        while True:
+            try:
+                sent = yield waiting
+            except BaseException as error:
+                try:
+                    waiting = work.throw(error)
+                except StopIteration as stop:
+                    return stop.value
+            else:
+                try:
+                    waiting = work.send(sent)
+                except StopIteration as stop:
+                    return stop.value
 
 
 def check_timeout(name: str, seconds: object) -> float | None:
@@ -104,7 +165,7 @@ class Deadline:
             return None
         return max(0.001, self._when - asyncio.get_running_loop().time())
 
-    def guard(self, *, consume: bool = False) -> _Guard:
+    def guard(self, *, consume: bool = False) -> _Guard | _NoDeadline:
         """Cancel the current task at the deadline while the body runs (``async with``).
 
         The deadline's cancel raises ``error()``; with ``consume`` it ends
@@ -113,6 +174,8 @@ class Deadline:
         guard entered after the deadline passed cancels the body at its
         first suspension, as ``asyncio.timeout_at`` does.
         """
+        if self._when is None:
+            return _NO_DEADLINE
         return _Guard(self, consume)
 
     def _arm(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -201,6 +264,23 @@ class _Guard:
         if not self._consume:
             raise self._deadline._error() from None
         return True
+
+
+class _NoDeadline:
+    """The guard of a deadline that never comes: one shared object, it does nothing."""
+
+    __slots__ = ()
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any
+    ) -> bool:
+        return False
+
+
+_NO_DEADLINE = _NoDeadline()
 
 
 def _fallback_timeout(when: float) -> Any:

@@ -82,14 +82,14 @@ async def call_hook(caller: pluggy.HookCaller, /, **kwargs: Any) -> Any:
     if policy.sync:
         raise TypeError(f"the hook {name!r} is synchronous: call it as pm.hook.{name}(...)")
     spec = caller.spec
+    firstresult = bool(spec is not None and spec.opts.get("firstresult"))
+    impls = caller.get_hookimpls()
+    trace = _traced(caller)
+    if not impls and not trace:  # the common case of a hook no plugin implements
+        return None if firstresult else []
     if spec is not None:
         defaults: Mapping[str, Any] = getattr(spec, "kwargdefaults", None) or {}
         kwargs = {**defaults, **kwargs}
-    impls = caller.get_hookimpls()
-    firstresult = bool(spec is not None and spec.opts.get("firstresult"))
-    trace = _traced(caller)
-    if not impls and not trace:
-        return None if firstresult else []
     if trace:
         trace_before(name, impls, kwargs)
     isolate, propagate = policy.isolate, policy.propagate

@@ -1,10 +1,11 @@
-"""Stored messages of the plain kinds decoded without cattrs: the fast path of a resume.
+"""Messages of the plain kinds stored and read without cattrs: the fast path of a turn and a resume.
 
 Text and tool-call messages are most of any history. :func:`plain_message` builds them
 from their parsed JSON directly, checking exactly what the classes' validators check, and
 hands everything else (other blocks, any field of another JSON type, anything malformed)
 back as None, for :mod:`agentcore.serialization`'s converter: cattrs then gives the value
-or the error it always gave.
+or the error it always gave. :func:`plain_message_dict` does the same the other way for
+text-only messages (a turn's user message and reply).
 """
 
 from __future__ import annotations
@@ -110,3 +111,26 @@ def plain_message(data: Any, counts: tuple[tuple[str, int], ...] = ()) -> Messag
     _set(message, "is_error", is_error)
     _set(message, "_token_counts", counts[:MAX_KEPT_COUNTS])
     return message
+
+
+def plain_message_dict(message: Message) -> dict[str, Any] | None:
+    """``message`` as the converter unstructures it, when it holds text blocks only; else None.
+
+    The dict equals the converter's (the same keys, in the same order, defaults
+    left out); a message with any other block goes through cattrs.
+    """
+    if not _FIELDS_KNOWN:
+        return None
+    content = []
+    for block in message.content:
+        if type(block) is not TextBlock:
+            return None
+        content.append({"text": block.text, "type": "text"})
+    data: dict[str, Any] = {"role": message.role}
+    if content:
+        data["content"] = content
+    if message.tool_call_id is not None:
+        data["tool_call_id"] = message.tool_call_id
+    if message.is_error:
+        data["is_error"] = True
+    return data

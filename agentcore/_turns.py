@@ -118,6 +118,7 @@ class TurnRunner:
         self._session = session
         self._sync = sync
         self.lock = asyncio.Lock()
+        self._core_hooks: CoreHooks | None = None
         self.open_stream = False
         bundle = session.bundle
         self.lease = (
@@ -131,7 +132,11 @@ class TurnRunner:
 
     @property
     def _hooks(self) -> CoreHooks:
-        return CoreHooks(self._session.bundle.plugin_manager)
+        manager = self._session.bundle.plugin_manager
+        hooks = self._core_hooks
+        if hooks is None or hooks.plugin_manager is not manager:
+            hooks = self._core_hooks = CoreHooks(manager)
+        return hooks
 
     def context(self, slot: ContextSlot, user_message: Message, *, is_stream: bool) -> TurnContext:
         """A new turn context for ``slot`` at the session's turn index."""

@@ -299,6 +299,7 @@ class TokenCounter:
         self._encoding: Encoding | None = None
         # id(spec) -> (spec, count): the spec is held, so its id is not reused meanwhile.
         self._tool_counts: dict[int, tuple[ToolSpec, int]] = {}
+        self._role_counts: dict[str, int] = {}
         self._tool_json_counts: dict[str, int] = {}
         if count_text is not None:
             self._exact = bool(exact)
@@ -516,7 +517,10 @@ class TokenCounter:
         return count
 
     def _count_message(self, message: Message) -> int:
-        count = TOKENS_PER_MESSAGE + self.count_text(message.role)
+        role = self._role_counts.get(message.role)
+        if role is None:
+            role = self._role_counts[message.role] = self.count_text(message.role)
+        count = TOKENS_PER_MESSAGE + role
         if message.tool_call_id is not None:
             count += self.count_text(message.tool_call_id)
         for block in message.content:

@@ -55,12 +55,15 @@ class Usage:
     def __add__(self, other: Usage) -> Usage:
         if not isinstance(other, Usage):
             return NotImplemented
-        return Usage(
-            self.input_tokens + other.input_tokens,
-            self.output_tokens + other.output_tokens,
-            self.cached_input_tokens + other.cached_input_tokens,
-            self.cache_write_tokens + other.cache_write_tokens,
-        )
+        # Sums of validated counts are valid: made without running the validators again
+        # (a turn adds usages several times).
+        total = object.__new__(Usage)
+        _set = object.__setattr__
+        _set(total, "input_tokens", self.input_tokens + other.input_tokens)
+        _set(total, "output_tokens", self.output_tokens + other.output_tokens)
+        _set(total, "cached_input_tokens", self.cached_input_tokens + other.cached_input_tokens)
+        _set(total, "cache_write_tokens", self.cache_write_tokens + other.cache_write_tokens)
+        return total
 
 
 @define

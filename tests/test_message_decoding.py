@@ -1,4 +1,4 @@
-"""Stored messages decode to the same values and the same errors, fast path or cattrs."""
+"""Stored messages decode (and encode) to the same values and errors, fast path or cattrs."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcore import ImageBlock, Message, TextBlock, ToolUseBlock
+from agentcore._plain_messages import plain_message_dict
 from agentcore.errors import CorruptDataError
 from agentcore.serialization import (
     converter,
@@ -54,6 +55,16 @@ def test_a_plain_message_takes_the_fast_path_and_comes_back_equal(message: Messa
     assert fast is not None
     assert fast == message == converter.structure(data, Message)
     assert message_from_json(message_to_json(message)) == message
+
+
+@given(st.one_of(plain_messages, other_messages))
+def test_a_text_message_is_encoded_as_the_converter_encodes_it(message: Message) -> None:
+    fast = plain_message_dict(message)
+    if any(not isinstance(block, TextBlock) for block in message.content):
+        assert fast is None  # tool calls, images...: the converter's path
+    else:
+        assert fast is not None
+        assert json.dumps(fast) == json.dumps(converter.unstructure(message, Message))
 
 
 @given(st.one_of(plain_messages, other_messages))

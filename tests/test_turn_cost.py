@@ -6,7 +6,10 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agentcore import Agent, AgentBuilder, AgentSession, Message, SqliteStore
+from agentcore.errors import DuplicateTurnError
 from agentcore.stores import MessageAppend, SlotHead, StoreWrite
 from agentcore.testing import MockProvider
 
@@ -75,6 +78,36 @@ async def test_a_turn_costs_the_same_with_a_long_history(agent: Agent, tmp_path:
     # A deeper b-tree may cost a few steps; a scan of 1,200 messages would cost thousands.
     print(f"\nSQLite VM steps of one turn: {short_steps} (4 messages), {long_steps} (1,200)")
     assert long_steps <= short_steps + 20, (short_steps, long_steps)
+    await store.close()
+
+
+async def test_a_sqlite_turn_runs_only_the_statements_of_its_write(
+    agent: Agent, tmp_path: Path
+) -> None:
+    """No PRAGMA to set and reset the lock wait, no look-up of a turn id that is new."""
+    store = SqliteStore(tmp_path / "statements.db")
+    bundle = AgentBuilder().provider(MockProvider(responder=lambda r: "ok")).store(store)
+    session = AgentSession(agent, "s", bundle.load_plugins(False).build())
+    await session.submit_turn("first")
+    statements: list[str] = []
+    store._conn.set_trace_callback(statements.append)
+    try:
+        await session.submit_turn("second")
+    finally:
+        store._conn.set_trace_callback(None)
+    assert not [s for s in statements if "busy_timeout" in s], statements
+    assert not [s for s in statements if s.startswith("SELECT") and "FROM turns" in s]
+    assert statements[0] == "PRAGMA data_version"  # the check before the model call
+    assert "BEGIN IMMEDIATE" in statements and statements[-1] == "COMMIT"
+    # A resubmitted turn id is still refused as a duplicate (looked up on the conflict).
+    write = StoreWrite(
+        "s", appends={"default": MessageAppend(0, [Message.user("x")])}, turn_id="t-1"
+    )
+    await store.write(
+        StoreWrite("s", appends={"default": MessageAppend(4, [Message.user("y")])}, turn_id="t-1")
+    )
+    with pytest.raises(DuplicateTurnError):
+        await store.write(write)
     await store.close()
 
 

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import cattrs
 from attrs import frozen
 
+from agentcore._plain_messages import plain_message_dict
 from agentcore.errors import ConflictError, CorruptDataError, DuplicateTurnError, StoreError
 from agentcore.messages import Message, set_token_count, token_counts
 from agentcore.serialization import converter, message_to_dict, plain_message
@@ -61,8 +62,12 @@ class EncodedWrite:
     """Where the write puts its turn, when it has a ``turn_id``."""
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """``value`` as JSON without spaces, as ``json.dumps(..., ensure_ascii=False)`` makes it."""
+    return _ENCODER.encode(value)
 
 
 def _shown(value: str) -> str:
@@ -85,6 +90,17 @@ def _check_id(value: object, what: str) -> str:
         raise StoreError(f"{what} must not contain NUL characters, got {_shown(value)}")
     _check_utf8(value, what)
     return value
+
+
+def _id_fits(value: object) -> bool:
+    """Whether ``value`` passes :func:`_check_id`, checked without building its error."""
+    if type(value) is not str or not value or len(value) * 4 > MAX_ID_BYTES or "\x00" in value:
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def check_session_id(session_id: object) -> str:
@@ -131,7 +147,8 @@ def encode_batch(batch: StoreWrite) -> EncodedWrite:
 
     slot_configs: dict[str, str] = {}
     for slot_id, config in batch.slot_configs.items():
-        _check_id(slot_id, f"slot id in {where}")
+        if not _id_fits(slot_id):
+            _check_id(slot_id, f"slot id in {where}")
         if not isinstance(config, Mapping):
             raise StoreError(
                 f"config of slot {slot_id!r} in {where} must be a mapping, "
@@ -141,7 +158,8 @@ def encode_batch(batch: StoreWrite) -> EncodedWrite:
 
     appends: dict[str, EncodedAppend] = {}
     for slot_id, append in batch.appends.items():
-        _check_id(slot_id, f"slot id in {where}")
+        if not _id_fits(slot_id):
+            _check_id(slot_id, f"slot id in {where}")
         if not isinstance(append, MessageAppend):
             raise StoreError(
                 f"append to slot {slot_id!r} in {where} must be a MessageAppend, "
@@ -154,20 +172,24 @@ def encode_batch(batch: StoreWrite) -> EncodedWrite:
             )
         bodies: list[str] = []
         for offset, message in enumerate(append.messages):
-            what = f"message {start + offset} of slot {slot_id!r} in {where}"
             if not isinstance(message, Message):
+                what = f"message {start + offset} of slot {slot_id!r} in {where}"
                 raise StoreError(f"{what} must be a Message, not {type(message).__name__}")
             try:
                 body = encode_message(message)
+                body.encode("utf-8")
             except (TypeError, ValueError, RecursionError) as exc:
+                what = f"message {start + offset} of slot {slot_id!r} in {where}"
+                if isinstance(exc, UnicodeEncodeError):
+                    raise StoreError(f"{what} holds text that is not valid Unicode: {exc}") from exc
                 raise StoreError(f"{what} is not JSON-serializable: {exc}") from exc
-            _check_utf8(body, what)
             bodies.append(body)
         appends[slot_id] = EncodedAppend(start, tuple(bodies))
 
     data: dict[str, str] = {}
     for key, value in batch.data.items():
-        _check_id(key, f"data key in {where}")
+        if not _id_fits(key):
+            _check_id(key, f"data key in {where}")
         data[key] = _encode_json(value, f"data {key!r} of {where}")
     for key in batch.deleted_data:
         _check_id(key, f"deleted data key in {where}")
@@ -177,7 +199,8 @@ def encode_batch(batch: StoreWrite) -> EncodedWrite:
 
     expected: dict[str, int] = {}
     for slot_id, version in batch.expected_versions.items():
-        _check_id(slot_id, f"slot id in {where}")
+        if not _id_fits(slot_id):
+            _check_id(slot_id, f"slot id in {where}")
         if not is_int(version) or version < 0:
             raise StoreError(
                 f"expected version of slot {slot_id!r} in {where} must be an int >= 0, "
@@ -185,11 +208,15 @@ def encode_batch(batch: StoreWrite) -> EncodedWrite:
             )
         expected[slot_id] = version
 
-    timeout = check_timeout(batch.timeout, f"timeout of the write to {where}")
+    timeout: float | None = None
+    if batch.timeout is not None:
+        timeout = check_timeout(batch.timeout, f"timeout of the write to {where}")
     turn_id: str | None = None
     turn: StoredTurn | None = None
     if batch.turn_id is not None:
-        turn_id = _check_id(batch.turn_id, f"turn id of a write to {where}")
+        turn_id = batch.turn_id
+        if not _id_fits(turn_id):
+            turn_id = _check_id(turn_id, f"turn id of a write to {where}")
         turn = _turn_of(batch, appends, turn_id, where)
     return EncodedWrite(
         session_id,
@@ -242,7 +269,9 @@ TOKENS_FIELD = "tokens"
 
 def encode_message(message: Message) -> str:
     """``message`` as stored JSON, with the token counts it carries (:data:`TOKENS_FIELD`)."""
-    data = message_to_dict(message)
+    data = plain_message_dict(message)
+    if data is None:
+        data = message_to_dict(message)
     counts = token_counts(message)
     if counts:
         data[TOKENS_FIELD] = dict(counts)

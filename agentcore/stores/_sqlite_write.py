@@ -73,19 +73,20 @@ def apply_write(conn: sqlite3.Connection, batch: EncodedWrite) -> tuple[int, dic
     session_id = batch.session_id
     conn.execute("BEGIN IMMEDIATE")
     try:
-        if batch.turn_id is not None:
-            stored_turn = find_turn(conn, session_id, batch.turn_id)
-            if stored_turn is not None:
-                raise duplicate_turn(session_id, batch.turn_id, stored_turn)
+        # A turn id stored already is looked up only when something does not fit (a
+        # conflict, or the turn's row exists): a write that fits has a new turn id, since
+        # the stored turn moved the slot's count on. Its error is then DuplicateTurnError.
         for slot_id, expected in batch.expected_versions.items():
             row = conn.execute(_SLOT_VERSION, (session_id, slot_id)).fetchone()
             stored = 0 if row is None else int(row[0])
             if stored != expected:
+                _refuse_stored_turn(conn, batch)
                 raise version_conflict(session_id, slot_id, expected, stored)
         for slot_id, append in batch.appends.items():
             last = conn.execute(LAST_INDEX, (session_id, slot_id)).fetchone()[0]
             count = 0 if last is None else int(last) + 1
             if append.start != count:
+                _refuse_stored_turn(conn, batch)
                 raise append_conflict(session_id, slot_id, append.start, count)
         if batch.state is None:
             conn.execute(_ENSURE_SESSION, (session_id,))
@@ -109,10 +110,21 @@ def apply_write(conn: sqlite3.Connection, batch: EncodedWrite) -> tuple[int, dic
         conn.executemany(_DELETE_DATA, [(session_id, key) for key in batch.deleted_data])
         turn = batch.turn
         if batch.turn_id is not None and turn is not None:
-            conn.execute(
-                _INSERT_TURN,
-                (session_id, batch.turn_id, turn.slot_id, turn.start, turn.stop, turn.turn_index),
-            )
+            try:
+                conn.execute(
+                    _INSERT_TURN,
+                    (
+                        session_id,
+                        batch.turn_id,
+                        turn.slot_id,
+                        turn.start,
+                        turn.stop,
+                        turn.turn_index,
+                    ),
+                )
+            except sqlite3.IntegrityError:
+                _refuse_stored_turn(conn, batch)
+                raise
         seen = data_version(conn), read_heads(conn, session_id)
         conn.execute("COMMIT")
     except sqlite3.IntegrityError as exc:
@@ -125,6 +137,15 @@ def apply_write(conn: sqlite3.Connection, batch: EncodedWrite) -> tuple[int, dic
         rollback(conn)
         raise
     return seen
+
+
+def _refuse_stored_turn(conn: sqlite3.Connection, batch: EncodedWrite) -> None:
+    """Raise :class:`DuplicateTurnError` when the turn id of ``batch`` is stored already."""
+    if batch.turn_id is None:
+        return
+    stored_turn = find_turn(conn, batch.session_id, batch.turn_id)
+    if stored_turn is not None:
+        raise duplicate_turn(batch.session_id, batch.turn_id, stored_turn)
 
 
 def delete_session(conn: sqlite3.Connection, session_id: str) -> bool:

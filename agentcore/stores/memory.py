@@ -52,6 +52,10 @@ class InMemoryStore(BaseStore):
     stored. Data is lost when the process ends.
     """
 
+    _writes_without_waiting = True
+    """:meth:`write` never waits and looks at no task-bound state: a session commits it
+    without a task of its own (``complete_despite_cancel(step_here=True)``)."""
+
     def __init__(self) -> None:
         self._sessions: dict[str, _Session] = {}
         self._leases: dict[str, tuple[str, float]] = {}

@@ -97,6 +97,9 @@ class SqliteStore(BaseStore):
         self._path = os.fspath(path)
         self._lock = threading.Lock()
         self._heads = HeadCache()  # used under self._lock, like the connection
+        # The connection's busy_timeout in ms, as last set (under self._lock): set again only
+        # when a call needs another one, so a turn's write runs no PRAGMA for it.
+        self._busy_ms = round(1000 * timeout)
         # The one connection, used only under self._lock. Tests read this
         # attribute (e.g. set_trace_callback to count statements); keep its name.
         self._conn: sqlite3.Connection = self._open()
@@ -227,11 +230,18 @@ class SqliteStore(BaseStore):
 
     # -- running calls -----------------------------------------------------
 
+    def _set_busy_ms(self, conn: sqlite3.Connection, busy_ms: int) -> None:
+        """Make the connection wait ``busy_ms`` for a lock, unless it already does (lock held)."""
+        if busy_ms != self._busy_ms:
+            conn.execute(f"PRAGMA busy_timeout = {busy_ms}")
+            self._busy_ms = busy_ms
+
     def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn`` on the connection under the lock (in the calling thread)."""
         with self._lock:
             self._check_open()
             try:
+                self._set_busy_ms(self._conn, round(1000 * self._busy_timeout))
                 return fn(self._conn)
             except UndecodableText:
                 raise CorruptDataError(
@@ -278,7 +288,7 @@ class SqliteStore(BaseStore):
             conn = self._conn
             try_ms = max(1, round(1000 * (wait.cap(LOCK_TRY_SECONDS) or LOCK_TRY_SECONDS)))
             try:
-                conn.execute(f"PRAGMA busy_timeout = {try_ms}")
+                self._set_busy_ms(conn, try_ms)
                 try:
                     version, heads = apply_write(conn, encoded)
                 except BaseException:
@@ -286,8 +296,6 @@ class SqliteStore(BaseStore):
                     raise
                 else:
                     self._heads.store(version, encoded.session_id, heads)
-                finally:
-                    conn.execute(f"PRAGMA busy_timeout = {round(1000 * self._busy_timeout)}")
             except sqlite3.OperationalError as exc:
                 if is_busy(exc):
                     return False
@@ -490,15 +498,12 @@ class SqliteStore(BaseStore):
             self._check_open()
             conn = self._conn
             try:
-                conn.execute(f"PRAGMA busy_timeout = {max(1, round(1000 * wait))}")
+                self._set_busy_ms(conn, max(1, round(1000 * wait)))
+                conn.execute("BEGIN IMMEDIATE")
                 try:
-                    conn.execute("BEGIN IMMEDIATE")
-                    try:
-                        conn.execute("UPDATE schema_version SET version = version")
-                    finally:
-                        rollback(conn)
+                    conn.execute("UPDATE schema_version SET version = version")
                 finally:
-                    conn.execute(f"PRAGMA busy_timeout = {round(1000 * self._busy_timeout)}")
+                    rollback(conn)
             except sqlite3.OperationalError as exc:
                 if is_busy(exc):
                     raise StoreTimeoutError(

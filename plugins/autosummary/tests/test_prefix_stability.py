@@ -126,12 +126,18 @@ def _stable_parts(kind: str, body: dict[str, Any]) -> tuple[Any, list[Any]]:
 
 
 class SummaryWatch:
-    """Records at which request count each summary started and was applied."""
+    """Records at which request each summary started, and the first request made after it.
+
+    A background summary may be applied while a turn's request is on its way (made
+    before, sent after): the first request that can carry it is the next one the session
+    prepares, seen by ``before_model_call``.
+    """
 
     def __init__(self, server: WireServer) -> None:
         self.server = server
         self.spans: list[tuple[int, int]] = []
         self._started = 0
+        self._applied = False
 
     @hookimpl
     def before_summary(self, ctx: TurnContext, request: SummaryRequestInfo) -> None:
@@ -139,7 +145,13 @@ class SummaryWatch:
 
     @hookimpl
     def after_summary(self, ctx: TurnContext, summary: SummaryInfo) -> None:
-        self.spans.append((self._started, len(self.server.bodies)))
+        self._applied = True
+
+    @hookimpl
+    def before_model_call(self, ctx: TurnContext) -> None:
+        if self._applied:
+            self._applied = False
+            self.spans.append((self._started, len(self.server.bodies)))
 
 
 def _summarizer() -> MockProvider:

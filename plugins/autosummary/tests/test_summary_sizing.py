@@ -104,8 +104,9 @@ async def test_a_summary_request_counts_its_prompt_once() -> None:
     reply = await request_summary(provider, config, messages, model=None, max_chars=None, fit=fit)
     request = provider.calls_for("summary")[-1]
     prompt = request.messages[0].text
-    # The prompt once (with its role), the reply once: the conversation is not counted apart.
-    assert tally.chars - before == len("user") + len(prompt) + len(reply.text)
+    # The prompt once, the reply once: the conversation is not counted apart (and a role's
+    # text is counted once per counter, by the first request).
+    assert tally.chars - before == len(prompt) + len(reply.text)
     assert reply.request_tokens == counter.count_messages(request.messages)
     assert request.max_tokens == min(config.summary_tokens, 32_000 - reply.request_tokens)
 
