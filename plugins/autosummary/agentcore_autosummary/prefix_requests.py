@@ -22,6 +22,7 @@ from agentcore_autosummary.plan import Plan
 from agentcore_autosummary.prompt import (
     DEFAULT_SUMMARY_PROMPT,
     MESSAGES_PLACEHOLDER,
+    PREFIX_NEW_MESSAGES_INSTRUCTION,
     PREFIX_SUMMARY_INSTRUCTION,
     PREVIOUS_PLACEHOLDER,
     summary_words,
@@ -61,11 +62,13 @@ PREVIOUS_IN_PREFIX = "(the earlier summary at the start of the conversation abov
 """What replaces ``{previous}`` in a prefix-shaped request's instruction."""
 
 
-def prefix_instruction(template: str, kept: int, cap: int) -> str:
+def prefix_instruction(template: str, kept: int, cap: int, *, new_only: bool = False) -> str:
     """The summary instruction of a prefix-shaped request: ``template`` pointing above.
 
     For the default prompt, :data:`PREFIX_SUMMARY_INSTRUCTION`, asking for at
-    most :func:`summary_words` of ``cap`` words. For a prompt of your own,
+    most :func:`summary_words` of ``cap`` words (with ``new_only``,
+    :data:`PREFIX_NEW_MESSAGES_INSTRUCTION`: the messages after the earlier
+    summary alone). For a prompt of your own,
     ``{messages}`` in ``template`` is replaced by :func:`prefix_note`, and a
     ``{previous}`` by :data:`PREVIOUS_IN_PREFIX` (the earlier summary is
     already part of the conversation above); the rest of the prompt is the
@@ -73,7 +76,10 @@ def prefix_instruction(template: str, kept: int, cap: int) -> str:
     """
     if template == DEFAULT_SUMMARY_PROMPT:
         scope = "" if kept == 0 else f", {_kept_verbatim(kept)}"
-        return PREFIX_SUMMARY_INSTRUCTION.format(scope=scope, words=summary_words(cap))
+        words = summary_words(cap)
+        if new_only:
+            return PREFIX_NEW_MESSAGES_INSTRUCTION.format(scope=scope, words=words)
+        return PREFIX_SUMMARY_INSTRUCTION.format(scope=scope, words=words)
     instruction = template.replace(MESSAGES_PLACEHOLDER, prefix_note(kept))
     return instruction.replace(PREVIOUS_PLACEHOLDER, PREVIOUS_IN_PREFIX).strip()
 
@@ -91,7 +97,9 @@ def wants_prefix(ctx: TurnContext, config: SummaryConfig) -> bool:
     return config.summary_model is None or config.summary_model == ctx.session.agent.model
 
 
-def prefix_messages(sent: SentRequest, plan: Plan, template: str, cap: int) -> list[Message] | None:
+def prefix_messages(
+    sent: SentRequest, plan: Plan, template: str, cap: int, *, new_only: bool = False
+) -> list[Message] | None:
     """The messages of a prefix-shaped request for ``plan``, or None when it cannot be one.
 
     ``sent``'s messages, then the instruction made of ``template`` for a
@@ -100,8 +108,12 @@ def prefix_messages(sent: SentRequest, plan: Plan, template: str, cap: int) -> l
     them), when a ``before_summary``
     hook replaced the plan's messages (it chose what the summary reads),
     or when its reply asked for tools or said nothing (an instruction cannot
-    follow it on the wire).
+    follow it on the wire). ``new_only`` asks for the messages after the
+    earlier summary alone; only the default prompt has that instruction (None
+    for a prompt of your own).
     """
+    if new_only and template != DEFAULT_SUMMARY_PROMPT:
+        return None
     if plan.messages != unpinned(plan.slot, plan.start, plan.end):
         return None  # a before_summary hook chose what the summary reads: a transcript
     reply = sent.messages[-1]
@@ -111,7 +123,8 @@ def prefix_messages(sent: SentRequest, plan: Plan, template: str, cap: int) -> l
     if end is None:
         return None
     kept = len(sent.messages) - end
-    return [*sent.messages, Message.user(prefix_instruction(template, kept, cap))]
+    instruction = prefix_instruction(template, kept, cap, new_only=new_only)
+    return [*sent.messages, Message.user(instruction)]
 
 
 async def request_prefix_summary(
@@ -121,8 +134,13 @@ async def request_prefix_summary(
     plan: Plan,
     fit: SummaryFit,
     cap: int | None = None,
+    *,
+    new_only: bool = False,
 ) -> SummaryReply | None:
     """Ask for the summary of ``plan`` in the prefix shape; None when that shape cannot apply.
+
+    ``new_only``: a summary of the plan's messages alone, not of the earlier
+    summary (the first request of a ``resummary`` retry).
 
     None (nothing sent, nothing paid) when no turn request of the slot was
     sent yet in this live session, when it cannot carry the plan
@@ -136,7 +154,7 @@ async def request_prefix_summary(
     if sent is None:
         return None
     limit = cap if cap is not None else config.summary_tokens
-    messages = prefix_messages(sent, plan, config.summary_prompt, limit)
+    messages = prefix_messages(sent, plan, config.summary_prompt, limit, new_only=new_only)
     if messages is None:
         return None
     counter = fit.counter

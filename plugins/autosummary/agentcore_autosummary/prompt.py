@@ -65,6 +65,20 @@ when the prompt is the default one: the conversation itself is above it, as it w
 :func:`summary_words` of the request's cap. Chosen on the quality bench (see
 ``docs/autosummary.md``, "The summary prompt")."""
 
+PREFIX_NEW_MESSAGES_INSTRUCTION = (
+    "Write a concise summary of only the messages above that come after the summary of the "
+    "earlier part of the conversation{scope}, in at most {words} words. Leave out what that "
+    "earlier summary already says. Keep every decision and fact with its exact value: "
+    "names, numbers, versions, sizes, dates, paths and ids, copied exactly as written. Keep "
+    "the user's goals and preferences, the important results of tool calls and the "
+    "questions still open. Leave out greetings, small talk and general advice. Write in the "
+    "language of the conversation. Reply with the summary only, and call no tool."
+)
+"""The final user message of the first request of a prefix-shaped ``resummary`` retry (the
+new messages summarized alone, then merged with the previous summary by a transcript
+request), when the prompt is the default one. ``{scope}`` and ``{words}`` as in
+:data:`PREFIX_SUMMARY_INSTRUCTION`."""
+
 WORDS_PER_TOKEN = 0.47
 """The words asked for per token of a summary's cap: 120 words for a 256-token cap, so a
 summary written to the word count ends before the cap cuts it."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Coroutine, Iterable, Sequence
 from typing import Any, TypeVar
 
@@ -41,6 +42,9 @@ from agentcore_autosummary.summarizer import (
 from agentcore_autosummary.windows import learn_served_window, with_window
 
 logger = logging.getLogger("agentcore.autosummary")
+
+_WORD = re.compile(r"\w+")
+"""A word of a summary, for :func:`says_more`."""
 
 _INPUT_MARGIN_TOKENS = 32
 
@@ -109,6 +113,10 @@ async def summarize_in_chunks(
         reply = await request_prefix_one(ctx, config, plan)
         if reply is not None:
             return reply.text, len(plan.messages)
+    if route.separate and plan.previous and wants_prefix(ctx, config):
+        merged = await prefix_resummary(ctx, config, plan, route)
+        if merged is not None:
+            return merged, len(plan.messages)
     previous = plan.previous
     covered = 0
     while True:
@@ -119,6 +127,40 @@ async def summarize_in_chunks(
         previous = summary
         if max_calls is not None or covered >= len(plan.messages):
             return summary, covered
+
+
+async def prefix_resummary(
+    ctx: TurnContext, config: SummaryConfig, plan: Plan, route: Route
+) -> str | None:
+    """``route.separate`` in the prefix shape: the new messages alone, then the merge.
+
+    The first request is the conversation's last turn request with an
+    instruction to summarize the messages after the earlier summary alone
+    (:data:`~agentcore_autosummary.prompt.PREFIX_NEW_MESSAGES_INSTRUCTION`), so
+    its input is read from the prompt cache as the update's was; the merge of
+    that summary with the previous one is a transcript request as in
+    :func:`summary_round`. None when the prefix shape cannot apply: the caller
+    asks for both as transcripts.
+    """
+    reply = await request_prefix_one(ctx, config, plan, new_only=True)
+    if reply is None:
+        return None
+    previous = plan.previous or ""
+    if not says_more(reply.text, previous):
+        # Every word of it is in the previous summary already: a merge could only give
+        # that summary back, so it is not asked for.
+        return previous
+    label = summary_label(plan.slot)
+    head = [Message.system(f"{label} {plan.previous}")]
+    part = Message.user(f"{label} ({_part_title(1, 1)}) {reply.text}")
+    merged = await request_one_summary(ctx, config, plan, [*head, part], None, route)
+    return merged.text
+
+
+def says_more(text: str, previous: str) -> bool:
+    """Whether ``text`` holds a word (letters or digits, any case) that ``previous`` lacks."""
+    known = set(_WORD.findall(previous.casefold()))
+    return any(word not in known for word in _WORD.findall(text.casefold()))
 
 
 async def summary_round(
@@ -256,9 +298,11 @@ async def request_one_summary(
 
 
 async def request_prefix_one(
-    ctx: TurnContext, config: SummaryConfig, plan: Plan
+    ctx: TurnContext, config: SummaryConfig, plan: Plan, *, new_only: bool = False
 ) -> SummaryReply | None:
     """One prefix-shaped summary request of all of ``plan``, counted like any summary call.
+
+    ``new_only``: of the plan's messages alone, without the earlier summary.
 
     None when that shape cannot apply
     (:func:`~agentcore_autosummary.prefix_requests.request_prefix_summary`):
@@ -267,7 +311,7 @@ async def request_prefix_one(
     fit = await summary_fit(ctx, config, plan)
     provider = summary_provider(ctx, config)
     try:
-        reply = await request_prefix_summary(ctx, provider, config, plan, fit)
+        reply = await request_prefix_summary(ctx, provider, config, plan, fit, new_only=new_only)
     except SummaryCutError as exc:
         await _count(ctx, exc.reply, fit)
         raise

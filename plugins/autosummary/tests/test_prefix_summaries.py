@@ -327,3 +327,81 @@ async def test_the_default_prefix_instruction_asks_for_a_merged_summary_within_i
     assert any("key k0 is on port 8443" in m.text for m in first.messages[:-1])
     kept = re.search(r"except its last (\d+) messages", instruction)
     assert kept is None or int(kept.group(1)) < len(first.messages)
+
+
+# The first request of a prefix-shaped resummary retry (prompt.PREFIX_NEW_MESSAGES_INSTRUCTION).
+NEW_ONLY_MARK = "Write a concise summary of only the messages above that come after"
+
+
+async def test_a_copy_is_checked_again_on_the_cached_prefix_and_merged_by_a_transcript() -> None:
+    """The retry of a copy asks for the new messages alone on the same prefix, then merges."""
+
+    def respond(request: LlmRequest) -> str:
+        if request.purpose != "summary":
+            return "Noted."
+        last = request.messages[-1].text
+        if NEW_ONLY_MARK in last:
+            return "The new messages hold nothing more than the keys on port 8443."
+        return SUMMARY  # every update: the same summary, a copy after the first
+
+    turns = MockProvider(responder=respond)
+    applied = Applied()
+    session = _session(turns, applied)
+    await _turns(session, 24)
+    calls = turns.calls_for("summary")
+    sent = turns.calls_for("turn")
+    copies = [info for info in applied.applied if info.quality and info.quality.verdict == "copy"]
+    assert copies, [info.quality for info in applied.applied]
+    parts = [i for i, call in enumerate(calls) if NEW_ONLY_MARK in call.messages[-1].text]
+    assert parts
+    for index in parts:
+        part = calls[index]
+        # The part request is a turn request as sent, its reply, and the new instruction.
+        prefixes = [call for call in sent if part.messages[: len(call.messages)] == call.messages]
+        assert prefixes and len(part.messages) == len(prefixes[-1].messages) + 2
+        assert part.tools == prefixes[-1].tools and part.cache_key == prefixes[-1].cache_key
+        # The merge that follows is a transcript of the previous summary and that part.
+        merge = calls[index + 1]
+        assert len(merge.messages) == 1 and not merge.tools
+        assert SUMMARY in merge.messages[0].text
+        assert "nothing more than the keys" in merge.messages[0].text
+    assert copies[0].quality is not None and copies[0].quality.route == "resummary"
+
+
+async def test_a_prompt_of_your_own_gets_a_transcript_resummary() -> None:
+    prompt = "Sum up, briefly:\n{messages}"
+
+    def respond(request: LlmRequest) -> str:
+        return SUMMARY if request.purpose == "summary" else "Noted."
+
+    turns = MockProvider(responder=respond)
+    session = _session(turns, Applied(), summary_prompt=prompt)
+    await _turns(session, 24)
+    calls = turns.calls_for("summary")
+    assert calls
+    assert not [call for call in calls if NEW_ONLY_MARK in call.messages[-1].text]
+
+
+async def test_a_part_that_says_nothing_new_needs_no_merge() -> None:
+    """A new-messages summary made only of the previous summary's words: the copy stands."""
+
+    def respond(request: LlmRequest) -> str:
+        if request.purpose != "summary":
+            return "Noted."
+        if NEW_ONLY_MARK in request.messages[-1].text:
+            return "The user keeps the keys on port 8443."  # every word is in SUMMARY
+        return SUMMARY
+
+    turns = MockProvider(responder=respond)
+    applied = Applied()
+    session = _session(turns, applied)
+    await _turns(session, 24)
+    calls = turns.calls_for("summary")
+    parts = [i for i, call in enumerate(calls) if NEW_ONLY_MARK in call.messages[-1].text]
+    assert parts
+    for index in parts:  # what follows a part is the next summary's update, not a merge
+        after = calls[index + 1 : index + 2]
+        assert all(MARK in call.messages[-1].text for call in after)
+    copies = [info for info in applied.applied if info.quality and info.quality.verdict == "copy"]
+    assert len(copies) == len(parts)
+    assert all(info.summary == SUMMARY for info in copies)
