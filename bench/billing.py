@@ -69,6 +69,13 @@ CALL_SECONDS = 2.0
 PRICED_MODELS: dict[str, str] = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-5"}
 """The list price each provider's figures use (``agentcore.pricing.LIST_PRICES``)."""
 
+ONE_HOUR_SECONDS = 3600.0
+"""Anthropic's longer entries (``cache_ttl="1h"``): written at 2x the input price."""
+
+ONE_HOUR = "anthropic_1h"
+"""The figures of Anthropic's 1-hour entries, billed beside the 5-minute ones: the same
+breakpoints and requests, entries that outlive the breaks, writes at the 1-hour price."""
+
 
 def turn_start(turn: int) -> float:
     """Simulated seconds at which user turn ``turn`` (0-based) starts."""
@@ -260,6 +267,9 @@ class Bill:
     system: str
     openai: OpenAICache = field(default_factory=OpenAICache)
     anthropic: AnthropicCache = field(default_factory=AnthropicCache)
+    anthropic_1h: AnthropicCache = field(
+        default_factory=lambda: AnthropicCache(ttl=ONE_HOUR_SECONDS)
+    )
     totals: dict[str, dict[str, int]] = field(default_factory=dict)
     """``{provider: {"input", "cache_read", "cache_write", "output",
     "summary_input", "summary_cache_read"}}``."""
@@ -271,7 +281,7 @@ class Bill:
     _totals: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        for provider in PRICED_MODELS:
+        for provider in (*PRICED_MODELS, ONE_HOUR):
             self.totals[provider] = dict.fromkeys(
                 (
                     "input",
@@ -318,6 +328,7 @@ class Bill:
         billed = {
             "openai": self.openai.bill_prefixes(keys, totals, now),
             "anthropic": self.anthropic.bill_prefixes(keys, totals, marks, now),
+            ONE_HOUR: self.anthropic_1h.bill_prefixes(keys, totals, marks, now),
         }
         for provider, bill in billed.items():
             totals = self.totals[provider]
@@ -353,17 +364,22 @@ class Bill:
         """Token splits and dollars per provider, as JSON-ready data."""
         result: dict[str, Any] = {}
         for provider, totals in self.totals.items():
-            model = PRICED_MODELS[provider]
+            ttl = "1h" if provider == ONE_HOUR else "5m"
+            model = PRICED_MODELS["anthropic" if provider == ONE_HOUR else provider]
             usage = Usage(
                 totals["input"],
                 totals["output"],
                 cached_input_tokens=totals["cache_read"],
                 cache_write_tokens=totals["cache_write"],
             )
-            result[provider] = {**totals, "model": model, "dollars": dollars(usage, model)}
+            result[provider] = {
+                **totals,
+                "model": model,
+                "dollars": dollars(usage, model, cache_ttl=ttl),
+            }
         return result
 
 
-def dollars(usage: Usage, model: str) -> float:
-    """What ``usage`` costs at the list price of ``model``."""
-    return LIST_PRICES[model].dollars(usage)
+def dollars(usage: Usage, model: str, *, cache_ttl: str = "5m") -> float:
+    """What ``usage`` costs at the list price of ``model`` (cache writes of ``cache_ttl``)."""
+    return LIST_PRICES[model].dollars(usage, cache_ttl=cache_ttl)

@@ -20,6 +20,7 @@ import asyncio
 import functools
 import json
 import random
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -88,7 +89,9 @@ class Timer:
 # -- the systems -------------------------------------------------------------------
 
 
-async def _agentcore(server: LlamaServer, messages: Sequence[str], summary: bool) -> dict[str, Any]:
+async def _agentcore(
+    server: LlamaServer, messages: Sequence[str], summary: bool, shape: str = "auto"
+) -> dict[str, Any]:
     from request_log import RecordingProvider
 
     from agentcore import Agent, AgentBuilder, AgentSession, FocusedConfig, LlmError
@@ -106,7 +109,8 @@ async def _agentcore(server: LlamaServer, messages: Sequence[str], summary: bool
     agent = Agent("assistant", system_prompt=SYSTEM_PROMPT, max_tokens=REPLY_CAP)
     builder = AgentBuilder().provider(provider).load_plugins(summary)
     if summary:
-        builder.setting("summary_config", SummaryConfig(max_context_tokens=server.n_ctx))
+        config = SummaryConfig(max_context_tokens=server.n_ctx, request_shape=shape)
+        builder.setting("summary_config", config)
     mode = FocusedConfig() if summary else FULL
     session = AgentSession(agent, "real", builder.build(), mode)
     turn_seconds, failures = [], []
@@ -294,10 +298,41 @@ SYSTEMS: dict[str, tuple[str, Callable[[LlamaServer, Sequence[str]], Any]]] = {
         "agentcore autosummary defaults, inline",
         lambda server, messages: _agentcore(server, messages, summary=True),
     ),
+    "agentcore-transcript": (
+        "agentcore autosummary, transcript summary requests",
+        lambda server, messages: _agentcore(server, messages, summary=True, shape="transcript"),
+    ),
     "langmem": ("langmem summarize_messages", _langmem),
     "langchain": ("LangChain create_agent + SummarizationMiddleware", _langchain),
     "llamaindex": ("LlamaIndex ChatSummaryMemoryBuffer", _llamaindex),
 }
+
+
+_REUSED = re.compile(r"Llama\.generate: (\d+) prefix-match hit")
+_EVALUATED = re.compile(r"prompt eval time = .*?/\s*(\d+) tokens")
+
+
+def prompt_evaluations(log: str) -> list[tuple[int, int]]:
+    """``(reused, evaluated)`` prompt tokens of each completion in llama-cpp-python's log.
+
+    The server keeps the last prompt's tokens evaluated (its KV cache) and
+    evaluates only what follows the longest prefix a new prompt shares with it
+    (``Llama.generate: N prefix-match hit, remaining M prompt tokens to eval``);
+    its timing line (``prompt eval time = ... / M tokens``) says how many it
+    evaluated. A prompt with no such hit was evaluated whole.
+    """
+    found: list[tuple[int, int]] = []
+    reused = 0
+    for line in log.splitlines():
+        hit = _REUSED.search(line)
+        if hit is not None:
+            reused = int(hit.group(1))
+            continue
+        evaluated = _EVALUATED.search(line)
+        if evaluated is not None:
+            found.append((reused, int(evaluated.group(1))))
+            reused = 0
+    return found
 
 
 async def run_system(key: str, server: LlamaServer, messages: Sequence[str]) -> dict[str, Any]:
@@ -309,13 +344,17 @@ async def run_system(key: str, server: LlamaServer, messages: Sequence[str]) -> 
         figures = await outcome if asyncio.iscoroutine(outcome) else outcome
     except ImportError as exc:
         return {"status": "unavailable", "reason": f"{type(exc).__name__}: {exc}"}
-    statuses = log_statuses(server.read_log(mark))
+    log = server.read_log(mark)
+    statuses = log_statuses(log)
+    evaluations = prompt_evaluations(log)
     return {
         "status": "ok",
         **figures,
         "seconds": time.perf_counter() - start,
         "server_statuses": {str(code): count for code, count in statuses.statuses.items()},
         "server_length_errors": statuses.length_lines,
+        "prompt_tokens": sum(reused + evaluated for reused, evaluated in evaluations),
+        "evaluated_tokens": sum(evaluated for _, evaluated in evaluations),
     }
 
 
@@ -330,7 +369,7 @@ def table(results: dict[str, dict[str, Any]]) -> list[str]:
     for key, result in results.items():
         name = SYSTEMS[key][0]
         if result.get("status") != "ok":
-            rows.append([name, f"could not run: {result.get('reason')}", *[""] * 6])
+            rows.append([name, f"could not run: {result.get('reason')}", *[""] * 7])
             continue
         statuses = result["server_statuses"]
         requests = sum(statuses.values())
@@ -345,6 +384,7 @@ def table(results: dict[str, dict[str, Any]]) -> list[str]:
                 _seconds(result["turn_seconds"]),
                 str(len(result["summary_seconds"])),
                 _seconds(result["summary_seconds"]),
+                _evaluated(result),
                 f"{result['seconds']:.0f}",
             ]
         )
@@ -356,9 +396,17 @@ def table(results: dict[str, dict[str, Any]]) -> list[str]:
         "Turn s: median / max",
         "Summary calls",
         "Summary call s: median / max",
+        "Prompt tokens: sent / evaluated by the server",
         "Run s",
     ]
     return _table(header, rows)
+
+
+def _evaluated(result: dict[str, Any]) -> str:
+    sent, evaluated = result.get("prompt_tokens", 0), result.get("evaluated_tokens", 0)
+    if not sent:
+        return "–"
+    return f"{sent:,} / {evaluated:,} ({evaluated / sent:.0%})"
 
 
 def body(results: dict[str, dict[str, Any]], meta: dict[str, Any]) -> str:
@@ -380,7 +428,15 @@ def body(results: dict[str, dict[str, Any]], meta: dict[str, Any]) -> str:
         "A 135M model's replies and summaries are not a quality measure: this table "
         "shows whether each system's requests fit the server's real window (by the "
         "server's own tokenizer, not cl100k) and what a turn and a summary cost in time "
-        "on this machine. Failed turns:",
+        "on this machine. *Prompt tokens* are the server's own count from its log: every "
+        "completion's prompt (the tokens it reused from the previous prompt, which its KV "
+        "cache still held, plus those it evaluated) and the tokens it evaluated "
+        "(`prompt eval time = ... / N tokens`). The server keeps one prompt's tokens; a "
+        "request that starts as the previous one did is evaluated only from where they "
+        "differ. agentcore's summary requests send the last turn request and then their "
+        'instruction (`request_shape="auto"` with the turns\' own model), so the server '
+        "evaluates only the instruction; the transcript row sends each summary as a new "
+        "prompt. Failed turns:",
         "",
     ]
     for key, result in results.items():

@@ -167,3 +167,28 @@ def test_a_bill_of_growing_and_rewritten_requests_matches_billing_each_whole() -
         blocks = [Block(hash(pair), 400) for pair in request]
         expected += whole.bill(blocks, now).cache_read
     assert bill.figures()["openai"]["cache_read"] == expected > 0
+
+
+def test_one_hour_entries_outlive_the_break_and_cost_twice_the_input_to_write() -> None:
+    bill = Bill("agentcore-full")
+    pairs: list[tuple[str, str]] = [("system", "You are terse.")]
+    counts = [10]
+    for turn in range(22, 28):  # turn 25 starts after the 10-minute break
+        pairs += [("user", f"question {turn} " + "x" * 10), ("assistant", f"answer {turn}")]
+        counts += [900, 100]
+        bill.add(turn, pairs[:-1], counts[:-1])
+    figures = bill.figures()
+    five, hour = figures["anthropic"], figures[billing.ONE_HOUR]
+    assert five["input"] == hour["input"]
+    # After the break the 5-minute entries are gone and the prefix is written again.
+    assert hour["cache_read"] > five["cache_read"]
+    assert hour["cache_write"] < five["cache_write"]
+    usage = Usage(
+        hour["input"],
+        0,
+        cached_input_tokens=hour["cache_read"],
+        cache_write_tokens=hour["cache_write"],
+    )
+    price = LIST_PRICES["claude-sonnet-4-5"]
+    assert hour["dollars"] == pytest.approx(price.dollars(usage, cache_ttl="1h"))
+    assert price.dollars(usage, cache_ttl="1h") > price.dollars(usage)

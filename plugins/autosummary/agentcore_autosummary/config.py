@@ -101,8 +101,9 @@ class SummaryConfig:
     passed since the last attempt.
 
     :param trigger_token_ratio: Fraction of ``max_context_tokens`` that triggers a summary
-        (0.5; the seed's 0.75, with a quarter of the window kept verbatim, sent about 1.5
-        times the input tokens in the benchmarks, see ``docs/benchmarks.md``).
+        (0.4: with prompt caching priced in, the cheapest ratio the benchmarks measured with
+        an eighth of the window kept verbatim; the seed's 0.75, with a quarter kept, billed
+        about 1.3 times as much; see ``docs/benchmarks.md``, "The cost frontier").
     :param max_context_tokens: The model's context window, in tokens. None: discovered
         from the model on the first turn (see
         ``agentcore.providers.windows.discover_context_window``), else
@@ -178,7 +179,7 @@ class SummaryConfig:
         live session, falls back to the transcript (see ``docs/autosummary.md``).
     """
 
-    trigger_token_ratio: float = field(default=0.5, validator=RATIO)
+    trigger_token_ratio: float = field(default=0.4, validator=RATIO)
     max_context_tokens: int | None = field(default=None, validator=POSITIVE_INT.or_none())
     summary_prompt: str = field(default=DEFAULT_SUMMARY_PROMPT, validator=_PROMPT)
     debounce_turns: int = field(default=3, validator=NON_NEGATIVE_INT)

@@ -352,7 +352,11 @@ async def test_full_strategy_reads_the_whole_history_and_still_shrinks_the_conte
 ) -> None:
     provider = MockProvider(responder=Replies("An ordinary answer of a few words."))
     config = SummaryConfig(
-        max_context_tokens=1000, max_summary_tokens=200, strategy="full", debounce_turns=1
+        max_context_tokens=1000,
+        max_summary_tokens=200,
+        strategy="full",
+        debounce_turns=1,
+        trigger_token_ratio=0.5,  # a history that outgrows one request by the second summary
     )
     assert config.max_context_tokens is not None  # for mypy: set just above
     session = make_session(provider, summary=config, mode=FocusedConfig())

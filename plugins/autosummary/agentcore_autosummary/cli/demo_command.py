@@ -55,8 +55,10 @@ DEMO_SESSION = "demo"
 DEMO_MAX_CONTEXT_TOKENS = 1500
 """The demo's small window, so that summaries come every few turns."""
 
-DEMO_SUMMARY_DEFAULTS: dict[str, Any] = {"max_summary_tokens": 300}
-"""Summary settings the demo gives unless a flag overrides them."""
+DEMO_SUMMARY_DEFAULTS: dict[str, Any] = {"max_summary_tokens": 300, "trigger_token_ratio": 0.5}
+"""Summary settings the demo gives unless a flag overrides them. In a window as small as the
+demo's, a summary and its tail fill half of the default watermark (0.4): the demo keeps
+0.5, so summaries come every five or six turns instead of at every debounce."""
 
 _PREVIEW = 72
 _LISTED_MESSAGES = 16
