@@ -34,7 +34,7 @@ PHASES = ("replay", "overhead", "latency")
 LATENCY_LONGEST = ("llamaindex", "agentcore-background", "agentcore-seed")
 """Latency jobs that take longest: LlamaIndex and the seed rule summarize most often, the
 background system pauses after every turn."""
-EXPERIMENT_FIELDS = ("summary_overrides", "trigger_ratio", "keep_ratio")
+EXPERIMENT_FIELDS = ("summary_overrides", "trigger_ratio", "keep_ratio", "langchain_trim")
 """Settings an experiment may change from the command line; a published run changes none."""
 
 
@@ -205,6 +205,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="RATIO",
         help="experiment: the share of the budget LangChain keeps verbatim (default 0.25)",
     )
+    parser.add_argument(
+        "--langchain-trim",
+        metavar="TOKENS",
+        help="experiment: LangChain's trim_tokens_to_summarize, a number or 'none' "
+        "(default 4000, the library's)",
+    )
     args = parser.parse_args(argv)
     if args.from_json:
         return _rewrite(args.from_json, args.out, args.update_docs)
@@ -220,16 +226,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, value in peers.items():
         if not 0 < value < 1:
             parser.error(f"--peer-{name.replace('_', '-')} must be in (0, 1), got {value}")
-    experiment = overrides or peers or set(args.phases) != set(PHASES)
+    trim: dict[str, int | None] = {}
+    if args.langchain_trim is not None:
+        if args.langchain_trim.lower() == "none":
+            trim["langchain_trim"] = None
+        elif args.langchain_trim.isdigit() and int(args.langchain_trim) > 0:
+            trim["langchain_trim"] = int(args.langchain_trim)
+        else:
+            parser.error(
+                f"--langchain-trim takes a number > 0 or 'none', got {args.langchain_trim!r}"
+            )
+    experiment = overrides or peers or trim or set(args.phases) != set(PHASES)
     if args.update_docs and experiment:
         parser.error(
-            "--update-docs publishes a full run: not with --phases, --summary-config "
-            "or --peer-*-ratio"
+            "--update-docs publishes a full run: not with --phases, --summary-config, "
+            "--peer-*-ratio or --langchain-trim"
         )
 
     started = time.perf_counter()
     settings = Settings().quick() if args.quick else Settings()
-    settings = replace(settings, summary_overrides=overrides, **peers)
+    settings = replace(settings, summary_overrides=overrides, **peers, **trim)
     systems = args.only or list(SYSTEMS)
     jobs = _jobs(settings, systems, args.quick)
     phases: dict[str, list[dict[str, Any]]] = {}

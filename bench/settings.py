@@ -20,10 +20,15 @@ class Settings:
     """The model's context window in tokens, the same for every system."""
     trigger_ratio: float = 0.75
     """Fraction of the budget at which the peers summarize (langmem, LangChain): the seed's
-    ratio, agentcore's default until it moved to 0.5 (``docs/benchmarks.md`` says why)."""
+    ratio, agentcore's default until it moved to 0.5, then 0.4 (``docs/benchmarks.md``
+    says why)."""
     keep_ratio: float = 0.25
     """Fraction of the budget LangChain keeps verbatim after a summary (agentcore's former
     default; it now keeps an eighth)."""
+    langchain_trim: int | None = 4000
+    """``SummarizationMiddleware(trim_tokens_to_summarize=...)``: LangChain's summarizer
+    reads only the last this many tokens of what it summarizes (the library's default,
+    4,000); None: all of it."""
     max_summary_tokens: int = 1024
     generated_seed: int = 20_240_611
     generated_turns: int = 600

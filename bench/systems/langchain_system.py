@@ -5,7 +5,7 @@ keeps the thread in an ``InMemorySaver`` checkpointer. The middleware gets the
 same trigger and kept tail as agentcore (75% and 25% of the budget, in
 tokens), the bench's cl100k counter, and a separate fake model as
 ``summarizer``; its other settings are the library's defaults (the summarizer
-input is trimmed to its last 4,000 tokens).
+input is trimmed to its last 4,000 tokens; ``--langchain-trim`` changes that).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ class LangchainSystem(System):
             keep=("tokens", settings.keep_tokens),
             token_counter=token_counter(env.counting),
             summarizer=summary_model(env.recorder, env.summary_delay),
+            trim_tokens_to_summarize=settings.langchain_trim,
         )
         tools = [
             StructuredTool.from_function(self._tool, name=name, description=f"The {name} tool.")
