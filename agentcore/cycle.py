@@ -22,6 +22,7 @@ from agentcore.errors import (
     MalformedResponseError,
 )
 from agentcore.llm import (
+    CACHE_KEY,
     MAX_TOKENS,
     TEMPERATURE,
     LlmProvider,
@@ -98,7 +99,24 @@ def round_limit_text(limit: int) -> str:
 
 _MODEL = STR.or_none()
 _PURPOSE = STR.where(bool, "a non-empty str")
-_CACHE_KEY = STR.or_none()
+
+
+# The fields :meth:`LlmCycle.request` sets, in the class's order. A request class that
+# gains a field is built through its constructor instead.
+_REQUEST_FIELDS_KNOWN = tuple(f.name for f in attrs.fields(LlmRequest)) == (
+    "messages",
+    "tools",
+    "model",
+    "max_tokens",
+    "purpose",
+    "temperature",
+    "stop",
+    "cache_key",
+    "tool_choice",
+    "output",
+)
+_new = object.__new__
+_set = object.__setattr__
 
 
 def _check_provider(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
@@ -200,7 +218,7 @@ class LlmCycle:
     prepare: PrepareCall | None = field(default=None, kw_only=True)
     tool_hooks: ToolCallHooks | None = field(default=None, kw_only=True)
     on_overflow: OverflowCall | None = field(default=None, kw_only=True)
-    cache_key: str | None = field(default=None, kw_only=True, validator=_CACHE_KEY)
+    cache_key: str | None = field(default=None, kw_only=True, validator=CACHE_KEY)
     tool_choice: str | None = field(default=None, kw_only=True, validator=TOOL_CHOICE)
     output: OutputSpec[Any] | None = field(default=None, kw_only=True, converter=output_spec)
 
@@ -215,6 +233,24 @@ class LlmCycle:
         choice = self.tool_choice
         if not first and choice not in (None, "auto", "none"):
             choice = None
+        if _REQUEST_FIELDS_KNOWN:
+            # Every setting was checked when the cycle was made: the request is built
+            # without running the validators again (a turn makes one or more).
+            request: LlmRequest = _new(LlmRequest)
+            for name, value in (
+                ("messages", tuple(messages)),
+                ("tools", tuple(tools)),
+                ("model", self.model),
+                ("max_tokens", self.max_tokens),
+                ("purpose", self.purpose),
+                ("temperature", self.temperature),
+                ("stop", self.stop),
+                ("cache_key", self.cache_key),
+                ("tool_choice", choice),
+                ("output", self.output),
+            ):
+                _set(request, name, value)
+            return request
         return LlmRequest(
             messages,
             tools,

@@ -580,3 +580,42 @@ async def test_cancelling_a_stream_cancels_its_running_tools() -> None:
     assert sorted(cancelled) == ["a", "b"]
     with pytest.raises(StreamNotFinishedError):
         _ = stream.result
+
+
+def test_a_cycle_builds_the_request_its_constructor_would() -> None:
+    from agentcore.output import OutputSpec
+
+    output = OutputSpec.of({"type": "object", "properties": {"n": {"type": "integer"}}})
+    cycle = LlmCycle(
+        MockProvider(responder=lambda request: "ok"),
+        model="m",
+        max_tokens=64,
+        temperature=0.5,
+        stop=["END"],
+        purpose="index",
+        cache_key="session-1",
+        tool_choice="required",
+        output=output,
+    )
+    history = [Message.user("hi")]
+    tools = [ToolSpec("lookup", "Look a key up.", {"type": "object", "properties": {}})]
+    for first in (True, False):
+        built = cycle.request(history, tools, first=first)
+        assert built == LlmRequest(
+            history,
+            tools,
+            "m",
+            64,
+            "index",
+            temperature=0.5,
+            stop=("END",),
+            cache_key="session-1",
+            tool_choice="required" if first else None,
+            output=output,
+        )
+        assert type(built.messages) is tuple and type(built.tools) is tuple
+
+
+def test_an_empty_cache_key_is_refused_when_the_cycle_is_made() -> None:
+    with pytest.raises((ConfigError, TypeError, ValueError), match="cache_key"):
+        LlmCycle(MockProvider(responder=lambda request: "ok"), cache_key="")
