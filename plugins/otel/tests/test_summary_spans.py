@@ -91,10 +91,16 @@ async def test_a_retried_summary_span_says_which_route_made_it(
 async def test_a_refused_summary_span_is_an_error_with_its_verdict(
     make_session: MakeSession, traces: Traces
 ) -> None:
+    summary_calls: list[LlmRequest] = []
+
     def cut_after_the_first(request: LlmRequest) -> str | LlmResponse:
-        if request.purpose == "summary" and "/srv/app" in request.messages[-1].text:
-            # Every summary after the first stops at its cap, by every route.
-            return LlmResponse(Message.assistant(f"{FIRST} Later, the"), stop_reason="max_tokens")
+        if request.purpose == "summary":
+            summary_calls.append(request)
+            if len(summary_calls) > 1:
+                # Every summary call after the first stops at its cap, by every route and
+                # in either request shape.
+                text = f"{FIRST} Later, the"
+                return LlmResponse(Message.assistant(text), stop_reason="max_tokens")
         return _summarizer(lambda number: False)(request)
 
     await _run(make_session, cut_after_the_first)
