@@ -79,8 +79,14 @@ def _words(text: str) -> set[str]:
 
 
 def _adds(summary: str, previous: str, transcript: str) -> bool:
-    """Whether ``summary`` holds a word of the covered messages that ``previous`` did not."""
-    return bool((_words(summary) - _words(previous)) & _words(transcript))
+    """Whether ``summary`` holds a word of the covered messages that ``previous`` did not.
+
+    The transcript (often the longest text) is read only until such a word is met.
+    """
+    new = _words(summary) - _words(previous)
+    if not new:
+        return False
+    return any(match.group().casefold() in new for match in _WORDS.finditer(transcript))
 
 
 def _copies_input(summary: str, transcript: str, copied: float) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentcore import AgentSession, ConfigError, ContextSlot, Message, SlotConfig
+from agentcore import AgentSession, ConfigError, ContextSlot, Message, SessionError, SlotConfig
 from agentcore.plugin_api import get_token_counter, reply_reservation
 from agentcore_autosummary.config import SummaryConfig
 
@@ -15,9 +15,22 @@ def unpinned_indices(slot: ContextSlot, start: int, end: int) -> list[int]:
 
 
 def unpinned(slot: ContextSlot, start: int, end: int) -> tuple[Message, ...]:
-    """Raw messages ``start:end`` of ``slot`` without the pinned ones: a summary's input."""
+    """Raw messages ``start:end`` of ``slot`` without the pinned ones: a summary's input.
+
+    One slice of the loaded messages (a backlog of thousands is read in one step);
+    where ``start`` lies before the loaded ones, message by message, so that only
+    pinned messages (which the slot holds) may be older than what is loaded.
+    """
     messages = slot.messages
-    return tuple(messages[index] for index in unpinned_indices(slot, start, end))
+    try:
+        window = messages[start:end]
+    except SessionError:
+        return tuple(messages[index] for index in unpinned_indices(slot, start, end))
+    focused = slot.config.focused
+    pinned = set(focused.pinned) if focused is not None else set()
+    if not pinned:
+        return tuple(window)
+    return tuple(message for index, message in enumerate(window, start) if index not in pinned)
 
 
 def check_pins_fit(
