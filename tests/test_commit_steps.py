@@ -3,12 +3,32 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
 
 import pytest
 
 from agentcore import Agent, AgentBuilder, AgentSession, InMemoryStore
 from agentcore._cancel import complete_despite_cancel
 from agentcore.testing import MockProvider
+
+
+@contextlib.contextmanager
+def tasks_created() -> Iterator[list[object]]:
+    """The coroutines the running loop makes tasks of (through its factory) meanwhile."""
+    created: list[object] = []
+    loop = asyncio.get_running_loop()
+    factory = loop.get_task_factory()
+
+    def counting(loop: asyncio.AbstractEventLoop, coro: object, **kwargs: object) -> object:
+        created.append(getattr(coro, "__qualname__", coro))
+        return asyncio.Task(coro, loop=loop, **kwargs)  # type: ignore[arg-type]
+
+    loop.set_task_factory(counting)  # type: ignore[arg-type]
+    try:
+        yield created
+    finally:
+        loop.set_task_factory(factory)
 
 
 async def test_work_that_never_waits_runs_in_the_callers_task() -> None:
@@ -18,19 +38,8 @@ async def test_work_that_never_waits_runs_in_the_callers_task() -> None:
         seen.append(asyncio.current_task())
         return 7
 
-    created: list[object] = []
-    loop = asyncio.get_running_loop()
-    factory = loop.get_task_factory()
-
-    def counting(loop: asyncio.AbstractEventLoop, coro: object, **kwargs: object) -> object:
-        created.append(coro)
-        return asyncio.Task(coro, loop=loop, **kwargs)  # type: ignore[arg-type]
-
-    loop.set_task_factory(counting)  # type: ignore[arg-type]
-    try:
+    with tasks_created() as created:
         assert await complete_despite_cancel(work(), step_here=True) == 7
-    finally:
-        loop.set_task_factory(factory)
     # Python 3.12+ starts an eager task; 3.10 and 3.11 run the step right here. Either
     # way the work ran once, before the caller went on, and no task waited for the loop.
     assert len(seen) == 1
@@ -88,19 +97,8 @@ async def test_a_turn_on_the_in_memory_store_starts_no_task_for_its_commit() -> 
     )
     session = AgentSession(Agent("a"), "s", bundle)
     await session.submit_turn("first")
-    loop = asyncio.get_running_loop()
-    factory = loop.get_task_factory()
-    created: list[object] = []
-
-    def counting(loop: asyncio.AbstractEventLoop, coro: object, **kwargs: object) -> object:
-        created.append(getattr(coro, "__qualname__", coro))
-        return asyncio.Task(coro, loop=loop, **kwargs)  # type: ignore[arg-type]
-
-    loop.set_task_factory(counting)  # type: ignore[arg-type]
-    try:
+    with tasks_created() as created:
         for turn in range(3):
             await session.submit_turn(f"turn {turn}")
-    finally:
-        loop.set_task_factory(factory)
     assert created == []
     assert [m.text for m in await session.history()][-2:] == ["turn 2", "ok"]

@@ -78,12 +78,17 @@ def _words(text: str) -> set[str]:
     return {word.casefold() for word in _WORDS.findall(text)}
 
 
+def new_words(text: str, previous: str) -> set[str]:
+    """The words of ``text`` (letters or digits, any case) that ``previous`` lacks."""
+    return _words(text) - _words(previous)
+
+
 def _adds(summary: str, previous: str, transcript: str) -> bool:
     """Whether ``summary`` holds a word of the covered messages that ``previous`` did not.
 
     The transcript (often the longest text) is read only until such a word is met.
     """
-    new = _words(summary) - _words(previous)
+    new = new_words(summary, previous)
     if not new:
         return False
     return any(match.group().casefold() in new for match in _WORDS.finditer(transcript))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import Coroutine, Iterable, Sequence
 from typing import Any, TypeVar
 
@@ -24,6 +23,7 @@ from agentcore_autosummary.budget import (
     turn_model,
 )
 from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.gate import new_words
 from agentcore_autosummary.plan import Plan
 from agentcore_autosummary.planner import plan_chunks
 from agentcore_autosummary.prefix_requests import request_prefix_summary, wants_prefix
@@ -42,9 +42,6 @@ from agentcore_autosummary.summarizer import (
 from agentcore_autosummary.windows import learn_served_window, with_window
 
 logger = logging.getLogger("agentcore.autosummary")
-
-_WORD = re.compile(r"\w+")
-"""A word of a summary, for :func:`says_more`."""
 
 _INPUT_MARGIN_TOKENS = 32
 
@@ -146,21 +143,25 @@ async def prefix_resummary(
     if reply is None:
         return None
     previous = plan.previous or ""
-    if not says_more(reply.text, previous):
+    if not new_words(reply.text, previous):
         # Every word of it is in the previous summary already: a merge could only give
         # that summary back, so it is not asked for.
         return previous
-    label = summary_label(plan.slot)
-    head = [Message.system(f"{label} {plan.previous}")]
-    part = Message.user(f"{label} ({_part_title(1, 1)}) {reply.text}")
-    merged = await request_one_summary(ctx, config, plan, [*head, part], None, route)
+    request = merge_request(summary_label(plan.slot), previous, [reply.text])
+    merged = await request_one_summary(ctx, config, plan, request, None, route)
     return merged.text
 
 
-def says_more(text: str, previous: str) -> bool:
-    """Whether ``text`` holds a word (letters or digits, any case) that ``previous`` lacks."""
-    known = set(_WORD.findall(previous.casefold()))
-    return any(word not in known for word in _WORD.findall(text.casefold()))
+def merge_request(label: str, previous: str | None, parts: Sequence[str]) -> list[Message]:
+    """The messages of a merge call: the previous summary, then each part, labelled."""
+    head = [Message.system(f"{label} {previous}")] if previous else []
+    return [
+        *head,
+        *(
+            Message.user(f"{label} ({_part_title(number, len(parts))}) {text}")
+            for number, text in enumerate(parts, 1)
+        ),
+    ]
 
 
 async def summary_round(
@@ -206,11 +207,8 @@ async def summary_round(
     # sizes the others; then the rest at once.
     first = await part(*spans[0])
     parts = [first, *await all_parts(part(start, end) for start, end in spans[1:])]
-    merged = [
-        Message.user(f"{label} ({_part_title(number, len(parts))}) {text}")
-        for number, text in enumerate(parts, 1)
-    ]
-    reply = await request_one_summary(ctx, config, plan, [*head, *merged], None, route)
+    request = merge_request(label, previous, parts)
+    reply = await request_one_summary(ctx, config, plan, request, None, route)
     return reply.text, spans[-1][1]
 
 
