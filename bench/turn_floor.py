@@ -59,7 +59,12 @@ def user_text(index: int) -> str:
 
 
 class InstantModel:
-    """An LLM provider that answers at once: a fixed reply, a fixed usage, no counting."""
+    """An LLM provider that answers at once: a fixed reply, a fixed usage, no counting.
+
+    A summary names the span of questions it covers, from the first question an
+    earlier summary covered to the newest one: like a faithful summarizer, it keeps
+    what the previous summary held, so the gate keeps it on the first call.
+    """
 
     model = None
 
@@ -72,11 +77,14 @@ class InstantModel:
 
         if request.purpose != "turn":
             self.summaries += 1
-            asked = re.findall(r"Question (\d+)", request.messages[-1].text)
-            span = f"questions {asked[0]} to {asked[-1]}" if asked else "the conversation"
+            text = "\n".join(message.text for message in request.messages)
+            asked = re.findall(r"Question (\d+)", text)
+            earlier = re.search(r"questions (\d+) to", text)
+            first = earlier.group(1) if earlier else asked[0] if asked else None
+            span = f"questions {first} to {asked[-1]}" if asked else "the conversation"
             text = (
-                f"Summary {self.summaries}: the user asked {span} about how status, river, "
-                "latency, budget, window, summary, turn and store relate; each was answered."
+                f"The user asked {span} about how status, river, latency, budget, "
+                "window, summary, turn and store relate; each was answered."
             )
         else:
             text = REPLY

@@ -69,13 +69,19 @@ def _normal(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def _runs(text: str) -> set[tuple[str, ...]]:
-    words = [word.casefold() for word in _WORDS.findall(text)]
-    return {tuple(words[i : i + _RUN]) for i in range(len(words) - _RUN + 1)}
+def _folded_words(text: str) -> list[str]:
+    """The words of ``text`` (letters or digits), case-folded, in order."""
+    return list(map(str.casefold, _WORDS.findall(text)))
+
+
+def _runs(words: list[str]) -> set[tuple[str, ...]]:
+    """Every run of :data:`_RUN` consecutive ``words``."""
+    # The later slices are shorter: zip stops at the last whole run.
+    return set(zip(*(words[offset:] for offset in range(_RUN)), strict=False))
 
 
 def _words(text: str) -> set[str]:
-    return {word.casefold() for word in _WORDS.findall(text)}
+    return set(_folded_words(text))
 
 
 def new_words(text: str, previous: str) -> set[str]:
@@ -83,19 +89,16 @@ def new_words(text: str, previous: str) -> set[str]:
     return _words(text) - _words(previous)
 
 
-def _adds(summary: str, previous: str, transcript: str) -> bool:
-    """Whether ``summary`` holds a word of the covered messages that ``previous`` did not.
-
-    The transcript (often the longest text) is read only until such a word is met.
-    """
+def _adds(summary: str, previous: str, transcript_words: list[str]) -> bool:
+    """Whether ``summary`` holds a word of the covered messages that ``previous`` did not."""
     new = new_words(summary, previous)
-    if not new:
-        return False
-    return any(match.group().casefold() in new for match in _WORDS.finditer(transcript))
+    return bool(new) and not new.isdisjoint(transcript_words)
 
 
-def _copies_input(summary: str, transcript: str, copied: float) -> bool:
-    """Whether ``summary``, mostly copied runs, copies a stretch of its input rather than extracts.
+def _copies_input(summary_words: list[str], input_words: list[str], copied: float) -> bool:
+    """Whether a summary of ``summary_words``, mostly copied runs, copies its input's words.
+
+    ``copied`` is the share of the summary's runs found in ``input_words``.
 
     An extract that picks the input's sentences word for word (a faithful
     summary of fact statements does) takes them from here and there, skipping
@@ -108,8 +111,6 @@ def _copies_input(summary: str, transcript: str, copied: float) -> bool:
     """
     if copied < ECHO_SHARE:
         return False
-    summary_words = [word.casefold() for word in _WORDS.findall(summary)]
-    input_words = [word.casefold() for word in _WORDS.findall(transcript)]
     if len(summary_words) >= ECHO_LENGTH * len(input_words):
         return True
     matcher = difflib.SequenceMatcher(None, input_words, summary_words, autojunk=False)
@@ -145,18 +146,26 @@ def judge(
     lines = [line for line in summary.splitlines() if line.strip()]
     role_lines = sum(1 for line in lines if _ROLE_LINE.match(line))
     transcript = "\n".join(format_message(m, max_tool_result_chars) for m in messages)
-    summary_runs = _runs(summary)
-    copied = len(summary_runs & _runs(transcript)) / len(summary_runs) if summary_runs else 0.0
+    summary_words, transcript_words = _folded_words(summary), _folded_words(transcript)
+    summary_runs = _runs(summary_words)
+    copied = (
+        len(summary_runs & _runs(transcript_words)) / len(summary_runs) if summary_runs else 0.0
+    )
     echoed = max(role_lines / len(lines) if lines else 0.0, copied)
     kept, lost = compare_identifiers(previous, summary, transcript)
     held = len(find_identifiers(previous)) if previous else 0
     if stop_reason == "max_tokens":
         verdict = "truncated"
     elif (
-        previous and messages and overlap >= COPY_RATIO and not _adds(summary, previous, transcript)
+        previous
+        and messages
+        and overlap >= COPY_RATIO
+        and not _adds(summary, previous, transcript_words)
     ):
         verdict = "copy"
-    elif echoed >= ECHO_SHARE and (role_lines >= 2 or _copies_input(summary, transcript, copied)):
+    elif echoed >= ECHO_SHARE and (
+        role_lines >= 2 or _copies_input(summary_words, transcript_words, copied)
+    ):
         verdict = "echo"
     elif len(lost) >= MIN_LOST and len(lost) > held * LOST_SHARE:
         verdict = "lost"

@@ -38,6 +38,7 @@ Chinese text (``数据库用MongoDB，``) is found.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _L = r"(?<![A-Za-z0-9_])"
 """Not after an ASCII letter, digit or underscore."""
@@ -196,6 +197,12 @@ def find_identifiers(text: str) -> list[str]:
 
     Never raises on any string.
     """
+    return list(_identifiers(text))
+
+
+@lru_cache(maxsize=32)
+def _identifiers(text: str) -> tuple[str, ...]:
+    """:func:`find_identifiers`, kept for texts read again (a previous summary is read twice)."""
     seen: dict[str, None] = {}
     rest = _CUT_MARK.sub(_GAP, text)
 
@@ -228,7 +235,7 @@ def find_identifiers(text: str) -> list[str]:
         found = match.group()
         if sum(c.isdigit() for c in found) >= 3:
             seen.setdefault(found, None)
-    return list(seen)
+    return tuple(seen)
 
 
 _SEPARATOR = re.compile(r"(?<=\d),(?=\d{3})")
@@ -242,6 +249,18 @@ _MONTH_DAY = re.compile(
 def _normal(text: str) -> str:
     """``text`` case-folded, without thousands separators, one space between words."""
     return _SPACE.sub(" ", _SEPARATOR.sub("", text)).casefold()
+
+
+@lru_cache(maxsize=4)
+def _normal_text(text: str) -> str:
+    """:func:`_normal` of a text many identifiers are looked up in (a transcript), kept."""
+    return _normal(text)
+
+
+@lru_cache(maxsize=4)
+def _without_separators(text: str) -> str:
+    """``text`` without thousands separators, kept for the next identifier."""
+    return _SEPARATOR.sub("", text)
 
 
 def _variants(identifier: str) -> list[str]:
@@ -266,7 +285,7 @@ def holds(text: str, identifier: str) -> bool:
     """
     if identifier in text:
         return True
-    normal = _normal(text)
+    normal = _normal_text(text)
     if any(variant and variant in normal for variant in _variants(identifier)):
         return True
     if _AMOUNT.fullmatch(identifier) is None:
@@ -281,4 +300,4 @@ def holds(text: str, identifier: str) -> bool:
     short = sum(c.isdigit() for c in value) < 3 and unit
     after = rf"\s?{re.escape(unit)}" if short else ""
     alone = re.compile(rf"(?<![\d.,]){re.escape(value)}(?![\d]|\.\d){after}", re.IGNORECASE)
-    return alone.search(_SEPARATOR.sub("", text)) is not None
+    return alone.search(_without_separators(text)) is not None

@@ -23,10 +23,12 @@ names, long numbers). An identifier of the previous summary is
 from __future__ import annotations
 
 import re
+from itertools import islice
 
 from agentcore_autosummary.retention import find_identifiers, holds
 
 _WORD = re.compile(r"\w+")
+_SPLIT_WORD = re.compile(r"\S+")
 _LOOK_BACK_WORDS = 3
 _LOOK_AHEAD_WORDS = 4
 _LOOK_AHEAD_CHARS = 16
@@ -113,8 +115,8 @@ def gets_new_value(identifier: str, word: str, transcript: str) -> bool:
         if _CJK.match(word):
             window = transcript[match.end() : match.end() + _LOOK_AHEAD_CHARS]
         else:
-            after = transcript[match.end() :].split(maxsplit=_LOOK_AHEAD_WORDS)
-            window = " ".join(after[:_LOOK_AHEAD_WORDS])
+            after = islice(_SPLIT_WORD.finditer(transcript, match.end()), _LOOK_AHEAD_WORDS)
+            window = " ".join(word.group() for word in after)
         if any(found != identifier for found in find_identifiers(window)):
             return True
     return False
