@@ -14,6 +14,10 @@ Prints, each figure the median of many turns after a warm-up:
 - the decoding of one stored message (text, and two tool calls): json.loads
   alone, json.loads with cattrs (every message before the fast path), and the
   stores' decode;
+- resuming a summarized session of 50,000 stored messages against one of 10, on
+  InMemoryStore and SqliteStore (``bench.resume``'s sessions and measure);
+- a live session after 10,000 turns on SqliteStore with autosummary summarizing
+  (the "summarizing" config): the messages it holds and its traced memory;
 - with ``--old PATH`` (a checkout of an older commit, e.g. made by
   ``git worktree add /tmp/c37 c37a590`` or ``git archive``), the memory and
   SQLite turns without plugins and the SQLite turn with autosummary of that
@@ -191,11 +195,15 @@ def decoding(count: int) -> list[tuple[str, float, float, float]]:
             data.pop(TOKENS_FIELD, None)
             return converter.structure(data, Message)
 
-        loads = median_us(timed(lambda index, body=body: json.loads(body), count))
+        def plain_loads(index: int, body: str = body) -> object:
+            return json.loads(body)
+
+        def store_decode(index: int, body: str = body) -> object:
+            return decode_message(body, "a", index, "s")
+
+        loads = median_us(timed(plain_loads, count))
         old = median_us(timed(cattrs_decode, count))
-        new = median_us(
-            timed(lambda index, body=body: decode_message(body, "a", index, "s"), count)
-        )
+        new = median_us(timed(store_decode, count))
         rows.append((label, loads, old, new))
     return rows
 
@@ -263,6 +271,67 @@ async def turns(
     if sqlite:
         await store.close()
     return every, summarizing
+
+
+async def resume_times(sizes: tuple[int, ...] = (10, 50_000)) -> dict[str, list[float]]:
+    """Median seconds to resume a summarized session of each of ``sizes`` messages, per store."""
+    from agentcore import InMemoryStore, SqliteStore
+
+    if __package__ != "bench":  # run as a file (python bench/turn_floor.py)
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from bench.resume import populate, resume, summarized, timed
+
+    figures: dict[str, list[float]] = {}
+    for name in ("memory", "SQLite"):
+        store: Any = (
+            InMemoryStore()
+            if name == "memory"
+            else SqliteStore(Path(tempfile.mkdtemp(prefix="turn-floor-")) / "resume.db")
+        )
+        figures[name] = []
+        for count in sizes:
+            session_id = f"resume-{count}"
+            await populate(store, session_id, count, summarized(count))
+
+            async def once(store: Any = store, session_id: str = session_id) -> None:
+                await resume(store, session_id)
+
+            figures[name].append(await timed(once))
+        await store.close()
+    return figures
+
+
+async def live_memory(summary: Any, count: int = 10_000) -> tuple[int, int, float]:
+    """After ``count`` turns on SQLite with ``summary``: messages stored, held, and MiB traced.
+
+    The traced memory is tracemalloc's current size after a full collection, counted
+    from the session's start (what the session and its store gained over the turns).
+    """
+    import gc
+    import tracemalloc
+
+    from agentcore import Agent, AgentBuilder, AgentSession, FocusedConfig, SqliteStore
+    from agentcore_autosummary import plugin as autosummary_plugin
+
+    store = SqliteStore(Path(tempfile.mkdtemp(prefix="turn-floor-")) / "live.db")
+    builder = AgentBuilder().provider(InstantModel()).store(store).load_plugins(False)
+    builder.plugin(autosummary_plugin).setting("summary_config", summary)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        agent = Agent("bench", system_prompt=SYSTEM_PROMPT)
+        session = AgentSession(agent, "live", builder.build(), FocusedConfig())
+        for index in range(count):
+            await session.submit_turn(user_text(index))
+        slot = await session.get_slot()
+        stored, held = slot.message_count(), slot.message_count() - slot.offset
+        gc.collect()
+        traced = tracemalloc.get_traced_memory()[0] / 2**20
+    finally:
+        tracemalloc.stop()
+    await session.aclose()
+    await store.close()
+    return stored, held, traced
 
 
 CHILD_RUNS = {
@@ -352,18 +421,29 @@ def main() -> None:
             label = f"  of which the {len(summarizing)} summary turns"
             print(row(label, median_us(summarizing), base))
 
+    print("\n| resume (median of 21) | 10 messages | 50,000 messages | 50,000 / 10 |")
+    print("|---|---:|---:|---:|")
+    for name, (small, large) in asyncio.run(resume_times()).items():
+        print(f"| {name} | {small * 1e3:.2f} ms | {large * 1e3:.2f} ms | {large / small:.2f}× |")
+
+    stored, held, traced = asyncio.run(live_memory(busy))
+    print("\n| live session, SQLite, autosummary summarizing | after 10,000 turns |\n|---|---:|")
+    print(f"| messages stored | {stored:,} |\n| messages held | {held:,} |")
+    print(f"| traced memory (after a full collection) | {traced:.2f} MiB |", flush=True)
+
     if args.old is not None:
         count = min(args.turns, 2_000)
         for kind, label in CHILD_RUNS.items():
-            new, old = [], []
+            new_runs: list[float] = []
+            old_runs: list[float] = []
             for _ in range(PAIRS):
-                old.append(child_turn(args.old, count, kind))
-                new.append(child_turn(None, count, kind))
-            old_us, new_us = statistics.median(old), statistics.median(new)
+                old_runs.append(child_turn(args.old, count, kind))
+                new_runs.append(child_turn(None, count, kind))
+            old_us, new_us = statistics.median(old_runs), statistics.median(new_runs)
             print(f"\n{label}, {PAIRS} alternating child processes each:")
             print("| checkout | median turn | runs |\n|---|---:|---|")
-            print(f"| {args.old} | {old_us:.1f} µs | {', '.join(f'{v:.0f}' for v in old)} |")
-            print(f"| this one | {new_us:.1f} µs | {', '.join(f'{v:.0f}' for v in new)} |")
+            print(f"| {args.old} | {old_us:.1f} µs | {', '.join(f'{v:.0f}' for v in old_runs)} |")
+            print(f"| this one | {new_us:.1f} µs | {', '.join(f'{v:.0f}' for v in new_runs)} |")
             print(f"new / old: {new_us / old_us:.2f}×", flush=True)
 
 
