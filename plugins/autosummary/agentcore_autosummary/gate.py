@@ -71,13 +71,28 @@ def _normal(text: str) -> str:
 
 def _folded_words(text: str) -> list[str]:
     """The words of ``text`` (letters or digits), case-folded, in order."""
-    return list(map(str.casefold, _WORDS.findall(text)))
+    return _WORDS.findall(text.casefold())
 
 
 def _runs(words: list[str]) -> set[tuple[str, ...]]:
     """Every run of :data:`_RUN` consecutive ``words``."""
     # The later slices are shorter: zip stops at the last whole run.
     return set(zip(*(words[offset:] for offset in range(_RUN)), strict=False))
+
+
+def _copied_share(summary_runs: set[tuple[str, ...]], input_words: list[str]) -> float:
+    """The share of ``summary_runs`` that are also runs of ``input_words``.
+
+    Only the input's runs that start with the first word of a summary run are made,
+    so a long input costs one pass over its words, not a set of all its runs.
+    """
+    if not summary_runs:
+        return 0.0
+    firsts = {run[0] for run in summary_runs}
+    last = len(input_words) - _RUN + 1
+    starts = [at for at, word in enumerate(input_words[:last]) if word in firsts]
+    found = {tuple(input_words[at : at + _RUN]) for at in starts} & summary_runs
+    return len(found) / len(summary_runs)
 
 
 def _words(text: str) -> set[str]:
@@ -147,10 +162,7 @@ def judge(
     role_lines = sum(1 for line in lines if _ROLE_LINE.match(line))
     transcript = "\n".join(format_message(m, max_tool_result_chars) for m in messages)
     summary_words, transcript_words = _folded_words(summary), _folded_words(transcript)
-    summary_runs = _runs(summary_words)
-    copied = (
-        len(summary_runs & _runs(transcript_words)) / len(summary_runs) if summary_runs else 0.0
-    )
+    copied = _copied_share(_runs(summary_words), transcript_words)
     echoed = max(role_lines / len(lines) if lines else 0.0, copied)
     kept, lost = compare_identifiers(previous, summary, transcript)
     held = len(find_identifiers(previous)) if previous else 0

@@ -16,6 +16,8 @@ from typing import Any
 
 import attrs
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentcore import (
     Agent,
@@ -332,3 +334,26 @@ def test_an_extract_of_fact_sentences_is_kept_and_a_stretch_copied_back_is_an_ec
     assert judge(extract, None, messages, "end_turn").verdict == "kept"
     stretch = "\n".join(message.text for message in messages[:4])
     assert judge(stretch, None, messages, "end_turn").verdict == "echo"
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(st.sampled_from(["alpha", "Beta", "gamma", "delta", "7", "ß", "node"]), max_size=60),
+    st.lists(st.integers(min_value=0, max_value=59), max_size=30),
+)
+def test_the_echoed_share_is_the_share_of_eight_word_runs_found_in_the_input(
+    words: list[str], picks: list[int]
+) -> None:
+    """``echoed_share`` is the share of the summary's 8-word runs also found in the transcript."""
+    from agentcore_autosummary.formatting import format_message
+    from agentcore_autosummary.gate import judge
+
+    message = Message.user(" ".join(words) or "empty")
+    summary = " ".join(words[pick] for pick in picks if pick < len(words)) + " " + " ".join(words)
+    folded = [w.casefold() for w in re.findall(r"\w+", summary)]
+    source = [w.casefold() for w in re.findall(r"\w+", format_message(message, 500))]
+    runs = {tuple(folded[i : i + 8]) for i in range(len(folded) - 7)}
+    found = {tuple(source[i : i + 8]) for i in range(len(source) - 7)}
+    expected = len(runs & found) / len(runs) if runs else 0.0
+    quality = judge(summary, None, [message], "end_turn")
+    assert quality.echoed_share == round(expected, 3)
