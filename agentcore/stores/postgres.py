@@ -158,8 +158,14 @@ class PostgresStore(PostgresWrites):
     async def slot_heads(self, session_id: str) -> dict[str, SlotHead]:
         """Return the version and message count of every slot with a stored config.
 
-        One query that reads one row per slot, whatever the length of the histories.
+        One query that reads one row per slot, whatever the length of the histories. With
+        change notices on (see the class), the heads this store's last write of the session
+        left are the answer, with no round trip to the server, while no notice says that
+        another connection changed the session since.
         """
+        cached = self._cached_heads(session_id)
+        if cached is not None:
+            return cached
         rows = await self._fetchall(SLOT_HEADS, (session_id,))
         return {slot_id: SlotHead(int(version), int(count)) for slot_id, version, count in rows}
 
@@ -193,6 +199,7 @@ class PostgresStore(PostgresWrites):
         time is ordered before the delete (and its rows go too) or after it, where an append
         that does not start at 0 is refused.
         """
+        self._heads.forget(session_id)
         async with self._connection() as conn, conn.transaction():
             # The session row first: its lock orders the delete against the session's writes.
             # Slots and data go with it (ON DELETE CASCADE); messages and turns, which carry
