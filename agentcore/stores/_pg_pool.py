@@ -14,8 +14,10 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from agentcore.errors import ConfigError, StoreError, StoreTimeoutError
 from agentcore.stores._deadline import Deadline, check_timeout
 from agentcore.stores._pg_dsn import describe_dsn, parse_dsn
+from agentcore.stores._pg_heads import HeadCache
+from agentcore.stores._pg_listener import ChangeListener
 from agentcore.stores._pg_schema import Connection, migrate, one_line
-from agentcore.stores.base import BaseStore
+from agentcore.stores.base import BaseStore, SlotHead
 from agentcore.validators import NON_NEGATIVE_INT, POSITIVE_INT, POSITIVE_NUMBER
 
 Pool = AsyncConnectionPool[Connection]
@@ -84,6 +86,7 @@ class PostgresConnections(BaseStore):
         statement_timeout: float | None = None,
         check_connections: bool = True,
         prepare_threshold: int | None = 5,
+        change_notices: bool | None = None,
     ) -> None:
         POSITIVE_INT.check("PostgresStore max_size", max_size)
         self._timeout = float(_POOL_TIMEOUT.check("PostgresStore timeout", timeout))
@@ -124,6 +127,29 @@ class PostgresConnections(BaseStore):
             )
         self._ready = False
         self._setup_lock: asyncio.Lock | None = None
+        self._heads = HeadCache()
+        if change_notices is not None and not isinstance(change_notices, bool):
+            raise ConfigError(
+                "PostgresStore change_notices must be True, False or None (on unless "
+                f"prepare_threshold is None or a pool is given), not {change_notices!r}"
+            )
+        if change_notices is None:
+            change_notices = self._owns_pool and prepare_threshold is not None
+        self._listener: ChangeListener | None = None
+        if change_notices:
+            if self._dsn is not None:
+                conninfo: object = self._dsn
+                options = self._connect_options
+            else:
+                conninfo, kwargs = self._pool.conninfo, self._pool.kwargs
+                if not isinstance(conninfo, str) or not isinstance(kwargs, dict | None):
+                    raise ConfigError(
+                        "PostgresStore change_notices=True needs a pool with a conninfo string "
+                        "and a kwargs dict, to open its listening connection the same way"
+                    )
+                options = dict(kwargs or {})
+            assert isinstance(conninfo, str)
+            self._listener = ChangeListener(conninfo, options, self._heads, self._where)
 
     def __repr__(self) -> str:
         state = " closed" if self._closed else ""
@@ -220,6 +246,15 @@ class PostgresConnections(BaseStore):
                         f"cannot connect to {self._where} within {self._timeout:g} s: {exc}"
                     ) from exc
             self._ready = True
+            if self._listener is not None:
+                self._listener.start()
+
+    def _cached_heads(self, session_id: str) -> dict[str, SlotHead] | None:
+        """The heads this store's last write of ``session_id`` left, if still current."""
+        if self._listener is None or self._closed:
+            return None
+        self._listener.drain()
+        return self._heads.lookup(session_id)
 
     async def _fetchall(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         async with self._connection() as conn:
@@ -233,5 +268,9 @@ class PostgresConnections(BaseStore):
 
         A pool given to the constructor stays open. Closing twice is fine.
         """
-        if self._mark_closed() and self._owns_pool:
+        if not self._mark_closed():
+            return
+        if self._listener is not None:
+            await self._listener.aclose()
+        if self._owns_pool:
             await self._pool.close()

@@ -98,7 +98,34 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "DROP CONSTRAINT IF EXISTS agentcore_messages_session_id_slot_id_fkey",
         "ALTER TABLE agentcore_turns DROP CONSTRAINT IF EXISTS agentcore_turns_session_id_fkey",
     ),
+    # 4 to 5: a notice on the channel CHANGES_CHANNEL whenever a slot row changes (an append
+    # grew its count, a config was written, a session was deleted), with the table's schema
+    # and the session id as payload, so a store that listens learns of every writer's
+    # commits, whichever process or release (from 5 on) made them. PostgreSQL sends the
+    # notices of a transaction when it commits, once per distinct payload.
+    (
+        """
+        CREATE FUNCTION agentcore_slot_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            changed text;
+        BEGIN
+            IF TG_OP = 'DELETE' THEN
+                changed := OLD.session_id;
+            ELSE
+                changed := NEW.session_id;
+            END IF;
+            PERFORM pg_notify('agentcore_changes', TG_TABLE_SCHEMA || '.' || changed);
+            RETURN NULL;
+        END
+        $$
+        """,
+        "CREATE TRIGGER agentcore_slot_changed AFTER INSERT OR UPDATE OR DELETE "
+        "ON agentcore_slots FOR EACH ROW EXECUTE PROCEDURE agentcore_slot_changed()",
+    ),
 )
+
+CHANGES_CHANNEL = "agentcore_changes"
+"""The channel of the notices the schema's trigger sends when a slot row changes."""
 
 SCHEMA_VERSION = len(_MIGRATIONS)
 """The layout version this release writes, kept in the ``agentcore_schema_version`` table."""

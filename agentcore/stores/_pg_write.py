@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from psycopg import AsyncCursor
+
 from agentcore.stores._codec import (
     EncodedWrite,
     append_conflict,
@@ -68,8 +70,21 @@ _UPSERT_DATA = (
 _DELETE_DATA = "DELETE FROM agentcore_session_data WHERE session_id = %s AND key = %s"
 
 
-async def apply_write(conn: Connection, batch: EncodedWrite) -> None:
-    """Write ``batch`` inside the caller's transaction; touch only the rows it names."""
+def changes_heads(batch: EncodedWrite) -> bool:
+    """Whether ``batch`` changes slot rows: appends a message or writes a slot config."""
+    return bool(batch.slot_configs) or any(append.bodies for append in batch.appends.values())
+
+
+async def apply_write(
+    conn: Connection, batch: EncodedWrite, *, read_heads: bool = False
+) -> AsyncCursor[tuple[Any, ...]] | None:
+    """Write ``batch`` inside the caller's transaction; touch only the rows it names.
+
+    With ``read_heads``, the last statement reads the session's slot heads as the write
+    leaves them (the session's row lock holds them until the commit) and the cursor to
+    read them from is returned; in pipeline mode its rows are there once the pipeline
+    has synced, so the read costs no round trip of its own.
+    """
     session_id = batch.session_id
     await conn.execute(LOCK_SESSION, (session_id, batch.state))
     if batch.turn_id is not None:
@@ -132,6 +147,15 @@ async def apply_write(conn: Connection, batch: EncodedWrite) -> None:
             _INSERT_TURN,
             (session_id, batch.turn_id, turn.slot_id, turn.start, turn.stop, turn.turn_index),
         )
+    return await conn.execute(SLOT_HEADS, (session_id,)) if read_heads else None
+
+
+async def heads_of(cursor: AsyncCursor[tuple[Any, ...]]) -> dict[str, SlotHead]:
+    """The slot heads read with :data:`SLOT_HEADS` on ``cursor``."""
+    return {
+        slot_id: SlotHead(int(version), int(count))
+        for slot_id, version, count in await cursor.fetchall()
+    }
 
 
 def turn_of_row(row: tuple[Any, ...] | None) -> StoredTurn | None:

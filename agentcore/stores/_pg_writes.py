@@ -22,7 +22,14 @@ from agentcore.stores._pg_pool import (
     PostgresConnections,
     milliseconds,
 )
-from agentcore.stores._pg_write import FIND_TURN, LOCK_SESSION, apply_write, turn_of_row
+from agentcore.stores._pg_write import (
+    FIND_TURN,
+    LOCK_SESSION,
+    apply_write,
+    changes_heads,
+    heads_of,
+    turn_of_row,
+)
 from agentcore.stores.base import StoredTurn, StoreWrite
 
 logger = logging.getLogger("agentcore.stores.postgres")
@@ -188,12 +195,28 @@ class PostgresWrites(PostgresConnections):
         # Pipeline mode: the statements go out without waiting for each other's replies,
         # except where a result is read (the message counts), so a write costs about three
         # round trips to the server whatever it holds.
-        async with self._connection(deadline) as conn, conn.pipeline(), conn.transaction():
-            if statement is None:
-                await conn.execute(SET_LOCK_TIMEOUT, (lock_ms,))
-            else:
-                await conn.execute(SET_TIMEOUTS, (lock_ms, milliseconds(statement)))
-            await apply_write(conn, encoded)
+        async with self._connection(deadline) as conn:
+            # A write that changes slot rows starts an entry of the head cache, kept once
+            # it has committed (and trusted once its own change notice is back).
+            entry = (
+                self._heads.begin(encoded.session_id, conn.info.backend_pid)
+                if changes_heads(encoded)
+                else None
+            )
+            try:
+                async with conn.pipeline(), conn.transaction():
+                    if statement is None:
+                        await conn.execute(SET_LOCK_TIMEOUT, (lock_ms,))
+                    else:
+                        await conn.execute(SET_TIMEOUTS, (lock_ms, milliseconds(statement)))
+                    heads = await apply_write(conn, encoded, read_heads=entry is not None)
+                if entry is not None:
+                    assert heads is not None
+                    self._heads.end(entry, await heads_of(heads))
+            except BaseException:
+                if entry is not None:
+                    self._heads.end(entry, None)
+                raise
 
     def _lock_timed_out(self, encoded: EncodedWrite, detail: str) -> StoreTimeoutError:
         limits = [

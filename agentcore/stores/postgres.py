@@ -89,6 +89,29 @@ class PostgresStore(PostgresWrites):
     ``check=AsyncConnectionPool.check_connection`` and ``kwargs={"prepare_threshold": None}``
     as needed.
 
+    ``change_notices`` saves a round trip per turn. A session checks its slot heads
+    (:meth:`slot_heads`) before every model call; with notices on, the store answers from
+    the heads its own last write of the session left, read in that write's transaction,
+    and queries the server only when it cannot vouch for them. It keeps one extra
+    connection that runs ``LISTEN`` on the channel a trigger of the schema notifies
+    whenever any connection changes a slot row, and trusts kept heads once the notice of
+    the write that left them has come back on that connection (PostgreSQL delivers
+    notices in commit order, so every earlier commit was heard too) and until a notice
+    from another connection names the session, a write of it fails, or the listening
+    connection is lost (then it is made again in the background). A turn that finds
+    nothing changed then costs one round trip to the server, its write. A notice reaches
+    this process shortly after the other writer's commit (the server sends it as it
+    commits): a check that runs within that moment still uses the kept heads, and the
+    turn's write is then refused (:class:`~agentcore.errors.ConflictError`), reloads and
+    stores the turn after the other writer's, as with a write that lands between a check
+    and a write. None (the default) turns notices on for a store given a DSN with
+    ``prepare_threshold`` set, and off otherwise: a pooler in transaction mode (where
+    ``prepare_threshold=None`` is needed) does not deliver notices to the client that
+    listened, and a given pool may be one; with them off every check queries. Kept heads
+    would never be trusted there anyway (no notice comes back), but the listening
+    connection would be wasted. True with a given pool opens the listening connection
+    with the pool's ``conninfo`` and ``kwargs``.
+
     The store belongs to the event loop it is first used in. Use it as
     ``async with PostgresStore(dsn) as store:`` or call :meth:`close` when done.
     """
@@ -158,8 +181,14 @@ class PostgresStore(PostgresWrites):
     async def slot_heads(self, session_id: str) -> dict[str, SlotHead]:
         """Return the version and message count of every slot with a stored config.
 
-        One query that reads one row per slot, whatever the length of the histories.
+        One query that reads one row per slot, whatever the length of the histories. With
+        change notices on (see the class), the heads this store's last write of the session
+        left are the answer, with no round trip to the server, while no notice says that
+        another connection changed the session since.
         """
+        cached = self._cached_heads(session_id)
+        if cached is not None:
+            return cached
         rows = await self._fetchall(SLOT_HEADS, (session_id,))
         return {slot_id: SlotHead(int(version), int(count)) for slot_id, version, count in rows}
 
@@ -193,6 +222,7 @@ class PostgresStore(PostgresWrites):
         time is ordered before the delete (and its rows go too) or after it, where an append
         that does not start at 0 is refused.
         """
+        self._heads.forget(session_id)
         async with self._connection() as conn, conn.transaction():
             # The session row first: its lock orders the delete against the session's writes.
             # Slots and data go with it (ON DELETE CASCADE); messages and turns, which carry
