@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
+from itertools import compress
 
 from agentcore import Message
 from agentcore_autosummary.formatting import format_message
@@ -90,7 +91,7 @@ def _copied_share(summary_runs: set[tuple[str, ...]], input_words: list[str]) ->
         return 0.0
     firsts = {run[0] for run in summary_runs}
     last = len(input_words) - _RUN + 1
-    starts = [at for at, word in enumerate(input_words[:last]) if word in firsts]
+    starts = compress(range(last), map(firsts.__contains__, input_words))
     found = {tuple(input_words[at : at + _RUN]) for at in starts} & summary_runs
     return len(found) / len(summary_runs)
 
