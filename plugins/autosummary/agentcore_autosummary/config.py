@@ -35,7 +35,7 @@ Trigger = Literal["context", "cumulative"]
 Strategy = Literal["incremental", "full"]
 Mode = Literal["inline", "background"]
 SummaryStyle = Literal["prose", "structured"]
-RetentionCheck = Literal["append", "log", "off"]
+RetentionCheck = Literal["quote", "append", "log", "off"]
 RequestShape = Literal["auto", "prefix", "transcript"]
 
 CORRECTION_KEY = "autosummary.token_correction"
@@ -152,8 +152,12 @@ class SummaryConfig:
     :param retention_check: After each summary, look for identifiers (names, versions,
         sizes, dates, paths, URLs, ids; see ``agentcore_autosummary.identifiers``) of its
         input that it left out:
-        ``"append"`` adds them as an ``Also mentioned:`` line, ``"log"`` logs a warning
-        listing them, ``"off"`` does not look.
+        ``"quote"`` appends the sentences that state them, verbatim, under a
+        ``Quoted from the conversation:`` line (what the user and the assistant wrote,
+        newest first within a budget of the summary's cap, never a value changed later;
+        see ``agentcore_autosummary.quoting``), ``"append"`` adds them as an
+        ``Also mentioned:`` line, ``"log"`` logs a warning listing them, ``"off"`` does
+        not look.
     :param max_summary_calls_per_turn: Summary calls one summary may make. A backlog
         larger than one call is summarized in chunks made concurrently (at most 4 at
         once) and merged by one more call; what does not fit in this many calls is
@@ -196,7 +200,9 @@ class SummaryConfig:
     trigger_messages: int | None = field(default=None, validator=POSITIVE_INT.or_none())
     keep_recent_messages: int | None = field(default=None, validator=NON_NEGATIVE_INT.or_none())
     summary_style: SummaryStyle = field(default="prose", validator=one_of("prose", "structured"))
-    retention_check: RetentionCheck = field(default="off", validator=one_of("append", "log", "off"))
+    retention_check: RetentionCheck = field(
+        default="off", validator=one_of("quote", "append", "log", "off")
+    )
     max_summary_calls_per_turn: int = field(default=4, validator=POSITIVE_INT)
     window_guard: bool = field(default=True, validator=BOOL)
     summary_role: SummaryRole | None = field(default=None, validator=one_of("user", "system", None))

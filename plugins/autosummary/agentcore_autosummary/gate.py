@@ -143,6 +143,8 @@ def judge(
     messages: Sequence[Message],
     stop_reason: str,
     max_tool_result_chars: int = 500,
+    *,
+    lost_refuses: bool = True,
 ) -> SummaryQuality:
     """The quality record of ``summary``, made from ``previous`` and the ``messages`` it covers.
 
@@ -154,7 +156,8 @@ def judge(
     that fill the stretch they come from or are nearly as long as it), ``"lost"`` (it
     loses at least :data:`MIN_LOST` identifiers of the previous summary,
     more than :data:`LOST_SHARE` of them, that the covered messages did not
-    supersede).
+    supersede). With ``lost_refuses`` False (``retention_check="quote"``, which
+    quotes them back) lost identifiers are recorded but refuse nothing.
     """
     overlap = 0.0
     if previous:
@@ -180,7 +183,7 @@ def judge(
         role_lines >= 2 or _copies_input(summary_words, transcript_words, copied)
     ):
         verdict = "echo"
-    elif len(lost) >= MIN_LOST and len(lost) > held * LOST_SHARE:
+    elif lost_refuses and len(lost) >= MIN_LOST and len(lost) > held * LOST_SHARE:
         verdict = "lost"
     else:
         verdict = "kept"

@@ -169,7 +169,14 @@ async def attempt(
     except SummaryCutError as exc:
         summary, cut = exc.reply.text, exc
     stop_reason = "end_turn" if cut is None else "max_tokens"
-    quality = judge(summary, previous, plan.messages, stop_reason, config.max_tool_result_chars)
+    quality = judge(
+        summary,
+        previous,
+        plan.messages,
+        stop_reason,
+        config.max_tool_result_chars,
+        lost_refuses=config.retention_check != "quote",
+    )
     return Attempt(summary, plan, quality, route.name, cut)
 
 

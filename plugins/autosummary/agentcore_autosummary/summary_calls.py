@@ -28,6 +28,7 @@ from agentcore_autosummary.plan import Plan
 from agentcore_autosummary.planner import plan_chunks
 from agentcore_autosummary.prefix_requests import request_prefix_summary, wants_prefix
 from agentcore_autosummary.provider import counting_model, summary_provider
+from agentcore_autosummary.quoting import quote_missing
 from agentcore_autosummary.retention import append_missing, log_missing, missing_identifiers
 from agentcore_autosummary.routes import UPDATE, Route
 from agentcore_autosummary.runtime import learn, runtime_of, session_correction
@@ -341,10 +342,15 @@ async def paid(ctx: TurnContext, usage: Usage) -> None:
 
 
 async def check_retention(ctx: TurnContext, config: SummaryConfig, plan: Plan, summary: str) -> str:
-    """Apply ``config.retention_check`` to ``summary``: append or log what it left out."""
+    """Apply ``config.retention_check`` to ``summary``: quote, append or log what it left out."""
     if config.retention_check == "off":
         return summary
     previous = None if config.strategy == "full" else plan.previous
+    if config.retention_check == "quote":
+        counter = (await summary_fit(ctx, config, plan)).counter
+        return await asyncio.to_thread(
+            quote_missing, summary, previous, plan.messages, counter, config.summary_tokens
+        )
     missing = await asyncio.to_thread(
         missing_identifiers, summary, previous, plan.messages, config.max_tool_result_chars
     )

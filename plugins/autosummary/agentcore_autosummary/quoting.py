@@ -1,0 +1,122 @@
+"""``retention_check="quote"``: the sentences that state what a summary left out, kept verbatim.
+
+A small summarizer drops facts, or keeps a value the conversation later
+changed. After each summary, every sentence of its input that states an
+identifier the summary does not hold (see
+:func:`~agentcore_autosummary.identifiers.find_identifiers` and
+:func:`~agentcore_autosummary.identifiers.holds`) is a candidate to quote: the
+sentences of the previous summary (with its own quotes), then those the user
+and the assistant wrote in the covered messages. Tool results are not quoted
+(their identifiers are mostly log lines and output); the summary request read
+them.
+
+A candidate whose missing identifiers all got another value later is
+dropped (see :mod:`~agentcore_autosummary.superseding`: a later sentence of
+the input gives the identifier's subject a new value), so a quote is never
+made for a superseded value. Going from the
+newest sentence to the oldest, a sentence is kept when it states a missing
+identifier no kept sentence states, until the quotes would pass their token
+budget. The kept sentences follow the summary in the conversation's order,
+under :data:`QUOTED`, one per line, so the newest statement of a fact is the
+last one a reader meets.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from agentcore import Message, TextBlock
+from agentcore.plugin_api import TokenCounter
+from agentcore_autosummary.identifiers import find_identifiers, holds
+from agentcore_autosummary.superseding import gets_new_value, subject
+
+__all__ = ["MAX_QUOTE_CHARS", "QUOTED", "quote_missing", "sentences"]
+
+QUOTED = "Quoted from the conversation:"
+"""The line that starts the quotes ``retention_check="quote"`` adds to a summary."""
+
+MAX_QUOTE_CHARS = 400
+"""Sentences longer than this are never quoted (a pasted block, not a statement)."""
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[。！？；])")
+_QUOTE_LINE = re.compile(r"^- ")
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` cut at line ends and sentence ends (English and Chinese punctuation)."""
+    out = []
+    for part in _SENTENCE_END.split(text):
+        part = _QUOTE_LINE.sub("", part.strip())
+        if part and part != QUOTED:
+            out.append(part)
+    return out
+
+
+def _written_text(message: Message) -> str:
+    """What the user or the assistant wrote in ``message`` (tool results left out)."""
+    if message.role not in ("user", "assistant"):
+        return ""
+    return "\n".join(block.text for block in message.content if isinstance(block, TextBlock))
+
+
+def _superseded(identifier: str, sentence: str, later: str) -> bool:
+    """Whether ``identifier``'s subject in ``sentence`` gets a new value in ``later``."""
+    word = subject(identifier, sentence)
+    return word is not None and gets_new_value(identifier, word, later)
+
+
+def _candidates(summary: str, texts: Iterable[str]) -> list[tuple[str, list[str]]]:
+    """Each sentence of ``texts`` with the identifiers it states that ``summary`` lacks."""
+    found = [
+        sentence
+        for text in texts
+        for sentence in sentences(text)
+        if len(sentence) <= MAX_QUOTE_CHARS
+    ]
+    out = []
+    for index, sentence in enumerate(found):
+        missing = [i for i in find_identifiers(sentence) if not holds(summary, i)]
+        if not missing:
+            continue
+        later = "\n".join(found[index + 1 :])
+        live = [i for i in missing if not _superseded(i, sentence, later)]
+        out.append((sentence, live))
+    return out
+
+
+def quote_missing(
+    summary: str,
+    previous: str | None,
+    messages: Sequence[Message],
+    counter: TokenCounter,
+    max_tokens: int,
+) -> str:
+    """``summary`` followed by the quotes of what it left out (see the module).
+
+    The quotes take at most ``max_tokens`` tokens (their line included). Quotes the
+    summarizer copied from the previous summary are made again from their sentences
+    (and dropped when superseded). Without a sentence to quote, ``summary`` comes back
+    as it was, less any copied quotes.
+    """
+    summary = summary.split(f"\n{QUOTED}")[0].rstrip()  # quotes the summarizer copied back
+    texts = [previous or "", *(_written_text(message) for message in messages)]
+    candidates = _candidates(summary, texts)
+    stated: set[str] = set()
+    kept: list[int] = []
+    used = counter.count_text(QUOTED) + 1
+    for index in range(len(candidates) - 1, -1, -1):
+        sentence, live = candidates[index]
+        new = [identifier for identifier in live if identifier not in stated]
+        if not new:
+            continue
+        cost = counter.count_text(f"- {sentence}") + 1
+        if used + cost > max_tokens:
+            continue
+        used += cost
+        stated.update(live)
+        kept.append(index)
+    if not kept:
+        return summary
+    lines = [f"- {candidates[index][0]}" for index in sorted(kept)]
+    return "\n".join([summary, "", QUOTED, *lines])

@@ -1,0 +1,142 @@
+"""``retention_check="quote"``: what a summary left out comes back as verbatim sentences.
+
+A small summarizer drops facts and keeps values the conversation changed
+later. With the quote check, the sentences that state the identifiers a
+summary left out follow it, newest value last, never a superseded one; tool
+output is not quoted; the quotes stay within their budget; and a summary
+that loses identifiers of the previous one is not refused for it (they are
+quoted back).
+"""
+
+from __future__ import annotations
+
+from agentcore import (
+    Agent,
+    AgentBuilder,
+    AgentSession,
+    FocusedConfig,
+    InMemoryStore,
+    LlmRequest,
+    Message,
+    ToolUseBlock,
+)
+from agentcore.testing import MockProvider
+from agentcore.tokens import get_token_counter
+from agentcore_autosummary import SummaryConfig, get_conversation_summary
+from agentcore_autosummary.quoting import QUOTED, quote_missing
+
+COUNTER = get_token_counter(None)
+
+DECISIONS = [
+    Message.user(
+        "Infrastructure decisions: the database will be MySQL 8, because the ops team "
+        "knows it well. The staging cluster is stg-harbor-03."
+    ),
+    Message.assistant(
+        "Understood: the database is MySQL 8 and the staging cluster is stg-harbor-03."
+    ),
+    Message.user("The rate limit is 5,000 requests per minute per key."),
+    Message.assistant("Recorded: the rate limit is 5,000 requests per minute per key."),
+    Message.user("Change of plan: the database is now PostgreSQL 16, for row-level security."),
+    Message.user("The gateway cannot keep up: the rate limit is now 2,500 requests per minute."),
+]
+
+
+def _quotes(text: str) -> list[str]:
+    assert QUOTED in text
+    return [line[2:] for line in text.split(QUOTED, 1)[1].splitlines() if line.startswith("- ")]
+
+
+def test_the_sentences_of_what_the_summary_left_out_follow_it_newest_last() -> None:
+    summary = "The team chose its infrastructure. The database is MySQL 8."
+    quoted = quote_missing(summary, None, DECISIONS, COUNTER, 256)
+    assert quoted.startswith(summary + "\n\n" + QUOTED)
+    lines = _quotes(quoted)
+    # The new database and rate limit come after anything that still names the old ones.
+    assert lines[-2:] == [DECISIONS[4].text, DECISIONS[5].text]
+    # The cluster is quoted once, from the newest sentence that states it.
+    assert [line for line in lines if "stg-harbor-03" in line] == [DECISIONS[1].text]
+    # A value changed later is never quoted for its own sake.
+    assert not any(line == DECISIONS[2].text or line == DECISIONS[3].text for line in lines)
+
+
+def test_nothing_is_quoted_when_the_summary_holds_every_identifier() -> None:
+    summary = (
+        "The database is PostgreSQL 16 (it was MySQL 8); staging is stg-harbor-03; the rate "
+        "limit is 2,500 requests per minute per key (it was 5,000)."
+    )
+    assert quote_missing(summary, None, DECISIONS, COUNTER, 256) == summary
+
+
+def test_tool_output_is_not_quoted_and_the_quotes_keep_to_their_budget() -> None:
+    messages = [
+        Message.user("Run the tests."),
+        Message.assistant("Running them.", [ToolUseBlock("call_1", "run", {"cmd": "pytest"})]),
+        Message.tool_result("call_1", "FAILED tests/test_lexer.py::test_escape at 0x7f3a"),
+        *DECISIONS,
+    ]
+    quoted = quote_missing("The tests ran.", None, messages, COUNTER, 40)
+    assert "test_lexer" not in quoted
+    lines = _quotes(quoted)
+    assert COUNTER.count_text(quoted.split("\n\n", 1)[1]) <= 40 + len(lines)
+    assert lines[-1] == DECISIONS[5].text  # the newest sentence is kept first
+
+
+def test_quotes_the_summarizer_copied_are_made_again_without_superseded_values() -> None:
+    previous = quote_missing("Kick-off.", None, DECISIONS[:4], COUNTER, 256)
+    assert "MySQL 8" in previous and "5,000" in previous
+    # The next summary copies the previous one, quotes included; the new messages change both.
+    quoted = quote_missing(previous, previous, DECISIONS[4:], COUNTER, 256)
+    assert quoted.count(QUOTED) == 1
+    lines = _quotes(quoted)
+    assert lines[-2:] == [DECISIONS[4].text, DECISIONS[5].text]
+
+
+FACT = "The customer's order number is ORD-58213 and the refund is 89.50 dollars."
+
+
+async def test_a_session_with_a_forgetful_summarizer_keeps_the_fact_verbatim() -> None:
+    """Through the public API: the applied summary carries the sentence the model dropped."""
+    calls: list[LlmRequest] = []
+
+    def responder(request: LlmRequest) -> str:
+        if request.purpose != "summary":
+            return "Noted."
+        calls.append(request)
+        return f"Summary {len(calls)}: the user talked about an order and a refund."
+
+    config = SummaryConfig(
+        max_context_tokens=1500,
+        trigger_token_ratio=0.3,
+        debounce_turns=1,
+        retention_check="quote",
+    )
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=responder))
+        .store(InMemoryStore())
+        .load_plugins(True)
+        .setting("summary_config", config)
+        .build()
+    )
+    session = AgentSession(Agent("assistant"), "quote", bundle, FocusedConfig())
+    await session.submit_turn(FACT)
+    for number in range(30):
+        await session.submit_turn(f"Filler question {number}: " + "more words here " * 10)
+    summary = await get_conversation_summary(session)
+    assert calls and summary is not None
+    assert summary.startswith(f"Summary {len(calls)}:")
+    assert _quotes(summary) == [FACT]
+    context = await session.load_messages()
+    assert FACT in context[0].text or any(FACT in m.text for m in context)
+
+
+async def test_lost_identifiers_do_not_refuse_a_summary_when_they_are_quoted_back() -> None:
+    from agentcore_autosummary.gate import judge
+
+    previous = "Deploys go to /srv/app on port 8443 with release v2.1 from host build-07."
+    messages = [Message.user("We talked about lunch."), Message.assistant("Sounds good.")]
+    summary = "The user talked about lunch."
+    assert judge(summary, previous, messages, "end_turn").verdict == "lost"
+    quality = judge(summary, previous, messages, "end_turn", lost_refuses=False)
+    assert quality.verdict == "kept" and len(quality.identifiers_lost) >= 2
