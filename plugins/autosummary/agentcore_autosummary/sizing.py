@@ -49,6 +49,14 @@ Images, audio and files are counted at their size, mostly far more than
 """
 
 
+MAX_TEXT_ENTRIES = 4096
+"""Entries counted as text (cut tool results, tool calls) whose estimates are kept."""
+
+_TEXT_ENTRIES: dict[tuple[TokenCounter, str | None, str], int] = {}
+"""Estimates of entries counted as text, by counter, tool call id and text, oldest first:
+a backlog's cut tool results are sized again by every summary that plans over them."""
+
+
 def _newline_tokens(text: str) -> int:
     """Tokens the indents after the newlines of ``text`` may add.
 
@@ -101,13 +109,20 @@ async def entry_tokens_async(
 
     Reads the message's count (counting it once, a long one off the event
     loop, when none is stored); counts text only for a tool result longer
-    than ``max_tool_result_chars`` and for a message with tool calls.
+    than ``max_tool_result_chars`` and for a message with tool calls, once
+    for the last :data:`MAX_TEXT_ENTRIES` such entries.
     """
     text = _counted_text(message, max_tool_result_chars)
     if text is not None:
-        id_tokens = counter.count_text(message.tool_call_id or "")
-        tokens = await counter.count_text_async(text)
-        return _text_entry_tokens(message, text, tokens, id_tokens)
+        key = (counter, message.tool_call_id, text)
+        known = _TEXT_ENTRIES.get(key)
+        if known is None:
+            id_tokens = counter.count_text(message.tool_call_id or "")
+            tokens = await counter.count_text_async(text)
+            known = _TEXT_ENTRIES[key] = _text_entry_tokens(message, text, tokens, id_tokens)
+            if len(_TEXT_ENTRIES) > MAX_TEXT_ENTRIES:
+                del _TEXT_ENTRIES[next(iter(_TEXT_ENTRIES))]
+        return known
     return await counter.count_message_async(message) + _extra_tokens(message)
 
 
