@@ -154,7 +154,7 @@ class SummaryConfig:
         input that it left out:
         ``"quote"`` appends the sentences that state them, verbatim, under a
         ``Quoted from the conversation:`` line (what the user and the assistant wrote,
-        newest first within a budget of the summary's cap, never a value changed later;
+        newest first while they fit in the summary's cap with it, never a value changed later;
         see ``agentcore_autosummary.quoting``), ``"append"`` adds them as an
         ``Also mentioned:`` line, ``"log"`` logs a warning listing them, ``"off"`` does
         not look.

@@ -15,8 +15,8 @@ dropped (see :mod:`~agentcore_autosummary.superseding`: a later sentence of
 the input gives the identifier's subject a new value), so a quote is never
 made for a superseded value. Going from the
 newest sentence to the oldest, a sentence is kept when it states a missing
-identifier no kept sentence states, until the quotes would pass their token
-budget. The kept sentences follow the summary in the conversation's order,
+identifier no kept sentence states, while the summary and its quotes fit in
+the summary's cap. The kept sentences follow the summary in the conversation's order,
 under :data:`QUOTED`, one per line, so the newest statement of a fact is the
 last one a reader meets.
 """
@@ -94,7 +94,8 @@ def quote_missing(
 ) -> str:
     """``summary`` followed by the quotes of what it left out (see the module).
 
-    The quotes take at most ``max_tokens`` tokens (their line included). Quotes the
+    The summary and its quotes take at most ``max_tokens`` tokens (the summary's cap,
+    as ``retention_check="append"``): the quotes fill the room the summary left. Quotes the
     summarizer copied from the previous summary are made again from their sentences
     (and dropped when superseded). Without a sentence to quote, ``summary`` comes back
     as it was, less any copied quotes.
@@ -104,7 +105,7 @@ def quote_missing(
     candidates = _candidates(summary, texts)
     stated: set[str] = set()
     kept: list[int] = []
-    used = counter.count_text(QUOTED) + 1
+    used = counter.count_text(f"{summary}\n\n{QUOTED}")
     for index in range(len(candidates) - 1, -1, -1):
         sentence, live = candidates[index]
         new = [identifier for identifier in live if identifier not in stated]
