@@ -74,12 +74,15 @@ def _candidates(summary: str, texts: Iterable[str]) -> list[tuple[str, list[str]
         for sentence in sentences(text)
         if len(sentence) <= MAX_QUOTE_CHARS
     ]
+    joined = "\n".join(found)
     out = []
-    for index, sentence in enumerate(found):
+    end = 0
+    for sentence in found:
+        end += len(sentence) + 1  # where the sentences after this one start in ``joined``
         missing = [i for i in find_identifiers(sentence) if not holds(summary, i)]
         if not missing:
             continue
-        later = "\n".join(found[index + 1 :])
+        later = joined[end:]
         live = [i for i in missing if not _superseded(i, sentence, later)]
         out.append((sentence, live))
     return out
