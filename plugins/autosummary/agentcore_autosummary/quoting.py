@@ -13,31 +13,39 @@ them.
 A candidate whose missing identifiers all got another value later is
 dropped (see :mod:`~agentcore_autosummary.superseding`: a later sentence of
 the input gives the identifier's subject a new value), so a quote is never
-made for a superseded value. Going from the
-newest sentence to the oldest, a sentence is kept when it states a missing
-identifier no kept sentence states, while the summary and its quotes fit in
-the summary's cap. The kept sentences follow the summary in the conversation's order,
-under :data:`QUOTED`, one per line, so the newest statement of a fact is the
-last one a reader meets.
+made for a superseded value. Going from the newest sentence to the oldest
+(the :data:`MAX_CANDIDATES` newest that state a missing identifier), a
+sentence is kept when it states a missing identifier no kept sentence
+states, while the summary and its quotes fit in the summary's cap. The kept
+sentences follow the summary in the conversation's order, under
+:data:`QUOTED`, one per line, so the newest statement of a fact is the last
+one a reader meets.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from itertools import accumulate
 
 from agentcore import Message, TextBlock
 from agentcore.plugin_api import TokenCounter
 from agentcore_autosummary.identifiers import find_identifiers, holds
 from agentcore_autosummary.superseding import gets_new_value, subject
 
-__all__ = ["MAX_QUOTE_CHARS", "QUOTED", "quote_missing", "sentences"]
+__all__ = ["MAX_CANDIDATES", "MAX_QUOTE_CHARS", "QUOTED", "quote_missing", "sentences"]
 
 QUOTED = "Quoted from the conversation:"
 """The line that starts the quotes ``retention_check="quote"`` adds to a summary."""
 
 MAX_QUOTE_CHARS = 400
 """Sentences longer than this are never quoted (a pasted block, not a statement)."""
+
+MAX_CANDIDATES = 200
+"""The newest sentences stating a missing identifier that are looked at, at most."""
+
+MIN_QUOTE_TOKENS = 8
+"""Room under the cap below which no more quotes are looked for."""
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[。！？；])")
 _QUOTE_LINE = re.compile(r"^- ")
@@ -66,28 +74,6 @@ def _superseded(identifier: str, sentence: str, later: str) -> bool:
     return word is not None and gets_new_value(identifier, word, later)
 
 
-def _candidates(summary: str, texts: Iterable[str]) -> list[tuple[str, list[str]]]:
-    """Each sentence of ``texts`` with the identifiers it states that ``summary`` lacks."""
-    found = [
-        sentence
-        for text in texts
-        for sentence in sentences(text)
-        if len(sentence) <= MAX_QUOTE_CHARS
-    ]
-    joined = "\n".join(found)
-    out = []
-    end = 0
-    for sentence in found:
-        end += len(sentence) + 1  # where the sentences after this one start in ``joined``
-        missing = [i for i in find_identifiers(sentence) if not holds(summary, i)]
-        if not missing:
-            continue
-        later = joined[end:]
-        live = [i for i in missing if not _superseded(i, sentence, later)]
-        out.append((sentence, live))
-    return out
-
-
 def quote_missing(
     summary: str,
     previous: str | None,
@@ -105,14 +91,28 @@ def quote_missing(
     """
     summary = summary.split(f"\n{QUOTED}")[0].rstrip()  # quotes the summarizer copied back
     texts = [previous or "", *(_written_text(message) for message in messages)]
-    candidates = _candidates(summary, texts)
+    found = [part for text in texts for part in sentences(text) if len(part) <= MAX_QUOTE_CHARS]
+    joined = "\n".join(found)
+    starts = list(accumulate((len(part) + 1 for part in found), initial=0))
     stated: set[str] = set()
     kept: list[int] = []
     used = counter.count_text(f"{summary}\n\n{QUOTED}")
-    for index in range(len(candidates) - 1, -1, -1):
-        sentence, live = candidates[index]
-        new = [identifier for identifier in live if identifier not in stated]
+    examined = 0
+    for index in range(len(found) - 1, -1, -1):
+        if examined == MAX_CANDIDATES or max_tokens - used < MIN_QUOTE_TOKENS:
+            break
+        sentence = found[index]
+        new = [
+            identifier
+            for identifier in find_identifiers(sentence)
+            if identifier not in stated and not holds(summary, identifier)
+        ]
         if not new:
+            continue
+        examined += 1
+        later = joined[starts[index + 1] :]  # the sentences after this one
+        live = [identifier for identifier in new if not _superseded(identifier, sentence, later)]
+        if not live:
             continue
         cost = counter.count_text(f"- {sentence}") + 1
         if used + cost > max_tokens:
@@ -122,5 +122,5 @@ def quote_missing(
         kept.append(index)
     if not kept:
         return summary
-    lines = [f"- {candidates[index][0]}" for index in sorted(kept)]
+    lines = [f"- {found[index]}" for index in sorted(kept)]
     return "\n".join([summary, "", QUOTED, *lines])
