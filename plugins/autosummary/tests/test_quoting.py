@@ -154,3 +154,44 @@ async def test_lost_identifiers_do_not_refuse_a_summary_when_they_are_quoted_bac
     assert judge(summary, previous, messages, "end_turn").verdict == "lost"
     quality = judge(summary, previous, messages, "end_turn", lost_refuses=False)
     assert quality.verdict == "kept" and len(quality.identifiers_lost) >= 2
+
+
+async def test_a_reply_cut_at_the_half_cap_is_asked_for_again_up_to_the_users_cap() -> None:
+    """The half a quoting summary asks for is the plugin's, not the user's: it may be raised."""
+    from agentcore import LlmResponse
+
+    calls: list[LlmRequest] = []
+
+    def responder(request: LlmRequest) -> str | LlmResponse:
+        if request.purpose != "summary":
+            return "Noted."
+        calls.append(request)
+        if len(calls) == 1:  # rambles past the half cap
+            return LlmResponse(Message.assistant("The user said a lot"), stop_reason="max_tokens")
+        return "The user placed an order and asked for a refund."
+
+    config = SummaryConfig(
+        max_context_tokens=1500,
+        max_summary_tokens=160,
+        trigger_token_ratio=0.3,
+        debounce_turns=1,
+        retention_check="quote",
+        request_shape="transcript",
+    )
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=responder))
+        .store(InMemoryStore())
+        .load_plugins(True)
+        .setting("summary_config", config)
+        .build()
+    )
+    session = AgentSession(Agent("assistant"), "quote-cap", bundle, FocusedConfig())
+    await session.submit_turn(FACT)
+    for number in range(12):
+        await session.submit_turn(f"Filler question {number}: " + "more words here " * 10)
+    first, retry, *_ = calls
+    assert (first.max_tokens, retry.max_tokens) == (80, 160)
+    summary = await get_conversation_summary(session)
+    assert summary is not None and summary.startswith("The user placed an order")
+    assert _quotes(summary) == [FACT]
