@@ -10,8 +10,6 @@ quoted back).
 
 from __future__ import annotations
 
-from typing import Literal
-
 import pytest
 
 from agentcore import (
@@ -101,9 +99,7 @@ FACT = "The customer's order number is ORD-58213 and the refund is 89.50 dollars
 
 
 @pytest.mark.parametrize("shape", ["auto", "transcript"])
-async def test_a_session_with_a_forgetful_summarizer_keeps_the_fact_verbatim(
-    shape: Literal["auto", "transcript"],
-) -> None:
+async def test_a_session_with_a_forgetful_summarizer_keeps_the_fact_verbatim(shape: str) -> None:
     """Through the public API: the applied summary carries the sentence the model dropped."""
     calls: list[LlmRequest] = []
 
