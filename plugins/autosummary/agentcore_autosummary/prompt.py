@@ -131,18 +131,19 @@ def split_previous(conversation: str) -> tuple[str | None, str]:
     return previous or None, rest
 
 
-LENGTH_SENTENCE = "\n\nWrite the summary in at most {words} words."
-"""How the default prompts ask for a length, after the material: at most ``{words}`` words
-(in English, as the prefix shape's instruction: the quality bench's small model followed
-that one and ran past a word count in Chinese)."""
+LANGUAGE_SENTENCE = "使用对话所用的语言。"
+"""The sentence of the default prompts a length (:data:`LENGTH_SENTENCE`) is put before."""
+
+LENGTH_SENTENCE = "摘要不超过{words}个词。"
+"""How the default prompts ask for a length: a summary of at most ``{words}`` words."""
 
 
 def build_prompt(template: str, conversation: str, words: int | None = None) -> str:
     """The prompt with the fenced ``conversation`` in place of ``{messages}``.
 
     ``words``: with the default prompt, the summary is asked to have at most this
-    many words (:data:`LENGTH_SENTENCE`, after the material; ``retention_check="quote"``
-    asks for one within its share of the cap); a custom prompt is left as it is.
+    many words (:data:`LENGTH_SENTENCE`; ``retention_check="quote"`` asks for one
+    within its share of the cap); a custom prompt is left as it is.
 
     A template that holds ``{previous}`` receives the previous summary there
     (:func:`split_previous`; :data:`NO_PREVIOUS_SUMMARY` when there is none)
@@ -156,7 +157,8 @@ def build_prompt(template: str, conversation: str, words: int | None = None) -> 
         if previous is not None:
             template = UPDATE_SUMMARY_PROMPT
         if words is not None:
-            template += LENGTH_SENTENCE.format(words=words)
+            length = LENGTH_SENTENCE.format(words=words)
+            template = template.replace(LANGUAGE_SENTENCE, length + LANGUAGE_SENTENCE, 1)
         if previous is None:
             return template.replace(MESSAGES_PLACEHOLDER, fence(conversation))
     elif PREVIOUS_PLACEHOLDER not in template:

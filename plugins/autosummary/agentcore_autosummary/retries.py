@@ -216,14 +216,10 @@ async def next_route(
             continue
         route: Route | None = None
         if name == "higher_cap":
-            # A cap the user set (max_summary_tokens) is theirs: only a derived one is raised,
-            # or the share of it a quoting summary asks for, up to the cap itself.
+            # A cap the user set (max_summary_tokens) is theirs: only a derived one is raised.
             derived = config.max_summary_tokens is None
-            if made.cut is not None and not made.cut.window_bound:
-                if derived:
-                    route = higher_cap(made.cut.max_tokens)
-                elif made.cut.max_tokens < config.summary_tokens:
-                    route = higher_cap(made.cut.max_tokens, config.summary_tokens)
+            if derived and made.cut is not None and not made.cut.window_bound:
+                route = higher_cap(made.cut.max_tokens)
         elif name == "smaller_input":
             if full or (mapped and await half_point(ctx, config, plan) is not None):
                 route = SMALLER_INPUT

@@ -10,8 +10,7 @@ verdict        routes, in order
 =============  ==============================================================
 ``truncated``  ``higher_cap`` (twice the cap it stopped at, as far as the
                window allows; skipped when the window set that cap or the
-               user set ``max_summary_tokens``, except up to that cap from
-               the half a quoting summary asks for), then ``smaller_input``
+               user set ``max_summary_tokens``), then ``smaller_input``
 ``copy``       ``resummary``
 ``echo``       ``smaller_input``, then ``resummary``
 ``lost``       ``resummary``
@@ -72,13 +71,9 @@ RESUMMARY = Route("resummary", calls=2, separate=True)
 """The messages alone, then merged with the previous summary."""
 
 
-def higher_cap(stopped_at: int, most: int | None = None) -> Route:
-    """One request with twice the cap a reply stopped at (at most ``most``).
-
-    The reply must reach above ``stopped_at``.
-    """
-    cap = 2 * stopped_at if most is None else min(2 * stopped_at, most)
-    return Route("higher_cap", calls=1, cap=cap, above=stopped_at)
+def higher_cap(stopped_at: int) -> Route:
+    """One request with twice the cap a reply stopped at, above which it must reach."""
+    return Route("higher_cap", calls=1, cap=2 * stopped_at, above=stopped_at)
 
 
 ROUTES: dict[str, tuple[str, ...]] = {
