@@ -131,19 +131,8 @@ def split_previous(conversation: str) -> tuple[str | None, str]:
     return previous or None, rest
 
 
-LANGUAGE_SENTENCE = "使用对话所用的语言。"
-"""The sentence of the default prompts a length (:data:`LENGTH_SENTENCE`) is put before."""
-
-LENGTH_SENTENCE = "摘要不超过{words}个词。"
-"""How the default prompts ask for a length: a summary of at most ``{words}`` words."""
-
-
-def build_prompt(template: str, conversation: str, words: int | None = None) -> str:
+def build_prompt(template: str, conversation: str) -> str:
     """The prompt with the fenced ``conversation`` in place of ``{messages}``.
-
-    ``words``: with the default prompt, the summary is asked to have at most this
-    many words (:data:`LENGTH_SENTENCE`; ``retention_check="quote"`` asks for one
-    within its share of the cap); a custom prompt is left as it is.
 
     A template that holds ``{previous}`` receives the previous summary there
     (:func:`split_previous`; :data:`NO_PREVIOUS_SUMMARY` when there is none)
@@ -154,13 +143,9 @@ def build_prompt(template: str, conversation: str, words: int | None = None) -> 
     """
     if template == DEFAULT_SUMMARY_PROMPT:
         previous, messages = split_previous(conversation)
-        if previous is not None:
-            template = UPDATE_SUMMARY_PROMPT
-        if words is not None:
-            length = LENGTH_SENTENCE.format(words=words)
-            template = template.replace(LANGUAGE_SENTENCE, length + LANGUAGE_SENTENCE, 1)
         if previous is None:
             return template.replace(MESSAGES_PLACEHOLDER, fence(conversation))
+        template = UPDATE_SUMMARY_PROMPT
     elif PREVIOUS_PLACEHOLDER not in template:
         return template.replace(MESSAGES_PLACEHOLDER, fence(conversation))
     previous, messages = split_previous(conversation)

@@ -21,7 +21,7 @@ from agentcore.plugin_api import (
 )
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.formatting import format_messages_as_text
-from agentcore_autosummary.prompt import build_prompt, summary_words
+from agentcore_autosummary.prompt import build_prompt
 from agentcore_autosummary.sizing import transcript_tokens
 
 T = TypeVar("T")
@@ -155,8 +155,7 @@ async def request_summary(
             estimate = await transcript_tokens(counter, messages, config.max_tool_result_chars)
         prompt, local, max_tokens = await _sized_request(config, conversation, fit, limit, estimate)
     else:  # the original design: a fixed max_tokens, the conversation cut by characters only
-        words = summary_words(limit) if config.reply_tokens < config.summary_tokens else None
-        prompt = build_prompt(config.summary_prompt, conversation, words)
+        prompt = build_prompt(config.summary_prompt, conversation)
         local = await counter.count_messages_async([Message.user(prompt)])
         max_tokens = limit
     if max_tokens <= above:
@@ -220,12 +219,11 @@ async def _sized_request(
     """
     counter, correction, key = fit.counter, fit.correction, fit.model
     window = config.window
-    words = summary_words(cap) if config.reply_tokens < config.summary_tokens else None
-    empty = _empty_prompt_tokens(counter, config.summary_prompt, words)
+    empty = _empty_prompt_tokens(counter, config.summary_prompt)
     room = correction.unapply(key, window - config.summary_reserve) - empty - _FIT_MARGIN_TOKENS
     fits_reply = min(config.summary_reserve, config.reply_tokens)
     if estimate is not None and room >= MIN_CONVERSATION_TOKENS and estimate <= room:
-        prompt = build_prompt(config.summary_prompt, conversation, words)
+        prompt = build_prompt(config.summary_prompt, conversation)
         local = await counter.count_messages_async([Message.user(prompt)])
         max_tokens = min(cap, window - correction.apply(key, local))
         if local - empty <= room and max_tokens >= fits_reply:
@@ -238,7 +236,7 @@ async def _sized_request(
             )
         if await counter.count_text_async(conversation) > room:
             conversation = await _cut(counter, conversation, room)
-        prompt = build_prompt(config.summary_prompt, conversation, words)
+        prompt = build_prompt(config.summary_prompt, conversation)
         local = await counter.count_messages_async([Message.user(prompt)])
         max_tokens = min(cap, window - correction.apply(key, local))
         if max_tokens >= fits_reply:
@@ -250,9 +248,9 @@ async def _sized_request(
 
 
 @functools.lru_cache(maxsize=64)
-def _empty_prompt_tokens(counter: TokenCounter, template: str, words: int | None) -> int:
+def _empty_prompt_tokens(counter: TokenCounter, template: str) -> int:
     """Tokens of a summary request of ``template`` with an empty conversation (kept per counter)."""
-    return counter.count_messages([Message.user(build_prompt(template, "", words))])
+    return counter.count_messages([Message.user(build_prompt(template, ""))])
 
 
 TIMEOUT_BASE_SECONDS = 60.0
