@@ -36,10 +36,6 @@ Strategy = Literal["incremental", "full"]
 Mode = Literal["inline", "background"]
 SummaryStyle = Literal["prose", "structured"]
 RetentionCheck = Literal["quote", "append", "log", "off"]
-
-QUOTE_REPLY_SHARE = 0.5
-"""With ``retention_check="quote"``, the share of the summary's cap a summary request asks
-the model for; the quotes of what its summary left out fill the rest of the cap."""
 RequestShape = Literal["auto", "prefix", "transcript"]
 
 CORRECTION_KEY = "autosummary.token_correction"
@@ -159,9 +155,9 @@ class SummaryConfig:
         ``"quote"`` appends the sentences that state them, verbatim, under a
         ``Quoted from the conversation:`` line (what the user and the assistant wrote,
         newest first while they fit in the summary's cap with it, never a value changed later;
-        see ``agentcore_autosummary.quoting``; the model is asked for half the cap),
-        ``"append"`` adds them as an ``Also mentioned:`` line, ``"log"`` logs a warning
-        listing them, ``"off"`` does not look.
+        see ``agentcore_autosummary.quoting``), ``"append"`` adds them as an
+        ``Also mentioned:`` line, ``"log"`` logs a warning listing them, ``"off"`` does
+        not look.
     :param max_summary_calls_per_turn: Summary calls one summary may make. A backlog
         larger than one call is summarized in chunks made concurrently (at most 4 at
         once) and merged by one more call; what does not fit in this many calls is
@@ -320,17 +316,6 @@ class SummaryConfig:
         return max(8, min(1024, self.window // 8))
 
     @property
-    def reply_tokens(self) -> int:
-        """The cap of a summary request's reply: :attr:`summary_tokens`, or a share of it.
-
-        With ``retention_check="quote"``, :data:`QUOTE_REPLY_SHARE` of it: the quotes of
-        what the summary left out fill the rest.
-        """
-        if self.retention_check == "quote":
-            return max(8, int(self.summary_tokens * QUOTE_REPLY_SHARE))
-        return self.summary_tokens
-
-    @property
     def window(self) -> int:
         """``max_context_tokens``, or ``DEFAULT_MAX_CONTEXT_TOKENS`` while it is None."""
         if self.max_context_tokens is None:
@@ -357,11 +342,11 @@ class SummaryConfig:
     def summary_reserve(self) -> int:
         """Room kept for a summary's reply when its input is planned.
 
-        :attr:`reply_tokens`, but at most a quarter of ``max_context_tokens``;
+        ``summary_tokens``, but at most a quarter of ``max_context_tokens``;
         the request's ``max_tokens`` is whatever the window leaves after the
-        input, up to :attr:`reply_tokens`.
+        input, up to ``max_summary_tokens``.
         """
-        return min(self.reply_tokens, self.window // 4)
+        return min(self.summary_tokens, self.window // 4)
 
     @classmethod
     def coerce(cls, value: Any) -> SummaryConfig:

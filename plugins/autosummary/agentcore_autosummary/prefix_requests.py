@@ -153,7 +153,7 @@ async def request_prefix_summary(
     sent = last_sent(ctx.session, plan.slot.id)
     if sent is None:
         return None
-    limit = cap if cap is not None else config.reply_tokens
+    limit = cap if cap is not None else config.summary_tokens
     messages = prefix_messages(sent, plan, config.summary_prompt, limit, new_only=new_only)
     if messages is None:
         return None
@@ -162,7 +162,7 @@ async def request_prefix_summary(
     max_tokens = limit
     if config.window_guard:
         max_tokens = min(limit, config.window - fit.correction.apply(fit.model, local))
-        if max_tokens < min(config.summary_reserve, config.reply_tokens):
+        if max_tokens < min(config.summary_reserve, config.summary_tokens):
             logger.info(
                 "session %s: the conversation's prefix (%d tokens) leaves no room for a "
                 "summary in the window: the summary is asked for as a transcript",

@@ -129,7 +129,7 @@ async def request_summary(
     conversation too long for the room left after the prompt and
     ``config.summary_reserve`` is cut in the middle (head and tail kept, a
     marker says how many tokens were left out); ``max_tokens`` is what the
-    window leaves after the input, never more than ``config.reply_tokens``
+    window leaves after the input, never more than ``config.summary_tokens``
     (or ``cap``: the ``higher_cap`` retry; a request the window holds to
     ``above`` tokens of reply or fewer raises :class:`SummaryFailedError`
     unsent). A summary longer than its cap is cut to it; lone surrogates
@@ -148,7 +148,7 @@ async def request_summary(
     conversation = format_messages_as_text(
         messages, config.max_tool_result_chars, max_chars=max_chars
     )
-    limit = cap if cap is not None else config.reply_tokens
+    limit = cap if cap is not None else config.summary_tokens
     if config.window_guard:
         estimate = None
         if max_chars is None:  # entries cut by characters are sized by counting them
@@ -221,7 +221,7 @@ async def _sized_request(
     window = config.window
     empty = _empty_prompt_tokens(counter, config.summary_prompt)
     room = correction.unapply(key, window - config.summary_reserve) - empty - _FIT_MARGIN_TOKENS
-    fits_reply = min(config.summary_reserve, config.reply_tokens)
+    fits_reply = min(config.summary_reserve, config.summary_tokens)
     if estimate is not None and room >= MIN_CONVERSATION_TOKENS and estimate <= room:
         prompt = build_prompt(config.summary_prompt, conversation)
         local = await counter.count_messages_async([Message.user(prompt)])

@@ -125,9 +125,6 @@ async def test_a_session_with_a_forgetful_summarizer_keeps_the_fact_verbatim() -
         await session.submit_turn(f"Filler question {number}: " + "more words here " * 10)
     summary = await get_conversation_summary(session)
     assert calls and summary is not None
-    # The model is asked for half the cap; the quotes may fill the rest.
-    assert config.reply_tokens == config.summary_tokens // 2
-    assert max(call.max_tokens or 0 for call in calls) == config.reply_tokens
     assert summary.startswith(f"Summary {len(calls)}:")
     assert _quotes(summary) == [FACT]
     context = await session.load_messages()
