@@ -36,6 +36,10 @@ Strategy = Literal["incremental", "full"]
 Mode = Literal["inline", "background"]
 SummaryStyle = Literal["prose", "structured"]
 RetentionCheck = Literal["quote", "append", "log", "off"]
+
+QUOTE_SHARE = 0.5
+"""With ``retention_check="quote"``, the share of the summary's cap its quotes may add beyond
+it (:attr:`SummaryConfig.quote_tokens`)."""
 RequestShape = Literal["auto", "prefix", "transcript"]
 
 CORRECTION_KEY = "autosummary.token_correction"
@@ -154,10 +158,10 @@ class SummaryConfig:
         input that it left out:
         ``"quote"`` appends the sentences that state them, verbatim, under a
         ``Quoted from the conversation:`` line (what the user and the assistant wrote,
-        newest first while they fit in the summary's cap with it, never a value changed later;
-        see ``agentcore_autosummary.quoting``), ``"append"`` adds them as an
-        ``Also mentioned:`` line, ``"log"`` logs a warning listing them, ``"off"`` does
-        not look.
+        newest first while they fit in the summary's cap with it and half the cap more,
+        never a value changed later; see ``agentcore_autosummary.quoting``),
+        ``"append"`` adds them as an ``Also mentioned:`` line, ``"log"`` logs a warning
+        listing them, ``"off"`` does not look.
     :param max_summary_calls_per_turn: Summary calls one summary may make. A backlog
         larger than one call is summarized in chunks made concurrently (at most 4 at
         once) and merged by one more call; what does not fit in this many calls is
@@ -265,10 +269,11 @@ class SummaryConfig:
                 f"{needed}: lower max_summary_tokens, leave it unset (then it follows the "
                 "window) or raise max_context_tokens"
             )
-        if self.recent_budget + self.summary_tokens >= self.window:
+        if self.recent_budget + self.summary_room >= self.window:
+            quotes = f" with its quotes ({self.quote_tokens} more)" if self.quote_tokens else ""
             raise ConfigError(
                 f"keep_recent_tokens ({self.recent_budget}) + max_summary_tokens "
-                f"({self.summary_tokens}) must be below max_context_tokens "
+                f"({self.summary_tokens}){quotes} must be below max_context_tokens "
                 f"({self.window}), or a summarized context could not fit the window"
             )
 
@@ -314,6 +319,22 @@ class SummaryConfig:
         if self.max_summary_tokens is not None:
             return self.max_summary_tokens
         return max(8, min(1024, self.window // 8))
+
+    @property
+    def quote_tokens(self) -> int:
+        """Tokens the quotes of ``retention_check="quote"`` may take beyond the cap.
+
+        :data:`QUOTE_SHARE` of :attr:`summary_tokens` (0 with another check): the
+        quotes fill what the summary left of its cap, and this much more.
+        """
+        if self.retention_check != "quote":
+            return 0
+        return int(self.summary_tokens * QUOTE_SHARE)
+
+    @property
+    def summary_room(self) -> int:
+        """The most tokens a summary takes in the context: its cap and :attr:`quote_tokens`."""
+        return self.summary_tokens + self.quote_tokens
 
     @property
     def window(self) -> int:

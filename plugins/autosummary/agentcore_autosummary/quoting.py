@@ -16,7 +16,8 @@ the input gives the identifier's subject a new value), so a quote is never
 made for a superseded value. Going from the newest sentence to the oldest
 (the :data:`MAX_CANDIDATES` newest that state a missing identifier), a
 sentence is kept when it states a missing identifier no kept sentence
-states, while the summary and its quotes fit in the summary's cap. The kept
+states, while the summary and its quotes fit in the summary's cap and half of
+it more. The kept
 sentences follow the summary in the conversation's order, under
 :data:`QUOTED`, one per line, so the newest statement of a fact is the last
 one a reader meets.
@@ -83,8 +84,9 @@ def quote_missing(
 ) -> str:
     """``summary`` followed by the quotes of what it left out (see the module).
 
-    The summary and its quotes take at most ``max_tokens`` tokens (the summary's cap,
-    as ``retention_check="append"``): the quotes fill the room the summary left. Quotes the
+    The summary and its quotes take at most ``max_tokens`` tokens
+    (:attr:`~agentcore_autosummary.SummaryConfig.summary_room`: the cap and half of it
+    more). Quotes the
     summarizer copied from the previous summary are made again from their sentences
     (and dropped when superseded). Without a sentence to quote, ``summary`` comes back
     as it was, less any copied quotes.

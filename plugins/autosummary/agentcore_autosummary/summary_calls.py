@@ -349,7 +349,7 @@ async def check_retention(ctx: TurnContext, config: SummaryConfig, plan: Plan, s
     if config.retention_check == "quote":
         counter = (await summary_fit(ctx, config, plan)).counter
         return await asyncio.to_thread(
-            quote_missing, summary, previous, plan.messages, counter, config.summary_tokens
+            quote_missing, summary, previous, plan.messages, counter, config.summary_room
         )
     missing = await asyncio.to_thread(
         missing_identifiers, summary, previous, plan.messages, config.max_tool_result_chars
