@@ -34,7 +34,14 @@ from agentcore.plugin_api import TokenCounter
 from agentcore_autosummary.identifiers import find_identifiers, holds
 from agentcore_autosummary.superseding import gets_new_value, subject
 
-__all__ = ["MAX_CANDIDATES", "MAX_QUOTE_CHARS", "QUOTED", "quote_missing", "sentences"]
+__all__ = [
+    "MAX_CANDIDATES",
+    "MAX_QUOTE_CHARS",
+    "QUOTED",
+    "quote_missing",
+    "sentences",
+    "without_quotes",
+]
 
 QUOTED = "Quoted from the conversation:"
 """The line that starts the quotes ``retention_check="quote"`` adds to a summary."""
@@ -60,6 +67,16 @@ def sentences(text: str) -> list[str]:
         if part and part != QUOTED:
             out.append(part)
     return out
+
+
+def without_quotes(summary: str) -> str:
+    """``summary`` without the quotes :func:`quote_missing` added (what a summarizer is shown).
+
+    A summary request shows the previous summary without its quotes: a small model
+    asked to update it copies them into its reply and runs into its cap, while the
+    quotes come back anyway (they are candidates of the next summary's quotes).
+    """
+    return summary.split(f"\n{QUOTED}")[0].rstrip()
 
 
 def _written_text(message: Message) -> str:
@@ -91,7 +108,7 @@ def quote_missing(
     (and dropped when superseded). Without a sentence to quote, ``summary`` comes back
     as it was, less any copied quotes.
     """
-    summary = summary.split(f"\n{QUOTED}")[0].rstrip()  # quotes the summarizer copied back
+    summary = without_quotes(summary)  # quotes the summarizer copied back
     texts = [previous or "", *(_written_text(message) for message in messages)]
     found = [part for text in texts for part in sentences(text) if len(part) <= MAX_QUOTE_CHARS]
     joined = "\n".join(found)

@@ -28,7 +28,7 @@ from agentcore_autosummary.plan import Plan
 from agentcore_autosummary.planner import plan_chunks
 from agentcore_autosummary.prefix_requests import request_prefix_summary, wants_prefix
 from agentcore_autosummary.provider import counting_model, summary_provider
-from agentcore_autosummary.quoting import quote_missing
+from agentcore_autosummary.quoting import quote_missing, without_quotes
 from agentcore_autosummary.retention import append_missing, log_missing, missing_identifiers
 from agentcore_autosummary.routes import UPDATE, Route
 from agentcore_autosummary.runtime import learn, runtime_of, session_correction
@@ -155,7 +155,7 @@ async def prefix_resummary(
 
 def merge_request(label: str, previous: str | None, parts: Sequence[str]) -> list[Message]:
     """The messages of a merge call: the previous summary, then each part, labelled."""
-    head = [Message.system(f"{label} {previous}")] if previous else []
+    head = [Message.system(f"{label} {without_quotes(previous)}")] if previous else []
     return [
         *head,
         *(
@@ -182,7 +182,7 @@ async def summary_round(
     """
     label = summary_label(plan.slot)
     fit = await summary_fit(ctx, config, plan)
-    head = [Message.system(f"{label} {previous}")] if previous else []
+    head = [Message.system(f"{label} {without_quotes(previous)}")] if previous else []
     budget = input_budget(config, head, fit)
     # The merge call carries the previous summary and every part: no more
     # parts than the input budget holds at max_summary_tokens each.

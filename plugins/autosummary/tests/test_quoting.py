@@ -142,3 +142,40 @@ async def test_lost_identifiers_do_not_refuse_a_summary_when_they_are_quoted_bac
     assert judge(summary, previous, messages, "end_turn").verdict == "lost"
     quality = judge(summary, previous, messages, "end_turn", lost_refuses=False)
     assert quality.verdict == "kept" and len(quality.identifiers_lost) >= 2
+
+
+async def test_the_summarizer_is_shown_the_previous_summary_without_its_quotes() -> None:
+    """A small model asked to update a summary copies its quotes and runs into its cap."""
+    calls: list[LlmRequest] = []
+
+    def responder(request: LlmRequest) -> str:
+        if request.purpose != "summary":
+            return "Noted."
+        calls.append(request)
+        return f"Summary {len(calls)}: the user talked about an order."
+
+    config = SummaryConfig(
+        max_context_tokens=1500,
+        trigger_token_ratio=0.3,
+        debounce_turns=1,
+        retention_check="quote",
+        request_shape="transcript",
+    )
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=responder))
+        .store(InMemoryStore())
+        .load_plugins(True)
+        .setting("summary_config", config)
+        .build()
+    )
+    session = AgentSession(Agent("assistant"), "quote-shown", bundle, FocusedConfig())
+    await session.submit_turn(FACT)
+    for number in range(30):
+        await session.submit_turn(f"Filler question {number}: " + "more words here " * 10)
+    assert len(calls) >= 2
+    summary = await get_conversation_summary(session)
+    assert summary is not None and _quotes(summary) == [FACT]  # stored with its quotes
+    second = calls[1].messages[-1].text
+    assert "Summary 1: the user talked about an order." in second
+    assert QUOTED not in second
