@@ -7,7 +7,8 @@ the request body. Each is set up as its documentation shows:
 
 * agentcore: ``SummaryConfig(max_context_tokens=budget, max_summary_tokens=cap,
   summary_provider=OpenAIProvider(...))``, the other settings its defaults
-  (``structured``: ``summary_style="structured"`` as well); ``timeout=None``,
+  (``structured``: ``summary_style="structured"`` as well; ``quote``:
+  ``retention_check="quote"``); ``timeout=None``,
   so a slow CPU call is measured rather than cut at the default 120 s.
 * langmem: ``summarize_messages`` before every model call with
   ``model=ChatOpenAI(...).bind(max_tokens=cap)`` (its docstring's way to cap
@@ -102,7 +103,12 @@ def agentcore_overrides() -> dict[str, Any]:
 
 
 async def _agentcore(
-    script: Script, settings: Settings, requests: Requests, *, structured: bool
+    script: Script,
+    settings: Settings,
+    requests: Requests,
+    *,
+    structured: bool,
+    extra: dict[str, Any] | None = None,
 ) -> None:
     from agentcore import (
         Agent,
@@ -142,6 +148,7 @@ async def _agentcore(
         summary_provider=summarizer,
         timeout=None,
         **({"summary_style": "structured"} if structured else {}),
+        **(extra or {}),
         **agentcore_overrides(),
     )
     bundle = (
@@ -326,6 +333,10 @@ SYSTEMS: dict[str, tuple[str, Runner]] = {
     "agentcore-structured": (
         'agentcore, summary_style="structured"',
         functools.partial(_agentcore, structured=True),
+    ),
+    "agentcore-quote": (
+        'agentcore, retention_check="quote"',
+        functools.partial(_agentcore, structured=False, extra={"retention_check": "quote"}),
     ),
     "langmem": ("langmem summarize_messages", _langmem),
     "langchain": ("LangChain SummarizationMiddleware", _langchain),
