@@ -40,6 +40,7 @@ __all__ = [
     "QUOTED",
     "quote_missing",
     "sentences",
+    "whole_sentences",
     "without_quotes",
 ]
 
@@ -77,6 +78,15 @@ def without_quotes(summary: str) -> str:
     quotes come back anyway (they are candidates of the next summary's quotes).
     """
     return summary.split(f"\n{QUOTED}")[0].rstrip()
+
+
+_LAST_SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|\n")
+
+
+def whole_sentences(text: str) -> str:
+    """``text`` up to the end of its last whole sentence (or line): a reply cut at its cap."""
+    ends = [match.end() for match in _LAST_SENTENCE_END.finditer(text)]
+    return text[: ends[-1]].rstrip() if ends else ""
 
 
 def _written_text(message: Message) -> str:

@@ -14,6 +14,7 @@ from agentcore_autosummary.gate import judge, refusal
 from agentcore_autosummary.pins import unpinned_indices
 from agentcore_autosummary.plan import Plan
 from agentcore_autosummary.planner import chunk_end
+from agentcore_autosummary.quoting import whole_sentences
 from agentcore_autosummary.routes import (
     MAX_EXTRA_CALLS,
     RESUMMARY,
@@ -65,7 +66,10 @@ async def make_summary(
     (a warning names them), since a failed attempt would leave whole messages
     out instead; and a ``"copy"`` that a retry by another route gave again
     (the summarizer, asked afresh from the raw messages, still found nothing
-    to add) is applied with that verdict, covering the new messages. The plan
+    to add) is applied with that verdict, covering the new messages; with
+    ``retention_check="quote"``, a reply that every route's retry also stopped at
+    its cap is applied up to its last whole sentence, with that verdict (the
+    quotes bring back what the cut left out). The plan
     returned is ``plan`` cut to what the summary covers.
     A summary applied to a Focused slot must leave a smaller context than the
     one it replaces, or :class:`SummaryFailedError` is raised.
@@ -105,6 +109,21 @@ async def make_summary(
                 len(made.plan.messages),
             )
             break
+        if route is None and made.quality.verdict == "truncated" and len(tried) > 1:
+            whole = whole_sentences(made.summary) if config.retention_check == "quote" else ""
+            if whole:
+                # Degrade, never refuse: every route stopped at the cap; with quotes, the
+                # reply's whole sentences and the quotes of what they leave out carry
+                # more than the messages a failed attempt would leave out of the request.
+                logger.info(
+                    "summary of session %s turn %d stopped at its cap by every route (%s): "
+                    "applied up to its last whole sentence, with quotes",
+                    ctx.session_id,
+                    plan.turn_index,
+                    ", ".join(tried),
+                )
+                made = attrs.evolve(made, summary=whole)
+                break
         if route is None:
             raise refusal(
                 attrs.evolve(

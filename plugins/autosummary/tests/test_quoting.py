@@ -19,6 +19,8 @@ from agentcore import (
     LlmRequest,
     Message,
     ToolUseBlock,
+    TurnContext,
+    hookimpl,
 )
 from agentcore.testing import MockProvider
 from agentcore.tokens import get_token_counter
@@ -179,3 +181,51 @@ async def test_the_summarizer_is_shown_the_previous_summary_without_its_quotes()
     second = calls[1].messages[-1].text
     assert "Summary 1: the user talked about an order." in second
     assert QUOTED not in second
+
+
+async def test_a_reply_every_route_cut_is_applied_up_to_its_last_sentence_with_quotes() -> None:
+    """Degrade, never refuse: with quotes, a summary every route cut keeps its whole sentences."""
+    from agentcore import LlmResponse
+    from agentcore_autosummary import SummaryInfo
+
+    applied: list[SummaryInfo] = []
+
+    class Recorder:
+        @hookimpl
+        def after_summary(self, ctx: TurnContext, summary: SummaryInfo) -> None:
+            applied.append(summary)
+
+    def responder(request: LlmRequest) -> str | LlmResponse:
+        if request.purpose != "summary":
+            return "Noted."
+        cut = "The user asked about an order. Then the user went on to say that the"
+        return LlmResponse(Message.assistant(cut), stop_reason="max_tokens")
+
+    config = SummaryConfig(
+        max_context_tokens=1500,
+        max_summary_tokens=160,
+        trigger_token_ratio=0.3,
+        debounce_turns=1,
+        retention_check="quote",
+        request_shape="transcript",
+    )
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=responder))
+        .store(InMemoryStore())
+        .load_plugins(True)
+        .plugin(Recorder())
+        .setting("summary_config", config)
+        .build()
+    )
+    session = AgentSession(Agent("assistant"), "quote-cut", bundle, FocusedConfig())
+    await session.submit_turn(FACT)
+    for number in range(12):
+        await session.submit_turn(f"Filler question {number}: " + "more words here " * 10)
+    assert applied
+    first = applied[0]
+    assert first.quality is not None
+    assert (first.quality.verdict, first.quality.attempts) == ("truncated", 2)
+    assert first.summary.startswith("The user asked about an order.\n\n" + QUOTED)
+    assert "went on to say" not in first.summary
+    assert _quotes(first.summary) == [FACT]
