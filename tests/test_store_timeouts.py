@@ -238,3 +238,39 @@ async def test_postgres_statement_timeout_and_lock_timeout_settings(postgres_dsn
             await store.write(StoreWrite("s", data={"k2": 2}))
         assert time.monotonic() - started < 0.5 + SLACK
         assert await store.data_keys("s") == ["k"]
+
+
+async def test_a_lock_wait_whose_deadline_comes_while_waiting_for_the_pool_says_it_stayed_locked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The lock is why the write timed out, even when its last try was waiting for a connection."""
+    pytest.importorskip("psycopg")
+    from psycopg_pool import PoolTimeout
+
+    from agentcore.errors import StoreTimeoutError
+    from agentcore.stores import PostgresStore
+    from agentcore.stores._pg_pool import LockBusy
+
+    store = PostgresStore("postgresql://localhost/db", lock_timeout=30)
+    tries: list[str] = []
+
+    async def write_once(encoded: Any, deadline: Any, lock_wait: Any) -> None:
+        tries.append("try")
+        if len(tries) == 1:
+            raise LockBusy("canceling statement due to lock timeout")
+        try:
+            raise PoolTimeout("pool exhausted")
+        except PoolTimeout as exc:
+            raise StoreTimeoutError(
+                "no pooled connection free before the write's deadline"
+            ) from exc
+
+    monkeypatch.setattr(store, "_write_once", write_once)
+    with pytest.raises(StoreTimeoutError, match="stayed locked") as caught:
+        await store.write(StoreWrite("s", appends={"main": MessageAppend(0, msgs(1))}, timeout=5))
+    assert "nothing was stored" in str(caught.value) and tries == ["try", "try"]
+    # A pool timeout with no lock wait before it is the pool's own error.
+    tries.clear()
+    tries.append("a try that found no lock")
+    with pytest.raises(StoreTimeoutError, match="no pooled connection"):
+        await store.write(StoreWrite("s", appends={"main": MessageAppend(0, msgs(1))}, timeout=5))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from psycopg_pool import PoolTimeout
+
 from agentcore.errors import (
     DuplicateTurnError,
     StoreError,
@@ -107,14 +109,22 @@ class PostgresWrites(PostgresConnections):
         """Write ``encoded``, waiting for a locked session in tries that free the pool."""
         # How long the write may wait for a locked session, over all its tries.
         lock_wait = Deadline.after(deadline.cap(self._lock_timeout))
+        busy: LockBusy | None = None
         for pause in pauses():
             try:
                 await self._write_once(encoded, deadline, lock_wait)
                 return
             except LockBusy as exc:
+                busy = exc
                 left = lock_wait.remaining()
                 if left is not None and left <= 0:
                     raise self._lock_timed_out(encoded, str(exc)) from None
+            except StoreTimeoutError as exc:
+                if busy is None or not isinstance(exc.__cause__, PoolTimeout):
+                    raise
+                # The deadline came while a later try waited for a pooled connection (the
+                # other sessions' writes had them): the session stayed locked all along.
+                raise self._lock_timed_out(encoded, str(busy)) from exc
             await asyncio.sleep(pause if left is None else min(pause, left))
 
     async def _resolve(
