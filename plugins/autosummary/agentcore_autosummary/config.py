@@ -324,7 +324,7 @@ class SummaryConfig:
     def quote_tokens(self) -> int:
         """Tokens the quotes of ``retention_check="quote"`` may take beyond the cap.
 
-        :data:`QUOTE_SHARE` of :attr:`summary_tokens` (0 with another check): the
+        Half of :attr:`summary_tokens` (``QUOTE_SHARE``; 0 with another check): the
         quotes fill what the summary left of its cap, and this much more.
         """
         if self.retention_check != "quote":
