@@ -80,7 +80,7 @@ def without_quotes(summary: str) -> str:
     return summary.split(f"\n{QUOTED}")[0].rstrip()
 
 
-_LAST_SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|\n")
+_LAST_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？]|\n")
 
 
 def whole_sentences(text: str) -> str:

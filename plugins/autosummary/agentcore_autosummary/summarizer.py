@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import re
 import sys
 from collections.abc import Coroutine, Sequence
 from typing import Any, TypeVar
@@ -171,6 +172,20 @@ async def request_summary(
     return await read_reply(result, counter, local, max_tokens, limit)
 
 
+_FENCE_LINE = re.compile(r"^\s*(`{3,}|~{3,})[\w-]*\s*$", re.MULTILINE)
+
+
+def unfenced(text: str) -> str:
+    """``text`` without the code fence lines a model wraps its summary in, stripped.
+
+    The summary request fences its material (``text`` is the fence's label); a small
+    model copies the fence around its reply, or answers with the fence alone.
+    """
+    text = _FENCE_LINE.sub("", text).strip()
+    # The fence's label on a line of its own (a fence copied as "```\ntext\n```").
+    return "" if text == "text" else text
+
+
 async def read_reply(
     result: CycleResult, counter: TokenCounter, local: int, max_tokens: int, limit: int
 ) -> SummaryReply:
@@ -178,10 +193,11 @@ async def read_reply(
 
     ``local`` is the request's local count, ``max_tokens`` the reply cap it
     was sent with and ``limit`` the summary's cap (a longer summary is cut to
-    it). Raises :class:`SummaryFailedError` for an empty reply and
+    it). Fence lines around the reply are taken off (:func:`unfenced`). Raises
+    :class:`SummaryFailedError` for an empty reply and
     :class:`SummaryCutError` for one that stopped at its cap.
     """
-    text = valid_text(result.final_message.text).strip()
+    text = unfenced(valid_text(result.final_message.text))
     paid = result.response.usage
     length: int | None = None
     if paid is None:
