@@ -113,10 +113,9 @@ def quote_missing(
 
     The summary and its quotes take at most ``max_tokens`` tokens
     (:attr:`~agentcore_autosummary.SummaryConfig.summary_room`: the cap and half of it
-    more). Quotes the
-    summarizer copied from the previous summary are made again from their sentences
-    (and dropped when superseded). Without a sentence to quote, ``summary`` comes back
-    as it was, less any copied quotes.
+    more). Quotes the summarizer copied from the previous summary are made again from
+    their sentences (and dropped when superseded). Without a sentence to quote,
+    ``summary`` comes back as it was, less any copied quotes.
     """
     summary = without_quotes(summary)  # quotes the summarizer copied back
     texts = [previous or "", *(_written_text(message) for message in messages)]
