@@ -172,16 +172,22 @@ async def request_summary(
     return await read_reply(result, counter, local, max_tokens, limit)
 
 
-_FENCE_LINE = re.compile(r"^\s*(`{3,}|~{3,})[\w-]*\s*$", re.MULTILINE)
+_FENCE_LINE = re.compile(r"\s*(`{3,}|~{3,})[\w-]*\s*")
 
 
 def unfenced(text: str) -> str:
     """``text`` without the code fence lines a model wraps its summary in, stripped.
 
     The summary request fences its material (``text`` is the fence's label); a small
-    model copies the fence around its reply, or answers with the fence alone.
+    model copies the fence around its reply, or answers with the fence alone. Only the
+    fence lines that open or close the reply go: a code block inside it stays.
     """
-    text = _FENCE_LINE.sub("", text).strip()
+    lines = text.strip().splitlines()
+    while lines and _FENCE_LINE.fullmatch(lines[0]):
+        lines.pop(0)
+    while lines and _FENCE_LINE.fullmatch(lines[-1]):
+        lines.pop()
+    text = "\n".join(lines).strip()
     # The fence's label on a line of its own (a fence copied as "```\ntext\n```").
     return "" if text == "text" else text
 

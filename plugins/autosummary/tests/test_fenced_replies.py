@@ -49,3 +49,8 @@ def test_a_cut_reply_keeps_its_whole_sentences_in_any_script() -> None:
     assert whole_sentences("负责人是王磊。预算是15万元。上线日期") == "负责人是王磊。预算是15万元。"
     assert whole_sentences("First line\nsecond line cut") == "First line"
     assert whole_sentences("no end at all") == ""
+
+
+async def test_a_code_block_inside_a_summary_stays() -> None:
+    reply = "The user fixed the lexer:\n```python\ntext = raw.decode('utf-8')\n```\nTests pass."
+    assert await _summary_after(reply) == reply
