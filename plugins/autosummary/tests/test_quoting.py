@@ -10,6 +10,8 @@ quoted back).
 
 from __future__ import annotations
 
+from typing import Any
+
 from agentcore import (
     Agent,
     AgentBuilder,
@@ -97,6 +99,28 @@ def test_quotes_the_summarizer_copied_are_made_again_without_superseded_values()
 FACT = "The customer's order number is ORD-58213 and the refund is 89.50 dollars."
 
 
+async def _run(responder: Any, config: SummaryConfig, turns: int, *plugins: object) -> AgentSession:
+    """A session that states FACT, then asks ``turns`` filler questions."""
+    builder = (
+        AgentBuilder()
+        .provider(MockProvider(responder=responder))
+        .store(InMemoryStore())
+        .load_plugins(True)
+    )
+    for plugin in plugins:
+        builder.plugin(plugin)
+    session = AgentSession(
+        Agent("assistant"),
+        "quote",
+        builder.setting("summary_config", config).build(),
+        FocusedConfig(),
+    )
+    await session.submit_turn(FACT)
+    for number in range(turns):
+        await session.submit_turn(f"Filler question {number}: " + "more words here " * 10)
+    return session
+
+
 async def test_a_session_with_a_forgetful_summarizer_keeps_the_fact_verbatim() -> None:
     """Through the public API: the applied summary carries the sentence the model dropped."""
     calls: list[LlmRequest] = []
@@ -113,18 +137,7 @@ async def test_a_session_with_a_forgetful_summarizer_keeps_the_fact_verbatim() -
         debounce_turns=1,
         retention_check="quote",
     )
-    bundle = (
-        AgentBuilder()
-        .provider(MockProvider(responder=responder))
-        .store(InMemoryStore())
-        .load_plugins(True)
-        .setting("summary_config", config)
-        .build()
-    )
-    session = AgentSession(Agent("assistant"), "quote", bundle, FocusedConfig())
-    await session.submit_turn(FACT)
-    for number in range(30):
-        await session.submit_turn(f"Filler question {number}: " + "more words here " * 10)
+    session = await _run(responder, config, 30)
     summary = await get_conversation_summary(session)
     assert calls and summary is not None
     # The quotes may take half the cap beyond it: the window is planned for that.
@@ -163,18 +176,7 @@ async def test_the_summarizer_is_shown_the_previous_summary_without_its_quotes()
         retention_check="quote",
         request_shape="transcript",
     )
-    bundle = (
-        AgentBuilder()
-        .provider(MockProvider(responder=responder))
-        .store(InMemoryStore())
-        .load_plugins(True)
-        .setting("summary_config", config)
-        .build()
-    )
-    session = AgentSession(Agent("assistant"), "quote-shown", bundle, FocusedConfig())
-    await session.submit_turn(FACT)
-    for number in range(30):
-        await session.submit_turn(f"Filler question {number}: " + "more words here " * 10)
+    session = await _run(responder, config, 30)
     assert len(calls) >= 2
     summary = await get_conversation_summary(session)
     assert summary is not None and _quotes(summary) == [FACT]  # stored with its quotes
@@ -209,19 +211,7 @@ async def test_a_reply_every_route_cut_is_applied_up_to_its_last_sentence_with_q
         retention_check="quote",
         request_shape="transcript",
     )
-    bundle = (
-        AgentBuilder()
-        .provider(MockProvider(responder=responder))
-        .store(InMemoryStore())
-        .load_plugins(True)
-        .plugin(Recorder())
-        .setting("summary_config", config)
-        .build()
-    )
-    session = AgentSession(Agent("assistant"), "quote-cut", bundle, FocusedConfig())
-    await session.submit_turn(FACT)
-    for number in range(12):
-        await session.submit_turn(f"Filler question {number}: " + "more words here " * 10)
+    await _run(responder, config, 12, Recorder())
     assert applied
     first = applied[0]
     assert first.quality is not None
