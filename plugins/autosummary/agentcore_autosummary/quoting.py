@@ -8,19 +8,21 @@ identifier the summary does not hold (see
 sentences of the previous summary (with its own quotes), then those the user
 and the assistant wrote in the covered messages. Tool results are not quoted
 (their identifiers are mostly log lines and output); the summary request read
-them.
+them. Only statements are quoted (see :func:`is_statement`): not questions, not
+a line that introduces a block (ending in a colon), not code or log lines.
 
 A candidate whose missing identifiers all got another value later is
 dropped (see :mod:`~agentcore_autosummary.superseding`: a later sentence of
 the input gives the identifier's subject a new value), so a quote is never
-made for a superseded value. Going from the newest sentence to the oldest
-(the :data:`MAX_CANDIDATES` newest that state a missing identifier), a
-sentence is kept when it states a missing identifier no kept sentence
-states, while the summary and its quotes fit in the summary's cap and half of
-it more. The kept
-sentences follow the summary in the conversation's order, under
-:data:`QUOTED`, one per line, so the newest statement of a fact is the last
-one a reader meets.
+made for a superseded value; when a sentence states live and superseded values
+("the Python version is 3.11, the branch is fix/x"), only its clauses that state
+a live value and no superseded one are quoted (see :func:`live_clauses`).
+Going from the newest sentence to the oldest (the :data:`MAX_CANDIDATES`
+newest that state a missing identifier), a sentence is kept when it states a
+missing identifier no kept sentence states, while the summary and its quotes
+fit in the summary's cap and half of it more. The kept sentences follow the
+summary in the conversation's order, under :data:`QUOTED`, one per line, so
+the newest statement of a fact is the last one a reader meets.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ __all__ = [
     "MAX_CANDIDATES",
     "MAX_QUOTE_CHARS",
     "QUOTED",
+    "is_statement",
+    "live_clauses",
     "quote_missing",
     "sentences",
     "whole_sentences",
@@ -56,6 +60,12 @@ MAX_CANDIDATES = 200
 MIN_QUOTE_TOKENS = 8
 """Room under the cap below which no more quotes are looked for."""
 
+_CODE_CHARACTERS = re.compile(r"[=\{\}\[\]`|<>]")
+_PLAIN_WORD = re.compile(r"^[(\"']?[^\W\d_]+(?:[-'’][^\W\d_]+)*[.,;:!?)\"']*$")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_MIN_PLAIN_WORDS = 3
+_CLAUSE_END = re.compile(r"(?<=[,;:])\s+|(?<=[，；：])")
+_CLAUSE_JOINER = re.compile(r"^(?:and|but|or|so|while|which|而且|并且|而|并)\s*", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[。！？；])")
 _QUOTE_LINE = re.compile(r"^- ")
 
@@ -68,6 +78,42 @@ def sentences(text: str) -> list[str]:
         if part and part != QUOTED:
             out.append(part)
     return out
+
+
+def is_statement(sentence: str) -> bool:
+    """Whether ``sentence`` reads as a statement worth quoting.
+
+    Not a question, not a line that introduces a block (it ends in a colon),
+    not code or a log line: no ``=``, brackets, backticks, pipes or angle
+    brackets, and (outside Chinese and Japanese text, which has no spaces
+    between words) at least three words of letters, half of its words or more.
+    """
+    if sentence.endswith(("?", "？", ":", "：")) or _CODE_CHARACTERS.search(sentence):
+        return False
+    if _CJK.search(sentence):
+        return True
+    words = sentence.split()
+    plain = sum(1 for word in words if _PLAIN_WORD.match(word))
+    return plain >= _MIN_PLAIN_WORDS and 2 * plain >= len(words)
+
+
+def live_clauses(sentence: str, live: Sequence[str], superseded: Sequence[str]) -> str:
+    """The clauses of ``sentence`` that state a ``live`` identifier and no ``superseded`` one.
+
+    Clauses end at a comma, semicolon or colon followed by a space (a number's
+    thousands separator is not one) and at their Chinese forms; a leading "and"
+    is dropped. ``sentence`` comes back whole when no identifier is superseded.
+    """
+    if not superseded:
+        return sentence
+    kept = []
+    for clause in _CLAUSE_END.split(sentence):
+        clause = _CLAUSE_JOINER.sub("", clause.strip()).rstrip(",;:，；：。.")
+        if any(holds(clause, value) for value in superseded):
+            continue
+        if any(holds(clause, value) for value in live):
+            kept.append(clause)
+    return "; ".join(kept)
 
 
 def without_quotes(summary: str) -> str:
@@ -119,11 +165,16 @@ def quote_missing(
     """
     summary = without_quotes(summary)  # quotes the summarizer copied back
     texts = [previous or "", *(_written_text(message) for message in messages)]
-    found = [part for text in texts for part in sentences(text) if len(part) <= MAX_QUOTE_CHARS]
+    found = [
+        part
+        for text in texts
+        for part in sentences(text)
+        if len(part) <= MAX_QUOTE_CHARS and is_statement(part)
+    ]
     joined = "\n".join(found)
     starts = list(accumulate((len(part) + 1 for part in found), initial=0))
     stated: set[str] = set()
-    kept: list[int] = []
+    kept: list[tuple[int, str]] = []
     used = counter.count_text(f"{summary}\n\n{QUOTED}")
     examined = 0
     for index in range(len(found) - 1, -1, -1):
@@ -142,13 +193,17 @@ def quote_missing(
         live = [identifier for identifier in new if not _superseded(identifier, sentence, later)]
         if not live:
             continue
-        cost = counter.count_text(f"- {sentence}") + 1
+        stale = [identifier for identifier in new if identifier not in live]
+        quote = live_clauses(sentence, live, stale)
+        if not quote:
+            continue
+        cost = counter.count_text(f"- {quote}") + 1
         if used + cost > max_tokens:
             continue
         used += cost
         stated.update(live)
-        kept.append(index)
+        kept.append((index, quote))
     if not kept:
         return summary
-    lines = [f"- {found[index]}" for index in sorted(kept)]
+    lines = [f"- {quote}" for _, quote in sorted(kept)]
     return "\n".join([summary, "", QUOTED, *lines])

@@ -48,6 +48,9 @@ class Attempt:
     route: str
     cut: SummaryCutError | None = None
     """The refusal of a reply that stopped at its cap, None otherwise."""
+    whole: str = ""
+    """With ``retention_check="quote"``, a reply cut at its cap up to its last whole
+    sentence when the gate keeps that part (not a copy, not an echo); "" otherwise."""
 
 
 async def make_summary(
@@ -67,9 +70,10 @@ async def make_summary(
     out instead; and a ``"copy"`` that a retry by another route gave again
     (the summarizer, asked afresh from the raw messages, still found nothing
     to add) is applied with that verdict, covering the new messages; with
-    ``retention_check="quote"``, a reply that every route's retry also stopped at
-    its cap is applied up to its last whole sentence, with that verdict (the
-    quotes bring back what the cut left out). The plan
+    ``retention_check="quote"``, a reply that stopped at its cap is applied up
+    to its last whole sentence, with that verdict and no retry, when that part
+    is neither a copy nor an echo, and otherwise when every route's retry also
+    stopped at its cap (the quotes bring back what the cut left out). The plan
     returned is ``plan`` cut to what the summary covers.
     A summary applied to a Focused slot must leave a smaller context than the
     one it replaces, or :class:`SummaryFailedError` is raised.
@@ -82,6 +86,19 @@ async def make_summary(
     refused: list[str] = []
     left = MAX_EXTRA_CALLS
     while made.quality.verdict != "kept":
+        if made.whole:
+            # Degrade, never ask again: with quotes, the whole sentences of a reply cut at
+            # its cap and the quotes of what they leave out carry the facts; a retry
+            # would pay for the whole input again, and small models stop at the cap
+            # on every route.
+            logger.info(
+                "summary of session %s turn %d stopped at its cap: applied up to its last "
+                "whole sentence, with quotes",
+                ctx.session_id,
+                plan.turn_index,
+            )
+            made = attrs.evolve(made, summary=made.whole)
+            break
         route = await next_route(ctx, config, base, made, tried, left)
         if route is None and made.quality.verdict == "lost":
             # Degrade, never refuse: a summary that lost identifiers still carries more
@@ -196,7 +213,21 @@ async def attempt(
         config.max_tool_result_chars,
         lost_refuses=config.retention_check != "quote",
     )
-    return Attempt(summary, plan, quality, route.name, cut)
+    whole = ""
+    if cut is not None and config.retention_check == "quote":
+        whole = whole_sentences(summary)
+        if whole:
+            trimmed = judge(
+                whole,
+                previous,
+                plan.messages,
+                "end_turn",
+                config.max_tool_result_chars,
+                lost_refuses=False,
+            )
+            if trimmed.verdict != "kept":
+                whole = ""
+    return Attempt(summary, plan, quality, route.name, cut, whole)
 
 
 def cut_plan(plan: Plan, raw: list[int], covered: int) -> Plan:

@@ -9,7 +9,7 @@ names, long numbers). An identifier of the previous summary is
 - **superseded** when the new summary drops it but the covered messages
   mention it (they had the chance to change or retire it), or give its
   subject a new value: its subject is the last content word (3 or more
-  letters, not a stop word) among the three words before it in the previous
+  letters, not a stop word) among the four words before it in the previous
   summary, and a new value is another identifier within the four words (split at
   white space) after that word in a covered message (``port 8443`` is superseded by
   ``port 9000``, ``the launch date is April 14`` by ``the launch date is now May 5``).
@@ -29,7 +29,7 @@ from agentcore_autosummary.retention import find_identifiers, holds
 
 _WORD = re.compile(r"\w+")
 _SPLIT_WORD = re.compile(r"\S+")
-_LOOK_BACK_WORDS = 3
+_LOOK_BACK_WORDS = 4
 _LOOK_AHEAD_WORDS = 4
 _LOOK_AHEAD_CHARS = 16
 _CJK = re.compile(r"[\u4e00-\u9fff]")

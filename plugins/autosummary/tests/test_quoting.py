@@ -99,6 +99,36 @@ def test_quotes_the_summarizer_copied_are_made_again_without_superseded_values()
 FACT = "The customer's order number is ORD-58213 and the refund is 89.50 dollars."
 
 
+def test_only_statements_are_quoted_not_questions_code_or_log_lines() -> None:
+    messages = [
+        Message.user("Which port is it, 8443?"),
+        Message.user("Here is the config of build-07:"),
+        Message.assistant("total = sum(row['port'] for row in rows) + 9000"),
+        Message.assistant("2024-06-11T10:08:50Z INFO service=api latency_ms=217 msg=slow"),
+        Message.assistant("return compute_total(total, limit) / 17"),
+        Message.assistant("Deploys go to host build-07 on port 8443."),
+    ]
+    quoted = quote_missing("The team talked about deploys.", None, messages, COUNTER, 256)
+    assert _quotes(quoted) == ["Deploys go to host build-07 on port 8443."]
+
+
+def test_a_sentence_with_a_superseded_value_is_quoted_by_its_live_clauses_only() -> None:
+    messages = [
+        Message.assistant(
+            "Noted: the Python version in CI is 3.11, the branch is fix/unicode-escape-214, "
+            "and the CI timeout is 30 minutes."
+        ),
+        Message.user("The Python version is now 3.12 in every job."),
+        Message.user("The CI timeout is now 45 minutes."),
+    ]
+    quoted = quote_missing("The team fixed a lexer bug.", None, messages, COUNTER, 256)
+    assert _quotes(quoted) == [
+        "the branch is fix/unicode-escape-214",
+        "The Python version is now 3.12 in every job.",
+        "The CI timeout is now 45 minutes.",
+    ]
+
+
 async def _run(responder: Any, config: SummaryConfig, turns: int, *plugins: object) -> AgentSession:
     """A session that states FACT, then asks ``turns`` filler questions."""
     builder = (
@@ -185,23 +215,22 @@ async def test_the_summarizer_is_shown_the_previous_summary_without_its_quotes()
     assert QUOTED not in second
 
 
-async def test_a_reply_every_route_cut_is_applied_up_to_its_last_sentence_with_quotes() -> None:
-    """Degrade, never refuse: with quotes, a summary every route cut keeps its whole sentences."""
-    from agentcore import LlmResponse
+async def _first_applied(responder: Any) -> tuple[Any, list[LlmRequest]]:
+    """The first summary applied in a quote session of ``responder``, and its summary calls."""
     from agentcore_autosummary import SummaryInfo
 
     applied: list[SummaryInfo] = []
+    calls: list[LlmRequest] = []
 
     class Recorder:
         @hookimpl
         def after_summary(self, ctx: TurnContext, summary: SummaryInfo) -> None:
             applied.append(summary)
 
-    def responder(request: LlmRequest) -> str | LlmResponse:
-        if request.purpose != "summary":
-            return "Noted."
-        cut = "The user asked about an order. Then the user went on to say that the"
-        return LlmResponse(Message.assistant(cut), stop_reason="max_tokens")
+    def recording(request: LlmRequest) -> Any:
+        if request.purpose == "summary" and not applied:
+            calls.append(request)
+        return responder(request)
 
     config = SummaryConfig(
         max_context_tokens=1500,
@@ -211,11 +240,48 @@ async def test_a_reply_every_route_cut_is_applied_up_to_its_last_sentence_with_q
         retention_check="quote",
         request_shape="transcript",
     )
-    await _run(responder, config, 12, Recorder())
+    await _run(recording, config, 12, Recorder())
     assert applied
-    first = applied[0]
+    return applied[0], calls
+
+
+async def test_a_reply_cut_at_its_cap_is_applied_up_to_its_last_sentence_without_a_retry() -> None:
+    """Degrade, never ask again: with quotes, a cut summary keeps its whole sentences."""
+    from agentcore import LlmResponse
+
+    def responder(request: LlmRequest) -> str | LlmResponse:
+        if request.purpose != "summary":
+            return "Noted."
+        cut = "The user asked about an order. Then the user went on to say that the"
+        return LlmResponse(Message.assistant(cut), stop_reason="max_tokens")
+
+    first, calls = await _first_applied(responder)
     assert first.quality is not None
-    assert (first.quality.verdict, first.quality.attempts) == ("truncated", 2)
+    assert (first.quality.verdict, first.quality.attempts) == ("truncated", 1)
+    assert len(calls) == 1  # no retry paid for the whole input again
     assert first.summary.startswith("The user asked about an order.\n\n" + QUOTED)
     assert "went on to say" not in first.summary
     assert _quotes(first.summary) == [FACT]
+
+
+async def test_a_cut_reply_that_echoes_the_transcript_is_still_asked_for_again() -> None:
+    """Trimming never lets through what the gate refuses: a copied transcript is retried."""
+    from agentcore import LlmResponse
+
+    asked = 0
+
+    def responder(request: LlmRequest) -> str | LlmResponse:
+        nonlocal asked
+        if request.purpose != "summary":
+            return "Noted."
+        asked += 1
+        if asked > 1:
+            return "The user asked about an order."
+        lines = request.messages[-1].text.splitlines()
+        echoed = "\n".join(line for line in lines if line.startswith(("User:", "Assistant:")))
+        return LlmResponse(Message.assistant(echoed + "\nUser: and then"), stop_reason="max_tokens")
+
+    first, calls = await _first_applied(responder)
+    assert first.quality is not None
+    assert first.quality.attempts >= 2 and len(calls) >= 2
+    assert "User:" not in first.summary
