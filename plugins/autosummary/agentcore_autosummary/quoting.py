@@ -17,12 +17,16 @@ the input gives the identifier's subject a new value), so a quote is never
 made for a superseded value; when a sentence states live and superseded values
 ("the Python version is 3.11, the branch is fix/x"), only its clauses that state
 a live value and no superseded one are quoted (see :func:`live_clauses`).
-Going from the newest sentence to the oldest (the :data:`MAX_CANDIDATES`
-newest that state a missing identifier), a sentence is kept when it states a
-missing identifier no kept sentence states, while the summary and its quotes
-fit in the summary's cap and half of it more. The kept sentences follow the
-summary in the conversation's order, under :data:`QUOTED`, one per line, so
-the newest statement of a fact is the last one a reader meets.
+Of the :data:`MAX_CANDIDATES` newest sentences that state a missing identifier
+still live, those that give it as the value of a subject ("the Python version is
+now 3.12", see :func:`states_value`) are looked at first, then the others, newest
+first in each group; a sentence is kept when it states a missing identifier no
+kept sentence states, while the summary and its quotes fit in the summary's cap
+and half of it more. A sentence of the previous summary is also dropped when
+the new summary gives its subject another value (the new summary was written
+from newer messages). The kept sentences follow the summary in the
+conversation's order, under :data:`QUOTED`, one per line, so the newest
+statement of a fact is the last one a reader meets.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from itertools import accumulate
+
+from attrs import frozen
 
 from agentcore import Message, TextBlock
 from agentcore.plugin_api import TokenCounter
@@ -44,6 +50,7 @@ __all__ = [
     "live_clauses",
     "quote_missing",
     "sentences",
+    "states_value",
     "whole_sentences",
     "without_quotes",
 ]
@@ -71,10 +78,13 @@ _QUOTE_LINE = re.compile(r"^- ")
 
 
 def sentences(text: str) -> list[str]:
-    """``text`` cut at line ends and sentence ends (English and Chinese punctuation)."""
+    """``text`` cut at line ends and sentence ends (English and Chinese punctuation).
+
+    A part cut at a semicolon loses it: it is quoted as a sentence of its own.
+    """
     out = []
     for part in _SENTENCE_END.split(text):
-        part = _QUOTE_LINE.sub("", part.strip())
+        part = _QUOTE_LINE.sub("", part.strip()).rstrip(";；").rstrip()
         if part and part != QUOTED:
             out.append(part)
     return out
@@ -148,6 +158,32 @@ def _superseded(identifier: str, sentence: str, later: str) -> bool:
     return word is not None and gets_new_value(identifier, word, later)
 
 
+@frozen
+class _Candidate:
+    """A sentence that could be quoted: where it is, what to quote, what it states."""
+
+    index: int
+    quote: str
+    live: list[str]
+    valued: bool
+
+
+_COPULA = re.compile(
+    r"(?:\b(?:is|are|was|were|be|now|to|at|equals|becomes)\W*|[:：]\s*|(?:是|为|在|到|改为|调整为)\s*)$",
+    re.IGNORECASE,
+)
+
+
+def states_value(identifier: str, sentence: str) -> bool:
+    """Whether ``identifier`` follows a verb such as "is", "now" or "是" in ``sentence``.
+
+    "The Python version is now 3.12" states 3.12 as the value of its subject;
+    "the deprecation warnings that 3.12 adds" mentions it.
+    """
+    at = sentence.find(identifier)
+    return at > 0 and _COPULA.search(sentence[max(0, at - 16) : at]) is not None
+
+
 def quote_missing(
     summary: str,
     previous: str | None,
@@ -164,45 +200,52 @@ def quote_missing(
     ``summary`` comes back as it was, less any copied quotes.
     """
     summary = without_quotes(summary)  # quotes the summarizer copied back
-    texts = [previous or "", *(_written_text(message) for message in messages)]
+    recalled = sentences(previous or "")
+    texts = [*recalled, *(part for m in messages for part in sentences(_written_text(m)))]
     found = [
-        part
-        for text in texts
-        for part in sentences(text)
+        (index, part)
+        for index, part in enumerate(texts)
         if len(part) <= MAX_QUOTE_CHARS and is_statement(part)
     ]
-    joined = "\n".join(found)
-    starts = list(accumulate((len(part) + 1 for part in found), initial=0))
+    joined = "\n".join(part for _, part in found)
+    starts = list(accumulate((len(part) + 1 for _, part in found), initial=0))
+    candidates: list[_Candidate] = []
+    for position in range(len(found) - 1, -1, -1):
+        if len(candidates) == MAX_CANDIDATES:
+            break
+        index, sentence = found[position]
+        missing = [i for i in find_identifiers(sentence) if not holds(summary, i)]
+        if not missing:
+            continue
+        later = joined[starts[position + 1] :]  # the sentences after this one
+        if index < len(recalled):
+            # The previous summary's own statement: the new summary, written from newer
+            # messages, may have changed the value (or the previous one was wrong).
+            later = f"{later}\n{summary}"
+        live = [i for i in missing if not _superseded(i, sentence, later)]
+        if not live:
+            continue
+        stale = [i for i in missing if i not in live]
+        quote = live_clauses(sentence, live, stale)
+        if quote:
+            valued = any(states_value(i, quote) for i in live)
+            candidates.append(_Candidate(index, quote, live, valued))
     stated: set[str] = set()
     kept: list[tuple[int, str]] = []
     used = counter.count_text(f"{summary}\n\n{QUOTED}")
-    examined = 0
-    for index in range(len(found) - 1, -1, -1):
-        if examined == MAX_CANDIDATES or max_tokens - used < MIN_QUOTE_TOKENS:
+    # Sentences that give a missing identifier as the value of a subject first ("the
+    # Python version is now 3.12"), then any other (" ... the warnings that 3.12 adds").
+    for candidate in [c for c in candidates if c.valued] + [c for c in candidates if not c.valued]:
+        if max_tokens - used < MIN_QUOTE_TOKENS:
             break
-        sentence = found[index]
-        new = [
-            identifier
-            for identifier in find_identifiers(sentence)
-            if identifier not in stated and not holds(summary, identifier)
-        ]
-        if not new:
+        if all(identifier in stated for identifier in candidate.live):
             continue
-        examined += 1
-        later = joined[starts[index + 1] :]  # the sentences after this one
-        live = [identifier for identifier in new if not _superseded(identifier, sentence, later)]
-        if not live:
-            continue
-        stale = [identifier for identifier in new if identifier not in live]
-        quote = live_clauses(sentence, live, stale)
-        if not quote:
-            continue
-        cost = counter.count_text(f"- {quote}") + 1
+        cost = counter.count_text(f"- {candidate.quote}") + 1
         if used + cost > max_tokens:
             continue
         used += cost
-        stated.update(live)
-        kept.append((index, quote))
+        stated.update(candidate.live)
+        kept.append((candidate.index, candidate.quote))
     if not kept:
         return summary
     lines = [f"- {quote}" for _, quote in sorted(kept)]

@@ -129,6 +129,24 @@ def test_a_sentence_with_a_superseded_value_is_quoted_by_its_live_clauses_only()
     ]
 
 
+def test_the_sentence_that_gives_the_value_is_quoted_before_one_that_mentions_it() -> None:
+    messages = [
+        Message.assistant(
+            "Updated: the Python version is now 3.12 in every CI job. I will check the "
+            "deprecation warnings that 3.12 adds."
+        )
+    ]
+    quoted = quote_missing("The team fixed a lexer bug.", None, messages, COUNTER, 256)
+    assert _quotes(quoted) == ["Updated: the Python version is now 3.12 in every CI job."]
+
+
+def test_a_value_of_the_previous_summary_the_new_one_changed_is_not_quoted_back() -> None:
+    previous = "- 数据库用PostgreSQL\n- 上线日期定在6月3日，预算是15万元（含三个月运维）"
+    messages = [Message.user("代码评审有什么要注意的？")]
+    quoted = quote_missing("上线日期定在6月17日。", previous, messages, COUNTER, 256)
+    assert _quotes(quoted) == ["数据库用PostgreSQL", "预算是15万元（含三个月运维）"]
+
+
 async def _run(responder: Any, config: SummaryConfig, turns: int, *plugins: object) -> AgentSession:
     """A session that states FACT, then asks ``turns`` filler questions."""
     builder = (
