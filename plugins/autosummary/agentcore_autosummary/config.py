@@ -205,7 +205,7 @@ class SummaryConfig:
     keep_recent_messages: int | None = field(default=None, validator=NON_NEGATIVE_INT.or_none())
     summary_style: SummaryStyle = field(default="prose", validator=one_of("prose", "structured"))
     retention_check: RetentionCheck = field(
-        default="off", validator=one_of("quote", "append", "log", "off")
+        default="quote", validator=one_of("quote", "append", "log", "off")
     )
     max_summary_calls_per_turn: int = field(default=4, validator=POSITIVE_INT)
     window_guard: bool = field(default=True, validator=BOOL)

@@ -46,8 +46,13 @@ from agentcore_autosummary.trigger import backoff_turns
 AGENT = Agent("assistant", system_prompt="You are a helpful assistant.")
 # The retry routes are read from transcript requests; test_prefix_summaries.py has the gate
 # refusing a prefix-shaped summary.
+# The gate's own verdicts and routes: without quotes (test_quoting.py has those).
 CONFIG = SummaryConfig(
-    max_context_tokens=2000, trigger_token_ratio=0.3, debounce_turns=1, request_shape="transcript"
+    max_context_tokens=2000,
+    trigger_token_ratio=0.3,
+    debounce_turns=1,
+    request_shape="transcript",
+    retention_check="off",
 )
 FIRST = "The user deploys to /srv/app on port 8443; the release is v2.1."
 
@@ -293,7 +298,11 @@ async def test_a_reply_cut_at_a_cap_the_window_set_is_retried_with_a_smaller_inp
     summarizer = Summarizer(_cut, lambda number: False)
     summarizer.first = _cut  # the very first summary call is cut
     config = SummaryConfig(
-        max_context_tokens=2000, max_summary_tokens=700, trigger_token_ratio=0.8, debounce_turns=1
+        max_context_tokens=2000,
+        max_summary_tokens=700,
+        trigger_token_ratio=0.8,
+        debounce_turns=1,
+        retention_check="off",
     )
     recorder = Recorder()
     bundle = (

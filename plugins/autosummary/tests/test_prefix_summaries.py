@@ -47,6 +47,7 @@ SETTINGS: dict[str, Any] = {
     "trigger_token_ratio": 0.4,
     "keep_recent_tokens": 150,
     "debounce_turns": 1,
+    "retention_check": "off",  # the summaries asserted here are the summarizer's own
 }
 
 

@@ -28,13 +28,14 @@ from agentcore_autosummary import (
 
 MakeSession = Callable[..., AgentSession]
 # The original design sent the summary as a system message, and asked for it in a
-# transcript prompt; these tests keep both.
+# transcript prompt, with nothing quoted after it; these tests keep all three.
 TINY = SummaryConfig(
     **TINY_WINDOW,
     trigger_token_ratio=0.005,
     keep_recent_tokens=5,
     summary_role="system",
     request_shape="transcript",
+    retention_check="off",
 )
 
 

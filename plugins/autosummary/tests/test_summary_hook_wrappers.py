@@ -43,7 +43,10 @@ async def _session(fail: bool, wrappers: object) -> AgentSession:
 
     builder = AgentBuilder().provider(MockProvider(responder=respond)).load_plugins(False)
     builder.plugin(autosummary_plugin).plugin(wrappers)
-    builder.setting("summary_config", {"max_context_tokens": 4000, "keep_recent_tokens": 100})
+    builder.setting(
+        "summary_config",
+        {"max_context_tokens": 4000, "keep_recent_tokens": 100, "retention_check": "off"},
+    )
     session = AgentSession(Agent("a"), "s", builder.build(), FocusedConfig())
     for index in range(4):
         await session.submit_turn(f"step {index}: {LONG}")

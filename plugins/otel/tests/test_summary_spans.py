@@ -13,7 +13,14 @@ from agentcore import AgentSession, FocusedConfig, LlmRequest, LlmResponse, Mess
 from agentcore.testing import MockProvider
 
 MakeSession = Callable[..., AgentSession]
-SUMMARY = {"max_context_tokens": 2000, "trigger_token_ratio": 0.3, "debounce_turns": 1}
+# Without quotes: a reply cut at its cap is then refused (with quotes, its whole
+# sentences are applied), which the refused span's test needs.
+SUMMARY = {
+    "max_context_tokens": 2000,
+    "trigger_token_ratio": 0.3,
+    "debounce_turns": 1,
+    "retention_check": "off",
+}
 FIRST = "The user deploys to /srv/app on port 8443."
 
 
