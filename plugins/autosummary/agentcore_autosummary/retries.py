@@ -14,7 +14,7 @@ from agentcore_autosummary.gate import judge, refusal
 from agentcore_autosummary.pins import unpinned_indices
 from agentcore_autosummary.plan import Plan
 from agentcore_autosummary.planner import chunk_end
-from agentcore_autosummary.quoting import whole_sentences
+from agentcore_autosummary.quoting import whole_sentences, without_quotes
 from agentcore_autosummary.routes import (
     MAX_EXTRA_CALLS,
     RESUMMARY,
@@ -76,7 +76,8 @@ async def make_summary(
     stopped at its cap (the quotes bring back what the cut left out). The plan
     returned is ``plan`` cut to what the summary covers.
     A summary applied to a Focused slot must leave a smaller context than the
-    one it replaces, or :class:`SummaryFailedError` is raised.
+    one it replaces, or :class:`SummaryFailedError` is raised; a summary whose
+    quotes alone keep the context from shrinking is applied without them.
     """
     focused = plan.slot.config.focused
     previous = focused.summary_override if focused is not None else plan.previous
@@ -168,7 +169,22 @@ async def make_summary(
         made.quality, route=made.route, attempts=len(tried), refused=tuple(refused)
     )
     summary = await check_retention(ctx, config, made.plan, made.summary)
-    await check_shrinks(ctx, made.plan, summary, config)
+    try:
+        await check_shrinks(ctx, made.plan, summary, config)
+    except SummaryFailedError:
+        bare = without_quotes(made.summary)
+        if summary == bare:
+            raise
+        # Degrade: the summary without its quotes, when only they kept the context from
+        # shrinking (a summary of a short stretch, in a small window).
+        await check_shrinks(ctx, made.plan, bare, config)
+        logger.info(
+            "summary of session %s turn %d applied without its quotes: with them the "
+            "context would not shrink",
+            ctx.session_id,
+            plan.turn_index,
+        )
+        summary = bare
     return summary, made.plan, quality
 
 

@@ -303,3 +303,27 @@ async def test_a_cut_reply_that_echoes_the_transcript_is_still_asked_for_again()
     assert first.quality is not None
     assert first.quality.attempts >= 2 and len(calls) >= 2
     assert "User:" not in first.summary
+
+
+async def test_a_summary_its_quotes_would_not_let_shrink_is_applied_without_them() -> None:
+    """Degrade, never refuse: quotes are dropped before a summary is."""
+    from agentcore_autosummary import compact
+
+    def responder(request: LlmRequest) -> str:
+        return "They talked about servers." if request.purpose == "summary" else "Noted."
+
+    config = SummaryConfig(max_context_tokens=4000, keep_recent_tokens=0)
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=responder))
+        .store(InMemoryStore())
+        .load_plugins(True)
+        .setting("summary_config", config)
+        .build()
+    )
+    session = AgentSession(Agent("assistant"), "short", bundle, FocusedConfig())
+    await session.submit_turn("The server srv-001 listens on port 8001 in rack R7 of hall B2.")
+    await session.submit_turn("Thanks.")
+    result = await compact(session)  # the quote of the first message would outgrow it
+    assert result.summary == "They talked about servers."
+    assert await get_conversation_summary(session) == "They talked about servers."
