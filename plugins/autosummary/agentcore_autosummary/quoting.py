@@ -53,6 +53,7 @@ __all__ = [
     "states_value",
     "whole_sentences",
     "without_quotes",
+    "without_repeats",
 ]
 
 QUOTED = "Quoted from the conversation:"
@@ -136,6 +137,47 @@ def without_quotes(summary: str) -> str:
     return summary.split(f"\n{QUOTED}")[0].rstrip()
 
 
+_LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_SENTENCE_PARTS = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
+MIN_REPEAT_CHARS = 12
+"""Sentences shorter than this (a heading, a label) are never dropped as repeats."""
+
+
+def without_repeats(summary: str) -> str:
+    """``summary`` without the sentences that repeat an earlier one of it word for word.
+
+    Small models repeat themselves when asked to update a summary (a paragraph or a
+    list item written twice); every repeat is sent again with every turn. A
+    sentence is a repeat when, case and white space aside, it equals an earlier
+    sentence of the summary; a line left empty by its repeats is dropped, list
+    markers and the other lines stay as they were.
+    """
+    seen: set[str] = set()
+    lines: list[str] = []
+    for line in summary.split("\n"):
+        marker = _LIST_MARKER.match(line)
+        prefix = marker.group() if marker else ""
+        body = line[len(prefix) :]
+        if not body.strip():
+            lines.append(line)
+            continue
+        kept: list[str] = []
+        for part in _SENTENCE_PARTS.split(body):
+            key = " ".join(part.split()).casefold()
+            if not key:
+                continue
+            if len(key) >= MIN_REPEAT_CHARS and key in seen:
+                continue
+            seen.add(key)
+            kept.append(part.strip())
+        if kept:
+            joined = kept[0]
+            for part in kept[1:]:
+                joined += part if joined.endswith(("。", "！", "？")) else f" {part}"
+            lines.append(prefix + joined)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
 _LAST_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？]|\n")
 
 
@@ -199,7 +241,7 @@ def quote_missing(
     their sentences (and dropped when superseded). Without a sentence to quote,
     ``summary`` comes back as it was, less any copied quotes.
     """
-    summary = without_quotes(summary)  # quotes the summarizer copied back
+    summary = without_repeats(without_quotes(summary))  # copied quotes, repeated sentences
     recalled = sentences(previous or "")
     texts = [*recalled, *(part for m in messages for part in sentences(_written_text(m)))]
     found = [

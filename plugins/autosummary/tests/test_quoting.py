@@ -327,3 +327,17 @@ async def test_a_summary_its_quotes_would_not_let_shrink_is_applied_without_them
     result = await compact(session)  # the quote of the first message would outgrow it
     assert result.summary == "They talked about servers."
     assert await get_conversation_summary(session) == "They talked about servers."
+
+
+def test_sentences_a_summary_repeats_are_dropped_before_quoting() -> None:
+    """A small model writes a list item twice; the repeat would be sent with every turn."""
+    summary = (
+        "**Summary:**\n\n- 数据库用PostgreSQL\n- 客户追加了两个报表，预算调整为15万元。\n"
+        "- 测试环境是test-cn-02\n- 客户追加了两个报表，预算调整为15万元。\n\n"
+        "The user asked about the lexer. The fix works. The user asked about the lexer."
+    )
+    quoted = quote_missing(summary, None, [Message.user("预算调整为15万元。")], COUNTER, 256)
+    assert quoted == (
+        "**Summary:**\n\n- 数据库用PostgreSQL\n- 客户追加了两个报表，预算调整为15万元。\n"
+        "- 测试环境是test-cn-02\n\nThe user asked about the lexer. The fix works."
+    )
