@@ -68,7 +68,7 @@ def write(data: dict[str, Any], out: Path) -> str:
     titles = {key: build().title for key, build in SCRIPTS.items()}
     text = body(data, titles)
     (out / "quality.json").write_text(json.dumps(data, indent=1, ensure_ascii=False), "utf-8")
-    appendix = summaries_appendix(data, ["agentcore", "agentcore-structured", "agentcore-quote"])
+    appendix = summaries_appendix(data, ["agentcore", "agentcore-structured"])
     (out / "quality.md").write_text(
         "# Quality with a real summarizer\n\n" + text + "\n" + appendix, "utf-8"
     )

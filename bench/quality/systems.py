@@ -108,7 +108,6 @@ async def _agentcore(
     requests: Requests,
     *,
     structured: bool,
-    extra: dict[str, Any] | None = None,
 ) -> None:
     from agentcore import (
         Agent,
@@ -148,7 +147,6 @@ async def _agentcore(
         summary_provider=summarizer,
         timeout=None,
         **({"summary_style": "structured"} if structured else {}),
-        **(extra or {}),
         **agentcore_overrides(),
     )
     bundle = (
@@ -333,10 +331,6 @@ SYSTEMS: dict[str, tuple[str, Runner]] = {
     "agentcore-structured": (
         'agentcore, summary_style="structured"',
         functools.partial(_agentcore, structured=True),
-    ),
-    "agentcore-quote": (
-        'agentcore, retention_check="quote"',
-        functools.partial(_agentcore, structured=False, extra={"retention_check": "quote"}),
     ),
     "langmem": ("langmem summarize_messages", _langmem),
     "langchain": ("LangChain SummarizationMiddleware", _langchain),

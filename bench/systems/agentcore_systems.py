@@ -185,6 +185,7 @@ class SeedRuleSystem(_AgentcoreSystem):
             # 0.5 and an eighth: this system stays the rule of the design.
             trigger_token_ratio=0.75,
             keep_recent_tokens=settings.budget // 4,
+            retention_check="off",  # the seed quoted nothing
         )
 
 
