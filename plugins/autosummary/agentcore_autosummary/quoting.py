@@ -17,7 +17,8 @@ the input gives the identifier's subject a new value), so a quote is never
 made for a superseded value; when a sentence states live and superseded values
 ("the Python version is 3.11, the branch is fix/x"), only its clauses that state
 a live value and no superseded one are quoted (see :func:`live_clauses`).
-Of the :data:`MAX_CANDIDATES` newest sentences that state a missing identifier
+Of the :data:`MAX_CANDIDATES` newest sentences (among the
+:data:`MAX_SENTENCES` newest of the messages) that state a missing identifier
 still live, those that give it as the value of a subject ("the Python version is
 now 3.12", see :func:`states_value`) are looked at first, then the others, newest
 first in each group; a sentence is kept when it states a missing identifier no
@@ -45,6 +46,7 @@ from agentcore_autosummary.superseding import gets_new_value, subject
 __all__ = [
     "MAX_CANDIDATES",
     "MAX_QUOTE_CHARS",
+    "MAX_SENTENCES",
     "QUOTED",
     "is_statement",
     "live_clauses",
@@ -64,6 +66,9 @@ MAX_QUOTE_CHARS = 400
 
 MAX_CANDIDATES = 200
 """The newest sentences stating a missing identifier that are looked at, at most."""
+
+MAX_SENTENCES = 5_000
+"""The sentences of the newest messages looked at, at most (see :func:`quote_missing`)."""
 
 MIN_QUOTE_TOKENS = 8
 """Room under the cap below which no more quotes are looked for."""
@@ -194,6 +199,23 @@ def _written_text(message: Message) -> str:
     return "\n".join(block.text for block in message.content if isinstance(block, TextBlock))
 
 
+def _newest_sentences(messages: Sequence[Message]) -> list[str]:
+    """The sentences of what the user and the assistant wrote, oldest first.
+
+    At most those of the newest messages that hold :data:`MAX_SENTENCES` sentences
+    (a summary of the whole history, ``strategy="full"``, would read every one).
+    """
+    newest: list[list[str]] = []
+    count = 0
+    for message in reversed(messages):
+        parts = sentences(_written_text(message))
+        newest.append(parts)
+        count += len(parts)
+        if count >= MAX_SENTENCES:
+            break
+    return [part for parts in reversed(newest) for part in parts]
+
+
 def _superseded(identifier: str, sentence: str, later: str) -> bool:
     """Whether ``identifier``'s subject in ``sentence`` gets a new value in ``later``."""
     word = subject(identifier, sentence)
@@ -243,7 +265,7 @@ def quote_missing(
     """
     summary = without_repeats(without_quotes(summary))  # copied quotes, repeated sentences
     recalled = sentences(previous or "")
-    texts = [*recalled, *(part for m in messages for part in sentences(_written_text(m)))]
+    texts = [*recalled, *_newest_sentences(messages)]
     found = [
         (index, part)
         for index, part in enumerate(texts)

@@ -341,3 +341,17 @@ def test_sentences_a_summary_repeats_are_dropped_before_quoting() -> None:
         "**Summary:**\n\n- 数据库用PostgreSQL\n- 客户追加了两个报表，预算调整为15万元。\n"
         "- 测试环境是test-cn-02\n\nThe user asked about the lexer. The fix works."
     )
+
+
+def test_only_the_newest_sentences_are_looked_at(monkeypatch: Any) -> None:
+    """A summary of the whole history (strategy="full") does not read every sentence."""
+    from agentcore_autosummary import quoting
+
+    monkeypatch.setattr(quoting, "MAX_SENTENCES", 2)
+    messages = [
+        Message.user("The staging cluster is stg-harbor-03."),
+        Message.user("The database is PostgreSQL 16."),
+        Message.user("The rate limit is 2,500 requests per minute."),
+    ]
+    quoted = quote_missing("The team chose its infrastructure.", None, messages, COUNTER, 256)
+    assert _quotes(quoted) == [messages[1].text, messages[2].text]
