@@ -41,7 +41,7 @@ from attrs import frozen
 from agentcore import Message, TextBlock
 from agentcore.plugin_api import TokenCounter
 from agentcore_autosummary.identifiers import find_identifiers, holds
-from agentcore_autosummary.superseding import gets_new_value, subject
+from agentcore_autosummary.superseding import gets_new_value, subject, subjects_after
 
 __all__ = [
     "MAX_CANDIDATES",
@@ -217,9 +217,14 @@ def _newest_sentences(messages: Sequence[Message]) -> list[str]:
 
 
 def _superseded(identifier: str, sentence: str, later: str) -> bool:
-    """Whether ``identifier``'s subject in ``sentence`` gets a new value in ``later``."""
+    """Whether ``identifier``'s subject in ``sentence`` gets a new value in ``later``.
+
+    The subject is the word before the value (``the launch date is April 14``)
+    or, without one, a word right after it (``April 14 launch date``).
+    """
     word = subject(identifier, sentence)
-    return word is not None and gets_new_value(identifier, word, later)
+    words = [word] if word is not None else subjects_after(identifier, sentence)
+    return any(gets_new_value(identifier, each, later) for each in words)
 
 
 @frozen

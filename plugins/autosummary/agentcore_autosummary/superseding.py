@@ -105,6 +105,25 @@ def subject(identifier: str, text: str) -> str | None:
     return None
 
 
+def subjects_after(identifier: str, text: str) -> list[str]:
+    """The content words right after ``identifier`` in ``text``, up to a punctuation mark.
+
+    The subject of a value written before what it names (``April 14 launch
+    date``, ``25 MB upload limit``): at most :data:`_LOOK_BACK_WORDS` words,
+    those of 3 or more letters that are not stop words, case-folded.
+    """
+    at = text.find(identifier)
+    if at < 0:
+        return []
+    rest = re.split(r"[^\w\s-]", text[at + len(identifier) :], maxsplit=1)[0]
+    words: list[str] = _WORD.findall(rest)[:_LOOK_BACK_WORDS]
+    return [
+        word.casefold()
+        for word in words
+        if len(word) >= 3 and not word.isdigit() and word.casefold() not in _STOP_WORDS
+    ]
+
+
 def gets_new_value(identifier: str, word: str, transcript: str) -> bool:
     """Whether ``transcript`` gives ``word`` an identifier other than ``identifier``."""
     if _CJK.match(word):

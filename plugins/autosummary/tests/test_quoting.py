@@ -355,3 +355,11 @@ def test_only_the_newest_sentences_are_looked_at(monkeypatch: Any) -> None:
     ]
     quoted = quote_missing("The team chose its infrastructure.", None, messages, COUNTER, 256)
     assert _quotes(quoted) == [messages[1].text, messages[2].text]
+
+
+def test_a_value_written_before_its_subject_is_not_quoted_once_the_summary_changed_it() -> None:
+    previous = "- Dana Whitfield as project lead\n- April 14 launch date"
+    messages = [Message.user("Which risks go into the report?")]
+    summary = "The launch moves: the launch date is now May 5."
+    quoted = quote_missing(summary, previous, messages, COUNTER, 256)
+    assert _quotes(quoted) == ["Dana Whitfield as project lead"]
