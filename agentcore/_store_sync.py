@@ -45,6 +45,20 @@ WRITE_ATTEMPTS = 5
 """How often a session tries a write that another writer's changes made conflict."""
 
 
+def write_starts_in_caller(store: object) -> bool:
+    """Whether the class that defines ``store``'s ``write`` says it starts in the caller's task.
+
+    A store says so with ``_write_starts_in_caller = True`` next to its ``write``: up
+    to its first wait, that write looks at no task-bound state (no
+    ``asyncio.current_task()``, no ``asyncio.timeout``). A subclass that overrides
+    ``write`` without saying so again is not trusted with it.
+    """
+    for cls in type(store).__mro__:
+        if "write" in cls.__dict__:
+            return cls.__dict__.get("_write_starts_in_caller", False) is True
+    return False
+
+
 class StoreSync:
     """The stored state of one session as its object holds it: slots, turn index, cost.
 
@@ -72,6 +86,10 @@ class StoreSync:
         self.loaded = False
         self._load_lock = asyncio.Lock()
         self._write_lock = asyncio.Lock()
+        # A store whose write starts without looking at task-bound state (InMemoryStore,
+        # SqliteStore) is committed in this task's first step on Python 3.10 and 3.11 too,
+        # without a task per write: one that never waits there is done at once.
+        self._step_here = write_starts_in_caller(store)
 
     def where(self, slot_id: str) -> str:
         """How errors name slot ``slot_id`` of this session."""
@@ -242,10 +260,9 @@ class StoreSync:
         either way. A write that conflicts with another writer's reloads
         what changed and is built again, up to ``attempts`` times.
         """
-        # A store whose write never waits (InMemoryStore) is committed in this task's
-        # first step on Python 3.10 and 3.11 too, without a task per write.
-        step_here = getattr(self.store, "_writes_without_waiting", False) is True
-        await complete_despite_cancel(self._commit(build, stored, attempts), step_here=step_here)
+        await complete_despite_cancel(
+            self._commit(build, stored, attempts), step_here=self._step_here
+        )
 
     async def _commit(
         self, build: Callable[[], StoreWrite], stored: Callable[[], None], attempts: int
