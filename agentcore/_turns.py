@@ -223,26 +223,28 @@ class TurnRunner:
             final: tuple[ResponseComplete, list[Message], CycleResult] | None = None
             duplicate: Message | None = None
             try:
-                async with deadline.guard():
-                    await self._hooks.on_turn_start(ctx=ctx)
-                cycle = self._cycle(ctx, user_message)
-                done: tuple[ResponseComplete, CycleResult] | None = None
+                done: tuple[ResponseComplete, list[Message], CycleResult] | None = None
                 if stream:
+                    async with deadline.guard():
+                        await self._hooks.on_turn_start(ctx=ctx)
+                    cycle = self._cycle(ctx, user_message)
+                    streamed: tuple[ResponseComplete, CycleResult] | None = None
                     async with contextlib.aclosing(self._streamed(cycle, deadline)) as items:
                         async for item in items:
                             if isinstance(item, tuple):
-                                done = item
+                                streamed = item
                             else:
                                 yield item
+                    if streamed is not None:
+                        event, result = streamed
+                        async with deadline.guard():
+                            done = (event, await self._stored_form(user_message, result), result)
                 else:
+                    # No event is handed over before the turn is stored: one guard covers it.
                     async with deadline.guard():
-                        result = await self._complete(cycle)
-                    done = (ResponseComplete(result.response), result)
+                        done = await self._plain(ctx, user_message)
                 if done is not None:
-                    event, result = done
-                    async with deadline.guard():
-                        added = [make_valid(message) for message in result.new_messages]
-                        await self._count_for_storage([user_message, *added])
+                    event, added, result = done
                     reply = final_message(added, result)
                     try:
                         async with deadline.guard():
@@ -288,6 +290,21 @@ class TurnRunner:
                 await lease.release()
             release()
 
+    async def _plain(
+        self, ctx: TurnContext, user_message: Message
+    ) -> tuple[ResponseComplete, list[Message], CycleResult]:
+        """A plain turn up to its store write: ``on_turn_start``, the model, the counting."""
+        await self._hooks.on_turn_start(ctx=ctx)
+        result = await self._complete(self._cycle(ctx, user_message))
+        added = await self._stored_form(user_message, result)
+        return ResponseComplete(result.response), added, result
+
+    async def _stored_form(self, user_message: Message, result: CycleResult) -> list[Message]:
+        """The cycle's new messages as stored (valid Unicode), each counted for storage."""
+        added = [make_valid(message) for message in result.new_messages]
+        await self._count_for_storage([user_message, *added])
+        return added
+
     async def _complete(self, cycle: LlmCycle) -> CycleResult:
         tools = self._session.bundle.tools
         if tools is not None and len(tools):
@@ -318,8 +335,11 @@ class TurnRunner:
             ctx.messages = [user_message, *added]
             ctx.context = None
             await self._hooks.before_model_call(ctx=ctx)
-            context = ctx.slot.load_messages() if ctx.context is None else ctx.context
-            return [*context, *ctx.messages]
+            if ctx.context is not None:
+                return [*ctx.context, *ctx.messages]
+            request = ctx.slot.load_messages()  # a new list: extended, not copied again
+            request.extend(ctx.messages)
+            return request
 
         async def on_overflow(
             error: ContextWindowExceededError, added: Sequence[Message]
@@ -443,9 +463,16 @@ class TurnStream:
 
 
 async def drain(events: AsyncGenerator[CycleEvent | FinalEvent, None]) -> Message:
-    """Run a turn's events to the end and return its final message."""
-    async with contextlib.aclosing(events):
-        async for item in events:
-            if isinstance(item, FinalEvent):
-                return item.message
-    raise SessionError("the turn ended without a final message")
+    """Run a turn's events to the end and return its final message.
+
+    The generator is run to its end (nothing follows its final event but its
+    ``finally``), so it is finished, by an exception or not, when the loop is:
+    no ``aclose()`` is owed.
+    """
+    message: Message | None = None
+    async for item in events:
+        if isinstance(item, FinalEvent):
+            message = item.message
+    if message is None:
+        raise SessionError("the turn ended without a final message")
+    return message
