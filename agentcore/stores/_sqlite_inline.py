@@ -48,8 +48,3 @@ def encoded_chars(encoded: EncodedWrite) -> int:
     for text in encoded.data.values():
         size += len(text)
     return size
-
-
-def fits_inline(encoded: EncodedWrite) -> bool:
-    """Whether the JSON text of ``encoded`` is short enough to commit on the calling thread."""
-    return encoded_chars(encoded) <= INLINE_MAX_CHARS

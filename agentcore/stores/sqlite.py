@@ -39,7 +39,7 @@ from agentcore.stores._sqlite_file import (
     strict_text,
 )
 from agentcore.stores._sqlite_heads import HeadCache, data_version, read_heads
-from agentcore.stores._sqlite_inline import encoded_chars, fits_inline, inline_candidate
+from agentcore.stores._sqlite_inline import INLINE_MAX_CHARS, encoded_chars, inline_candidate
 from agentcore.stores._sqlite_schema import MIGRATIONS, SCHEMA_VERSION
 from agentcore.stores._sqlite_write import (
     LAST_INDEX,
@@ -282,22 +282,23 @@ class SqliteStore(BaseStore):
         A short write (a turn's) is tried first on the calling thread, with no
         wait at all: when neither another call of this store nor another
         connection holds the lock it needs, it commits there, at the cost of the
-        transaction alone. Otherwise (or for a long write, see
-        :func:`~agentcore.stores._sqlite_inline.fits_inline`) it goes to a worker
-        thread, which waits for the lock as described in the class docstring.
-        The try that finds the database locked has stored nothing; the try
-        never awaits, so a cancel lands before it or after its commit.
+        transaction alone. Otherwise, or for a long write (over the limits of
+        ``_sqlite_inline``), it goes to a worker thread, which waits for the lock
+        as described in the class docstring. The try that finds the database
+        locked has stored nothing; the try never awaits, so a cancel lands
+        before it or after its commit.
         """
         encoded = encode_batch(batch) if inline_candidate(batch) else None
-        if encoded is not None and fits_inline(encoded):
-            written, checkpoint = self._write_now(encoded)
+        chars = 0 if encoded is None else encoded_chars(encoded)
+        if encoded is not None and chars <= INLINE_MAX_CHARS:
+            written, checkpoint = self._write_now(encoded, chars)
             if written:
                 if checkpoint:  # stored: the WAL's pages are copied off the event loop
                     await asyncio.to_thread(self._checkpoint)
                 return
         await asyncio.to_thread(self._write, batch if encoded is None else encoded)
 
-    def _write_now(self, encoded: EncodedWrite) -> tuple[bool, bool]:
+    def _write_now(self, encoded: EncodedWrite, chars: int) -> tuple[bool, bool]:
         """Commit ``encoded`` on this thread if nothing holds a lock it needs.
 
         Returns whether it did, and whether the WAL is due a checkpoint then.
@@ -306,7 +307,7 @@ class SqliteStore(BaseStore):
             return False, False  # another call of the store is running in a worker thread
         try:
             self._check_open()
-            if not self._attempt(encoded, 0):
+            if not self._attempt(encoded, 0, chars):
                 return False, False
             return True, self._wal is not None and self._wal.due(self._conn)
         finally:
@@ -344,7 +345,7 @@ class SqliteStore(BaseStore):
         try:
             self._check_open()
             try_ms = max(1, round(1000 * (wait.cap(LOCK_TRY_SECONDS) or LOCK_TRY_SECONDS)))
-            if not self._attempt(encoded, try_ms):
+            if not self._attempt(encoded, try_ms, encoded_chars(encoded)):
                 return False
             self._checkpoint_if_due()
             # Left as the next write's try on the calling thread wants it (no PRAGMA there);
@@ -355,8 +356,10 @@ class SqliteStore(BaseStore):
         finally:
             self._lock.release()
 
-    def _attempt(self, encoded: EncodedWrite, busy_ms: int) -> bool:
+    def _attempt(self, encoded: EncodedWrite, busy_ms: int, chars: int) -> bool:
         """Write ``encoded``, waiting ``busy_ms`` for the database's write lock; whether it did.
+
+        ``chars`` is the length of its JSON text (for the WAL's checkpoints).
 
         Called with the store's lock held. False means the lock stayed taken and nothing
         was stored.
@@ -378,7 +381,7 @@ class SqliteStore(BaseStore):
         except sqlite3.Error as exc:
             raise StoreError(f"SQLite store {self._path}: {exc}") from exc
         if self._wal is not None:
-            self._wal.committed(encoded_chars(encoded))
+            self._wal.committed(chars)
         return True
 
     def _timed_out(self, encoded: EncodedWrite, why: str) -> StoreTimeoutError:
