@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 from attrs import frozen
 
-from agentcore._cancel import Deadline
+from agentcore._cancel import Deadline, DeadlineTimer
 from agentcore._lease import SessionLease
 from agentcore._store_sync import StoreSync
 from agentcore.budget import OVERFLOW_KEY, turn_counter
@@ -119,6 +119,7 @@ class TurnRunner:
         self._sync = sync
         self.lock = asyncio.Lock()
         self._core_hooks: CoreHooks | None = None
+        self._timer = DeadlineTimer()  # one loop timer for the deadlines of every turn
         self.open_stream = False
         bundle = session.bundle
         self.lease = (
@@ -167,7 +168,9 @@ class TurnRunner:
 
     def deadline(self) -> Deadline:
         """The deadline of a turn starting now, from the bundle's ``turn_timeout``."""
-        return Deadline(self._session.bundle.config.turn_timeout, self.timeout_error)
+        return Deadline(
+            self._session.bundle.config.turn_timeout, self.timeout_error, timer=self._timer
+        )
 
     async def events(
         self, user_message: Message, *, pin: bool, stream: bool, turn_id: str | None = None
