@@ -34,7 +34,7 @@ from agentcore.stores.base import (
     StoredTurn,
     StoreWrite,
 )
-from agentcore.usage import CostTracker, Usage
+from agentcore.usage import NO_USAGE, CostTracker, Usage
 
 logger = logging.getLogger("agentcore")
 
@@ -225,7 +225,7 @@ class StoreSync:
         """The session state to store: the one held, changed as given, ``usage`` added."""
         cost = dict(self.cost.breakdown())
         if usage is not None:
-            cost[purpose] = cost.get(purpose, Usage()) + usage
+            cost[purpose] = cost.get(purpose, NO_USAGE) + usage
         return SessionState(
             turn_index=self.turn_index if turn_index is None else turn_index,
             current_slot=self.current if current_slot is None else current_slot,

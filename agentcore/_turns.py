@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import uuid
+import os
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -76,6 +76,18 @@ def check_pin_flag(pin: object) -> None:
     """Refuse a ``pin`` argument that is not a bool."""
     if not isinstance(pin, bool):
         raise ConfigError(f"pin must be True or False, got {pin!r}")
+
+
+def new_turn_id() -> str:
+    """A new random turn id: a version 4 UUID in hex, as ``uuid.uuid4().hex`` gives.
+
+    Made from the 16 random bytes directly, without a ``uuid.UUID`` object (a
+    turn makes one: this costs a fifth of it).
+    """
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40  # version 4
+    raw[8] = (raw[8] & 0x3F) | 0x80  # the RFC 4122 variant
+    return raw.hex()
 
 
 MAX_TURN_ID_CHARS = 200
@@ -257,7 +269,7 @@ class TurnRunner:
                                 result.usage,
                                 reply,
                                 pin=pin,
-                                turn_id=turn_id or uuid.uuid4().hex,
+                                turn_id=turn_id or new_turn_id(),
                                 timeout=deadline.remaining(),
                             )
                     except StoreTimeoutError as exc:

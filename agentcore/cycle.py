@@ -39,7 +39,7 @@ from agentcore.llm import (
 from agentcore.messages import Message, ToolUseBlock
 from agentcore.output import TOOL_CHOICE, OutputSpec, output_spec
 from agentcore.tools import ToolCallHooks, ToolRegistry
-from agentcore.usage import Usage
+from agentcore.usage import NO_USAGE, Usage
 from agentcore.validators import POSITIVE_INT, STR
 
 
@@ -132,7 +132,7 @@ class _Progress:
 
     history: list[Message]
     new_messages: list[Message] = field(factory=list)
-    usage: Usage = field(factory=Usage)
+    usage: Usage = NO_USAGE
     calls: int = 0
     rounds: int = 0
 
