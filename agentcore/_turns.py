@@ -38,6 +38,8 @@ from agentcore.messages import Message, invalid_text, make_valid
 from agentcore.slots import ContextSlot
 
 if TYPE_CHECKING:
+    from agentcore.agent import Agent
+    from agentcore.bundle import AgentBundle
     from agentcore.session_handle import SessionHandle
 
 logger = logging.getLogger("agentcore")
@@ -132,6 +134,7 @@ class TurnRunner:
         self.lock = asyncio.Lock()
         self._core_hooks: CoreHooks | None = None
         self._timer = DeadlineTimer()  # one loop timer for the deadlines of every turn
+        self._settings: tuple[Agent, AgentBundle, LlmCycle] | None = None
         self.open_stream = False
         bundle = session.bundle
         self.lease = (
@@ -366,22 +369,36 @@ class TurnRunner:
                 if OVERFLOW_KEY in ctx.stash:
                     del ctx.stash[OVERFLOW_KEY]
 
-        agent, bundle = self._session.agent, self._session.bundle
-        return LlmCycle(
+        return self._cycle_settings().with_calls(
             ctx.provider,
+            prepare=prepare,
+            on_overflow=on_overflow,
+            tool_hooks=tool_call_hooks(self._pm, ctx),
+        )
+
+    def _cycle_settings(self) -> LlmCycle:
+        """A cycle with the settings of this session's turns, checked once per agent and bundle.
+
+        Both are frozen: the cycle is made again only when the session has another.
+        """
+        agent, bundle = self._session.agent, self._session.bundle
+        kept = self._settings
+        if kept is not None and kept[0] is agent and kept[1] is bundle:
+            return kept[2]
+        cycle = LlmCycle(
+            bundle.provider,
             model=agent.model,
             max_tokens=agent.max_tokens,
             temperature=agent.temperature,
             stop=agent.stop,
             purpose="turn",
             max_tool_rounds=bundle.config.max_tool_rounds,
-            prepare=prepare,
-            on_overflow=on_overflow,
-            tool_hooks=tool_call_hooks(self._pm, ctx),
             cache_key=self._session.session_id,
             tool_choice=agent.tool_choice or bundle.config.tool_choice,
             output=agent.output or bundle.config.output,
         )
+        self._settings = (agent, bundle, cycle)
+        return cycle
 
     async def _check_pin_fits(self, slot: ContextSlot, user_message: Message) -> None:
         """Refuse, before any model call, a pin of ``user_message`` that cannot be stored."""
