@@ -140,17 +140,26 @@ class Deadline:
     pending cancels), so a cancel of the caller that lands together with the
     deadline still reaches the caller; one timer serves all of a deadline's
     guards (armed by the first, cancelled when the deadline is dropped), where
-    an ``asyncio.timeout_at`` per guard would schedule and cancel one each. Python 3.10
+    an ``asyncio.timeout_at`` per guard would schedule and cancel one each; with
+    ``timer`` (a :class:`DeadlineTimer`), one timer serves a whole series of
+    deadlines instead (the turns of a session). Python 3.10
     has no count of pending cancels: there the
     deadline cancels the task itself and takes the ``CancelledError`` that
     follows as its own, so a caller's cancel landing in the same instant as
     the deadline is reported as the deadline's (as with 3.10's ``wait_for``).
     """
 
-    def __init__(self, seconds: float | None, error: Callable[[], BaseException]) -> None:
+    def __init__(
+        self,
+        seconds: float | None,
+        error: Callable[[], BaseException],
+        *,
+        timer: DeadlineTimer | None = None,
+    ) -> None:
         self._when = None if seconds is None else asyncio.get_running_loop().time() + seconds
         self._error = error
         self._timer: asyncio.TimerHandle | None = None
+        self._shared = timer
         self._passed = False
         self._active: _Guard | None = None
 
@@ -180,8 +189,12 @@ class Deadline:
 
     def _arm(self, loop: asyncio.AbstractEventLoop) -> None:
         """Schedule the one timer, if not yet done; it holds the deadline weakly."""
-        if self._timer is None and not self._passed:
-            assert self._when is not None
+        if self._passed:
+            return
+        assert self._when is not None
+        if self._shared is not None:
+            self._shared.watch(self, loop)
+        elif self._timer is None:
             self._timer = loop.call_at(self._when, _deadline_passed, weakref.ref(self))
 
 
@@ -191,9 +204,74 @@ def _deadline_passed(ref: weakref.ref[Deadline]) -> None:
     if deadline is None:
         return
     deadline._timer = None
+    _passed(deadline)
+
+
+def _passed(deadline: Deadline) -> None:
+    """``deadline`` has passed: cancel the body of its guard running now, if any."""
     deadline._passed = True
     if deadline._active is not None:
         deadline._active.expire()
+
+
+class DeadlineTimer:
+    """One loop timer for a series of deadlines that each come later (a session's turns).
+
+    A :class:`Deadline` given one (``Deadline(..., timer=t)``) has ``t`` watch it
+    instead of scheduling and cancelling a timer of its own: ``t`` keeps a
+    timer that fires no later than the deadline it watches. When it fires
+    for an earlier deadline (a finished turn's), it is scheduled again for the
+    one it watches now, so a session whose turns end in time schedules about
+    one timer per ``turn_timeout`` instead of one per turn. The deadlines behave
+    exactly as with a timer of their own. The loop's timer holds this object
+    weakly, and this object holds the deadline it watches weakly.
+    """
+
+    __slots__ = ("__weakref__", "_at", "_handle", "_loop", "_watched")
+
+    def __init__(self) -> None:
+        self._handle: asyncio.TimerHandle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._at = 0.0
+        self._watched: weakref.ref[Deadline] | None = None
+
+    def watch(self, deadline: Deadline, loop: asyncio.AbstractEventLoop) -> None:
+        """Fire for ``deadline``, armed on ``loop``, from now on.
+
+        The deadlines it watches must not overlap: a new one is watched once the
+        guards of the one before have ended (a session's turns hold its turn lock).
+        """
+        when = deadline._when
+        assert when is not None
+        self._watched = weakref.ref(deadline)
+        if self._handle is not None:
+            if self._at <= when and self._loop is loop:
+                return  # fires first; then waits on for this deadline
+            self._handle.cancel()  # too late, or on another loop (run_sync makes one a call)
+        self._schedule(when, loop)
+
+    def _schedule(self, when: float, loop: asyncio.AbstractEventLoop) -> None:
+        self._at = when
+        self._loop = loop
+        self._handle = loop.call_at(when, _shared_timer_fired, weakref.ref(self), loop)
+
+    def _fired(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._handle = None
+        deadline = self._watched() if self._watched is not None else None
+        if deadline is None or deadline._passed:
+            return
+        assert deadline._when is not None
+        if deadline._when > self._at:
+            self._schedule(deadline._when, loop)  # the watched deadline comes later
+        else:
+            _passed(deadline)
+
+
+def _shared_timer_fired(ref: weakref.ref[DeadlineTimer], loop: asyncio.AbstractEventLoop) -> None:
+    """The loop timer of a :class:`DeadlineTimer`; nothing once the timer is gone."""
+    timer = ref()
+    if timer is not None:
+        timer._fired(loop)
 
 
 class _Guard:

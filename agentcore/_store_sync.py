@@ -34,7 +34,7 @@ from agentcore.stores.base import (
     StoredTurn,
     StoreWrite,
 )
-from agentcore.usage import CostTracker, Usage
+from agentcore.usage import NO_USAGE, CostTracker, Usage
 
 logger = logging.getLogger("agentcore")
 
@@ -43,6 +43,20 @@ DEFAULT_SLOT = "default"
 
 WRITE_ATTEMPTS = 5
 """How often a session tries a write that another writer's changes made conflict."""
+
+
+def write_starts_in_caller(store: object) -> bool:
+    """Whether the class that defines ``store``'s ``write`` says it starts in the caller's task.
+
+    A store says so with ``_write_starts_in_caller = True`` next to its ``write``: up
+    to its first wait, that write looks at no task-bound state (no
+    ``asyncio.current_task()``, no ``asyncio.timeout``). A subclass that overrides
+    ``write`` without saying so again is not trusted with it.
+    """
+    for cls in type(store).__mro__:
+        if "write" in cls.__dict__:
+            return cls.__dict__.get("_write_starts_in_caller", False) is True
+    return False
 
 
 class StoreSync:
@@ -72,6 +86,10 @@ class StoreSync:
         self.loaded = False
         self._load_lock = asyncio.Lock()
         self._write_lock = asyncio.Lock()
+        # A store whose write starts without looking at task-bound state (InMemoryStore,
+        # SqliteStore) is committed in this task's first step on Python 3.10 and 3.11 too,
+        # without a task per write: one that never waits there is done at once.
+        self._step_here = write_starts_in_caller(store)
 
     def where(self, slot_id: str) -> str:
         """How errors name slot ``slot_id`` of this session."""
@@ -207,7 +225,7 @@ class StoreSync:
         """The session state to store: the one held, changed as given, ``usage`` added."""
         cost = dict(self.cost.breakdown())
         if usage is not None:
-            cost[purpose] = cost.get(purpose, Usage()) + usage
+            cost[purpose] = cost.get(purpose, NO_USAGE) + usage
         return SessionState(
             turn_index=self.turn_index if turn_index is None else turn_index,
             current_slot=self.current if current_slot is None else current_slot,
@@ -242,10 +260,9 @@ class StoreSync:
         either way. A write that conflicts with another writer's reloads
         what changed and is built again, up to ``attempts`` times.
         """
-        # A store whose write never waits (InMemoryStore) is committed in this task's
-        # first step on Python 3.10 and 3.11 too, without a task per write.
-        step_here = getattr(self.store, "_writes_without_waiting", False) is True
-        await complete_despite_cancel(self._commit(build, stored, attempts), step_here=step_here)
+        await complete_despite_cancel(
+            self._commit(build, stored, attempts), step_here=self._step_here
+        )
 
     async def _commit(
         self, build: Callable[[], StoreWrite], stored: Callable[[], None], attempts: int

@@ -11,14 +11,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import uuid
+import os
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
 from attrs import frozen
 
-from agentcore._cancel import Deadline
+from agentcore._cancel import Deadline, DeadlineTimer
 from agentcore._lease import SessionLease
 from agentcore._store_sync import StoreSync
 from agentcore.budget import OVERFLOW_KEY, turn_counter
@@ -38,6 +38,8 @@ from agentcore.messages import Message, invalid_text, make_valid
 from agentcore.slots import ContextSlot
 
 if TYPE_CHECKING:
+    from agentcore.agent import Agent
+    from agentcore.bundle import AgentBundle
     from agentcore.session_handle import SessionHandle
 
 logger = logging.getLogger("agentcore")
@@ -76,6 +78,18 @@ def check_pin_flag(pin: object) -> None:
     """Refuse a ``pin`` argument that is not a bool."""
     if not isinstance(pin, bool):
         raise ConfigError(f"pin must be True or False, got {pin!r}")
+
+
+def new_turn_id() -> str:
+    """A new random turn id: a version 4 UUID in hex, as ``uuid.uuid4().hex`` gives.
+
+    Made from the 16 random bytes directly, without a ``uuid.UUID`` object (a
+    turn makes one: this costs a fifth of it).
+    """
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40  # version 4
+    raw[8] = (raw[8] & 0x3F) | 0x80  # the RFC 4122 variant
+    return raw.hex()
 
 
 MAX_TURN_ID_CHARS = 200
@@ -119,6 +133,8 @@ class TurnRunner:
         self._sync = sync
         self.lock = asyncio.Lock()
         self._core_hooks: CoreHooks | None = None
+        self._timer = DeadlineTimer()  # one loop timer for the deadlines of every turn
+        self._settings: tuple[Agent, AgentBundle, LlmCycle] | None = None
         self.open_stream = False
         bundle = session.bundle
         self.lease = (
@@ -167,7 +183,9 @@ class TurnRunner:
 
     def deadline(self) -> Deadline:
         """The deadline of a turn starting now, from the bundle's ``turn_timeout``."""
-        return Deadline(self._session.bundle.config.turn_timeout, self.timeout_error)
+        return Deadline(
+            self._session.bundle.config.turn_timeout, self.timeout_error, timer=self._timer
+        )
 
     async def events(
         self, user_message: Message, *, pin: bool, stream: bool, turn_id: str | None = None
@@ -223,26 +241,28 @@ class TurnRunner:
             final: tuple[ResponseComplete, list[Message], CycleResult] | None = None
             duplicate: Message | None = None
             try:
-                async with deadline.guard():
-                    await self._hooks.on_turn_start(ctx=ctx)
-                cycle = self._cycle(ctx, user_message)
-                done: tuple[ResponseComplete, CycleResult] | None = None
+                done: tuple[ResponseComplete, list[Message], CycleResult] | None = None
                 if stream:
+                    async with deadline.guard():
+                        await self._hooks.on_turn_start(ctx=ctx)
+                    cycle = self._cycle(ctx, user_message)
+                    streamed: tuple[ResponseComplete, CycleResult] | None = None
                     async with contextlib.aclosing(self._streamed(cycle, deadline)) as items:
                         async for item in items:
                             if isinstance(item, tuple):
-                                done = item
+                                streamed = item
                             else:
                                 yield item
+                    if streamed is not None:
+                        event, result = streamed
+                        async with deadline.guard():
+                            done = (event, await self._stored_form(user_message, result), result)
                 else:
+                    # No event is handed over before the turn is stored: one guard covers it.
                     async with deadline.guard():
-                        result = await self._complete(cycle)
-                    done = (ResponseComplete(result.response), result)
+                        done = await self._plain(ctx, user_message)
                 if done is not None:
-                    event, result = done
-                    async with deadline.guard():
-                        added = [make_valid(message) for message in result.new_messages]
-                        await self._count_for_storage([user_message, *added])
+                    event, added, result = done
                     reply = final_message(added, result)
                     try:
                         async with deadline.guard():
@@ -252,7 +272,7 @@ class TurnRunner:
                                 result.usage,
                                 reply,
                                 pin=pin,
-                                turn_id=turn_id or uuid.uuid4().hex,
+                                turn_id=turn_id or new_turn_id(),
                                 timeout=deadline.remaining(),
                             )
                     except StoreTimeoutError as exc:
@@ -288,6 +308,21 @@ class TurnRunner:
                 await lease.release()
             release()
 
+    async def _plain(
+        self, ctx: TurnContext, user_message: Message
+    ) -> tuple[ResponseComplete, list[Message], CycleResult]:
+        """A plain turn up to its store write: ``on_turn_start``, the model, the counting."""
+        await self._hooks.on_turn_start(ctx=ctx)
+        result = await self._complete(self._cycle(ctx, user_message))
+        added = await self._stored_form(user_message, result)
+        return ResponseComplete(result.response), added, result
+
+    async def _stored_form(self, user_message: Message, result: CycleResult) -> list[Message]:
+        """The cycle's new messages as stored (valid Unicode), each counted for storage."""
+        added = [make_valid(message) for message in result.new_messages]
+        await self._count_for_storage([user_message, *added])
+        return added
+
     async def _complete(self, cycle: LlmCycle) -> CycleResult:
         tools = self._session.bundle.tools
         if tools is not None and len(tools):
@@ -318,8 +353,11 @@ class TurnRunner:
             ctx.messages = [user_message, *added]
             ctx.context = None
             await self._hooks.before_model_call(ctx=ctx)
-            context = ctx.slot.load_messages() if ctx.context is None else ctx.context
-            return [*context, *ctx.messages]
+            if ctx.context is not None:
+                return [*ctx.context, *ctx.messages]
+            request = ctx.slot.load_messages()  # a new list: extended, not copied again
+            request.extend(ctx.messages)
+            return request
 
         async def on_overflow(
             error: ContextWindowExceededError, added: Sequence[Message]
@@ -331,22 +369,36 @@ class TurnRunner:
                 if OVERFLOW_KEY in ctx.stash:
                     del ctx.stash[OVERFLOW_KEY]
 
-        agent, bundle = self._session.agent, self._session.bundle
-        return LlmCycle(
+        return self._cycle_settings().with_calls(
             ctx.provider,
+            prepare=prepare,
+            on_overflow=on_overflow,
+            tool_hooks=tool_call_hooks(self._pm, ctx),
+        )
+
+    def _cycle_settings(self) -> LlmCycle:
+        """A cycle with the settings of this session's turns, checked once per agent and bundle.
+
+        Both are frozen: the cycle is made again only when the session has another.
+        """
+        agent, bundle = self._session.agent, self._session.bundle
+        kept = self._settings
+        if kept is not None and kept[0] is agent and kept[1] is bundle:
+            return kept[2]
+        cycle = LlmCycle(
+            bundle.provider,
             model=agent.model,
             max_tokens=agent.max_tokens,
             temperature=agent.temperature,
             stop=agent.stop,
             purpose="turn",
             max_tool_rounds=bundle.config.max_tool_rounds,
-            prepare=prepare,
-            on_overflow=on_overflow,
-            tool_hooks=tool_call_hooks(self._pm, ctx),
             cache_key=self._session.session_id,
             tool_choice=agent.tool_choice or bundle.config.tool_choice,
             output=agent.output or bundle.config.output,
         )
+        self._settings = (agent, bundle, cycle)
+        return cycle
 
     async def _check_pin_fits(self, slot: ContextSlot, user_message: Message) -> None:
         """Refuse, before any model call, a pin of ``user_message`` that cannot be stored."""
@@ -443,9 +495,16 @@ class TurnStream:
 
 
 async def drain(events: AsyncGenerator[CycleEvent | FinalEvent, None]) -> Message:
-    """Run a turn's events to the end and return its final message."""
-    async with contextlib.aclosing(events):
-        async for item in events:
-            if isinstance(item, FinalEvent):
-                return item.message
-    raise SessionError("the turn ended without a final message")
+    """Run a turn's events to the end and return its final message.
+
+    The generator is run to its end (nothing follows its final event but its
+    ``finally``), so it is finished, by an exception or not, when the loop is:
+    no ``aclose()`` is owed.
+    """
+    message: Message | None = None
+    async for item in events:
+        if isinstance(item, FinalEvent):
+            message = item.message
+    if message is None:
+        raise SessionError("the turn ended without a final message")
+    return message

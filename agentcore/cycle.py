@@ -39,7 +39,7 @@ from agentcore.llm import (
 from agentcore.messages import Message, ToolUseBlock
 from agentcore.output import TOOL_CHOICE, OutputSpec, output_spec
 from agentcore.tools import ToolCallHooks, ToolRegistry
-from agentcore.usage import Usage
+from agentcore.usage import NO_USAGE, Usage
 from agentcore.validators import POSITIVE_INT, STR
 
 
@@ -132,7 +132,7 @@ class _Progress:
 
     history: list[Message]
     new_messages: list[Message] = field(factory=list)
-    usage: Usage = field(factory=Usage)
+    usage: Usage = NO_USAGE
     calls: int = 0
     rounds: int = 0
 
@@ -221,6 +221,31 @@ class LlmCycle:
     cache_key: str | None = field(default=None, kw_only=True, validator=CACHE_KEY)
     tool_choice: str | None = field(default=None, kw_only=True, validator=TOOL_CHOICE)
     output: OutputSpec[Any] | None = field(default=None, kw_only=True, converter=output_spec)
+
+    def with_calls(
+        self,
+        provider: LlmProvider,
+        *,
+        prepare: PrepareCall | None,
+        on_overflow: OverflowCall | None,
+        tool_hooks: ToolCallHooks | None,
+    ) -> LlmCycle:
+        """A copy with another provider, ``prepare``, ``on_overflow`` and ``tool_hooks``.
+
+        The other settings were checked when this cycle was made and are not checked
+        again, as ``attrs.evolve`` would; ``provider`` is. For a caller that runs
+        many cycles with the same settings (a session's turns, each with callbacks
+        of its own): it makes one cycle and copies it for each.
+        """
+        _check_provider(self, _PROVIDER_FIELD, provider)
+        cycle: LlmCycle = _new(LlmCycle)
+        for name in _CYCLE_FIELDS:
+            _set(cycle, name, getattr(self, name))
+        _set(cycle, "provider", provider)
+        _set(cycle, "prepare", prepare)
+        _set(cycle, "on_overflow", on_overflow)
+        _set(cycle, "tool_hooks", tool_hooks)
+        return cycle
 
     def request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *, first: bool = True
@@ -333,6 +358,11 @@ class LlmCycle:
         streamed provider call.
         """
         return CycleStream(self, messages, registry)
+
+
+_CYCLE_FIELDS = tuple(field.name for field in attrs.fields(LlmCycle))
+"""Every field of :class:`LlmCycle`, copied by :meth:`LlmCycle.with_calls`."""
+_PROVIDER_FIELD = attrs.fields(LlmCycle).provider
 
 
 async def _answer(

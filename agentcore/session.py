@@ -403,11 +403,17 @@ class AgentSession:
         count = len(slot)
         stop = count if stop is None else min(stop, count)
         start = min(start, stop)
-        if start >= slot.offset:
-            return slot.raw_messages(start, stop)
-        middle = min(stop, slot.offset)
-        older = await self._bundle.store.load_messages(self._session_id, slot.id, start, middle)
-        return [*older, *slot.raw_messages(middle, stop)]
+        messages: list[Message] = []
+        # Those older than the window come from the store; read on while the window moved
+        # on during a read (a config stored meanwhile lets the slot drop what it no longer
+        # sends: see ContextSlot.drop_unsent).
+        while start < min(stop, slot.offset):
+            middle = min(stop, slot.offset)
+            store = self._bundle.store
+            messages += await store.load_messages(self._session_id, slot.id, start, middle)
+            start = middle
+        messages += slot.raw_messages(start, stop)
+        return messages
 
     async def import_history(self, messages: Sequence[Message], slot_id: str | None = None) -> None:
         """Store an existing history into an empty slot (default: the current one), in one write.

@@ -251,8 +251,11 @@ class ContextSlot:
         return _WindowMessages(self._messages, self._offset, self.id, self._pins_held)[start:stop]
 
     def load_messages(self) -> list[Message]:
-        """The messages the next request will carry, system prompt first."""
-        return render_context(self.system_prompt, self.messages, self.config)
+        """The messages the next request will carry, system prompt first (a new list)."""
+        before, start, after = render_parts(self.system_prompt, self.messages, self.config)
+        if start == self._offset:  # the window is all that is loaded: one copy, not two
+            return [*before, *self._messages, *after]
+        return [*before, *self.messages[start:], *after]
 
     async def count_context(self, counter: TokenCounter) -> int:
         """The tokens :meth:`load_messages` costs as a request, counted by ``counter``.

@@ -66,6 +66,9 @@ class Usage:
 _USAGE_FIELDS = tuple(field.name for field in attrs.fields(Usage))
 """The counts :meth:`Usage.__add__` sums: every field of :class:`Usage`."""
 
+NO_USAGE = Usage()
+"""A usage of no tokens, shared (usages are frozen): the start of a sum, made once."""
+
 
 @define
 class CostTracker:
@@ -79,7 +82,7 @@ class CostTracker:
             raise TypeError(f"CostTracker.add expects a Usage, got {type(usage).__name__}")
         if not purpose:
             raise ValueError("CostTracker.add needs a non-empty purpose")
-        self._by_purpose[purpose] = self._by_purpose.get(purpose, Usage()) + usage
+        self._by_purpose[purpose] = self._by_purpose.get(purpose, NO_USAGE) + usage
 
     def restore(self, by_purpose: Mapping[str, Usage]) -> None:
         """Replace every count with ``by_purpose`` (a session does so when it reloads)."""

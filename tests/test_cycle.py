@@ -619,3 +619,50 @@ def test_a_cycle_builds_the_request_its_constructor_would() -> None:
 def test_an_empty_cache_key_is_refused_when_the_cycle_is_made() -> None:
     with pytest.raises((ConfigError, TypeError, ValueError), match="cache_key"):
         LlmCycle(MockProvider(responder=lambda request: "ok"), cache_key="")
+
+
+async def test_with_calls_keeps_the_settings_and_swaps_the_provider_and_callbacks() -> None:
+    first = MockProvider(responder=lambda r: "first")
+    second = MockProvider(responder=lambda r: "second")
+    prepared: list[int] = []
+
+    async def prepare(added: Sequence[Message]) -> list[Message]:
+        prepared.append(len(added))
+        return [USER]
+
+    cycle = LlmCycle(
+        first,
+        model="m",
+        max_tokens=50,
+        temperature=0.5,
+        stop=["END"],
+        purpose="turn",
+        max_tool_rounds=3,
+        cache_key="k",
+        tool_choice="auto",
+    )
+    copy = cycle.with_calls(second, prepare=prepare, on_overflow=None, tool_hooks=None)
+    assert copy == LlmCycle(
+        second,
+        model="m",
+        max_tokens=50,
+        temperature=0.5,
+        stop=["END"],
+        purpose="turn",
+        max_tool_rounds=3,
+        prepare=prepare,
+        cache_key="k",
+        tool_choice="auto",
+    )
+    assert cycle.provider is first and cycle.prepare is None  # the original is unchanged
+    result = await copy.submit_messages([])
+    assert result.final_message.text == "second" and prepared == [0]
+    request = second.calls_for("turn")[-1]
+    assert (request.model, request.max_tokens, request.stop, request.cache_key) == (
+        "m",
+        50,
+        ("END",),
+        "k",
+    )
+    with pytest.raises(ConfigError, match="provider must implement LlmProvider"):
+        cycle.with_calls(object(), prepare=None, on_overflow=None, tool_hooks=None)  # type: ignore[arg-type]

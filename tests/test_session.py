@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -479,3 +480,38 @@ async def test_pinned_messages_older_than_the_window_survive_a_resume(
     texts = [m.text for m in await again.load_messages()]
     assert texts[texts.index("u1") :][:5] == ["u1", "u2", "u3", "u4", "u8"]
     await store.close()
+
+
+async def test_history_reads_on_when_the_window_moves_during_its_read(agent: Agent) -> None:
+    """A summary stored while history() reads older messages drops more from memory."""
+    gate = asyncio.Event()
+    reading = asyncio.Event()
+
+    class GatedStore(InMemoryStore):
+        gated = False
+
+        async def load_messages(
+            self, session_id: str, slot_id: str, start: int = 0, stop: int | None = None
+        ) -> list[Message]:
+            if self.gated:
+                self.gated = False
+                reading.set()
+                await gate.wait()
+            return await super().load_messages(session_id, slot_id, start, stop)
+
+    store = GatedStore()
+    builder = AgentBuilder().provider(MockProvider(responder=lambda r: "r")).store(store)
+    session = AgentSession(agent, "g", builder.load_plugins(False).build())
+    for i in range(10):
+        await session.submit_turn(f"u{i}")
+    await session.set_mode(FocusedConfig(summary_override="S", summary_covers=4))
+    slot = await session.get_slot()
+    assert slot.offset == 4
+    store.gated = True
+    history = asyncio.ensure_future(session.history())
+    await reading.wait()  # history() reads messages 0..3 from the store
+    await session.set_mode(FocusedConfig(summary_override="S2", summary_covers=12))
+    assert slot.offset == 12
+    gate.set()
+    messages = await history
+    assert [m.text for m in messages] == [t for i in range(10) for t in (f"u{i}", "r")]

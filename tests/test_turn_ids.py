@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import sqlite3
 import time
+import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
 from agentcore import Agent, AgentBuilder, AgentSession, ConfigError, TurnTimeoutError
+from agentcore._turns import new_turn_id
 from agentcore.errors import StoreError
 from agentcore.testing import MockProvider
 
@@ -102,3 +104,13 @@ async def test_a_locked_sqlite_database_bounds_the_turn_by_its_deadline(tmp_path
     assert [m.text for m in await session.history()] == ["first", "reply 1"]
     assert (await session.submit_turn("third")).text == "reply 3"
     await store.close()
+
+
+def test_a_new_turn_id_is_a_version_4_uuid_in_hex() -> None:
+    """The id a turn gets when the caller gives none, as ``uuid.uuid4().hex`` made it."""
+    ids = [new_turn_id() for _ in range(1000)]
+    for turn_id in ids:
+        parsed = uuid.UUID(hex=turn_id)
+        assert parsed.hex == turn_id
+        assert parsed.version == 4 and parsed.variant == uuid.RFC_4122
+    assert len(set(ids)) == len(ids)

@@ -5,7 +5,8 @@ store's own connection last wrote or read that session, the answer is known with
 worker thread: SQLite's ``PRAGMA data_version`` changes as soon as *another* connection
 (another store object, another process) commits to the file, and stays as it is for this
 connection's own commits, which keep the cache up to date themselves. So a turn that finds
-nothing changed makes one thread round trip (its write), not two.
+nothing changed reads nothing in a worker thread (and its write, when the file is free,
+commits on the calling thread: see ``_sqlite_inline``).
 """
 
 from __future__ import annotations

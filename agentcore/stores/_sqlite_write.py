@@ -92,22 +92,27 @@ def apply_write(conn: sqlite3.Connection, batch: EncodedWrite) -> tuple[int, dic
             conn.execute(_ENSURE_SESSION, (session_id,))
         else:
             conn.execute(_UPSERT_STATE, (session_id, batch.state))
-        conn.executemany(
-            _UPSERT_CONFIG,
-            [(session_id, slot_id, config) for slot_id, config in batch.slot_configs.items()],
-        )
-        for slot_id, append in batch.appends.items():
+        # Each statement runs only when the batch has rows for it (a turn has no data).
+        if batch.slot_configs:
             conn.executemany(
-                _INSERT_MESSAGE,
-                [
-                    (session_id, slot_id, index, body)
-                    for index, body in enumerate(append.bodies, append.start)
-                ],
+                _UPSERT_CONFIG,
+                [(session_id, slot_id, config) for slot_id, config in batch.slot_configs.items()],
             )
-        conn.executemany(
-            _UPSERT_DATA, [(session_id, key, value) for key, value in batch.data.items()]
-        )
-        conn.executemany(_DELETE_DATA, [(session_id, key) for key in batch.deleted_data])
+        for slot_id, append in batch.appends.items():
+            if append.bodies:
+                conn.executemany(
+                    _INSERT_MESSAGE,
+                    [
+                        (session_id, slot_id, index, body)
+                        for index, body in enumerate(append.bodies, append.start)
+                    ],
+                )
+        if batch.data:
+            conn.executemany(
+                _UPSERT_DATA, [(session_id, key, value) for key, value in batch.data.items()]
+            )
+        if batch.deleted_data:
+            conn.executemany(_DELETE_DATA, [(session_id, key) for key in batch.deleted_data])
         turn = batch.turn
         if batch.turn_id is not None and turn is not None:
             try:

@@ -52,7 +52,7 @@ class InMemoryStore(BaseStore):
     stored. Data is lost when the process ends.
     """
 
-    _writes_without_waiting = True
+    _write_starts_in_caller = True
     """:meth:`write` never waits and looks at no task-bound state: a session commits it
     without a task of its own (``complete_despite_cancel(step_here=True)``)."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sqlite3
@@ -27,6 +28,7 @@ from agentcore.stores._codec import (
     encode_batch,
 )
 from agentcore.stores._deadline import LOCK_TRY_SECONDS, Deadline, check_timeout, pauses
+from agentcore.stores._sqlite_checkpoint import WalPages
 from agentcore.stores._sqlite_file import (
     UndecodableText,
     create_private,
@@ -37,6 +39,7 @@ from agentcore.stores._sqlite_file import (
     strict_text,
 )
 from agentcore.stores._sqlite_heads import HeadCache, data_version, read_heads
+from agentcore.stores._sqlite_inline import INLINE_MAX_CHARS, encoded_chars, inline_candidate
 from agentcore.stores._sqlite_schema import MIGRATIONS, SCHEMA_VERSION
 from agentcore.stores._sqlite_write import (
     LAST_INDEX,
@@ -69,8 +72,10 @@ class SqliteStore(BaseStore):
     ``path`` is a file path, or ``":memory:"`` for a private in-memory
     database. The file and its tables are created when missing; its directory
     must exist. Opening happens in the constructor (a short blocking call);
-    every other method runs in a worker thread through :func:`asyncio.to_thread`
-    and goes through one connection guarded by a lock.
+    the other methods go through one connection guarded by a lock, in a worker
+    thread (:func:`asyncio.to_thread`), except a short :meth:`write` that finds
+    the database free: it commits on the calling thread without waiting (see
+    :meth:`write`).
 
     Each :meth:`write` is one transaction whose cost does not depend on how
     many messages a slot already holds: stored messages are never read or
@@ -86,6 +91,11 @@ class SqliteStore(BaseStore):
     :class:`~agentcore.errors.StoreTimeoutError` having stored nothing.
     """
 
+    _write_starts_in_caller = True
+    """Up to its first wait (the worker thread's), :meth:`write` looks at no task-bound
+    state: a session runs that step in its own task (``complete_despite_cancel(step_here=True)``),
+    so a write that commits on the calling thread costs no task and no turn of the loop."""
+
     def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 5.0) -> None:
         try:
             timeout = check_timeout(busy_timeout, "SqliteStore busy_timeout")
@@ -100,6 +110,8 @@ class SqliteStore(BaseStore):
         # The connection's busy_timeout in ms, as last set (under self._lock): set again only
         # when a call needs another one, so a turn's write runs no PRAGMA for it.
         self._busy_ms = round(1000 * timeout)
+        # The WAL's checkpoints, run in worker threads (a file's database; None in memory).
+        self._wal: WalPages | None = None
         # The one connection, used only under self._lock. Tests read this
         # attribute (e.g. set_trace_callback to count statements); keep its name.
         self._conn: sqlite3.Connection = self._open()
@@ -175,6 +187,7 @@ class SqliteStore(BaseStore):
                 )
             if path != _MEMORY and path:
                 self._use_wal(conn)
+                self._wal = WalPages(conn)
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
             if version < SCHEMA_VERSION:
@@ -242,7 +255,9 @@ class SqliteStore(BaseStore):
             self._check_open()
             try:
                 self._set_busy_ms(self._conn, round(1000 * self._busy_timeout))
-                return fn(self._conn)
+                result = fn(self._conn)
+                self._checkpoint_if_due()  # after a write (a deleted session, a lease)
+                return result
             except UndecodableText:
                 raise CorruptDataError(
                     f"SQLite store {self._path}: a stored text is not valid UTF-8, the file is "
@@ -263,11 +278,55 @@ class SqliteStore(BaseStore):
         An append whose ``start`` is not the slot's message count, or an
         expected version that is not the slot's, is refused with
         :class:`~agentcore.errors.ConflictError`.
-        """
-        await asyncio.to_thread(self._write, batch)
 
-    def _write(self, batch: StoreWrite) -> None:
-        encoded = encode_batch(batch)
+        A short write (a turn's) is tried first on the calling thread, with no
+        wait at all: when neither another call of this store nor another
+        connection holds the lock it needs, it commits there, at the cost of the
+        transaction alone. Otherwise, or for a long write (over the limits of
+        ``_sqlite_inline``), it goes to a worker thread, which waits for the lock
+        as described in the class docstring. The try that finds the database
+        locked has stored nothing; the try never awaits, so a cancel lands
+        before it or after its commit.
+        """
+        encoded = encode_batch(batch) if inline_candidate(batch) else None
+        chars = 0 if encoded is None else encoded_chars(encoded)
+        if encoded is not None and chars <= INLINE_MAX_CHARS:
+            written, checkpoint = self._write_now(encoded, chars)
+            if written:
+                if checkpoint:  # stored: the WAL's pages are copied off the event loop
+                    await asyncio.to_thread(self._checkpoint)
+                return
+        await asyncio.to_thread(self._write, batch if encoded is None else encoded)
+
+    def _write_now(self, encoded: EncodedWrite, chars: int) -> tuple[bool, bool]:
+        """Commit ``encoded`` on this thread if nothing holds a lock it needs.
+
+        Returns whether it did, and whether the WAL is due a checkpoint then.
+        """
+        if not self._lock.acquire(blocking=False):
+            return False, False  # another call of the store is running in a worker thread
+        try:
+            self._check_open()
+            if not self._attempt(encoded, 0, chars):
+                return False, False
+            return True, self._wal is not None and self._wal.due(self._conn)
+        finally:
+            self._lock.release()
+
+    def _checkpoint(self) -> None:
+        """Checkpoint the WAL if it is due (in a worker thread); nothing when closed."""
+        with self._lock:
+            if not self._closed:
+                self._checkpoint_if_due()
+
+    def _checkpoint_if_due(self) -> None:
+        """Checkpoint the WAL if the store's commits may have filled it; under the lock."""
+        wal = self._wal
+        if wal is not None and wal.due(self._conn):
+            wal.checkpoint(self._conn, self._path)
+
+    def _write(self, batch: StoreWrite | EncodedWrite) -> None:
+        encoded = batch if isinstance(batch, EncodedWrite) else encode_batch(batch)
         # The busy wait: the write's own timeout, or the store's busy_timeout.
         wait = Deadline.after(self._busy_timeout if encoded.timeout is None else encoded.timeout)
         for pause in pauses():
@@ -285,26 +344,45 @@ class SqliteStore(BaseStore):
             raise self._timed_out(encoded, "other calls of this store held its connection")
         try:
             self._check_open()
-            conn = self._conn
             try_ms = max(1, round(1000 * (wait.cap(LOCK_TRY_SECONDS) or LOCK_TRY_SECONDS)))
-            try:
-                self._set_busy_ms(conn, try_ms)
-                try:
-                    version, heads = apply_write(conn, encoded)
-                except BaseException:
-                    self._heads.forget(encoded.session_id)
-                    raise
-                else:
-                    self._heads.store(version, encoded.session_id, heads)
-            except sqlite3.OperationalError as exc:
-                if is_busy(exc):
-                    return False
-                raise StoreError(f"SQLite store {self._path}: {exc}") from exc
-            except sqlite3.Error as exc:
-                raise StoreError(f"SQLite store {self._path}: {exc}") from exc
+            if not self._attempt(encoded, try_ms, encoded_chars(encoded)):
+                return False
+            self._checkpoint_if_due()
+            # Left as the next write's try on the calling thread wants it (no PRAGMA there);
+            # the write is stored, so an error here changes nothing it reports.
+            with contextlib.suppress(sqlite3.Error):
+                self._set_busy_ms(self._conn, 0)
             return True
         finally:
             self._lock.release()
+
+    def _attempt(self, encoded: EncodedWrite, busy_ms: int, chars: int) -> bool:
+        """Write ``encoded``, waiting ``busy_ms`` for the database's write lock; whether it did.
+
+        ``chars`` is the length of its JSON text (for the WAL's checkpoints).
+
+        Called with the store's lock held. False means the lock stayed taken and nothing
+        was stored.
+        """
+        conn = self._conn
+        try:
+            self._set_busy_ms(conn, busy_ms)
+            try:
+                version, heads = apply_write(conn, encoded)
+            except BaseException:
+                self._heads.forget(encoded.session_id)
+                raise
+            else:
+                self._heads.store(version, encoded.session_id, heads)
+        except sqlite3.OperationalError as exc:
+            if is_busy(exc):
+                return False
+            raise StoreError(f"SQLite store {self._path}: {exc}") from exc
+        except sqlite3.Error as exc:
+            raise StoreError(f"SQLite store {self._path}: {exc}") from exc
+        if self._wal is not None:
+            self._wal.committed(chars)
+        return True
 
     def _timed_out(self, encoded: EncodedWrite, why: str) -> StoreTimeoutError:
         limit = self._busy_timeout if encoded.timeout is None else encoded.timeout
