@@ -224,7 +224,9 @@ class DeadlineTimer:
     one it watches now, so a session whose turns end in time schedules about
     one timer per ``turn_timeout`` instead of one per turn. The deadlines behave
     exactly as with a timer of their own. The loop's timer holds this object
-    weakly, and this object holds the deadline it watches weakly.
+    weakly, and this object holds the deadline it watches weakly. On Python 3.10
+    a guard arms a timeout of its own (there is no ``asyncio.timeout``), so the
+    shared timer serves Python 3.11 and later.
     """
 
     __slots__ = ("__weakref__", "_at", "_handle", "_loop", "_watched")
