@@ -65,7 +65,7 @@ MAX_QUOTE_CHARS = 400
 """Sentences longer than this are never quoted (a pasted block, not a statement)."""
 
 MAX_CANDIDATES = 200
-"""The newest sentences stating a missing identifier that are looked at, at most."""
+"""The newest sentences that could be quoted (stating a missing value still live), at most."""
 
 MAX_SENTENCES = 5_000
 """The sentences of the newest messages looked at, at most (see :func:`quote_missing`)."""

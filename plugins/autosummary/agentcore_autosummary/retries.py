@@ -172,7 +172,7 @@ async def make_summary(
     try:
         await check_shrinks(ctx, made.plan, summary, config)
     except SummaryFailedError:
-        bare = without_quotes(made.summary)
+        bare = without_quotes(summary)  # the summary as quoting cleaned it
         if summary == bare:
             raise
         # Degrade: the summary without its quotes, when only they kept the context from

@@ -363,3 +363,17 @@ def test_a_value_written_before_its_subject_is_not_quoted_once_the_summary_chang
     summary = "The launch moves: the launch date is now May 5."
     quoted = quote_missing(summary, previous, messages, COUNTER, 256)
     assert _quotes(quoted) == ["Dana Whitfield as project lead"]
+
+
+async def test_quotes_are_the_default() -> None:
+    """Without a retention_check of its own, a session quotes what its summary left out."""
+
+    def responder(request: LlmRequest) -> str:
+        if request.purpose != "summary":
+            return "Noted."
+        return "Summary: the user talked about an order and a refund."
+
+    config = SummaryConfig(max_context_tokens=1500, trigger_token_ratio=0.3, debounce_turns=1)
+    session = await _run(responder, config, 30)
+    summary = await get_conversation_summary(session)
+    assert summary is not None and _quotes(summary) == [FACT]
