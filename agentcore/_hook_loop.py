@@ -17,7 +17,7 @@ from typing import Any, NoReturn, TypeVar, cast
 import pluggy
 from pluggy import HookCallError, HookImpl
 
-from agentcore._hook_policy import caller_policy
+from agentcore._hook_policy import HookPolicy, caller_policy
 
 T = TypeVar("T")
 
@@ -52,6 +52,40 @@ def _traced(caller: pluggy.HookCaller) -> bool:
     return bool(getattr(manager, "trace_calls", False))
 
 
+_CallerFacts = tuple[pluggy.HookCaller, Any, HookPolicy, bool, bool]
+_FACTS: dict[int, _CallerFacts] = {}
+_MAX_FACTS = 4096
+"""How many hook callers' facts :func:`_facts` keeps (several per plugin manager)."""
+
+
+def _facts(caller: pluggy.HookCaller) -> _CallerFacts:
+    """``(caller, spec, policy, firstresult, traced)``: read once per caller and spec.
+
+    A hook's spec, and so its policy and ``firstresult``, is kept with it; a spec
+    set later (``add_hookspecs`` after the plugin) is read afresh. Tracing is the
+    manager's, fixed when it was created.
+    """
+    spec = caller.spec
+    kept = _FACTS.get(id(caller))
+    if kept is not None and kept[0] is caller and kept[1] is spec:
+        return kept
+    firstresult = bool(spec is not None and spec.opts.get("firstresult"))
+    facts = (caller, spec, caller_policy(caller), firstresult, _traced(caller))
+    if len(_FACTS) >= _MAX_FACTS:
+        _FACTS.clear()
+    _FACTS[id(caller)] = facts
+    return facts
+
+
+def hook_is_idle(caller: pluggy.HookCaller) -> bool:
+    """Whether calling the hook of ``caller`` would do nothing: no implementation, no trace.
+
+    A caller that would build an argument only for the hook (a model call's
+    record) skips building it then.
+    """
+    return not caller.get_hookimpls() and not _facts(caller)[4]
+
+
 async def call_hook(caller: pluggy.HookCaller, /, **kwargs: Any) -> Any:
     """Call the hook of ``caller`` as pluggy would, awaiting async implementations.
 
@@ -77,14 +111,11 @@ async def call_hook(caller: pluggy.HookCaller, /, **kwargs: Any) -> Any:
 
     :raises TypeError: The hook is declared ``sync=True``: call it as pluggy does.
     """
-    policy = caller_policy(caller)
+    _, spec, policy, firstresult, trace = _facts(caller)
     name = caller.name
     if policy.sync:
         raise TypeError(f"the hook {name!r} is synchronous: call it as pm.hook.{name}(...)")
-    spec = caller.spec
-    firstresult = bool(spec is not None and spec.opts.get("firstresult"))
     impls = caller.get_hookimpls()
-    trace = _traced(caller)
     if not impls and not trace:  # the common case of a hook no plugin implements
         return None if firstresult else []
     if spec is not None:

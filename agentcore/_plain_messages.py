@@ -5,11 +5,13 @@ from their parsed JSON directly, checking exactly what the classes' validators c
 hands everything else (other blocks, any field of another JSON type, anything malformed)
 back as None, for :mod:`agentcore.serialization`'s converter: cattrs then gives the value
 or the error it always gave. :func:`plain_message_dict` does the same the other way for
-text-only messages (a turn's user message and reply).
+text-only messages (a turn's user message and reply), and :func:`plain_message_json`
+writes their stored JSON directly.
 """
 
 from __future__ import annotations
 
+from json.encoder import encode_basestring
 from typing import Any
 
 import attrs
@@ -134,3 +136,36 @@ def plain_message_dict(message: Message) -> dict[str, Any] | None:
     if message.is_error:
         data["is_error"] = True
     return data
+
+
+def plain_message_json(
+    message: Message, counts: tuple[tuple[str, int], ...], counts_key: str
+) -> str | None:
+    """The stored JSON of a text-only ``message`` with ``counts``; None for any other message.
+
+    The text is the one ``json.dumps(data, ensure_ascii=False, separators=(",", ":"))``
+    makes of :func:`plain_message_dict`'s dict with the counts under ``counts_key``
+    (a stored message's body), written without building that dict: a turn stores two
+    such messages. ``json.encoder.encode_basestring`` quotes each string as the encoder does.
+    """
+    if not _FIELDS_KNOWN or message.tool_call_id is not None or message.is_error:
+        return None
+    parts = ['{"role":', encode_basestring(message.role)]
+    content = message.content
+    if content:
+        separator = ',"content":[{"text":'
+        for block in content:
+            if type(block) is not TextBlock:
+                return None
+            parts += (separator, encode_basestring(block.text), ',"type":"text"}')
+            separator = ',{"text":'
+        parts.append("]")
+    if counts:
+        separator = "{"
+        parts += (",", encode_basestring(counts_key), ":")
+        for key, count in counts:
+            parts += (separator, encode_basestring(key), ":", str(int(count)))
+            separator = ","
+        parts.append("}")
+    parts.append("}")
+    return "".join(parts)

@@ -242,46 +242,64 @@ class TurnRunner:
             duplicate: Message | None = None
             try:
                 done: tuple[ResponseComplete, list[Message], CycleResult] | None = None
-                if stream:
-                    async with deadline.guard():
-                        await self._hooks.on_turn_start(ctx=ctx)
-                    cycle = self._cycle(ctx, user_message)
-                    streamed: tuple[ResponseComplete, CycleResult] | None = None
-                    async with contextlib.aclosing(self._streamed(cycle, deadline)) as items:
-                        async for item in items:
-                            if isinstance(item, tuple):
-                                streamed = item
-                            else:
-                                yield item
-                    if streamed is not None:
-                        event, result = streamed
+                # The turn's reply once made: a deadline that passes after it was stored
+                # is consumed (the turn goes on); one that passes before stores nothing.
+                reply: Message | None = None
+                stored_now = False
+                try:
+                    if stream:
                         async with deadline.guard():
-                            done = (event, await self._stored_form(user_message, result), result)
-                else:
-                    # No event is handed over before the turn is stored: one guard covers it.
-                    async with deadline.guard():
-                        done = await self._plain(ctx, user_message)
-                if done is not None:
-                    event, added, result = done
-                    reply = final_message(added, result)
-                    try:
+                            await self._hooks.on_turn_start(ctx=ctx)
+                        cycle = self._cycle(ctx, user_message)
+                        streamed: tuple[ResponseComplete, CycleResult] | None = None
+                        async with contextlib.aclosing(self._streamed(cycle, deadline)) as items:
+                            async for item in items:
+                                if isinstance(item, tuple):
+                                    streamed = item
+                                else:
+                                    yield item
+                        if streamed is not None:
+                            event, result = streamed
+                            async with deadline.guard():
+                                added = await self._stored_form(user_message, result)
+                                done = (event, added, result)
+                                reply = final_message(added, result)
+                                stored_now = await self._store(
+                                    slot,
+                                    user_message,
+                                    done,
+                                    reply,
+                                    pin=pin,
+                                    turn_id=turn_id,
+                                    deadline=deadline,
+                                )
+                    else:
+                        # No event is handed over before the turn is stored: one guard
+                        # covers the model call and the store write.
                         async with deadline.guard():
-                            stored_now = await sync.commit_turn(
+                            done = await self._plain(ctx, user_message)
+                            reply = final_message(done[1], done[2])
+                            stored_now = await self._store(
                                 slot,
-                                [user_message, *added],
-                                result.usage,
+                                user_message,
+                                done,
                                 reply,
                                 pin=pin,
-                                turn_id=turn_id or new_turn_id(),
-                                timeout=deadline.remaining(),
+                                turn_id=turn_id,
+                                deadline=deadline,
                             )
-                    except StoreTimeoutError as exc:
-                        raise self.timeout_error() from exc  # nothing was stored
-                    except TurnTimeoutError:
-                        if sync.last_reply is not reply:
-                            raise  # nothing was stored
-                        # Stored: the deadline's own cancel is consumed, the turn goes on.
-                        stored_now = True
+                except StoreTimeoutError as exc:
+                    if reply is None:
+                        raise
+                    raise self.timeout_error() from exc  # nothing was stored
+                except TurnTimeoutError:
+                    if reply is None or sync.last_reply is not reply:
+                        raise  # nothing was stored
+                    # Stored: the deadline's own cancel is consumed, the turn goes on.
+                    stored_now = True
+                if done is not None:
+                    assert reply is not None
+                    event, added, result = done
                     if lease is not None:
                         await lease.release()  # stored: the next worker may go on
                     if stored_now:
@@ -297,6 +315,7 @@ class TurnRunner:
                 return
             if final is not None:
                 event, added, result = final
+                assert reply is not None  # set before the turn was stored
                 # Past its deadline, a stored turn skips its remaining end hooks and is
                 # handed over; a cancel of the caller propagates.
                 async with deadline.guard(consume=True):
@@ -307,6 +326,29 @@ class TurnRunner:
             if lease is not None:
                 await lease.release()
             release()
+
+    async def _store(
+        self,
+        slot: ContextSlot,
+        user_message: Message,
+        done: tuple[ResponseComplete, list[Message], CycleResult],
+        reply: Message,
+        *,
+        pin: bool,
+        turn_id: str | None,
+        deadline: Deadline,
+    ) -> bool:
+        """Store the turn ``done`` (see :meth:`StoreSync.commit_turn`), in the caller's guard."""
+        _, added, result = done
+        return await self._sync.commit_turn(
+            slot,
+            [user_message, *added],
+            result.usage,
+            reply,
+            pin=pin,
+            turn_id=turn_id or new_turn_id(),
+            timeout=deadline.remaining(),
+        )
 
     async def _plain(
         self, ctx: TurnContext, user_message: Message
@@ -349,19 +391,17 @@ class TurnRunner:
             await stream.aclose()
 
     def _cycle(self, ctx: TurnContext, user_message: Message) -> LlmCycle:
-        async def prepare(added: Sequence[Message]) -> list[Message]:
+        async def prepare(added: Sequence[Message]) -> tuple[Message, ...]:
             ctx.messages = [user_message, *added]
             ctx.context = None
             await self._hooks.before_model_call(ctx=ctx)
             if ctx.context is not None:
-                return [*ctx.context, *ctx.messages]
-            request = ctx.slot.load_messages()  # a new list: extended, not copied again
-            request.extend(ctx.messages)
-            return request
+                return (*ctx.context, *ctx.messages)
+            return ctx.slot.load_messages_with(ctx.messages)  # one copy: the request's
 
         async def on_overflow(
             error: ContextWindowExceededError, added: Sequence[Message]
-        ) -> list[Message]:
+        ) -> tuple[Message, ...]:
             ctx.stash[OVERFLOW_KEY] = error
             try:
                 return await prepare(added)
@@ -369,11 +409,13 @@ class TurnRunner:
                 if OVERFLOW_KEY in ctx.stash:
                     del ctx.stash[OVERFLOW_KEY]
 
+        tools = self._session.bundle.tools
         return self._cycle_settings().with_calls(
             ctx.provider,
             prepare=prepare,
             on_overflow=on_overflow,
-            tool_hooks=tool_call_hooks(self._pm, ctx),
+            # Tool hooks are awaited around tool calls: a bundle without tools makes none.
+            tool_hooks=tool_call_hooks(self._pm, ctx) if tools is not None and len(tools) else None,
         )
 
     def _cycle_settings(self) -> LlmCycle:
@@ -418,10 +460,19 @@ class TurnRunner:
     async def _count_for_storage(self, messages: Sequence[Message]) -> None:
         """Count ``messages`` with the turn counter, so their counts are stored with them.
 
-        A message already counted (the user's, by the pre-call budget) costs
-        nothing; a long one is counted off the event loop.
+        Counts are made for a session whose turns a budget counts: the agent has
+        a ``token_counter`` of its own, or a plugin's budget counted one of the
+        turn's messages already (the user's, before the model call). A turn
+        nobody counts (no such plugin) stores none and pays no tokenizer; a
+        budget that comes later counts what it reads once, then. A message
+        already counted costs nothing; a long one is counted off the event loop.
         """
-        counter = turn_counter(self._session.agent, self._session.bundle.provider)
+        agent = self._session.agent
+        counter = turn_counter(agent, self._session.bundle.provider)
+        if agent.token_counter is None and not any(
+            counter.counted(message) for message in messages
+        ):
+            return
         for message in messages:
             await counter.count_message_async(message)
 

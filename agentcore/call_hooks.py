@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
+from agentcore._hook_loop import hook_is_idle
 from agentcore.calls import ModelCallInfo, ToolCallInfo
 from agentcore.errors import MalformedResponseError
 from agentcore.hook_calls import CoreHooks
@@ -43,6 +44,7 @@ class HookedProvider:
         if isinstance(provider, HookedProvider):
             provider = provider.wrapped
         self._provider = provider
+        self._pm = plugin_manager
         self._hooks = CoreHooks(plugin_manager)
         self._ctx = ctx
 
@@ -50,6 +52,11 @@ class HookedProvider:
     def wrapped(self) -> LlmProvider:
         """The provider that serves the calls."""
         return self._provider
+
+    @property
+    def model(self) -> Any:
+        """The wrapped provider's ``model`` (read on every turn: no ``__getattr__`` detour)."""
+        return self._provider.model  # type: ignore[attr-defined]
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -107,6 +114,8 @@ class HookedProvider:
         *,
         streamed: bool = True,
     ) -> None:
+        if hook_is_idle(self._pm.hook.after_model_call):
+            return  # no plugin would read the record: it is not made
         call = ModelCallInfo(
             request=request,
             provider=self._provider,

@@ -146,10 +146,15 @@ class _Progress:
         self.history.append(message)
         self.new_messages.append(message)
 
-    async def refresh(self, prepare: PrepareCall | None) -> list[Message]:
-        """The messages of the next request, as ``prepare`` makes them when given."""
+    async def refresh(self, prepare: PrepareCall | None) -> Sequence[Message]:
+        """The messages of the next request, as ``prepare`` makes them when given.
+
+        A tuple from ``prepare`` is used as it is (the request keeps it: no copy);
+        any other sequence is copied, since its maker may change it later.
+        """
         if prepare is not None:
-            return list(await prepare(tuple(self.new_messages)))
+            messages = await prepare(tuple(self.new_messages))
+            return messages if type(messages) is tuple else tuple(messages)
         return self.history
 
     def result(self, response: LlmResponse, *, round_limit_reached: bool = False) -> CycleResult:
@@ -457,8 +462,8 @@ class CycleStream:
         specs = registry.specs() if registry is not None else []
         while True:
             complete: ResponseComplete | None = None
-            history = await progress.refresh(cycle.prepare)
-            events = _provider_events_retried(cycle, history, specs, progress.new_messages)
+            request_messages = await progress.refresh(cycle.prepare)
+            events = _provider_events_retried(cycle, request_messages, specs, progress.new_messages)
             async with contextlib.aclosing(events) as events:
                 async for event in events:
                     if isinstance(event, ResponseComplete):

@@ -223,6 +223,10 @@ class ContextSlot:
     _sums: list[int] = field(factory=lambda: [0], init=False, repr=False)
     """Running token totals of the loaded messages: ``_sums[i]`` is the sum of the first i."""
     _sums_key: tuple[str, int] | None = field(default=None, init=False, repr=False)
+    _parts: tuple[tuple[Any, ...], tuple[list[Message], int, list[Message]]] | None = field(
+        default=None, init=False, repr=False, eq=False
+    )
+    """The last :func:`render_parts` of the slot, with what it was made from."""
 
     @property
     def version(self) -> int:
@@ -250,12 +254,48 @@ class ContextSlot:
         """A copy of the raw history from ``start`` to ``stop`` (absolute, loaded indices)."""
         return _WindowMessages(self._messages, self._offset, self.id, self._pins_held)[start:stop]
 
+    def _render_parts(self) -> tuple[list[Message], int, list[Message]]:
+        """:func:`render_parts` of this slot, made again only when what it reads changed.
+
+        It reads the message count, the window held, the config (frozen: a change is
+        a new object), the system prompt and the pinned messages held; a turn asks
+        for it more than once (its budget, then its request). Callers never change
+        the lists it returns.
+        """
+        key = (
+            len(self._messages),
+            self._offset,
+            self.config,
+            self.system_prompt,
+            len(self._pins_held),
+        )
+        kept = self._parts
+        if (
+            kept is not None
+            and kept[0][0] == key[0]
+            and kept[0][1] == key[1]
+            and kept[0][2] is key[2]
+            and kept[0][3] == key[3]
+            and kept[0][4] == key[4]
+        ):
+            return kept[1]
+        parts = render_parts(self.system_prompt, self.messages, self.config)
+        self._parts = (key, parts)
+        return parts
+
     def load_messages(self) -> list[Message]:
         """The messages the next request will carry, system prompt first (a new list)."""
-        before, start, after = render_parts(self.system_prompt, self.messages, self.config)
+        before, start, after = self._render_parts()
         if start == self._offset:  # the window is all that is loaded: one copy, not two
             return [*before, *self._messages, *after]
         return [*before, *self.messages[start:], *after]
+
+    def load_messages_with(self, tail: Sequence[Message]) -> tuple[Message, ...]:
+        """:meth:`load_messages`, then ``tail``, as one tuple: a request's messages, one copy."""
+        before, start, after = self._render_parts()
+        if start == self._offset:
+            return (*before, *self._messages, *after, *tail)
+        return (*before, *self.messages[start:], *after, *tail)
 
     async def count_context(self, counter: TokenCounter) -> int:
         """The tokens :meth:`load_messages` costs as a request, counted by ``counter``.
@@ -266,7 +306,7 @@ class ContextSlot:
         :attr:`~agentcore.tokens.TokenCounter.key`), whatever the history's
         length. Long messages are counted off the event loop.
         """
-        before, start, after = render_parts(self.system_prompt, self.messages, self.config)
+        before, start, after = self._render_parts()
         return await counter.count_messages_async([*before, *after]) + await self._window_tokens(
             counter, start
         )

@@ -506,6 +506,10 @@ class TokenCounter:
             room -= max(over, 1)
         return f"[… {total} tokens left out …]"
 
+    def counted(self, message: Message) -> bool:
+        """Whether ``message`` carries this counter's count already (made or stored)."""
+        return self._cached(message) is not None
+
     def _cached(self, message: Message) -> int | None:
         for key, count in token_counts(message):
             if key == self._key:

@@ -57,14 +57,28 @@ class Usage:
             return NotImplemented
         # Sums of validated counts are valid: made without running the validators again
         # (a turn adds usages several times). Every field is a count, so each is summed.
-        total = object.__new__(Usage)
-        for name in _USAGE_FIELDS:
-            object.__setattr__(total, name, getattr(self, name) + getattr(other, name))
+        total = _new(Usage)
+        if _FOUR_FIELDS:
+            _set(total, "input_tokens", self.input_tokens + other.input_tokens)
+            _set(total, "output_tokens", self.output_tokens + other.output_tokens)
+            _set(total, "cached_input_tokens", self.cached_input_tokens + other.cached_input_tokens)
+            _set(total, "cache_write_tokens", self.cache_write_tokens + other.cache_write_tokens)
+            return total
+        for name in _USAGE_FIELDS:  # pragma: no cover - a Usage with other fields
+            _set(total, name, getattr(self, name) + getattr(other, name))
         return total
 
 
 _USAGE_FIELDS = tuple(field.name for field in attrs.fields(Usage))
 """The counts :meth:`Usage.__add__` sums: every field of :class:`Usage`."""
+_FOUR_FIELDS = _USAGE_FIELDS == (
+    "input_tokens",
+    "output_tokens",
+    "cached_input_tokens",
+    "cache_write_tokens",
+)
+_new = object.__new__
+_set = object.__setattr__
 
 NO_USAGE = Usage()
 """A usage of no tokens, shared (usages are frozen): the start of a sum, made once."""

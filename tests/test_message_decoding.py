@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentcore import ImageBlock, Message, TextBlock, ToolUseBlock
+from agentcore import ImageBlock, Message, TextBlock, ToolUseBlock, Usage
 from agentcore._plain_messages import plain_message_dict
-from agentcore.errors import CorruptDataError
+from agentcore.errors import CorruptDataError, StoreError
+from agentcore.messages import set_token_count, token_counts
 from agentcore.serialization import (
     converter,
     message_from_dict,
@@ -21,7 +22,7 @@ from agentcore.serialization import (
     message_to_json,
     plain_message,
 )
-from agentcore.stores import MessageAppend, SqliteStore, StoreWrite, _codec
+from agentcore.stores import MessageAppend, SessionState, SqliteStore, StoreWrite, _codec
 
 json_scalars = st.one_of(st.none(), st.booleans(), st.integers(-(2**53), 2**53), st.text())
 json_values = st.recursive(
@@ -65,6 +66,22 @@ def test_a_text_message_is_encoded_as_the_converter_encodes_it(message: Message)
     else:
         assert fast is not None
         assert json.dumps(fast) == json.dumps(converter.unstructure(message, Message))
+
+
+@given(
+    st.one_of(plain_messages, other_messages),
+    st.lists(st.tuples(st.text(min_size=1), st.integers(0, 2**40)), max_size=3),
+)
+def test_a_message_is_stored_as_the_json_of_its_dict_and_counts(
+    message: Message, counts: list[tuple[str, int]]
+) -> None:
+    for key, count in reversed(counts):
+        set_token_count(message, key, count)
+    data = converter.unstructure(message, Message)
+    if token_counts(message):
+        data[_codec.TOKENS_FIELD] = dict(token_counts(message))
+    expected = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    assert _codec.encode_message(message) == expected
 
 
 @given(st.one_of(plain_messages, other_messages))
@@ -135,3 +152,31 @@ async def test_a_bad_row_gets_the_same_error_with_or_without_the_fast_path(
     # cattrs turns a few wrong types into the right one (5 into "5"); the rest is refused.
     if isinstance(fast, str):
         assert "message 1 of slot 'a' in session 's' does not match its format" in fast
+
+
+usages = st.builds(
+    Usage,
+    st.integers(0, 2**40),
+    st.integers(0, 2**40),
+    st.one_of(st.integers(0, 3), st.booleans()),
+    st.integers(0, 3),
+)
+states = st.builds(
+    SessionState,
+    st.one_of(st.integers(0, 2**31), st.booleans()),
+    st.one_of(st.just("default"), st.text(min_size=1)),
+    st.dictionaries(st.text(), usages, max_size=3),
+)
+
+
+@given(states)
+def test_a_state_is_stored_as_the_json_of_its_converted_dict(state: SessionState) -> None:
+    unstructured = converter.unstructure(state, SessionState)
+    expected = json.dumps(unstructured, ensure_ascii=False, separators=(",", ":"))
+    try:
+        expected.encode("utf-8")
+    except UnicodeEncodeError:
+        with pytest.raises(StoreError, match="not valid Unicode"):
+            _codec.encode_batch(StoreWrite("s", state=state))
+        return
+    assert _codec.encode_batch(StoreWrite("s", state=state)).state == expected

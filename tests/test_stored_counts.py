@@ -4,15 +4,27 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-from agentcore import Agent, AgentBuilder, AgentBundle, AgentSession, FocusedConfig, Message
+from agentcore import (
+    Agent,
+    AgentBuilder,
+    AgentBundle,
+    AgentSession,
+    FocusedConfig,
+    Message,
+    SqliteStore,
+    TurnContext,
+    Usage,
+    hookimpl,
+)
 from agentcore.slots import ContextSlot, SlotConfig
 from agentcore.stores import MemoryStore
 from agentcore.testing import MockProvider
-from agentcore.tokens import TokenCounter
+from agentcore.tokens import TokenCounter, get_token_counter
 
 if TYPE_CHECKING:
     from conftest import StoreEngine
@@ -111,3 +123,55 @@ async def test_running_totals_equal_counting_the_whole_request(mode: FocusedConf
     assert await slot.count_context(counter) == counter.count_messages(slot.load_messages())
     slot.record_appended(HISTORY[9:])  # appended after the totals were made
     assert await slot.count_context(counter) == counter.count_messages(slot.load_messages())
+
+
+class RequestCounter:
+    """A plugin whose budget counts each request with the turn counter, as autosummary's does."""
+
+    @hookimpl
+    async def before_model_call(self, ctx: TurnContext) -> None:
+        get_token_counter(None).count_messages(ctx.messages)
+
+
+def _stored_bodies(location: str) -> list[dict[str, object]]:
+    with sqlite3.connect(location) as db:
+        return [json.loads(row[0]) for row in db.execute("SELECT body FROM messages")]
+
+
+async def test_a_turn_no_budget_counts_stores_no_counts(tmp_path: Path) -> None:
+    # No plugin counts the requests and the agent has no counter: nothing reads counts, so
+    # the turn pays no tokenizer and stores none; a budget added later counts what it reads.
+    location = str(tmp_path / "plain.db")
+    bundle = (
+        AgentBuilder()
+        # A fixed usage: the mock would count the request otherwise.
+        .provider(MockProvider(responder=lambda request: "a fine reply", usage=Usage(30, 5)))
+        .store(SqliteStore(location))
+        .load_plugins(False)
+        .build()
+    )
+    session = AgentSession(Agent("assistant", system_prompt="Be brief."), "s", bundle)
+    await session.submit_turn("how long is the river?")
+    await bundle.store.close()
+    bodies = _stored_bodies(location)
+    assert len(bodies) == 2
+    assert all("tokens" not in body for body in bodies)
+
+
+async def test_a_turn_a_budget_counts_stores_every_message_counted(tmp_path: Path) -> None:
+    location = str(tmp_path / "budgeted.db")
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=lambda request: "a fine reply", usage=Usage(30, 5)))
+        .store(SqliteStore(location))
+        .load_plugins(False)
+        .plugin(RequestCounter())
+        .build()
+    )
+    session = AgentSession(Agent("assistant", system_prompt="Be brief."), "s", bundle)
+    await session.submit_turn("how long is the river?")
+    await bundle.store.close()
+    bodies = _stored_bodies(location)
+    key = get_token_counter(None).key
+    # The user's message was counted by the budget; the reply is counted for storage.
+    assert [sorted(body["tokens"]) for body in bodies] == [[key], [key]]  # type: ignore[call-overload]

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agentcore import Agent, AgentBuilder, AgentSession, Message, SqliteStore
-from agentcore.errors import DuplicateTurnError
+from agentcore.errors import ConflictError, DuplicateTurnError
 from agentcore.stores import MessageAppend, SlotHead, StoreWrite
 from agentcore.testing import MockProvider
 
@@ -99,6 +99,9 @@ async def test_a_sqlite_turn_runs_only_the_statements_of_its_write(
     assert not [s for s in statements if s.startswith("SELECT") and "FROM turns" in s]
     assert statements[0] == "PRAGMA data_version"  # the check before the model call
     assert "BEGIN IMMEDIATE" in statements and statements[-1] == "COMMIT"
+    # The heads kept from the last turn's write answer the conflict checks and give the
+    # heads after this one: no count or version is read.
+    assert not [s for s in statements if "max(" in s.lower() or "FROM slots" in s], statements
     # A resubmitted turn id is still refused as a duplicate (looked up on the conflict).
     write = StoreWrite(
         "s", appends={"default": MessageAppend(0, [Message.user("x")])}, turn_id="t-1"
@@ -158,3 +161,42 @@ async def test_slot_heads_see_every_connection_and_delete(tmp_path: Path) -> Non
         assert await mine.delete_session("s")
         assert await mine.slot_heads("s") == {}
         assert await theirs.slot_heads("s") == {}
+
+
+async def test_a_write_checked_against_kept_heads_still_refuses_every_conflict(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "conflicts.db"
+
+    def append(start: int, text: str) -> StoreWrite:
+        return StoreWrite("s", appends={"a": MessageAppend(start, [Message.user(text)])})
+
+    async with SqliteStore(path) as mine, SqliteStore(path) as theirs:
+        await mine.write(StoreWrite("s", slot_configs={"a": {"mode": "full"}}))
+        await mine.write(append(0, "x"))  # mine keeps the heads its write left
+        # Another connection commits: the kept heads are stale, and the write finds out.
+        await theirs.write(append(1, "z"))
+        with pytest.raises(ConflictError, match="starts at 1 but the slot holds 2"):
+            await mine.write(append(1, "y"))
+        await mine.write(append(2, "w"))
+        # Kept heads current: a stale start and a stale config version are refused.
+        with pytest.raises(ConflictError, match="starts at 0 but the slot holds 3"):
+            await mine.write(append(0, "y"))
+        await mine.write(append(3, "v"))
+        with pytest.raises(ConflictError, match="config version 1, not the expected 0"):
+            await mine.write(
+                StoreWrite("s", slot_configs={"a": {"mode": "full"}}, expected_versions={"a": 0})
+            )
+        await mine.write(append(4, "u"))
+        await mine.write(
+            StoreWrite(
+                "s",
+                slot_configs={"a": {"mode": "full"}},
+                expected_versions={"a": 1},
+                appends={"a": MessageAppend(5, [Message.user("t")])},
+            )
+        )
+        assert (await mine.slot_heads("s"))["a"] == SlotHead(2, 6)
+        assert (await theirs.slot_heads("s"))["a"] == SlotHead(2, 6)
+        stored = await theirs.load_messages("s", "a")
+        assert [m.text for m in stored] == ["x", "z", "w", "v", "u", "t"]

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from json.encoder import encode_basestring
 from typing import Any, TypeVar
 
+import attrs
 import cattrs
 from attrs import frozen
 
-from agentcore._plain_messages import plain_message_dict
+from agentcore._plain_messages import plain_message_dict, plain_message_json
 from agentcore.errors import ConflictError, CorruptDataError, DuplicateTurnError, StoreError
 from agentcore.messages import Message, set_token_count, token_counts
 from agentcore.serialization import converter, message_to_dict, plain_message
@@ -25,6 +27,7 @@ from agentcore.stores.base import (
     StoredTurn,
     StoreWrite,
 )
+from agentcore.usage import Usage
 from agentcore.validators import is_int
 
 T = TypeVar("T")
@@ -126,11 +129,61 @@ def _encode_json(value: Any, what: str) -> str:
     return text
 
 
+_STATE_FIELDS_KNOWN = tuple(f.name for f in attrs.fields(SessionState)) == (
+    "turn_index",
+    "current_slot",
+    "cost",
+) and tuple(f.name for f in attrs.fields(Usage)) == (
+    "input_tokens",
+    "output_tokens",
+    "cached_input_tokens",
+    "cache_write_tokens",
+)
+
+
+def state_json(state: SessionState) -> str | None:
+    """``state`` as stored JSON, written directly; None when the converter must make it.
+
+    The text is the one the converter's dict gives (defaults left out) through
+    :func:`_dumps`: every turn stores the state. A field of another type than
+    the class declares (an int that is a bool, say) goes through the converter.
+    """
+    if not _STATE_FIELDS_KNOWN:
+        return None
+    parts: list[str] = []
+    turn_index, current_slot, cost = state.turn_index, state.current_slot, state.cost
+    if type(turn_index) is not int or type(current_slot) is not str or type(cost) is not dict:
+        return None
+    if turn_index != 0:
+        parts.append(f'"turn_index":{turn_index}')
+    if current_slot != "default":
+        parts.append(f'"current_slot":{encode_basestring(current_slot)}')
+    if cost:
+        usages: list[str] = []
+        for purpose, usage in cost.items():
+            if type(purpose) is not str or type(usage) is not Usage:
+                return None
+            counts = (
+                ("input_tokens", usage.input_tokens),
+                ("output_tokens", usage.output_tokens),
+                ("cached_input_tokens", usage.cached_input_tokens),
+                ("cache_write_tokens", usage.cache_write_tokens),
+            )
+            if any(type(count) is not int for _, count in counts):
+                return None
+            fields = ",".join(f'"{name}":{count}' for name, count in counts if count != 0)
+            usages.append(f"{encode_basestring(purpose)}:{{{fields}}}")
+        parts.append(f'"cost":{{{",".join(usages)}}}')
+    return f"{{{','.join(parts)}}}"
+
+
 def encode_batch(batch: StoreWrite) -> EncodedWrite:
     """Check ``batch`` and serialize every part of it; raise :class:`StoreError` if any fails."""
     if not isinstance(batch, StoreWrite):
         raise StoreError(f"a store writes a StoreWrite, not {type(batch).__name__}")
-    session_id = _check_id(batch.session_id, "session id")
+    session_id = batch.session_id
+    if not _id_fits(session_id):
+        session_id = _check_id(session_id, "session id")
     where = f"session {session_id!r}"
 
     state: str | None = None
@@ -139,11 +192,15 @@ def encode_batch(batch: StoreWrite) -> EncodedWrite:
             raise StoreError(
                 f"state of {where} must be a SessionState, not {type(batch.state).__name__}"
             )
-        try:
-            unstructured = converter.unstructure(batch.state, SessionState)
-        except Exception as exc:
-            raise StoreError(f"state of {where} cannot be serialized: {exc}") from exc
-        state = _encode_json(unstructured, f"state of {where}")
+        state = state_json(batch.state)
+        if state is not None:
+            _check_utf8(state, f"state of {where}")
+        else:
+            try:
+                unstructured = converter.unstructure(batch.state, SessionState)
+            except Exception as exc:
+                raise StoreError(f"state of {where} cannot be serialized: {exc}") from exc
+            state = _encode_json(unstructured, f"state of {where}")
 
     slot_configs: dict[str, str] = {}
     for slot_id, config in batch.slot_configs.items():
@@ -269,10 +326,13 @@ TOKENS_FIELD = "tokens"
 
 def encode_message(message: Message) -> str:
     """``message`` as stored JSON, with the token counts it carries (:data:`TOKENS_FIELD`)."""
+    counts = token_counts(message)
+    text = plain_message_json(message, counts, TOKENS_FIELD)
+    if text is not None:
+        return text
     data = plain_message_dict(message)
     if data is None:
         data = message_to_dict(message)
-    counts = token_counts(message)
     if counts:
         data[TOKENS_FIELD] = dict(counts)
     return _dumps(data)

@@ -63,6 +63,16 @@ class HeadCache:
             return None
         return dict(heads)
 
+    def at_version(self, version: int, session_id: str) -> dict[str, SlotHead] | None:
+        """The kept heads of ``session_id`` if kept at ``data_version`` ``version``; else None.
+
+        For a write transaction that read ``version`` under the write lock: equal,
+        the heads are the file's as the transaction found it. Never copied: read only.
+        """
+        if version != self._version:
+            return None
+        return self._heads.get(session_id)
+
     def store(self, version: int, session_id: str, heads: dict[str, SlotHead]) -> None:
         """Keep ``heads`` of ``session_id``, read at the connection's data version ``version``."""
         if version != self._version:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import time
+from collections.abc import Mapping
 
 from agentcore.errors import StoreError
 from agentcore.stores._codec import (
@@ -13,7 +14,7 @@ from agentcore.stores._codec import (
     duplicate_turn,
     version_conflict,
 )
-from agentcore.stores._sqlite_heads import data_version, read_heads
+from agentcore.stores._sqlite_heads import HeadCache, data_version, read_heads
 from agentcore.stores.base import SlotHead, StoredTurn
 
 # max(idx) over the primary key's (session_id, slot_id) prefix is one index
@@ -63,28 +64,62 @@ def rollback(conn: sqlite3.Connection) -> None:
             conn.execute("ROLLBACK")
 
 
-def apply_write(conn: sqlite3.Connection, batch: EncodedWrite) -> tuple[int, dict[str, SlotHead]]:
+def _heads_after(
+    known: Mapping[str, SlotHead] | None, batch: EncodedWrite
+) -> dict[str, SlotHead] | None:
+    """The session's slot heads once ``batch`` is stored, from ``known`` (those before it).
+
+    None, so the heads are read from the file, when ``known`` is None or the batch
+    names a slot ``known`` lacks (its first config, or a slot that has none).
+    """
+    if known is None:
+        return None
+    for slot_id in (*batch.expected_versions, *batch.appends, *batch.slot_configs):
+        if slot_id not in known:
+            return None
+    heads = dict(known)
+    for slot_id, append in batch.appends.items():
+        heads[slot_id] = SlotHead(heads[slot_id].version, append.start + len(append.bodies))
+    for slot_id in batch.slot_configs:
+        heads[slot_id] = SlotHead(heads[slot_id].version + 1, heads[slot_id].count)
+    return heads
+
+
+def apply_write(
+    conn: sqlite3.Connection, batch: EncodedWrite, kept: HeadCache | None = None
+) -> tuple[int, dict[str, SlotHead]]:
     """Write ``batch`` in one transaction; touch only the rows it names.
 
     Returns the connection's ``data_version`` and the session's slot heads as the commit
-    left them, both read under the write lock just before it (no other connection can
-    commit in between).
+    left them. The version is read under the write lock (no other connection can
+    commit until the commit). When ``kept`` holds the session's heads at that version,
+    they are the file's: the conflict checks use them and the heads after the commit
+    are worked out from them and the batch, with no statement; otherwise both are read.
     """
     session_id = batch.session_id
     conn.execute("BEGIN IMMEDIATE")
     try:
+        version = data_version(conn)
+        known = kept.at_version(version, session_id) if kept is not None else None
+        after = _heads_after(known, batch)
         # A turn id stored already is looked up only when something does not fit (a
         # conflict, or the turn's row exists): a write that fits has a new turn id, since
         # the stored turn moved the slot's count on. Its error is then DuplicateTurnError.
         for slot_id, expected in batch.expected_versions.items():
-            row = conn.execute(_SLOT_VERSION, (session_id, slot_id)).fetchone()
-            stored = 0 if row is None else int(row[0])
+            if after is not None and known is not None:
+                stored = known[slot_id].version
+            else:
+                row = conn.execute(_SLOT_VERSION, (session_id, slot_id)).fetchone()
+                stored = 0 if row is None else int(row[0])
             if stored != expected:
                 _refuse_stored_turn(conn, batch)
                 raise version_conflict(session_id, slot_id, expected, stored)
         for slot_id, append in batch.appends.items():
-            last = conn.execute(LAST_INDEX, (session_id, slot_id)).fetchone()[0]
-            count = 0 if last is None else int(last) + 1
+            if after is not None and known is not None:
+                count = known[slot_id].count
+            else:
+                last = conn.execute(LAST_INDEX, (session_id, slot_id)).fetchone()[0]
+                count = 0 if last is None else int(last) + 1
             if append.start != count:
                 _refuse_stored_turn(conn, batch)
                 raise append_conflict(session_id, slot_id, append.start, count)
@@ -130,7 +165,7 @@ def apply_write(conn: sqlite3.Connection, batch: EncodedWrite) -> tuple[int, dic
             except sqlite3.IntegrityError:
                 _refuse_stored_turn(conn, batch)
                 raise
-        seen = data_version(conn), read_heads(conn, session_id)
+        seen = version, after if after is not None else read_heads(conn, session_id)
         conn.execute("COMMIT")
     except sqlite3.IntegrityError as exc:
         rollback(conn)

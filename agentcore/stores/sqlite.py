@@ -368,7 +368,7 @@ class SqliteStore(BaseStore):
         try:
             self._set_busy_ms(conn, busy_ms)
             try:
-                version, heads = apply_write(conn, encoded)
+                version, heads = apply_write(conn, encoded, self._heads)
             except BaseException:
                 self._heads.forget(encoded.session_id)
                 raise
