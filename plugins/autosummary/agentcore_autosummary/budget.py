@@ -107,7 +107,11 @@ class TurnBudget:
 
     async def turn_size(self, ctx: TurnContext) -> int:
         """:meth:`size` of the turn's next request (see :meth:`turn_local`)."""
-        return self.correction.apply(self.model, await self.turn_local(ctx)) + self.reserve
+        return self.sized(await self.turn_local(ctx))
+
+    def sized(self, local: int) -> int:
+        """A request's size against the rule from its local count (see :meth:`size`)."""
+        return self.correction.apply(self.model, local) + self.reserve
 
     def with_correction(self, correction: TokenCorrection) -> TurnBudget:
         """The same budget under another correction."""

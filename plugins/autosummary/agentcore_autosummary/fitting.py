@@ -77,10 +77,14 @@ async def fit_request(ctx: TurnContext) -> None:
     budget = turn_budget(ctx, config, await session_correction(ctx, runtime))
     if overflow is not None and not learned_window:
         budget = await learn_from_overflow(ctx, config, runtime, budget, overflow)
+    local = await budget.turn_local(ctx)
+    tokens = budget.sized(local)
+    if tokens <= budget.window and overflow is None:
+        # It fits as it is (the common turn): so does the smallest request, a part of it.
+        runtime.sent[ctx.slot.id] = local
+        return
     await refuse_oversized_input(ctx, budget)
-    tokens = await budget.turn_size(ctx)
-    if tokens > budget.window or overflow is not None:
-        tokens = await make_room(ctx, config, runtime, budget, forced=overflow is not None)
+    tokens = await make_room(ctx, config, runtime, budget, forced=overflow is not None)
     if tokens > budget.window and await cut_tool_results(ctx, budget, tokens - budget.window):
         tokens = await budget.turn_size(ctx)
     if tokens > budget.window:

@@ -116,15 +116,16 @@ def prefix_messages(
         return None
     if plan.messages != unpinned(plan.slot, plan.start, plan.end):
         return None  # a before_summary hook chose what the summary reads: a transcript
-    reply = sent.messages[-1]
+    reply = sent.reply
     if reply.tool_calls or not reply.text.strip():
         return None
-    end = position_of(sent.messages, plan.messages)
+    messages = sent.messages
+    end = position_of(messages, plan.messages)
     if end is None:
         return None
-    kept = len(sent.messages) - end
+    kept = len(messages) - end
     instruction = prefix_instruction(template, kept, cap, new_only=new_only)
-    return [*sent.messages, Message.user(instruction)]
+    return [*messages, Message.user(instruction)]
 
 
 async def request_prefix_summary(

@@ -21,15 +21,23 @@ from agentcore.plugin_api import SessionHandle, StashKey, ToolSpec
 class SentRequest:
     """One turn request as it went out, and the reply that came back.
 
-    ``messages`` is the request's messages followed by the reply's message
-    (the start of the next turn request), ``tools`` its tool definitions in
-    the order sent, ``model`` and ``cache_key`` as the request carried them.
+    ``request_messages`` are the request's messages and ``reply`` the reply's
+    message; :attr:`messages` is both (the start of the next turn request).
+    ``tools`` are its tool definitions in the order sent, ``model`` and
+    ``cache_key`` as the request carried them. The request's own tuples are
+    kept, not copied: a turn records one, a summary reads it.
     """
 
-    messages: tuple[Message, ...]
+    request_messages: tuple[Message, ...]
+    reply: Message
     tools: tuple[ToolSpec, ...]
     model: str | None
     cache_key: str | None
+
+    @property
+    def messages(self) -> tuple[Message, ...]:
+        """The request's messages followed by the reply's message (a new tuple)."""
+        return (*self.request_messages, self.reply)
 
 
 LAST_SENT = StashKey[dict[str, SentRequest]]("autosummary last sent request")
@@ -46,7 +54,8 @@ def record_sent(ctx: TurnContext, call: ModelCallInfo) -> None:
         return
     request = call.request
     sent = SentRequest(
-        messages=(*request.messages, call.response.message),
+        request_messages=tuple(request.messages),
+        reply=call.response.message,
         tools=tuple(request.tools),
         model=request.model,
         cache_key=request.cache_key,
