@@ -243,6 +243,14 @@ class DeadlineTimer:
         The deadlines it watches must not overlap: a new one is watched once the
         guards of the one before have ended (a session's turns hold its turn lock).
         """
+        watched = self._watched
+        if (
+            watched is not None
+            and self._handle is not None
+            and self._loop is loop
+            and watched() is deadline
+        ):
+            return  # armed for it already, by an earlier guard of the same deadline
         when = deadline._when
         assert when is not None
         self._watched = weakref.ref(deadline)

@@ -21,6 +21,7 @@ from agentcore.messages import (
     ROLES,
     ContentBlock,
     Message,
+    Role,
     TextBlock,
     ToolUseBlock,
 )
@@ -62,6 +63,23 @@ def _tool_use_block(item: dict[str, Any]) -> ToolUseBlock | None:
     _set(block, "name", name)
     _set(block, "arguments", dict(arguments))
     return block
+
+
+def text_message(role: Role, text: str) -> Message:
+    """``Message(role, text)``, built without running validators that hold for a str text.
+
+    Equal to what the constructor builds (a turn's user message is made this way); a
+    tool result, or text of another type, goes through the constructor.
+    """
+    if not _FIELDS_KNOWN or type(text) is not str or role not in ROLES or role == "tool":
+        return Message(role, text)
+    message: Message = _new(Message)
+    _set(message, "role", role)
+    _set(message, "content", (_text_block(text),))
+    _set(message, "tool_call_id", None)
+    _set(message, "is_error", False)
+    _set(message, "_token_counts", ())
+    return message
 
 
 def plain_message(data: Any, counts: tuple[tuple[str, int], ...] = ()) -> Message | None:

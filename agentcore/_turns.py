@@ -20,6 +20,7 @@ from attrs import frozen
 
 from agentcore._cancel import Deadline, DeadlineTimer
 from agentcore._lease import SessionLease
+from agentcore._plain_messages import text_message
 from agentcore._store_sync import StoreSync
 from agentcore.budget import OVERFLOW_KEY, turn_counter
 from agentcore.call_hooks import HookedProvider, tool_call_hooks
@@ -64,7 +65,7 @@ def check_user_message(user_input: str | Message) -> Message:
     elif not user_input.strip():
         raise ConfigError("a turn needs a non-empty user message")
     else:
-        message = Message.user(user_input)
+        message = text_message("user", user_input)
     problem = invalid_text(message)
     if problem is not None:
         raise ConfigError(
@@ -317,9 +318,10 @@ class TurnRunner:
                 event, added, result = final
                 assert reply is not None  # set before the turn was stored
                 # Past its deadline, a stored turn skips its remaining end hooks and is
-                # handed over; a cancel of the caller propagates.
-                async with deadline.guard(consume=True):
-                    await self._end_turn(ctx, user_message, added, result)
+                # handed over; a cancel of the caller propagates. No end hook, no guard.
+                if self._hooks.has_end_hooks():
+                    async with deadline.guard(consume=True):
+                        await self._end_turn(ctx, user_message, added, result)
                 release()
                 yield FinalEvent(event, reply)
         finally:

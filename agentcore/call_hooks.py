@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
-from agentcore._hook_loop import hook_is_idle
+from agentcore._hook_loop import call_hook, hook_is_idle
 from agentcore.calls import ModelCallInfo, ToolCallInfo
 from agentcore.errors import MalformedResponseError
 from agentcore.hook_calls import CoreHooks
@@ -45,7 +45,6 @@ class HookedProvider:
             provider = provider.wrapped
         self._provider = provider
         self._pm = plugin_manager
-        self._hooks = CoreHooks(plugin_manager)
         self._ctx = ctx
 
     @property
@@ -114,7 +113,8 @@ class HookedProvider:
         *,
         streamed: bool = True,
     ) -> None:
-        if hook_is_idle(self._pm.hook.after_model_call):
+        caller = self._pm.hook.after_model_call
+        if hook_is_idle(caller):
             return  # no plugin would read the record: it is not made
         call = ModelCallInfo(
             request=request,
@@ -125,7 +125,7 @@ class HookedProvider:
             duration=time.perf_counter() - start,
             streamed=streamed,
         )
-        await self._hooks.after_model_call(ctx=self._ctx, call=call)
+        await call_hook(caller, ctx=self._ctx, call=call)
 
 
 def tool_call_hooks(plugin_manager: pluggy.PluginManager, ctx: TurnContext) -> ToolCallHooks:

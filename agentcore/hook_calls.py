@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import pluggy
 
-from agentcore._hook_loop import await_me_maybe, call_hook
+from agentcore._hook_loop import await_me_maybe, call_hook, hook_is_idle
 
 if TYPE_CHECKING:
     import argparse
@@ -55,19 +55,32 @@ class CoreHooks:
 
     async def on_turn_start(self, *, ctx: TurnContext) -> None:
         """A turn is about to call the model; an exception aborts the turn."""
-        await call_hook(self._pm.hook.on_turn_start, ctx=ctx)
+        caller = self._pm.hook.on_turn_start
+        if not hook_is_idle(caller):
+            await call_hook(caller, ctx=ctx)
 
     async def before_model_call(self, *, ctx: TurnContext) -> None:
         """A request is about to be sent; only ``ContextWindowExceededError`` propagates."""
-        await call_hook(self._pm.hook.before_model_call, ctx=ctx)
+        caller = self._pm.hook.before_model_call
+        if not hook_is_idle(caller):
+            await call_hook(caller, ctx=ctx)
 
     async def on_turn_end(self, *, ctx: TurnContext) -> None:
         """A turn has been stored; failures are logged."""
-        await call_hook(self._pm.hook.on_turn_end, ctx=ctx)
+        caller = self._pm.hook.on_turn_end
+        if not hook_is_idle(caller):
+            await call_hook(caller, ctx=ctx)
 
     async def post_turn_end(self, *, ctx: TurnContext) -> None:
         """The work after a stored turn; failures are logged."""
-        await call_hook(self._pm.hook.post_turn_end, ctx=ctx)
+        caller = self._pm.hook.post_turn_end
+        if not hook_is_idle(caller):
+            await call_hook(caller, ctx=ctx)
+
+    def has_end_hooks(self) -> bool:
+        """Whether calling ``on_turn_end`` and ``post_turn_end`` would run anything."""
+        hook = self._pm.hook
+        return not (hook_is_idle(hook.on_turn_end) and hook_is_idle(hook.post_turn_end))
 
     async def on_turn_error(self, *, ctx: TurnContext, error: BaseException) -> None:
         """A turn stopped with ``error``; failures are logged."""
@@ -75,15 +88,21 @@ class CoreHooks:
 
     async def after_model_call(self, *, ctx: TurnContext, call: ModelCallInfo) -> None:
         """A model call is over; failures are logged."""
-        await call_hook(self._pm.hook.after_model_call, ctx=ctx, call=call)
+        caller = self._pm.hook.after_model_call
+        if not hook_is_idle(caller):
+            await call_hook(caller, ctx=ctx, call=call)
 
     async def before_tool_call(self, *, ctx: TurnContext, call: ToolCallInfo) -> None:
         """A tool call is about to run; failures are logged."""
-        await call_hook(self._pm.hook.before_tool_call, ctx=ctx, call=call)
+        caller = self._pm.hook.before_tool_call
+        if not hook_is_idle(caller):
+            await call_hook(caller, ctx=ctx, call=call)
 
     async def after_tool_call(self, *, ctx: TurnContext, call: ToolCallInfo) -> None:
         """A tool call has been answered; failures are logged."""
-        await call_hook(self._pm.hook.after_tool_call, ctx=ctx, call=call)
+        caller = self._pm.hook.after_tool_call
+        if not hook_is_idle(caller):
+            await call_hook(caller, ctx=ctx, call=call)
 
     async def check_slot_config(
         self, *, session: SessionHandle, slot: ContextSlot, config: SlotConfig

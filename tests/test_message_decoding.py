@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcore import ImageBlock, Message, TextBlock, ToolUseBlock, Usage
-from agentcore._plain_messages import plain_message_dict
+from agentcore._plain_messages import plain_message_dict, text_message
 from agentcore.errors import CorruptDataError, StoreError
-from agentcore.messages import set_token_count, token_counts
+from agentcore.messages import Role, set_token_count, token_counts
 from agentcore.serialization import (
     converter,
     message_from_dict,
@@ -180,3 +180,10 @@ def test_a_state_is_stored_as_the_json_of_its_converted_dict(state: SessionState
             _codec.encode_batch(StoreWrite("s", state=state))
         return
     assert _codec.encode_batch(StoreWrite("s", state=state)).state == expected
+
+
+@given(st.sampled_from(["system", "user", "assistant"]), st.text())
+def test_a_text_message_built_directly_equals_the_constructors(role: Role, text: str) -> None:
+    built = text_message(role, text)
+    assert built == Message(role, text)
+    assert message_to_json(built) == message_to_json(Message(role, text))
