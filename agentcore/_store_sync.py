@@ -165,8 +165,16 @@ class StoreSync:
         """Reload what another writer changed; True when something had changed.
 
         One :meth:`~agentcore.stores.MemoryStore.slot_heads` call, whose cost
-        does not depend on the length of the history.
+        does not depend on the length of the history. While no write of this
+        object is under way, the heads are read without taking the write lock:
+        heads equal to what the object holds mean no other writer changed the
+        session (a store write is atomic); any other answer is read again under
+        the lock before anything is reloaded.
         """
+        if not self._write_lock.locked() and self._matches(
+            await self.store.slot_heads(self.session_id)
+        ):
+            return False
         async with self._write_lock:
             heads = await self.store.slot_heads(self.session_id)
             if self._matches(heads):
