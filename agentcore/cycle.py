@@ -244,7 +244,7 @@ class LlmCycle:
         """
         _check_provider(self, _PROVIDER_FIELD, provider)
         cycle: LlmCycle = _new(LlmCycle)
-        for name in _CYCLE_FIELDS:
+        for name in _SETTING_FIELDS:
             _set(cycle, name, getattr(self, name))
         _set(cycle, "provider", provider)
         _set(cycle, "prepare", prepare)
@@ -368,6 +368,12 @@ class LlmCycle:
 _CYCLE_FIELDS = tuple(field.name for field in attrs.fields(LlmCycle))
 """Every field of :class:`LlmCycle`, copied by :meth:`LlmCycle.with_calls`."""
 _PROVIDER_FIELD = attrs.fields(LlmCycle).provider
+_SETTING_FIELDS = tuple(
+    name
+    for name in _CYCLE_FIELDS
+    if name not in ("provider", "prepare", "on_overflow", "tool_hooks")
+)
+"""The fields :meth:`LlmCycle.with_calls` copies: every one but those it is given."""
 
 
 async def _answer(

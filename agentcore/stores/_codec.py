@@ -120,6 +120,18 @@ def _check_utf8(text: str, what: str) -> None:
         raise StoreError(f"{what} holds text that is not valid Unicode: {exc}") from exc
 
 
+_INFINITY = float("inf")
+
+
+def _utf8(text: str) -> bool:
+    """Whether ``text`` is valid Unicode (encodes as UTF-8): :func:`_check_utf8` without a label."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _encode_json(value: Any, what: str) -> str:
     try:
         text = _dumps(value)
@@ -194,7 +206,8 @@ def encode_batch(batch: StoreWrite) -> EncodedWrite:
             )
         state = state_json(batch.state)
         if state is not None:
-            _check_utf8(state, f"state of {where}")
+            if not _utf8(state):
+                _check_utf8(state, f"state of {where}")  # raises, saying where
         else:
             try:
                 unstructured = converter.unstructure(batch.state, SessionState)
@@ -266,7 +279,9 @@ def encode_batch(batch: StoreWrite) -> EncodedWrite:
         expected[slot_id] = version
 
     timeout: float | None = None
-    if batch.timeout is not None:
+    if type(batch.timeout) is float and 0 < batch.timeout < _INFINITY:
+        timeout = batch.timeout  # what check_timeout gives back: checked without its label
+    elif batch.timeout is not None:
         timeout = check_timeout(batch.timeout, f"timeout of the write to {where}")
     turn_id: str | None = None
     turn: StoredTurn | None = None
