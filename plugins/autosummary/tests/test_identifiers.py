@@ -6,12 +6,15 @@ the summaries a 1.5B model wrote of them (``bench/results/quality.json``).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcore_autosummary import find_identifiers
-from agentcore_autosummary.identifiers import holds
+from agentcore_autosummary import identifiers as I
+from agentcore_autosummary.identifiers import _UNLED, holds
 
 
 @pytest.mark.parametrize(
@@ -190,3 +193,183 @@ def test_text_made_of_identifier_pieces_is_read_without_error(pieces: list[str])
     text = "".join(pieces)
     for identifier in find_identifiers(text):
         assert identifier in text
+
+
+_PIECES = [
+    "Dana",
+    "Whitfield",
+    "dana",
+    "PostgreSQL",
+    "16",
+    "Python 3.12",
+    "v1.2.3-rc1",
+    "3.11",
+    "5,000",
+    "12,500.5",
+    "MB",
+    " MB",
+    "25MB",
+    "$",
+    "€12.50",
+    "40%",
+    "%",
+    " requests",
+    "万元",
+    "900 seconds",
+    "/srv/app",
+    "./src/x.py",
+    "~/notes",
+    "src/a.py::test_b",
+    "and/or",
+    "C:\\Users\\me",
+    "fix/unicode-escape-214",
+    "2026-03-14",
+    "March 14",
+    "14th of March",
+    "Mar",
+    "Dec 3",
+    "Sep",
+    "Oct 1st",
+    "Nov",
+    "Jul 4",
+    "Feb",
+    "Aug 9",
+    "6月17日",
+    "2026年3月",
+    "9:30",
+    " am",
+    "3 pm",
+    "9点30分",
+    "JIRA-1432",
+    "stg-harbor-03",
+    "SPRING15",
+    "a3f9c2e",
+    "srv01",
+    "#214",
+    "#",
+    "a@b.co",
+    "@",
+    "user_name",
+    "camelCase",
+    "_x",
+    "https://e.com/x",
+    "123e4567-e89b-12d3-a456-426614174000",
+    "`lex`",
+    '"Harbor"',
+    "'ab'",
+    "“x”",
+    "「华信物流」",
+    "《书》",
+    "是",
+    "为",
+    "华信物流",
+    "改为",
+    "：",
+    ":",
+    "，",
+    "。",
+    ". ",
+    ", ",
+    " ",
+    "\n",
+    "-",
+    "_",
+    ".",
+    "/",
+    "\\",
+    "'",
+    "’s",
+    "4096",
+    "0",
+    "**x**:",
+    "# h\n",
+    "[… 12 tokens left out …]",
+    "x",
+    "A",
+    "Z9",
+    "é",
+    "1",
+    "v",
+    "J",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40), st.text(max_size=60))
+def test_each_led_pattern_finds_what_its_plain_pattern_finds(pieces: list[str], noise: str) -> None:
+    # The identifier patterns carry a lead (a lookaround every match meets at its start)
+    # that only makes them faster: their matches must be those of the plain patterns.
+    for text in ("".join(pieces), noise, "".join(pieces) + noise):
+        for led, plain in _UNLED.items():
+            assert [m.span() for m in led.finditer(text)] == [
+                m.span() for m in plain.finditer(text)
+            ], (led.pattern[:40], text)
+            assert led.sub("\x00", text) == plain.sub("\x00", text)
+
+
+def test_each_led_pattern_finds_what_its_plain_pattern_finds_in_every_piece() -> None:
+    texts = [" ".join(_PIECES), "".join(_PIECES)]
+    texts += [f"{before}{piece}{after}" for piece in _PIECES for before, after in _AROUND]
+    for text in texts:
+        for led, plain in _UNLED.items():
+            assert [m.span() for m in led.finditer(text)] == [
+                m.span() for m in plain.finditer(text)
+            ], (led.pattern[:40], text)
+
+
+_AROUND = [("", ""), (" ", " "), ("(", "."), ("x", "y"), ("1", "2"), ("\n", "\n"), ("-", "/")]
+
+
+def _reference_identifiers(text: str) -> list[str]:
+    """find_identifiers as written before its shortcuts: each plain pattern, then its sub."""
+    plain = dict(_UNLED)
+
+    def unled(pattern: re.Pattern[str]) -> re.Pattern[str]:
+        return plain.get(pattern, pattern)
+
+    seen: dict[str, None] = {}
+    rest = I._CUT_MARK.sub(I._GAP, text)
+
+    def take(pattern: re.Pattern[str], *, group: bool = False) -> None:
+        nonlocal rest
+        for match in unled(pattern).finditer(rest):
+            value = next((g for g in match.groups() if g), "") if group else match.group()
+            found = I._clean(value)
+            if pattern is I._VERSION and found.split(" ")[0].casefold() in I._STOP_CAPITALS:
+                found = found.split(" ")[-1]
+                if "." not in found and len(found) < 3:
+                    continue
+            if found and (pattern is not I._PATH or I._is_path(found)):
+                seen.setdefault(found, None)
+        rest = unled(pattern).sub(I._GAP, rest)
+
+    for pattern in (I._URL, I._EMAIL, I._UUID, I._PATH, I._DATE, I._TIME, I._AMOUNT):
+        take(pattern)
+    take(I._VERSION)
+    take(I._QUOTED, group=True)
+    take(I._CODE)
+    rest = I._LABEL.sub(I._GAP, rest)
+    for found in I._names(rest):
+        seen.setdefault(found, None)
+    rest = unled(I._NAME).sub(I._GAP, rest)
+    for match in unled(I._CJK_NAME).finditer(rest):
+        if not match.group(1).endswith(I._BAD_CJK_ENDS):
+            seen.setdefault(match.group(1), None)
+    for match in unled(I._NUMBER).finditer(rest):
+        if sum(c.isdigit() for c in match.group()) >= 3:
+            seen.setdefault(match.group(), None)
+    return list(seen)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40), st.text(max_size=60))
+def test_identifiers_are_those_the_plain_patterns_find(pieces: list[str], noise: str) -> None:
+    for text in ("".join(pieces), " ".join(pieces), noise, "".join(pieces) + noise):
+        assert find_identifiers(text) == _reference_identifiers(text)
+
+
+def test_identifiers_of_every_piece_are_those_the_plain_patterns_find() -> None:
+    texts = [" ".join(_PIECES), "".join(_PIECES)]
+    texts += [f"{before}{piece}{after}" for piece in _PIECES for before, after in _AROUND]
+    for text in texts:
+        assert find_identifiers(text) == _reference_identifiers(text), text
