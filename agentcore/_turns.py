@@ -248,37 +248,27 @@ class TurnRunner:
                 reply: Message | None = None
                 stored_now = False
                 try:
+                    streamed: tuple[ResponseComplete, CycleResult] | None = None
                     if stream:
                         async with deadline.guard():
                             await self._hooks.on_turn_start(ctx=ctx)
                         cycle = self._cycle(ctx, user_message)
-                        streamed: tuple[ResponseComplete, CycleResult] | None = None
                         async with contextlib.aclosing(self._streamed(cycle, deadline)) as items:
                             async for item in items:
                                 if isinstance(item, tuple):
                                     streamed = item
                                 else:
                                     yield item
-                        if streamed is not None:
-                            event, result = streamed
-                            async with deadline.guard():
+                    if not stream or streamed is not None:
+                        # No event is handed over from here until the turn is stored: one
+                        # guard covers a plain turn's model call and the store write.
+                        async with deadline.guard():
+                            if streamed is not None:
+                                event, result = streamed
                                 added = await self._stored_form(user_message, result)
                                 done = (event, added, result)
-                                reply = final_message(added, result)
-                                stored_now = await self._store(
-                                    slot,
-                                    user_message,
-                                    done,
-                                    reply,
-                                    pin=pin,
-                                    turn_id=turn_id,
-                                    deadline=deadline,
-                                )
-                    else:
-                        # No event is handed over before the turn is stored: one guard
-                        # covers the model call and the store write.
-                        async with deadline.guard():
-                            done = await self._plain(ctx, user_message)
+                            else:
+                                done = await self._plain(ctx, user_message)
                             reply = final_message(done[1], done[2])
                             stored_now = await self._store(
                                 slot,
