@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Coroutine, Iterable, Sequence
 from typing import Any, TypeVar
@@ -15,7 +16,12 @@ from agentcore import (
     TurnContext,
     Usage,
 )
-from agentcore.plugin_api import DEFAULT_SUMMARY_LABEL, render_context
+from agentcore.plugin_api import (
+    DEFAULT_SUMMARY_LABEL,
+    INLINE_COUNT_CHARS,
+    TokenCounter,
+    render_context,
+)
 from agentcore_autosummary.applying import store_call_cost
 from agentcore_autosummary.budget import (
     counter_for,
@@ -346,13 +352,18 @@ async def check_retention(ctx: TurnContext, config: SummaryConfig, plan: Plan, s
     if config.retention_check == "off":
         return summary
     previous = None if config.strategy == "full" else plan.previous
+    # A short input (most summaries') is read here: a worker thread's round trip would
+    # cost more. A long one is read off the event loop.
+    inline = sum(len(message.text) for message in plan.messages) <= INLINE_COUNT_CHARS
     if config.retention_check == "quote":
         counter = (await summary_fit(ctx, config, plan)).counter
-        return await asyncio.to_thread(
-            quote_missing, summary, previous, plan.messages, counter, config.summary_room
-        )
-    missing = await asyncio.to_thread(
-        missing_identifiers, summary, previous, plan.messages, config.max_tool_result_chars
+        quote = (summary, previous, plan.messages, counter, config.summary_room)
+        return quote_missing(*quote) if inline else await asyncio.to_thread(quote_missing, *quote)
+    check = (summary, previous, plan.messages, config.max_tool_result_chars)
+    missing = (
+        missing_identifiers(*check)
+        if inline
+        else await asyncio.to_thread(missing_identifiers, *check)
     )
     if not missing:
         return summary
@@ -399,9 +410,15 @@ def summary_label(slot: ContextSlot) -> str:
     return focused.summary_label if focused is not None else DEFAULT_SUMMARY_LABEL
 
 
+@functools.lru_cache(maxsize=64)
+def _text_tokens(counter: TokenCounter, text: str) -> int:
+    """``counter.count_text(text)`` of a text counted for every summary (the prompt), kept."""
+    return counter.count_text(text)
+
+
 def input_budget(config: SummaryConfig, head: list[Message], fit: SummaryFit) -> int:
     """Local tokens of conversation one summary request may carry."""
     room = fit.correction.unapply(fit.model, config.window - config.summary_reserve)
-    fixed = fit.counter.count_text(config.summary_prompt)
+    fixed = _text_tokens(fit.counter, config.summary_prompt)
     fixed += sum(fit.counter.count_text(message.text) for message in head)
     return max(room - fixed - _INPUT_MARGIN_TOKENS, 64)
