@@ -297,7 +297,9 @@ _NEEDS: dict[re.Pattern[str], tuple[str, ...]] = {
 _CJK_NAME_NEEDS = ("是", "为", "叫", "由", "改", "换", "：", ":")
 
 
-_SEPARATOR = re.compile(r"(?<=\d),(?=\d{3})")
+_SEPARATOR = re.compile(r",(?<=\d,)(?=\d{3})")
+"""A thousands separator: a comma between a digit and three more. The comma comes first, so
+the engine looks for commas alone (``(?<=\\d),(?=\\d{3})`` finds the same, slower)."""
 _SPACE = re.compile(r"\s+")
 _NUMBER_OF = re.compile(r"\d+(?:\.\d+)?")
 _MONTH_DAY = re.compile(

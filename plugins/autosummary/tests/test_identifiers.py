@@ -373,3 +373,12 @@ def test_identifiers_of_every_piece_are_those_the_plain_patterns_find() -> None:
     texts += [f"{before}{piece}{after}" for piece in _PIECES for before, after in _AROUND]
     for text in texts:
         assert find_identifiers(text) == _reference_identifiers(text), text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789,. a\n", max_size=80))
+def test_thousands_separators_are_the_commas_the_plain_pattern_finds(text: str) -> None:
+    plain = re.compile(r"(?<=\d),(?=\d{3})")
+    assert [m.span() for m in I._SEPARATOR.finditer(text)] == [
+        m.span() for m in plain.finditer(text)
+    ]
