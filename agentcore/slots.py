@@ -270,14 +270,8 @@ class ContextSlot:
             len(self._pins_held),
         )
         kept = self._parts
-        if (
-            kept is not None
-            and kept[0][0] == key[0]
-            and kept[0][1] == key[1]
-            and kept[0][2] is key[2]
-            and kept[0][3] == key[3]
-            and kept[0][4] == key[4]
-        ):
+        # The same config object compares equal at once; an equal new one renders the same.
+        if kept is not None and kept[0] == key:
             return kept[1]
         parts = render_parts(self.system_prompt, self.messages, self.config)
         self._parts = (key, parts)

@@ -138,40 +138,34 @@ def _stored_bodies(location: str) -> list[dict[str, object]]:
         return [json.loads(row[0]) for row in db.execute("SELECT body FROM messages")]
 
 
-async def test_a_turn_no_budget_counts_stores_no_counts(tmp_path: Path) -> None:
-    # No plugin counts the requests and the agent has no counter: nothing reads counts, so
-    # the turn pays no tokenizer and stores none; a budget added later counts what it reads.
-    location = str(tmp_path / "plain.db")
-    bundle = (
+async def _one_turn_stored(location: str, *plugins: object) -> list[dict[str, object]]:
+    """The bodies one turn stores in a SQLite file, with ``plugins`` registered."""
+    builder = (
         AgentBuilder()
         # A fixed usage: the mock would count the request otherwise.
         .provider(MockProvider(responder=lambda request: "a fine reply", usage=Usage(30, 5)))
         .store(SqliteStore(location))
         .load_plugins(False)
-        .build()
     )
+    for plugin in plugins:
+        builder.plugin(plugin)
+    bundle = builder.build()
     session = AgentSession(Agent("assistant", system_prompt="Be brief."), "s", bundle)
     await session.submit_turn("how long is the river?")
     await bundle.store.close()
-    bodies = _stored_bodies(location)
+    return _stored_bodies(location)
+
+
+async def test_a_turn_no_budget_counts_stores_no_counts(tmp_path: Path) -> None:
+    # No plugin counts the requests and the agent has no counter: nothing reads counts, so
+    # the turn pays no tokenizer and stores none; a budget added later counts what it reads.
+    bodies = await _one_turn_stored(str(tmp_path / "plain.db"))
     assert len(bodies) == 2
     assert all("tokens" not in body for body in bodies)
 
 
 async def test_a_turn_a_budget_counts_stores_every_message_counted(tmp_path: Path) -> None:
-    location = str(tmp_path / "budgeted.db")
-    bundle = (
-        AgentBuilder()
-        .provider(MockProvider(responder=lambda request: "a fine reply", usage=Usage(30, 5)))
-        .store(SqliteStore(location))
-        .load_plugins(False)
-        .plugin(RequestCounter())
-        .build()
-    )
-    session = AgentSession(Agent("assistant", system_prompt="Be brief."), "s", bundle)
-    await session.submit_turn("how long is the river?")
-    await bundle.store.close()
-    bodies = _stored_bodies(location)
+    bodies = await _one_turn_stored(str(tmp_path / "budgeted.db"), RequestCounter())
     key = get_token_counter(None).key
     # The user's message was counted by the budget; the reply is counted for storage.
     assert [sorted(body["tokens"]) for body in bodies] == [[key], [key]]  # type: ignore[call-overload]

@@ -145,12 +145,9 @@ _STATE_FIELDS_KNOWN = tuple(f.name for f in attrs.fields(SessionState)) == (
     "turn_index",
     "current_slot",
     "cost",
-) and tuple(f.name for f in attrs.fields(Usage)) == (
-    "input_tokens",
-    "output_tokens",
-    "cached_input_tokens",
-    "cache_write_tokens",
 )
+_USAGE_FIELDS = tuple(f.name for f in attrs.fields(Usage))
+"""A usage's counts, in the order the converter writes them."""
 
 
 def state_json(state: SessionState) -> str | None:
@@ -175,12 +172,7 @@ def state_json(state: SessionState) -> str | None:
         for purpose, usage in cost.items():
             if type(purpose) is not str or type(usage) is not Usage:
                 return None
-            counts = (
-                ("input_tokens", usage.input_tokens),
-                ("output_tokens", usage.output_tokens),
-                ("cached_input_tokens", usage.cached_input_tokens),
-                ("cache_write_tokens", usage.cache_write_tokens),
-            )
+            counts = [(name, getattr(usage, name)) for name in _USAGE_FIELDS]
             if any(type(count) is not int for _, count in counts):
                 return None
             fields = ",".join(f'"{name}":{count}' for name, count in counts if count != 0)

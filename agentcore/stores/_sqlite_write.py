@@ -102,12 +102,13 @@ def apply_write(
         version = data_version(conn)
         known = kept.at_version(version, session_id) if kept is not None else None
         after = _heads_after(known, batch)
+        trusted = known if after is not None else None  # holds every slot the batch names
         # A turn id stored already is looked up only when something does not fit (a
         # conflict, or the turn's row exists): a write that fits has a new turn id, since
         # the stored turn moved the slot's count on. Its error is then DuplicateTurnError.
         for slot_id, expected in batch.expected_versions.items():
-            if after is not None and known is not None:
-                stored = known[slot_id].version
+            if trusted is not None:
+                stored = trusted[slot_id].version
             else:
                 row = conn.execute(_SLOT_VERSION, (session_id, slot_id)).fetchone()
                 stored = 0 if row is None else int(row[0])
@@ -115,8 +116,8 @@ def apply_write(
                 _refuse_stored_turn(conn, batch)
                 raise version_conflict(session_id, slot_id, expected, stored)
         for slot_id, append in batch.appends.items():
-            if after is not None and known is not None:
-                count = known[slot_id].count
+            if trusted is not None:
+                count = trusted[slot_id].count
             else:
                 last = conn.execute(LAST_INDEX, (session_id, slot_id)).fetchone()[0]
                 count = 0 if last is None else int(last) + 1

@@ -9,7 +9,6 @@ data under :data:`CORRECTION_KEY`, so it survives a resume.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import math
 from collections.abc import Sequence
@@ -18,7 +17,6 @@ from attrs import frozen
 
 from agentcore import Message, TurnContext
 from agentcore.plugin_api import (
-    INLINE_COUNT_CHARS,
     REPLY_PRIMING_TOKENS,
     ContextWindowExceededError,
     TokenCorrection,
@@ -31,6 +29,7 @@ from agentcore.plugin_api import (
     system_message,
 )
 from agentcore_autosummary.config import CORRECTION_KEY, SummaryConfig
+from agentcore_autosummary.off_loop import cut_middle
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -200,7 +199,7 @@ async def cut_tool_results(ctx: TurnContext, budget: TurnBudget, over: int) -> b
         if keep >= sizes[index]:
             continue
         original = messages[index]
-        text = await _cut(counter, original.text, keep)
+        text = await cut_middle(counter, original.text, keep)
         assert original.tool_call_id is not None
         messages[index] = Message.tool_result(
             original.tool_call_id, text, is_error=original.is_error
@@ -210,9 +209,3 @@ async def cut_tool_results(ctx: TurnContext, budget: TurnBudget, over: int) -> b
     if cut_any:
         ctx.messages = messages
     return cut_any
-
-
-async def _cut(counter: TokenCounter, text: str, keep: int) -> str:
-    if len(text) <= INLINE_COUNT_CHARS:
-        return counter.cut_middle(text, keep)
-    return await asyncio.to_thread(counter.cut_middle, text, keep)

@@ -239,10 +239,7 @@ def _identifiers(text: str) -> tuple[str, ...]:
 
     def take(pattern: re.Pattern[str], *, group: bool = False) -> None:
         nonlocal rest
-        needs = _NEEDS.get(pattern)
-        if needs is not None and not any(part in rest for part in needs):
-            return  # a character every match holds is missing: nothing to find or remove
-        if pattern in _NEEDS_DIGIT and not digits:
+        if not _may_match(pattern, rest, digits):
             return
         parts: list[str] = []
         end = 0
@@ -265,17 +262,17 @@ def _identifiers(text: str) -> tuple[str, ...]:
         take(pattern)
     take(_QUOTED, group=True)
     take(_CODE)
-    if "**" in rest or "#" in rest:
+    if _may_match(_LABEL, rest, digits):
         rest = _LABEL.sub(_GAP, rest)
     for found in _names(rest):
         seen.setdefault(found, None)
     rest = _NAME.sub(_GAP, rest)
-    if any(part in rest for part in _CJK_NAME_NEEDS):
+    if _may_match(_CJK_NAME, rest, digits):
         for match in _CJK_NAME.finditer(rest):
             found = match.group(1)
             if not found.endswith(_BAD_CJK_ENDS):
                 seen.setdefault(found, None)
-    if digits:
+    if _may_match(_NUMBER, rest, digits):
         for match in _NUMBER.finditer(rest):
             found = match.group()
             if sum(c.isdigit() for c in found) >= 3:
@@ -284,7 +281,7 @@ def _identifiers(text: str) -> tuple[str, ...]:
 
 
 _DIGIT = re.compile(r"\d")
-_NEEDS_DIGIT = frozenset((_DATE, _TIME, _AMOUNT, _VERSION, _CODE))
+_NEEDS_DIGIT = frozenset((_DATE, _TIME, _AMOUNT, _VERSION, _CODE, _NUMBER))
 """Kinds each of whose alternatives holds a digit (``\\d``): a text without one has none."""
 _NEEDS: dict[re.Pattern[str], tuple[str, ...]] = {
     _URL: ("http",),
@@ -292,9 +289,21 @@ _NEEDS: dict[re.Pattern[str], tuple[str, ...]] = {
     _UUID: ("-",),
     _PATH: ("/", ":\\"),
     _QUOTED: ('"', "`", "“", "「", "《", "『", "'"),
+    _LABEL: ("**", "#"),
+    _CJK_NAME: ("是", "为", "叫", "由", "改", "换", "：", ":"),
 }
 """Per kind, the texts one of which every match holds (the kind is not looked for without)."""
-_CJK_NAME_NEEDS = ("是", "为", "叫", "由", "改", "换", "：", ":")
+
+
+def _may_match(pattern: re.Pattern[str], text: str, digits: bool) -> bool:
+    """Whether ``text`` holds what every match of ``pattern`` holds (``digits``: it has one).
+
+    False means no match: the kind is neither looked for nor removed.
+    """
+    if pattern in _NEEDS_DIGIT and not digits:
+        return False
+    needs = _NEEDS.get(pattern)
+    return needs is None or any(part in text for part in needs)
 
 
 _SEPARATOR = re.compile(r",(?<=\d,)(?=\d{3})")

@@ -14,7 +14,6 @@ from attrs import frozen
 
 from agentcore import AgentCoreError, CycleResult, LlmCycle, LlmProvider, Message, Usage
 from agentcore.plugin_api import (
-    INLINE_COUNT_CHARS,
     ContextWindowExceededError,
     TokenCorrection,
     TokenCounter,
@@ -22,6 +21,7 @@ from agentcore.plugin_api import (
 )
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.formatting import format_messages_as_text
+from agentcore_autosummary.off_loop import cut_middle
 from agentcore_autosummary.prompt import build_prompt
 from agentcore_autosummary.sizing import transcript_tokens
 
@@ -104,12 +104,6 @@ class SummaryCutError(SummaryFailedError):
         self.reply = reply
         self.max_tokens = max_tokens
         self.window_bound = window_bound
-
-
-async def _cut(counter: TokenCounter, text: str, max_tokens: int) -> str:
-    if len(text) <= INLINE_COUNT_CHARS:
-        return counter.cut_middle(text, max_tokens)
-    return await asyncio.to_thread(counter.cut_middle, text, max_tokens)
 
 
 async def request_summary(
@@ -222,7 +216,7 @@ async def read_reply(
         logger.warning(
             "the summary has %d tokens, over its cap (%d): it is cut to fit", length, limit
         )
-        text = await _cut(counter, text, limit)
+        text = await cut_middle(counter, text, limit)
     return SummaryReply(text, usage, local, reported, stop_reason)
 
 
@@ -257,7 +251,7 @@ async def _sized_request(
                 f"reply leave {room} tokens for the conversation"
             )
         if await counter.count_text_async(conversation) > room:
-            conversation = await _cut(counter, conversation, room)
+            conversation = await cut_middle(counter, conversation, room)
         prompt = build_prompt(config.summary_prompt, conversation)
         local = await counter.count_messages_async([Message.user(prompt)])
         max_tokens = min(cap, window - correction.apply(key, local))

@@ -18,7 +18,6 @@ from agentcore import (
 )
 from agentcore.plugin_api import (
     DEFAULT_SUMMARY_LABEL,
-    INLINE_COUNT_CHARS,
     TokenCounter,
     render_context,
 )
@@ -30,6 +29,7 @@ from agentcore_autosummary.budget import (
 )
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.gate import new_words
+from agentcore_autosummary.off_loop import run_by_size
 from agentcore_autosummary.plan import Plan
 from agentcore_autosummary.planner import plan_chunks
 from agentcore_autosummary.prefix_requests import request_prefix_summary, wants_prefix
@@ -352,18 +352,14 @@ async def check_retention(ctx: TurnContext, config: SummaryConfig, plan: Plan, s
     if config.retention_check == "off":
         return summary
     previous = None if config.strategy == "full" else plan.previous
-    # A short input (most summaries') is read here: a worker thread's round trip would
-    # cost more. A long one is read off the event loop.
-    inline = sum(len(message.text) for message in plan.messages) <= INLINE_COUNT_CHARS
+    chars = sum(len(message.text) for message in plan.messages)
     if config.retention_check == "quote":
         counter = (await summary_fit(ctx, config, plan)).counter
-        quote = (summary, previous, plan.messages, counter, config.summary_room)
-        return quote_missing(*quote) if inline else await asyncio.to_thread(quote_missing, *quote)
-    check = (summary, previous, plan.messages, config.max_tool_result_chars)
-    missing = (
-        missing_identifiers(*check)
-        if inline
-        else await asyncio.to_thread(missing_identifiers, *check)
+        return await run_by_size(
+            chars, quote_missing, summary, previous, plan.messages, counter, config.summary_room
+        )
+    missing = await run_by_size(
+        chars, missing_identifiers, summary, previous, plan.messages, config.max_tool_result_chars
     )
     if not missing:
         return summary
