@@ -1,7 +1,9 @@
 """The three measurements, each run on one system in its own process.
 
 * :func:`replay`: the whole conversation, every request measured; peak memory
-  by tracemalloc over the run.
+  by tracemalloc over the run, for the conversations of
+  :attr:`~bench.settings.Settings.traced_conversations` (untraced, the others
+  run several times faster).
 * :func:`overhead`: the system's own time per turn with a history already
   stored, the fake model's time subtracted.
 * :func:`latency`: turn latency when the summarizer takes ``summary_delay``.
@@ -46,7 +48,9 @@ async def replay(system: System, conversation: Conversation, settings: Settings)
     recorder.probes = frozenset(facts.probe_turns(len(conversation.turns)))
     recorder.bill = Bill(system.key)
     gc.collect()
-    tracemalloc.start()
+    traced = conversation.name in settings.traced_conversations
+    if traced:
+        tracemalloc.start()
     start = time.perf_counter()
     await system.prepare(env, [])
     for index, turn in enumerate(conversation.turns):
@@ -55,8 +59,10 @@ async def replay(system: System, conversation: Conversation, settings: Settings)
         await system.pause()
     await system.finish()
     seconds = time.perf_counter() - start
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
+    peak = None
+    if traced:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
 
     per_turn = [0] * len(conversation.turns)
     for turn, tokens in recorder.requests:

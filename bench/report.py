@@ -152,14 +152,29 @@ def _faster(result: dict[str, Any], kept: dict[str, Any]) -> bool:
 # -- tables ---------------------------------------------------------------------------
 
 
+def _jobs_at_a_time(workers: int) -> str:
+    return "one job at a time" if workers == 1 else f"{workers} jobs at a time"
+
+
+def _traced(index: dict[Any, Any], systems: Sequence[str], name: str) -> bool:
+    """Whether conversation ``name`` was replayed under tracemalloc (it has memory figures).
+
+    Settings.traced_conversations says which are; the results say it for a saved run too.
+    """
+    return any(
+        index.get(("replay", key, name), {}).get("peak_memory") is not None for key in systems
+    )
+
+
 def _context_table(index: dict[Any, Any], systems: Sequence[str], name: str) -> list[str]:
     base = index.get(("replay", BASELINE, name), {})
+    traced = _traced(index, systems, name)
     rows = []
     for key in systems:
         result = index.get(("replay", key, name), {"status": "error", "reason": "not run"})
         failed = _failed(result)
         if failed:
-            rows.append([label(key), failed, *[""] * 10])
+            rows.append([label(key), failed, *[""] * (9 + traced)])
             continue
         per_call = " / ".join(
             _int(result[field])
@@ -177,10 +192,12 @@ def _context_table(index: dict[Any, Any], systems: Sequence[str], name: str) -> 
                 _int(result["over_budget"]),
                 _int(result["summary_calls"]),
                 per_call,
-                _mib(result["peak_memory"])
-                + _ratio(result["peak_memory"], base.get("peak_memory")),
             ]
         )
+        if traced:
+            rows[-1].append(
+                _mib(result["peak_memory"]) + _ratio(result["peak_memory"], base.get("peak_memory"))
+            )
     header = [
         "System",
         "Requests",
@@ -192,8 +209,9 @@ def _context_table(index: dict[Any, Any], systems: Sequence[str], name: str) -> 
         "Requests over budget",
         "Summary calls",
         "Summarizer input per call: first / median / last",
-        "Peak memory (× baseline)",
     ]
+    if traced:
+        header.append("Peak memory (× baseline)")
     return _table(header, rows)
 
 
@@ -380,6 +398,12 @@ def _body(
         ("corpus", "Corpus conversation (chatterbot-corpus English dialogs)"),
     ):
         lines += ["", f"### Context over the run: {title}", ""]
+        if not _traced(index, systems, name):
+            lines += [
+                "Replayed without `tracemalloc` (it slows the peers several times): "
+                "peak memory is measured on the generated conversation.",
+                "",
+            ]
         lines += _context_table(index, systems, name)
     lines += [
         "",
@@ -390,7 +414,8 @@ def _body(
         f"turns after {settings.overhead_warmup} warm-up turns (the same turns at every "
         "length), fake model time subtracted; the p99 of 100 samples lies between the two "
         f"slowest turns. Each job ran {settings.overhead_rounds} times, interleaved with the "
-        "others; the table shows the round with the lowest median, the one least disturbed "
+        f"others, {_jobs_at_a_time(settings.overhead_workers)}; the table shows the round "
+        "with the lowest median, the one least disturbed "
         "by other work on the machine. The last column includes catching up on the loaded "
         "history.",
         "",

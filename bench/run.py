@@ -126,6 +126,9 @@ def _rewrite(source: Path, out: Path, update_docs: bool) -> int:
     data = json.loads(source.read_text(encoding="utf-8"))
     fields = dict(data["settings"])
     fields["overhead_lengths"] = tuple(fields["overhead_lengths"])
+    # Saved before these settings existed: every replay traced, one overhead job at a time.
+    fields["traced_conversations"] = tuple(fields.get("traced_conversations", CONVERSATIONS))
+    fields.setdefault("overhead_workers", 1)
     settings = Settings(**fields)
     runs = data["runs"]
     present = {run["job"]["system"] for run in runs}
@@ -252,7 +255,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     phase_seconds: dict[str, float] = {}
     load: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="agentcore-bench-") as scratch:
-        for phase, workers in (("replay", 2), ("overhead", 1), ("latency", 4)):
+        for phase, workers in (
+            ("replay", 2),
+            ("overhead", settings.overhead_workers),
+            ("latency", 4),
+        ):
             if phase not in args.phases:
                 continue
             load[phase] = os.getloadavg()[0]
