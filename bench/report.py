@@ -156,11 +156,8 @@ def _jobs_at_a_time(workers: int) -> str:
     return "one job at a time" if workers == 1 else f"{workers} jobs at a time"
 
 
-def _traced(index: dict[Any, Any], systems: Sequence[str], name: str) -> bool:
-    """Whether conversation ``name`` was replayed under tracemalloc (it has memory figures).
-
-    Settings.traced_conversations says which are; the results say it for a saved run too.
-    """
+def _has_memory(index: dict[Any, Any], systems: Sequence[str], name: str) -> bool:
+    """Whether the replays of conversation ``name`` have memory figures (bench/peak_memory.py)."""
     return any(
         index.get(("replay", key, name), {}).get("peak_memory") is not None for key in systems
     )
@@ -168,13 +165,13 @@ def _traced(index: dict[Any, Any], systems: Sequence[str], name: str) -> bool:
 
 def _context_table(index: dict[Any, Any], systems: Sequence[str], name: str) -> list[str]:
     base = index.get(("replay", BASELINE, name), {})
-    traced = _traced(index, systems, name)
+    with_memory = _has_memory(index, systems, name)
     rows = []
     for key in systems:
         result = index.get(("replay", key, name), {"status": "error", "reason": "not run"})
         failed = _failed(result)
         if failed:
-            rows.append([label(key), failed, *[""] * (9 + traced)])
+            rows.append([label(key), failed, *[""] * (9 + with_memory)])
             continue
         per_call = " / ".join(
             _int(result[field])
@@ -194,7 +191,7 @@ def _context_table(index: dict[Any, Any], systems: Sequence[str], name: str) -> 
                 per_call,
             ]
         )
-        if traced:
+        if with_memory:
             rows[-1].append(
                 _mib(result["peak_memory"]) + _ratio(result["peak_memory"], base.get("peak_memory"))
             )
@@ -210,7 +207,7 @@ def _context_table(index: dict[Any, Any], systems: Sequence[str], name: str) -> 
         "Summary calls",
         "Summarizer input per call: first / median / last",
     ]
-    if traced:
+    if with_memory:
         header.append("Peak memory (× baseline)")
     return _table(header, rows)
 
@@ -398,12 +395,6 @@ def _body(
         ("corpus", "Corpus conversation (chatterbot-corpus English dialogs)"),
     ):
         lines += ["", f"### Context over the run: {title}", ""]
-        if not _traced(index, systems, name):
-            lines += [
-                "Replayed without `tracemalloc` (it slows the peers several times): "
-                "peak memory is measured on the generated conversation.",
-                "",
-            ]
         lines += _context_table(index, systems, name)
     lines += [
         "",

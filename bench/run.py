@@ -126,9 +126,7 @@ def _rewrite(source: Path, out: Path, update_docs: bool) -> int:
     data = json.loads(source.read_text(encoding="utf-8"))
     fields = dict(data["settings"])
     fields["overhead_lengths"] = tuple(fields["overhead_lengths"])
-    # Saved before these settings existed: every replay traced, one overhead job at a time.
-    fields["traced_conversations"] = tuple(fields.get("traced_conversations", CONVERSATIONS))
-    fields.setdefault("overhead_workers", 1)
+    fields.setdefault("overhead_workers", 1)  # saved before it existed: one job at a time
     settings = Settings(**fields)
     runs = data["runs"]
     present = {run["job"]["system"] for run in runs}

@@ -34,11 +34,6 @@ class Settings:
     generated_turns: int = 600
     corpus_turns: int | None = 1_000
     """Turns of the corpus conversation to replay (None: all 2,180; 1,000 keeps the run short)."""
-    traced_conversations: tuple[str, ...] = ("generated",)
-    """Conversations whose replay runs under ``tracemalloc``, for its peak memory. The
-    others run untraced and report no memory: tracing every allocation made the
-    allocation-heavy peers 3 to 4 times slower (LangChain's replay of the generated
-    conversation 27.6 s against 7.6 s), and the corpus replays were most of the run."""
     overhead_lengths: tuple[int, ...] = (10, 1_000, 10_000)
     overhead_warmup: int = 5
     overhead_turns: int = 100
