@@ -148,10 +148,12 @@ async def request_summary(
         estimate = None
         if max_chars is None:  # entries cut by characters are sized by counting them
             estimate = await transcript_tokens(counter, messages, config.max_tool_result_chars)
-        prompt, local, max_tokens = await _sized_request(config, conversation, fit, limit, estimate)
+        request, local, max_tokens = await _sized_request(
+            config, conversation, fit, limit, estimate
+        )
     else:  # the original design: a fixed max_tokens, the conversation cut by characters only
-        prompt = build_prompt(config.summary_prompt, conversation)
-        local = await counter.count_messages_async([Message.user(prompt)])
+        request = Message.user(build_prompt(config.summary_prompt, conversation))
+        local = await counter.count_messages_async([request])
         max_tokens = limit
     if max_tokens <= above:
         raise SummaryFailedError(
@@ -160,7 +162,9 @@ async def request_summary(
     cycle = LlmCycle(provider, model=model, max_tokens=max_tokens, purpose="summary")
     seconds = call_timeout(config, local, max_tokens)
     try:
-        result = await _within(seconds, cycle.submit_messages([Message.user(prompt)]))
+        # The message counted is the one sent: its count is kept on it, so a provider
+        # or hook that counts the request (usage of a server that reports none) reuses it.
+        result = await _within(seconds, cycle.submit_messages([request]))
     except ContextWindowExceededError as exc:
         raise SummaryOverflowError(local, max_tokens, exc) from exc
     return await read_reply(result, counter, local, max_tokens, limit)
@@ -222,8 +226,8 @@ async def read_reply(
 
 async def _sized_request(
     config: SummaryConfig, conversation: str, fit: SummaryFit, cap: int, estimate: int | None
-) -> tuple[str, int, int]:
-    """The prompt, its local count and its ``max_tokens``, sized to fit ``config.window``.
+) -> tuple[Message, int, int]:
+    """The request's message, its local count and its ``max_tokens``, sized to fit the window.
 
     ``estimate``: the conversation's tokens as its entries' stored counts
     give them (:func:`~agentcore_autosummary.sizing.transcript_tokens`), or
@@ -239,11 +243,11 @@ async def _sized_request(
     room = correction.unapply(key, window - config.summary_reserve) - empty - _FIT_MARGIN_TOKENS
     fits_reply = min(config.summary_reserve, config.summary_tokens)
     if estimate is not None and room >= MIN_CONVERSATION_TOKENS and estimate <= room:
-        prompt = build_prompt(config.summary_prompt, conversation)
-        local = await counter.count_messages_async([Message.user(prompt)])
+        request = Message.user(build_prompt(config.summary_prompt, conversation))
+        local = await counter.count_messages_async([request])
         max_tokens = min(cap, window - correction.apply(key, local))
         if local - empty <= room and max_tokens >= fits_reply:
-            return prompt, local, max_tokens
+            return request, local, max_tokens
     for _ in range(3):
         if room < MIN_CONVERSATION_TOKENS:
             raise SummaryFailedError(
@@ -252,15 +256,15 @@ async def _sized_request(
             )
         if await counter.count_text_async(conversation) > room:
             conversation = await cut_middle(counter, conversation, room)
-        prompt = build_prompt(config.summary_prompt, conversation)
-        local = await counter.count_messages_async([Message.user(prompt)])
+        request = Message.user(build_prompt(config.summary_prompt, conversation))
+        local = await counter.count_messages_async([request])
         max_tokens = min(cap, window - correction.apply(key, local))
         if max_tokens >= fits_reply:
             break
         room -= max(1, config.summary_reserve - max_tokens) + _FIT_MARGIN_TOKENS
     else:
         raise SummaryFailedError(f"no summary request fits max_context_tokens ({window})")
-    return prompt, local, max_tokens
+    return request, local, max_tokens
 
 
 @functools.lru_cache(maxsize=64)
