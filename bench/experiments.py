@@ -146,6 +146,7 @@ async def overhead(system: System, settings: Settings, length: int) -> dict[str,
     warmup, timed = probe[: settings.overhead_warmup], probe[settings.overhead_warmup :]
     env = _env(settings)
     recorder = env.recorder
+    recorder.measures_requests = False  # no request sizes are reported here
     await system.prepare(env, history)
 
     def own_time(start: float, model_before: float) -> float:

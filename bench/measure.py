@@ -76,6 +76,11 @@ class Recorder:
     """Probe turn -> numbers of the planted facts its first request carried."""
     bill: Bill | None = None
     """When set, every request is also billed by the prefix-cache model (bench/billing.py)."""
+    measures_requests: bool = True
+    """False: :meth:`request` records nothing and does not read its pairs (the overhead
+    jobs, which report no request sizes: a 10,000-message request turned into pairs
+    and counted made most of such a job's time, the fake model's, subtracted anyway).
+    Summary requests are always read: the faithful summary is made from them."""
 
     @contextmanager
     def model_time(self) -> Iterator[None]:
@@ -88,6 +93,8 @@ class Recorder:
     def request(
         self, pairs: Iterable[Pair], *, tool_tokens: int = 0, max_tokens: int | None = None
     ) -> None:
+        if not self.measures_requests:
+            return
         pairs = list(pairs)
         tokens = self.meter.request(pairs)
         self.requests.append((self.turn, tokens))

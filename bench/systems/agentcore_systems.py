@@ -80,7 +80,8 @@ class _RecordingProvider:
 
     async def complete(self, request: LlmRequest) -> LlmResponse:
         with self._recorder.model_time():
-            pairs = [pair(message) for message in request.messages]
+            # Made as the recorder reads them (it may not: Recorder.measures_requests).
+            pairs = (pair(message) for message in request.messages)
             tools = get_token_counter(None).count_tools(request.tools)
             if request.purpose == "summary":
                 self.last_summary = self._recorder.summary(
