@@ -71,6 +71,35 @@ def format_messages_as_text(
     """
     if max_chars is None:
         return "\n\n".join(_entry(message, max_tool_result_chars) for message in messages)
+    return "\n\n".join(reversed(_newest_entries(messages, max_tool_result_chars, max_chars)))
+
+
+def messages_read(
+    messages: Sequence[Message],
+    max_tool_result_chars: int = 500,
+    *,
+    max_chars: int | None = MAX_CONVERSATION_CHARS,
+) -> Sequence[Message]:
+    """The newest of ``messages`` that :func:`format_messages_as_text` holds, whole or cut.
+
+    What a summary request of the ``"full"`` strategy read: the gate judges its
+    summary against these, so its cost is bounded by ``max_chars``, not by the
+    history's length.
+    """
+    if max_chars is None:
+        return messages
+    read = len(_newest_entries(messages, max_tool_result_chars, max_chars))
+    return messages[len(messages) - read :]
+
+
+def _newest_entries(
+    messages: Sequence[Message], max_tool_result_chars: int, max_chars: int
+) -> list[str]:
+    """The entries of the newest ``messages`` that fit ``max_chars``, newest first.
+
+    The oldest of them may be cut at its beginning (marked ``[…]``); entries
+    separated by a blank line.
+    """
     kept: list[str] = []
     size = 0
     for message in reversed(messages):
@@ -86,4 +115,4 @@ def format_messages_as_text(
             body = _indent(body)
             kept.append(f"{label}: {_CUT_MARK}{body[len(body) - room :].lstrip(' ')}")
         break
-    return "\n\n".join(reversed(kept))
+    return kept

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 import attrs
 from attrs import frozen
 
-from agentcore import TurnContext
+from agentcore import Message, TurnContext
 from agentcore_autosummary.config import SummaryConfig
-from agentcore_autosummary.formatting import MAX_CONVERSATION_CHARS, format_messages_as_text
+from agentcore_autosummary.formatting import (
+    MAX_CONVERSATION_CHARS,
+    format_messages_as_text,
+    messages_read,
+)
 from agentcore_autosummary.gate import judge, refusal
 from agentcore_autosummary.pins import unpinned_indices
 from agentcore_autosummary.plan import Plan
@@ -29,6 +34,7 @@ from agentcore_autosummary.summarizer import SummaryCutError, SummaryFailedError
 from agentcore_autosummary.summary_calls import (
     check_retention,
     check_shrinks,
+    parts_kept,
     request_one_summary,
     summarize_in_chunks,
     summary_fit,
@@ -78,7 +84,16 @@ async def make_summary(
     A summary applied to a Focused slot must leave a smaller context than the
     one it replaces, or :class:`SummaryFailedError` is raised; a summary whose
     quotes alone keep the context from shrinking is applied without them.
+    A chunk summarized alone is asked for once across the attempts
+    (:func:`~agentcore_autosummary.summary_calls.parts_kept`).
     """
+    with parts_kept():
+        return await _make_summary(ctx, config, plan)
+
+
+async def _make_summary(
+    ctx: TurnContext, config: SummaryConfig, plan: Plan
+) -> tuple[str, Plan, SummaryQuality]:
     focused = plan.slot.config.focused
     previous = focused.summary_override if focused is not None else plan.previous
     made = await attempt(ctx, config, plan, UPDATE, previous)
@@ -193,12 +208,16 @@ async def attempt(
 ) -> Attempt:
     """Ask for the summary of ``plan`` by ``route`` and judge it against ``previous``."""
     cut: SummaryCutError | None = None
+    read: Sequence[Message] | None = None  # the "full" strategy's: the messages it read
     try:
         if config.strategy == "full":
             chars = MAX_CONVERSATION_CHARS
             if route.halve:  # the newest half of what the first request read
-                read = format_messages_as_text(plan.messages, config.max_tool_result_chars)
-                chars = len(read) // 2
+                first = format_messages_as_text(plan.messages, config.max_tool_result_chars)
+                chars = len(first) // 2
+            # The request holds the newest ``chars`` characters of the history: the gate
+            # reads those, not the whole history (its cost would grow with the history).
+            read = messages_read(plan.messages, config.max_tool_result_chars, max_chars=chars)
             reply = await request_one_summary(ctx, config, plan, plan.messages, chars, route)
             summary = reply.text
         else:
@@ -221,10 +240,11 @@ async def attempt(
     except SummaryCutError as exc:
         summary, cut = exc.reply.text, exc
     stop_reason = "end_turn" if cut is None else "max_tokens"
+    judged = plan.messages if read is None else read
     quality = judge(
         summary,
         previous,
-        plan.messages,
+        judged,
         stop_reason,
         config.max_tool_result_chars,
         lost_refuses=config.retention_check != "quote",
@@ -236,7 +256,7 @@ async def attempt(
             trimmed = judge(
                 whole,
                 previous,
-                plan.messages,
+                judged,
                 "end_turn",
                 config.max_tool_result_chars,
                 lost_refuses=False,

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
-from collections.abc import Coroutine, Iterable, Sequence
+from collections.abc import Coroutine, Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 import attrs
@@ -58,6 +60,36 @@ CHUNK_CONCURRENCY = 4
 """How many chunk summaries of one backlog are requested at once."""
 
 T = TypeVar("T")
+
+_PartKey = tuple[tuple[int, ...], int | None, int]
+"""A part request: the identities of its messages, its route's ``cap`` and ``above``."""
+
+_PARTS: ContextVar[dict[_PartKey, tuple[Sequence[Message], str]] | None] = ContextVar(
+    "autosummary parts", default=None
+)
+"""The parts summarized within :func:`parts_kept`, by request (with their messages)."""
+
+
+@contextlib.contextmanager
+def parts_kept() -> Iterator[None]:
+    """Within it, a chunk summarized alone is asked for once: a later request reuses its reply.
+
+    One summary's attempts run inside it (``retries.make_summary``). A
+    ``resummary`` retry's first request (the messages alone, without the previous
+    summary) is the first part of an update made of several chunks: the same
+    request, already answered, since the gate judges the merged summary and not
+    its parts. Only parts are kept, never a request that carries the previous
+    summary; a part whose request failed is not kept.
+    """
+    token = _PARTS.set({})
+    try:
+        yield
+    finally:
+        _PARTS.reset(token)
+
+
+def _part_key(messages: Sequence[Message], route: Route) -> _PartKey:
+    return tuple(id(message) for message in messages), route.cap, route.above
 
 
 async def isolated(work: Coroutine[Any, Any, T]) -> T:
@@ -205,10 +237,18 @@ async def summary_round(
         return reply.text, end
     limit = asyncio.Semaphore(CHUNK_CONCURRENCY)
 
+    kept = _PARTS.get()
+
     async def part(start: int, end: int) -> str:
+        chunk = messages[start:end]
+        key = _part_key(chunk, route)
+        if kept is not None and key in kept:
+            return kept[key][1]
         async with limit:
-            reply = await request_one_summary(ctx, config, plan, messages[start:end], None, route)
-            return reply.text
+            reply = await request_one_summary(ctx, config, plan, chunk, None, route)
+        if kept is not None:
+            kept[key] = (chunk, reply.text)  # the messages, so their identities stay theirs
+        return reply.text
 
     # The first part alone, so the token correction learned from its usage
     # sizes the others; then the rest at once.

@@ -166,3 +166,42 @@ async def test_the_summary_is_kept_once_in_the_slot_config_and_once_as_the_snaps
     resumed = AgentSession(AGENT, "s", bundle)
     await resumed.submit_turn("again")
     assert await get_conversation_summary(resumed) is not None
+
+
+async def test_a_retry_does_not_ask_again_for_a_part_the_update_summarized() -> None:
+    # Every summary is the same text, so from the second summary on the gate refuses the
+    # merged update as a copy and retries it as a resummary, whose first request (the
+    # first chunk alone) is the update's first part: it is answered from that part.
+    store = await backlog_store(300)
+    same = "The user asked numbered questions; each got a numbered answer."
+    asked: dict[int, list[str]] = {}
+    turns = [0]
+
+    def respond(request: LlmRequest) -> str:
+        if request.purpose != "summary":
+            turns[0] += 1
+            return "Noted."
+        asked.setdefault(turns[0], []).append(request.messages[-1].text)
+        return same
+
+    config = SummaryConfig(
+        max_context_tokens=4000,
+        max_summary_tokens=200,
+        max_summary_calls_per_turn=3,
+        request_shape="transcript",
+        retention_check="off",
+    )
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=respond))
+        .store(store)
+        .setting("summary_config", config)
+        .build()
+    )
+    session = AgentSession(AGENT, "s", bundle)
+    for number in range(6):
+        await session.submit_turn(f"question {300 + number}")
+    retried = [texts for texts in asked.values() if len(texts) > config.max_summary_calls_per_turn]
+    assert retried, "no update was retried: the scenario did not happen"
+    for texts in asked.values():
+        assert len(texts) == len(set(texts)), "a request was sent twice in one turn"

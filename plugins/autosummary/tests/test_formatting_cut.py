@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from agentcore import Message
 from agentcore_autosummary import format_messages_as_text
+from agentcore_autosummary.formatting import messages_read
 
 ROLE_LINE = re.compile(r"^(System|User|Assistant|Tool Result \[[^\]]*\]|Tool Error \[[^\]]*\]): ")
 
@@ -57,3 +58,25 @@ def test_every_entry_of_a_cut_transcript_begins_with_its_role(
     # Lines that are not indented are entry starts: each begins with its role.
     for line in starts:
         assert ROLE_LINE.match(line), line
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    sizes=st.lists(st.integers(min_value=0, max_value=400), min_size=0, max_size=30),
+    max_chars=st.integers(min_value=1, max_value=3_000),
+)
+def test_the_messages_read_are_the_fewest_newest_that_give_the_same_text(
+    sizes: list[int], max_chars: int
+) -> None:
+    # What the gate judges a "full" summary against: the messages the request read.
+    messages = [
+        (Message.user if index % 2 == 0 else Message.assistant)(f"m{index} " + "w" * size)
+        for index, size in enumerate(sizes)
+    ]
+    read = messages_read(messages, max_chars=max_chars)
+    assert list(read) == messages[len(messages) - len(read) :]
+    text = format_messages_as_text(messages, max_chars=max_chars)
+    assert format_messages_as_text(read, max_chars=max_chars) == text
+    if read:
+        assert format_messages_as_text(read[1:], max_chars=max_chars) != text
+    assert messages_read(messages, max_chars=None) == messages
