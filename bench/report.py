@@ -156,6 +156,18 @@ def _jobs_at_a_time(workers: int) -> str:
     return "one job at a time" if workers == 1 else f"{workers} jobs at a time"
 
 
+def _rounds(settings: Settings) -> str:
+    """How the overhead jobs ran: how many times each, how many at a time."""
+    at_a_time = _jobs_at_a_time(settings.overhead_workers)
+    if settings.overhead_rounds == 1:
+        return f"Each job ran once, {at_a_time}."
+    return (
+        f"Each job ran {settings.overhead_rounds} times, interleaved with the others, "
+        f"{at_a_time}; the table shows the round with the lowest median, the one least "
+        "disturbed by other work on the machine."
+    )
+
+
 def _has_memory(index: dict[Any, Any], systems: Sequence[str], name: str) -> bool:
     """Whether the replays of conversation ``name`` have memory figures (bench/peak_memory.py)."""
     return any(
@@ -404,11 +416,8 @@ def _body(
         f"messages already in its memory: median and p99 over {settings.overhead_turns} "
         f"turns after {settings.overhead_warmup} warm-up turns (the same turns at every "
         "length), fake model time subtracted; the p99 of 100 samples lies between the two "
-        f"slowest turns. Each job ran {settings.overhead_rounds} times, interleaved with the "
-        f"others, {_jobs_at_a_time(settings.overhead_workers)}; the table shows the round "
-        "with the lowest median, the one least disturbed "
-        "by other work on the machine. The last column includes catching up on the loaded "
-        "history.",
+        f"slowest turns. {_rounds(settings)} The last column includes catching up on the "
+        "loaded history.",
         "",
     ]
     lines += _overhead_table(index, systems, settings)
