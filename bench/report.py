@@ -178,35 +178,6 @@ def _has_memory(index: dict[Any, Any], systems: Sequence[str], name: str) -> boo
 def _context_table(index: dict[Any, Any], systems: Sequence[str], name: str) -> list[str]:
     base = index.get(("replay", BASELINE, name), {})
     with_memory = _has_memory(index, systems, name)
-    rows = []
-    for key in systems:
-        result = index.get(("replay", key, name), {"status": "error", "reason": "not run"})
-        failed = _failed(result)
-        if failed:
-            rows.append([label(key), failed, *[""] * (9 + with_memory)])
-            continue
-        per_call = " / ".join(
-            _int(result[field])
-            for field in ("summary_input_first", "summary_input_median", "summary_input_last")
-        )
-        rows.append(
-            [
-                label(key),
-                _int(result["requests"]),
-                _int(result["input_tokens"]),
-                _int(result["summary_input_tokens"]),
-                _int(_total(result)) + _ratio(_total(result), _total(base)),
-                _pct(result.get("retention")),
-                _int(result["max_request"]),
-                _int(result["over_budget"]),
-                _int(result["summary_calls"]),
-                per_call,
-            ]
-        )
-        if with_memory:
-            rows[-1].append(
-                _mib(result["peak_memory"]) + _ratio(result["peak_memory"], base.get("peak_memory"))
-            )
     header = [
         "System",
         "Requests",
@@ -221,6 +192,34 @@ def _context_table(index: dict[Any, Any], systems: Sequence[str], name: str) -> 
     ]
     if with_memory:
         header.append("Peak memory (× baseline)")
+    rows = []
+    for key in systems:
+        result = index.get(("replay", key, name), {"status": "error", "reason": "not run"})
+        failed = _failed(result)
+        if failed:
+            rows.append([label(key), failed, *[""] * (len(header) - 2)])
+            continue
+        per_call = " / ".join(
+            _int(result[field])
+            for field in ("summary_input_first", "summary_input_median", "summary_input_last")
+        )
+        row = [
+            label(key),
+            _int(result["requests"]),
+            _int(result["input_tokens"]),
+            _int(result["summary_input_tokens"]),
+            _int(_total(result)) + _ratio(_total(result), _total(base)),
+            _pct(result.get("retention")),
+            _int(result["max_request"]),
+            _int(result["over_budget"]),
+            _int(result["summary_calls"]),
+            per_call,
+        ]
+        if with_memory:
+            row.append(
+                _mib(result["peak_memory"]) + _ratio(result["peak_memory"], base.get("peak_memory"))
+            )
+        rows.append(row)
     return _table(header, rows)
 
 
