@@ -240,3 +240,44 @@ def test_a_chinese_summary_dropping_names_nothing_superseded_is_refused() -> Non
     )
     assert quality.verdict == "lost"
     assert quality.identifiers_lost == ("test-cn-02", "MongoDB", "华信物流", "王磊")
+
+
+async def test_a_full_summary_is_judged_against_what_its_request_read() -> None:
+    # strategy="full" reads the newest 30,000 characters of the history: an identifier of
+    # the previous summary that only older, unread messages hold is lost by the new one,
+    # not excused by messages the summarizer never saw.
+    recorder = Recorder()
+    summaries = iter(["The app runs from /srv/app.", *(["The user lists more steps."] * 50)])
+
+    def respond(request: LlmRequest) -> str:
+        return next(summaries) if request.purpose == "summary" else "Noted."
+
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=respond))
+        .store(InMemoryStore())
+        .load_plugins(True)
+        .plugin(recorder)
+        .summary_config(
+            SummaryConfig(
+                trigger="cumulative",
+                strategy="full",
+                max_context_tokens=200_000,
+                trigger_token_ratio=0.01,
+                debounce_turns=1,
+                keep_recent_tokens=0,
+                request_shape="transcript",
+            )
+        )
+        .build()
+    )
+    session = AgentSession(Agent("assistant"), "full", bundle, FocusedConfig())
+    await session.submit_turn("We deploy from /srv/app. " + "setup detail " * 100)
+    for number in range(40):
+        await session.submit_turn(f"step {number}: " + "more detail " * 120)
+    assert recorder.applied[0].summary.startswith("The app runs from /srv/app.")
+    later = [info.quality for info in recorder.applied[1:] if info.quality is not None]
+    # While the first message is still read, /srv/app is excused (the input holds it);
+    # once the 30,000 characters read no longer reach it, it is lost.
+    assert any("/srv/app" not in quality.identifiers_lost for quality in later)
+    assert "/srv/app" in later[-1].identifiers_lost
