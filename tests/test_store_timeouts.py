@@ -274,3 +274,45 @@ async def test_a_lock_wait_whose_deadline_comes_while_waiting_for_the_pool_says_
     tries.append("a try that found no lock")
     with pytest.raises(StoreTimeoutError, match="no pooled connection"):
         await store.write(StoreWrite("s", appends={"main": MessageAppend(0, msgs(1))}, timeout=5))
+
+
+async def test_a_lock_wait_whose_last_try_is_cancelled_at_the_deadline_says_it_stayed_locked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A loaded server can end the last try's statement at the deadline before its lock wait.
+
+    The session was found locked; the write's own deadline then ran out: it stayed locked.
+    A statement cancelled before the deadline (a store-level ``statement_timeout``) is not.
+    """
+    psycopg = pytest.importorskip("psycopg")
+
+    from agentcore.errors import StoreTimeoutError
+    from agentcore.stores import PostgresStore
+    from agentcore.stores._pg_pool import LockBusy
+
+    store = PostgresStore("postgresql://localhost/db")
+    tries: list[str] = []
+    sleep_past_deadline = True
+
+    async def write_once(encoded: Any, deadline: Any, lock_wait: Any) -> None:
+        tries.append("try")
+        if len(tries) == 1:
+            raise LockBusy("canceling statement due to lock timeout")
+        if sleep_past_deadline:
+            await asyncio.sleep(deadline.remaining() + 0.05)
+        try:
+            raise psycopg.errors.QueryCanceled("canceling statement due to statement timeout")
+        except psycopg.errors.QueryCanceled as exc:
+            raise StoreTimeoutError("a statement was cancelled") from exc
+
+    monkeypatch.setattr(store, "_write_once", write_once)
+    write = StoreWrite("s", appends={"main": MessageAppend(0, msgs(1))}, timeout=0.5)
+    with pytest.raises(StoreTimeoutError, match="stayed locked") as caught:
+        await store.write(write)
+    assert "nothing was stored" in str(caught.value) and tries == ["try", "try"]
+    # Cancelled with time left: the statement's own limit, named as such.
+    tries.clear()
+    sleep_past_deadline = False
+    with pytest.raises(StoreTimeoutError, match="a statement was cancelled"):
+        await store.write(write)
+    assert tries == ["try", "try"]

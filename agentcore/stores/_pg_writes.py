@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from psycopg.errors import QueryCanceled
 from psycopg_pool import PoolTimeout
 
 from agentcore.errors import (
@@ -120,10 +121,11 @@ class PostgresWrites(PostgresConnections):
                 if left is not None and left <= 0:
                     raise self._lock_timed_out(encoded, str(exc)) from None
             except StoreTimeoutError as exc:
-                if busy is None or not isinstance(exc.__cause__, PoolTimeout):
+                if busy is None or not _ended_by_deadline(exc, deadline):
                     raise
-                # The deadline came while a later try waited for a pooled connection (the
-                # other sessions' writes had them): the session stayed locked all along.
+                # The deadline came during a later try, while it waited for a pooled
+                # connection (the other sessions' writes had them) or before its lock wait
+                # began (a loaded server): the session stayed locked all along.
                 raise self._lock_timed_out(encoded, str(busy)) from exc
             await asyncio.sleep(pause if left is None else min(pause, left))
 
@@ -241,3 +243,15 @@ class PostgresWrites(PostgresConnections):
             f"{self._where}: session {encoded.session_id!r} stayed locked by another "
             f"transaction for {' and '.join(limits)} ({detail}); nothing was stored"
         )
+
+
+def _ended_by_deadline(exc: StoreTimeoutError, deadline: Deadline) -> bool:
+    """Whether ``exc`` ended a try because the write's own deadline ran out.
+
+    A pool wait ends at the deadline. A cancelled statement does when the deadline has
+    passed: its timer, started by the server after the try read the time left, ran the
+    whole of it; a store-level ``statement_timeout`` shorter than that ends it before.
+    """
+    if isinstance(exc.__cause__, PoolTimeout):
+        return True
+    return isinstance(exc.__cause__, QueryCanceled) and deadline.expired()
