@@ -274,12 +274,17 @@ async def turns(
 
 
 async def resume_times(sizes: tuple[int, ...] = (10, 50_000)) -> dict[str, list[float]]:
-    """Median seconds to resume a summarized session of each of ``sizes`` messages, per store."""
+    """Median seconds to resume a summarized session of each of ``sizes`` messages, per store.
+
+    Every session is stored first; then their resumes alternate, one of each size a
+    round (after one untimed round), so a change of the machine's load or of the store's
+    files (the WAL of the largest session's writes) falls on every size alike.
+    """
     from agentcore import InMemoryStore, SqliteStore
 
     if __package__ != "bench":  # run as a file (python bench/turn_floor.py)
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from bench.resume import populate, resume, summarized, timed
+    from bench.resume import RUNS, populate, resume, summarized
 
     figures: dict[str, list[float]] = {}
     for name in ("memory", "SQLite"):
@@ -288,15 +293,16 @@ async def resume_times(sizes: tuple[int, ...] = (10, 50_000)) -> dict[str, list[
             if name == "memory"
             else SqliteStore(Path(tempfile.mkdtemp(prefix="turn-floor-")) / "resume.db")
         )
-        figures[name] = []
         for count in sizes:
-            session_id = f"resume-{count}"
-            await populate(store, session_id, count, summarized(count))
-
-            async def once(store: Any = store, session_id: str = session_id) -> None:
-                await resume(store, session_id)
-
-            figures[name].append(await timed(once))
+            await populate(store, f"resume-{count}", count, summarized(count))
+        times: list[list[float]] = [[] for _ in sizes]
+        for round_index in range(RUNS + 1):
+            for position, count in enumerate(sizes):
+                start = time.perf_counter()
+                await resume(store, f"resume-{count}")
+                if round_index:  # the first round warms up
+                    times[position].append(time.perf_counter() - start)
+        figures[name] = [statistics.median(each) for each in times]
         await store.close()
     return figures
 
