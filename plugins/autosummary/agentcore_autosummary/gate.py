@@ -56,6 +56,7 @@ MIN_LOST = 2
 _ROLE_LINE = re.compile(r"^\s*(System|User|Assistant|Tool Result|Tool Error)\b[^:\n]{0,40}:")
 _WORDS = re.compile(r"\w+")
 _RUN = 8
+_SEARCHED_RUNS = 64
 
 
 class SummaryRejectedError(SummaryFailedError):
@@ -84,16 +85,41 @@ def _runs(words: list[str]) -> set[tuple[str, ...]]:
 def _copied_share(summary_runs: set[tuple[str, ...]], input_words: list[str]) -> float:
     """The share of ``summary_runs`` that are also runs of ``input_words``.
 
-    Only the input's runs that start with the first word of a summary run are made,
-    so a long input costs one pass over its words, not a set of all its runs.
+    A summary of up to :data:`_SEARCHED_RUNS` runs (most are) has each run looked for
+    in the input's words as one text; a longer one reads the input once
+    (:func:`runs_found_in_one_pass`).
     """
     if not summary_runs:
         return 0.0
-    firsts = {run[0] for run in summary_runs}
-    last = len(input_words) - _RUN + 1
-    starts = compress(range(last), map(firsts.__contains__, input_words))
-    found = {tuple(input_words[at : at + _RUN]) for at in starts} & summary_runs
+    if len(summary_runs) <= _SEARCHED_RUNS:
+        found = runs_found_by_search(summary_runs, input_words)
+    else:
+        found = runs_found_in_one_pass(summary_runs, input_words)
     return len(found) / len(summary_runs)
+
+
+def runs_found_by_search(runs: set[tuple[str, ...]], words: list[str]) -> set[tuple[str, ...]]:
+    """The ``runs`` that are runs of ``words``: each looked for in the words as one text.
+
+    Words never hold a space, so a run found between spaces is a run of whole words.
+    """
+    text = " ".join(["", *words, ""])
+    return {run for run in runs if " ".join(["", *run, ""]) in text}
+
+
+def runs_found_in_one_pass(runs: set[tuple[str, ...]], words: list[str]) -> set[tuple[str, ...]]:
+    """The ``runs`` that are runs of ``words``, read in one pass over ``words``.
+
+    Only the runs of ``words`` that start with the first word of one of ``runs`` are
+    made, so a long input costs one pass over its words, not a set of all its runs.
+    """
+    if not runs:
+        return set()
+    size = len(next(iter(runs)))
+    firsts = {run[0] for run in runs}
+    last = len(words) - size + 1
+    starts = compress(range(last), map(firsts.__contains__, words))
+    return {tuple(words[at : at + size]) for at in starts} & runs
 
 
 def _words(text: str) -> set[str]:
