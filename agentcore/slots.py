@@ -291,7 +291,7 @@ class ContextSlot:
             return (*before, *self._messages, *after, *tail)
         return (*before, *self.messages[start:], *after, *tail)
 
-    async def count_context(self, counter: TokenCounter) -> int:
+    async def count_context(self, counter: TokenCounter, *, limit: int | None = None) -> int:
         """The tokens :meth:`load_messages` costs as a request, counted by ``counter``.
 
         The window's tokens come from running totals kept per slot: a call
@@ -299,19 +299,38 @@ class ContextSlot:
         usually come with them from the store, see
         :attr:`~agentcore.tokens.TokenCounter.key`), whatever the history's
         length. Long messages are counted off the event loop.
+
+        ``limit``: the caller only needs to know whether the context exceeds
+        this many tokens. Messages not counted yet are then counted newest
+        first, and counting stops as soon as the total passes ``limit``: a
+        result above ``limit`` is then at least that much but may be less
+        than the whole context (a long history loaded without its counts is
+        not all tokenized to learn that it does not fit). A result at or
+        below ``limit`` is always the exact count.
         """
         before, start, after = self._render_parts()
-        return await counter.count_messages_async([*before, *after]) + await self._window_tokens(
-            counter, start
-        )
+        fixed = await counter.count_messages_async([*before, *after])
+        room = None if limit is None else limit - fixed
+        return fixed + await self._window_tokens(counter, start, room)
 
-    async def _window_tokens(self, counter: TokenCounter, start: int) -> int:
-        """Tokens of loaded raw messages ``start:``, from the running totals."""
+    async def _window_tokens(self, counter: TokenCounter, start: int, limit: int | None) -> int:
+        """Tokens of loaded raw messages ``start:``, from the running totals.
+
+        With ``limit``, the messages past the running totals are counted newest
+        first and the count stops once it passes ``limit`` (see :meth:`count_context`).
+        """
         key = (counter.key, self._offset)
         if self._sums_key != key:
             self._sums_key, self._sums = key, [0]
         sums = self._sums
-        for message in self._messages[len(sums) - 1 :]:
+        totalled = self._offset + len(sums) - 1  # the first message without a running total
+        if limit is not None and totalled < len(self):
+            total = sums[-1] - sums[start - self._offset] if start < totalled else 0
+            for index in range(len(self) - 1, max(start, totalled) - 1, -1):
+                total += await counter.count_message_async(self._messages[index - self._offset])
+                if total > limit:
+                    return total
+        for message in self._messages[len(sums) - 1 :]:  # counted above: their counts are kept
             sums.append(sums[-1] + await counter.count_message_async(message))
         return sums[-1] - sums[start - self._offset]
 

@@ -169,3 +169,37 @@ async def test_a_turn_a_budget_counts_stores_every_message_counted(tmp_path: Pat
     key = get_token_counter(None).key
     # The user's message was counted by the budget; the reply is counted for storage.
     assert [sorted(body["tokens"]) for body in bodies] == [[key], [key]]  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize("summarized", [False, True])
+async def test_a_limited_count_of_an_uncounted_history_stops_past_the_limit(
+    summarized: bool,
+) -> None:
+    tokenizer = CountingTokenizer()
+    counter = TokenCounter("m", count_text=tokenizer, name="words-v1")
+    history = [
+        Message.user(f"question {i} " + "word " * 20)
+        if i % 2 == 0
+        else Message.assistant(f"answer {i} " + "word " * 20)
+        for i in range(2_000)
+    ]
+    mode = FocusedConfig(summary_override="S s", summary_covers=100) if summarized else None
+    config = SlotConfig() if mode is None else SlotConfig(mode)
+    slot = ContextSlot("s", "default", config, "sys", messages=list(history))
+    # The whole count, by a counter of another key (its counts are kept apart).
+    whole = TokenCounter("m", count_text=CountingTokenizer(), name="words-v0").count_messages(
+        slot.load_messages()
+    )
+
+    # Past the limit: more than it, and only the newest messages were tokenized.
+    bounded = await slot.count_context(counter, limit=1_000)
+    assert 1_000 < bounded < whole
+    assert len(tokenizer.texts) < 100
+    assert not counter.counted(history[-100]) and counter.counted(history[-1])
+
+    # A limit the context fits is the exact count, and so is no limit at all.
+    assert await slot.count_context(counter, limit=whole) == whole
+    assert await slot.count_context(counter, limit=whole - 1) > whole - 1
+    assert await slot.count_context(counter) == whole
+    slot.record_appended([Message.user("one more question")])
+    assert await slot.count_context(counter) == counter.count_messages(slot.load_messages())

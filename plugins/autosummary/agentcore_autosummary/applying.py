@@ -21,6 +21,7 @@ from agentcore_autosummary.budget import (
     turn_model,
 )
 from agentcore_autosummary.config import SESSION_COUNTER_KEY, SummaryConfig
+from agentcore_autosummary.context_size import ContextSize, context_size
 from agentcore_autosummary.plan import Plan
 from agentcore_autosummary.runtime import SessionRuntime
 from agentcore_autosummary.state import SummaryState, state_from_json, state_key, state_to_json
@@ -28,10 +29,10 @@ from agentcore_autosummary.state import SummaryState, state_from_json, state_key
 logger = logging.getLogger("agentcore.autosummary")
 
 
-async def context_tokens(ctx: TurnContext, slot_id: str) -> int:
-    """Tokens of the context slot ``slot_id`` sends now, counted for the turn model."""
+async def context_size_now(ctx: TurnContext, config: SummaryConfig, slot_id: str) -> ContextSize:
+    """The context slot ``slot_id`` sends now, counted for the turn model (:func:`context_size`)."""
     slot = await ctx.session.get_slot(slot_id)
-    return await slot.count_context(counter_for(ctx, turn_model(ctx)))
+    return await context_size(slot, counter_for(ctx, turn_model(ctx)), config.window)
 
 
 async def store_call_cost(ctx: TurnContext, usage: Usage) -> None:

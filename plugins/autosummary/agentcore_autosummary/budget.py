@@ -89,24 +89,41 @@ class TurnBudget:
         """A request's size against the rule: corrected count plus the reply reservation."""
         return self.correction.apply(self.model, await self.local(messages)) + self.reserve
 
-    async def turn_local(self, ctx: TurnContext) -> int:
+    async def turn_local(self, ctx: TurnContext, *, limit: int | None = None) -> int:
         """:meth:`local` of the turn's next request, from the slot's running totals.
 
         The request is the slot's context (``ctx.slot.load_messages()``,
         counted by :meth:`~agentcore.slots.ContextSlot.count_context`, which
         counts only what was appended since its last call; or ``ctx.context``
         when a hook set it) followed by the turn's messages so far.
+        ``limit``: the count may stop once it passes this many local tokens
+        (see :meth:`~agentcore.slots.ContextSlot.count_context`); a result at
+        or below it is exact.
         """
-        in_flight = await self.counter.count_messages_async(ctx.messages)
+        extra = await self.counter.count_messages_async(ctx.messages)
+        extra += self.counter.count_tools(self.tools) - REPLY_PRIMING_TOKENS
         if ctx.context is not None:
-            context = await self.counter.count_messages_async(ctx.context)
-        else:
-            context = await ctx.slot.count_context(self.counter)
-        return context + in_flight - REPLY_PRIMING_TOKENS + self.counter.count_tools(self.tools)
+            return await self.counter.count_messages_async(ctx.context) + extra
+        room = None if limit is None else limit - extra
+        return await ctx.slot.count_context(self.counter, limit=room) + extra
 
-    async def turn_size(self, ctx: TurnContext) -> int:
-        """:meth:`size` of the turn's next request (see :meth:`turn_local`)."""
-        return self.sized(await self.turn_local(ctx))
+    async def turn_size(self, ctx: TurnContext, *, exact: bool = True) -> int:
+        """:meth:`size` of the turn's next request (see :meth:`turn_local`).
+
+        ``exact=False`` when the caller only compares the size with the window:
+        counting may then stop once the request is known not to fit, so a size
+        over the window is a lower bound (a history loaded without its counts
+        is tokenized newest first only as far as the window reaches).
+        """
+        return self.sized(await self.turn_local(ctx, limit=None if exact else self.room))
+
+    @property
+    def room(self) -> int:
+        """The most local tokens a request may count and still fit (its :meth:`sized` ≤ window)."""
+        room = self.correction.unapply(self.model, self.window - self.reserve)
+        while self.sized(room + 1) <= self.window:  # a float's rounding at the edge
+            room += 1
+        return room
 
     def sized(self, local: int) -> int:
         """A request's size against the rule from its local count (see :meth:`size`)."""

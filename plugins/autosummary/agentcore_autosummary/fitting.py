@@ -77,7 +77,7 @@ async def fit_request(ctx: TurnContext) -> None:
     budget = turn_budget(ctx, config, await session_correction(ctx, runtime))
     if overflow is not None and not learned_window:
         budget = await learn_from_overflow(ctx, config, runtime, budget, overflow)
-    local = await budget.turn_local(ctx)
+    local = await budget.turn_local(ctx, limit=budget.room)
     tokens = budget.sized(local)
     if tokens <= budget.window and overflow is None:
         # It fits as it is (the common turn): so does the smallest request, a part of it.
@@ -86,12 +86,12 @@ async def fit_request(ctx: TurnContext) -> None:
     await refuse_oversized_input(ctx, budget)
     tokens = await make_room(ctx, config, runtime, budget, forced=overflow is not None)
     if tokens > budget.window and await cut_tool_results(ctx, budget, tokens - budget.window):
-        tokens = await budget.turn_size(ctx)
+        tokens = await budget.turn_size(ctx, exact=False)
     if tokens > budget.window:
         backlog = bool(runtime.backlog.get(ctx.slot.id)) and ctx.slot.config.focused is not None
         why = runtime.why.get(ctx.slot.id, "no summary could make room")
         ctx.context = await leave_out_oldest(ctx, budget, backlog=backlog, why=why)
-        tokens = await budget.turn_size(ctx)
+        tokens = await budget.turn_size(ctx, exact=False)
     if tokens > budget.window:
         raise ContextWindowExceededError(
             f"the request needs about {tokens} tokens (reply reservation included) even "
@@ -129,7 +129,7 @@ async def make_room(
     if pending is not None and not pending.done() and runtime.backlog.get(ctx.slot.id):
         # A backlog is being caught up in the background: the request leaves it out
         # (see without_backlog) rather than wait for all of it.
-        return await budget.turn_size(ctx)
+        return await budget.turn_size(ctx, exact=False)
     if pending is not None and not pending.done():
         logger.info(
             "session %s turn %d waits for the pending summary to stay within %d tokens",
@@ -138,7 +138,7 @@ async def make_room(
             config.window,
         )
         await asyncio.shield(pending)
-    tokens = await budget.turn_size(ctx)
+    tokens = await budget.turn_size(ctx, exact=False)
     if tokens <= budget.window and not forced:
         return tokens
     if ctx.slot.config.focused is None:
@@ -172,8 +172,8 @@ async def make_room(
                 # The rest of the backlog goes on after this call, not inside it.
                 work = catch_up(ctx, config, runtime, None, "budget")
                 runtime.pending[ctx.slot.id] = ctx.session.run_in_background(work)
-            return await budget.turn_size(ctx)
-        tokens = await budget.turn_size(ctx)
+            return await budget.turn_size(ctx, exact=False)
+        tokens = await budget.turn_size(ctx, exact=False)
         if tokens <= budget.window or info is None:
             return tokens
     return await give_up_tail(ctx, config, runtime, budget, plan is not None)

@@ -10,7 +10,7 @@ import attrs
 from agentcore import CostTracker, TurnContext
 from agentcore_autosummary.applying import (
     apply_summary,
-    context_tokens,
+    context_size_now,
     record_failure,
 )
 from agentcore_autosummary.config import SummaryConfig
@@ -140,7 +140,7 @@ async def summarize(
     version = plan.slot.version
     spent = CostTracker()
     started = time.perf_counter()
-    tokens_before = await context_tokens(ctx, plan.slot.id)
+    before = await context_size_now(ctx, config, plan.slot.id)
     try:
         if request.prompt != config.summary_prompt:
             config = attrs.evolve(config, summary_prompt=request.prompt)
@@ -166,6 +166,7 @@ async def summarize(
         if strict:
             raise CompactError("a newer summary was applied meanwhile; this one was dropped")
         return None
+    after = await context_size_now(ctx, config, plan.slot.id)
     info = SummaryInfo(
         slot_id=plan.slot.id,
         turn_index=plan.turn_index,
@@ -174,12 +175,13 @@ async def summarize(
         start=plan.start,
         end=plan.end,
         covers=plan.covers,
-        tokens_before=tokens_before,
-        tokens_after=await context_tokens(ctx, plan.slot.id),
+        tokens_before=before.tokens,
+        tokens_after=after.tokens,
         usage=usage,
         duration=time.perf_counter() - started,
         model=plan.model,
         quality=quality,
+        tokens_estimated=before.estimated or after.estimated,
     )
     await after_summary(ctx, info)
     return info

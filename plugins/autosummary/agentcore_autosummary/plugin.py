@@ -126,7 +126,6 @@ async def post_turn_end(ctx: TurnContext) -> None:
     correction = await session_correction(ctx, runtime)
     model = turn_model(ctx)
     tokens = await measure(ctx, config, counter_for(ctx, model), correction.factor(model))
-    runtime.last_context[slot.id] = tokens
     pending = runtime.pending.get(slot.id)
     if pending is not None and not pending.done():
         return

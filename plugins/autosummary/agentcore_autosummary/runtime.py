@@ -33,7 +33,6 @@ class SessionRuntime:
     lock: asyncio.Lock = field(factory=asyncio.Lock)
     states: dict[str, SummaryState] = field(factory=dict)
     pending: dict[str, asyncio.Task[None]] = field(factory=dict)
-    last_context: dict[str, int] = field(factory=dict)
     correction: TokenCorrection | None = None
     sent: dict[str, int] = field(factory=dict)
     """Per slot: the local count of the last turn request sent."""

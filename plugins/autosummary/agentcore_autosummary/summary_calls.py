@@ -21,7 +21,6 @@ from agentcore import (
 from agentcore.plugin_api import (
     DEFAULT_SUMMARY_LABEL,
     TokenCounter,
-    render_context,
 )
 from agentcore_autosummary.applying import store_call_cost
 from agentcore_autosummary.budget import (
@@ -30,6 +29,7 @@ from agentcore_autosummary.budget import (
     turn_model,
 )
 from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.context_size import summary_change
 from agentcore_autosummary.gate import new_words
 from agentcore_autosummary.off_loop import run_by_size
 from agentcore_autosummary.plan import Plan
@@ -427,16 +427,12 @@ async def check_shrinks(ctx: TurnContext, plan: Plan, summary: str, config: Summ
         summary_role=config.summary_role or focused.summary_role,
         summary_position=config.summary_position or focused.summary_position,
     )
-    after = render_context(
-        slot.system_prompt, slot.messages, attrs.evolve(slot.config, mode=applied)
-    )
-    counter = counter_for(ctx, turn_model(ctx))
-    before_tokens = await slot.count_context(counter)
-    after_tokens = await counter.count_messages_async(after)
-    if after_tokens >= before_tokens:
+    replaced, replacing = await summary_change(slot, counter_for(ctx, turn_model(ctx)), applied)
+    if replacing >= replaced:
         raise SummaryFailedError(
-            f"the summary would leave a context of {after_tokens} tokens, not smaller than "
-            f"the {before_tokens} it replaces: not applied"
+            f"the summary would not shrink the context: with it the system prompt, summary "
+            f"and pinned messages would take {replacing} tokens, no fewer than the {replaced} "
+            "they take now with the messages it would cover: not applied"
         )
 
 

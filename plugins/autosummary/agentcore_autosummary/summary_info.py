@@ -115,10 +115,16 @@ class SummaryInfo:
     :param covers: The summary covers every raw message before this index.
     :param tokens_before: Tokens of the slot's context before the summary.
     :param tokens_after: Tokens of the slot's context with the summary in place.
+        Both are exact, except for a context past ``max_context_tokens`` that
+        holds messages never counted (a long history resumed without its
+        stored counts, caught up a few chunks a turn): it is not tokenized
+        whole to report them; those messages are estimated from their
+        characters, and ``tokens_estimated`` is True.
     :param usage: What the summary calls cost, as reported (or counted).
     :param duration: Seconds the summary took, calls included, on a monotonic clock.
     :param model: The model the summary call asked for (None: the provider's default).
     :param quality: The gate's record of the summary (None when no gate ran).
+    :param tokens_estimated: Whether ``tokens_before`` or ``tokens_after`` holds an estimate.
     """
 
     slot_id: str
@@ -134,3 +140,4 @@ class SummaryInfo:
     duration: float = 0.0
     model: str | None = None
     quality: SummaryQuality | None = None
+    tokens_estimated: bool = False

@@ -18,7 +18,8 @@ async def measure(
     ``"context"``: the context the conversation occupies now, that is the
     last provider call's reported input + output tokens, or, without usage,
     the size of the slot's next context counted by ``counter``, times the token correction
-    ``factor``. ``"cumulative"``: every
+    ``factor`` (counted only as far as the watermark: past it, the figure is a
+    lower bound). ``"cumulative"``: every
     token the session's turns have used (summary calls not included).
     """
     if config.trigger == "cumulative":
@@ -26,7 +27,8 @@ async def measure(
     usage = ctx.response.usage if ctx.response is not None else None
     if usage is not None:
         return usage.input_tokens + usage.output_tokens
-    return math.ceil(await ctx.slot.count_context(counter) * factor)
+    limit = math.ceil(config.trigger_tokens / factor)
+    return math.ceil(await ctx.slot.count_context(counter, limit=limit) * factor)
 
 
 MAX_BACKOFF_TURNS = 8

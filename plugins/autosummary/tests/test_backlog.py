@@ -18,13 +18,15 @@ from agentcore import (
     LlmResponse,
     Message,
     SlotConfig,
+    TurnContext,
+    hookimpl,
 )
 from agentcore.budget import reply_reservation
 from agentcore.slots import config_to_json
 from agentcore.stores import MessageAppend, StoreWrite
 from agentcore.testing import MockProvider
-from agentcore.tokens import count_tokens
-from agentcore_autosummary import SummaryConfig, get_conversation_summary
+from agentcore.tokens import TokenCounter, count_tokens
+from agentcore_autosummary import SummaryConfig, SummaryInfo, get_conversation_summary
 
 AGENT = Agent("assistant", system_prompt="You are a helpful assistant.")
 
@@ -205,3 +207,51 @@ async def test_a_retry_does_not_ask_again_for_a_part_the_update_summarized() -> 
     assert retried, "no update was retried: the scenario did not happen"
     for texts in asked.values():
         assert len(texts) == len(set(texts)), "a request was sent twice in one turn"
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+async def test_the_first_turn_over_an_uncounted_backlog_tokenizes_only_what_it_needs() -> None:
+    # 2,000 messages stored without their counts, far over a 4,000-token window.
+    store = await backlog_store(1_000)
+    counter = TokenCounter("m", count_text=_words, name="words")
+    agent = Agent("assistant", system_prompt="You are a helpful assistant.", token_counter=counter)
+    seen: list[SummaryInfo] = []
+
+    class Listener:
+        @hookimpl
+        def after_summary(self, ctx: TurnContext, summary: SummaryInfo) -> None:
+            seen.append(summary)
+
+    provider = MockProvider(responder=Replies())
+    config = SummaryConfig(
+        max_context_tokens=4000, max_summary_tokens=200, max_summary_calls_per_turn=2
+    )
+    bundle = (
+        AgentBuilder()
+        .provider(provider)
+        .store(store)
+        .plugin(Listener())
+        .setting("summary_config", config)
+        .build()
+    )
+    session = AgentSession(agent, "s", bundle)
+    slot = await session.get_slot()
+    history = slot.raw_messages()
+    exact = TokenCounter("m", count_text=_words, name="words-apart")  # keeps its counts apart
+    whole = exact.count_messages(slot.load_messages())
+
+    await session.submit_turn("hello")
+
+    # The turn went out inside the window, the backlog left out of it for now ...
+    (request,) = provider.calls_for("turn")
+    assert counter.count_messages(request.messages) + reply_reservation(None, 4000) <= 4000
+    # ... and only what the turn sent or summarized was tokenized: not the whole backlog.
+    counted = sum(counter.counted(message) for message in history)
+    assert 0 < counted < len(history) // 2
+    # The summaries report the context's size: estimated past the window, and close.
+    assert seen and seen[0].tokens_estimated
+    assert abs(seen[0].tokens_before - whole) < whole * 0.1
+    await session.aclose()
