@@ -181,6 +181,17 @@ def render_parts(
     return [*head, summary_message, *pins], start, []
 
 
+def _kept_when_appended(config: SlotConfig, start: int, count: int) -> bool:
+    """Whether :func:`render_parts` (window from ``start`` of ``count``) survives appends.
+
+    Full mode renders no message; a Focused window without ``max_recent_messages``
+    that starts at a message already held starts there whatever follows, and so
+    do the pins before it and the summary around it.
+    """
+    focused = config.focused
+    return focused is None or (focused.max_recent_messages is None and start < count)
+
+
 @functools.lru_cache(maxsize=256)
 def _user_message(text: str) -> Message:
     """One shared user message per summary text, so its token count is kept."""
@@ -223,8 +234,8 @@ class ContextSlot:
     _sums: list[int] = field(factory=lambda: [0], init=False, repr=False)
     """Running token totals of the loaded messages: ``_sums[i]`` is the sum of the first i."""
     _sums_key: tuple[str, int] | None = field(default=None, init=False, repr=False)
-    _parts: tuple[tuple[Any, ...], tuple[list[Message], int, list[Message]]] | None = field(
-        default=None, init=False, repr=False, eq=False
+    _parts: tuple[tuple[Any, ...], int | None, tuple[list[Message], int, list[Message]]] | None = (
+        field(default=None, init=False, repr=False, eq=False)
     )
     """The last :func:`render_parts` of the slot, with what it was made from."""
 
@@ -257,24 +268,24 @@ class ContextSlot:
     def _render_parts(self) -> tuple[list[Message], int, list[Message]]:
         """:func:`render_parts` of this slot, made again only when what it reads changed.
 
-        It reads the message count, the window held, the config (frozen: a change is
-        a new object), the system prompt and the pinned messages held; a turn asks
-        for it more than once (its budget, then its request). Callers never change
-        the lists it returns.
+        It reads the window held, the config (frozen: a change is a new object),
+        the system prompt, the pinned messages held and, unless the render cannot
+        change when messages are appended, the message count; a turn asks for it
+        more than once (its budget, then its request). Callers never change the
+        lists it returns.
         """
-        key = (
-            len(self._messages),
-            self._offset,
-            self.config,
-            self.system_prompt,
-            len(self._pins_held),
-        )
+        key = (self._offset, self.config, self.system_prompt, len(self._pins_held))
+        count = len(self._messages)
         kept = self._parts
         # The same config object compares equal at once; an equal new one renders the same.
-        if kept is not None and kept[0] == key:
-            return kept[1]
+        if kept is not None and kept[0] == key and kept[1] in (None, count):
+            return kept[2]
         parts = render_parts(self.system_prompt, self.messages, self.config)
-        self._parts = (key, parts)
+        self._parts = (
+            key,
+            None if _kept_when_appended(self.config, parts[1], len(self)) else count,
+            parts,
+        )
         return parts
 
     def load_messages(self) -> list[Message]:

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from agentcore import ConfigError, FocusedConfig, Message, SlotConfig, ToolUseBlock
 from agentcore.slots import (
     SUMMARY_ACKNOWLEDGEMENT,
+    ContextSlot,
     config_from_json,
     config_to_json,
     focused_window,
@@ -163,3 +164,41 @@ async def test_a_live_session_holds_its_window_not_its_age(tmp_path: Any) -> Non
     assert [m.text for m in context[-4:]] == ["turn 198", "ok", "turn 199", "ok"]
     await session.aclose()
     await store.close()
+
+
+_ROLES = st.sampled_from(["user", "assistant", "tool"])
+_MODES = st.one_of(
+    st.just(None),
+    st.builds(
+        FocusedConfig,
+        summary_override=st.one_of(st.none(), st.just("the summary")),
+        summary_covers=st.integers(0, 8),
+        max_recent_messages=st.one_of(st.none(), st.integers(1, 4)),
+        summary_role=st.sampled_from(["user", "system"]),
+        summary_position=st.sampled_from(["after_system", "end"]),
+        pinned=st.lists(st.integers(0, 8), max_size=2, unique=True).map(tuple),
+    ),
+)
+
+
+def _message(role: str, index: int) -> Message:
+    if role == "tool":
+        return Message.tool_result(f"call{index}", f"result {index}")
+    return Message(role, f"{role} message {index}")  # type: ignore[arg-type]
+
+
+@given(_MODES, st.lists(_ROLES, max_size=6), st.lists(_ROLES, min_size=1, max_size=8))
+def test_a_slots_request_is_its_history_rendered_afresh_after_every_append(
+    mode: FocusedConfig | None, first: list[str], appended: list[str]
+) -> None:
+    config = SlotConfig() if mode is None else SlotConfig(mode)
+    history = [_message(role, index) for index, role in enumerate(first)]
+    slot = ContextSlot("s", "default", config, "sys", messages=list(history))
+    assert slot.load_messages() == render_context("sys", history, config)
+    for index, role in enumerate(appended, len(history)):
+        message = _message(role, index)
+        history.append(message)
+        slot.record_appended([message])
+        # The render a slot keeps between appends is the one made from the whole history.
+        assert slot.load_messages() == render_context("sys", history, config)
+        assert list(slot.load_messages_with([])) == render_context("sys", history, config)
