@@ -34,6 +34,8 @@ def applied_attributes(summary: SummaryInfo) -> dict[str, Any]:
         attr.SUMMARY_TOKENS_BEFORE: summary.tokens_before,
         attr.SUMMARY_TOKENS_AFTER: summary.tokens_after,
     }
+    if getattr(summary, "tokens_estimated", False):  # an older autosummary has no such field
+        attributes[attr.SUMMARY_TOKENS_ESTIMATED] = True
     if summary.usage is not None:
         attributes[attr.USAGE_INPUT_TOKENS] = summary.usage.input_tokens
         attributes[attr.USAGE_OUTPUT_TOKENS] = summary.usage.output_tokens

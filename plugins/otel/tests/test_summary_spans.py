@@ -134,3 +134,25 @@ async def test_a_copy_the_retry_gave_again_is_an_applied_span_with_its_verdict(
     assert values["agentcore.summary.refused"] == ("copy",)
     assert values["agentcore.summary.overlap_with_previous"] == 1.0
     assert copies[0].status.status_code is not StatusCode.ERROR
+
+
+def test_an_estimated_context_size_is_marked_on_the_span() -> None:
+    from agentcore_autosummary import SummaryInfo
+    from agentcore_otel.summaries import applied_attributes
+
+    def info(estimated: bool) -> SummaryInfo:
+        return SummaryInfo(
+            slot_id="default",
+            turn_index=1,
+            reason="budget",
+            summary="s",
+            start=0,
+            end=10,
+            covers=10,
+            tokens_before=90_000,
+            tokens_after=85_000,
+            tokens_estimated=estimated,
+        )
+
+    assert applied_attributes(info(True))["agentcore.summary.tokens_estimated"] is True
+    assert "agentcore.summary.tokens_estimated" not in applied_attributes(info(False))
