@@ -15,11 +15,14 @@ import math
 import attrs
 from attrs import frozen
 
-from agentcore import ContextSlot, FocusedConfig
+from agentcore import ContextSlot, FocusedConfig, Message, ToolUseBlock
 from agentcore.plugin_api import TokenCounter, render_parts
 
 _CHARS_PER_TOKEN = 4.0
 """The estimate's ratio when no message of the window has its count (English prose)."""
+
+_MESSAGE_OVERHEAD_TOKENS = 4
+"""What a message costs besides its text, as the counter counts it (framing and role)."""
 
 
 @frozen
@@ -42,19 +45,31 @@ async def context_size(slot: ContextSlot, counter: TokenCounter, window: int) ->
         return ContextSize(tokens, estimated=False)
     before, start, after = render_parts(slot.system_prompt, slot.messages, slot.config)
     total = await counter.count_messages_async([*before, *after])
-    counted_tokens = counted_chars = uncounted_chars = 0
+    counted = counted_text_tokens = counted_chars = uncounted = uncounted_chars = 0
     for message in slot.raw_messages(start):
         if counter.counted(message):
             count = counter.count_message(message)
             total += count
-            counted_tokens += count
-            counted_chars += len(message.text)
+            counted += 1
+            counted_text_tokens += max(0, count - _MESSAGE_OVERHEAD_TOKENS)
+            counted_chars += _chars(message)
         else:
-            uncounted_chars += len(message.text)
-    if not uncounted_chars:
+            uncounted += 1
+            uncounted_chars += _chars(message)
+    if not uncounted:
         return ContextSize(total, estimated=False)
-    per_char = counted_tokens / counted_chars if counted_chars else 1 / _CHARS_PER_TOKEN
-    return ContextSize(total + math.ceil(uncounted_chars * per_char), estimated=True)
+    per_char = counted_text_tokens / counted_chars if counted_chars else 1 / _CHARS_PER_TOKEN
+    estimate = math.ceil(uncounted_chars * per_char) + uncounted * _MESSAGE_OVERHEAD_TOKENS
+    return ContextSize(total + estimate, estimated=True)
+
+
+def _chars(message: Message) -> int:
+    """Characters of what ``message`` says: its text, and its tool calls' names and arguments."""
+    size = len(message.text)
+    for block in message.content:
+        if isinstance(block, ToolUseBlock):
+            size += len(block.name) + len(str(block.arguments))
+    return size
 
 
 async def summary_change(
