@@ -118,8 +118,9 @@ class SummaryInfo:
         Both are exact, except for a context past ``max_context_tokens`` that
         holds messages never counted (a long history resumed without its
         stored counts, caught up a few chunks a turn): it is not tokenized
-        whole to report them; those messages are estimated from their
-        characters, and ``tokens_estimated`` is True.
+        whole to report them: it is estimated from an even sample of its
+        messages (one without its count from its characters), and
+        ``tokens_estimated`` is True.
     :param usage: What the summary calls cost, as reported (or counted).
     :param duration: Seconds the summary took, calls included, on a monotonic clock.
     :param model: The model the summary call asked for (None: the provider's default).
