@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agentcore_autosummary import find_identifiers
@@ -382,3 +382,20 @@ def test_thousands_separators_are_the_commas_the_plain_pattern_finds(text: str) 
     assert [m.span() for m in I._SEPARATOR.finditer(text)] == [
         m.span() for m in plain.finditer(text)
     ]
+
+
+_SPACED = st.text(
+    st.one_of(
+        st.sampled_from(" \t\n\r\x0b\x0c\x1c\x85\xa0\u2000\u2028\u3000 ,1a"), st.characters()
+    ),
+    max_size=40,
+)
+
+
+@given(_SPACED)
+@example(" \t\n")
+@example("")
+def test_whitespace_runs_become_one_space_as_the_regular_expression_makes_them(text: str) -> None:
+    # The fast spelling of re.sub(r"\s+", " ", text) that identifiers are looked up in.
+    assert I._one_space(text) == re.sub(r"\s+", " ", text)
+    assert I._normal(text) == re.sub(r"\s+", " ", I._SEPARATOR.sub("", text)).casefold()
