@@ -79,8 +79,9 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 _MIN_PLAIN_WORDS = 3
 _CLAUSE_END = re.compile(r"(?<=[,;:])\s+|(?<=[，；：])")
 _CLAUSE_JOINER = re.compile(r"^(?:and|but|or|so|while|which|而且|并且|而|并)\s*", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[。！？；])")
-_QUOTE_LINE = re.compile(r"^- ")
+_SENTENCE_MARK = re.compile(r"[.!?;。！？；]|\n+")
+_WIDE_ENDS = "。！？；"
+_SPACES = re.compile(r"\s+")
 
 
 def sentences(text: str) -> list[str]:
@@ -89,11 +90,42 @@ def sentences(text: str) -> list[str]:
     A part cut at a semicolon loses it: it is quoted as a sentence of its own.
     """
     out = []
-    for part in _SENTENCE_END.split(text):
-        part = _QUOTE_LINE.sub("", part.strip()).rstrip(";；").rstrip()
+    for part in _sentence_parts(text):
+        part = part.strip().removeprefix("- ").rstrip(";；").rstrip()
         if part and part != QUOTED:
             out.append(part)
     return out
+
+
+def _sentence_parts(text: str) -> list[str]:
+    r"""``text`` cut where its sentences and lines end (empty parts included).
+
+    The cuts are those of ``re.split(r"(?<=[.!?;])\s+|\n+|(?<=[。！？；])", text)``:
+    after ``.!?;`` and the whitespace that follows it, at each run of line
+    ends, and right after a Chinese full stop, question or exclamation mark or
+    semicolon. Only the characters that can end a sentence are looked for, not
+    every position tried against the lookbehinds: a few times faster.
+    """
+    parts = []
+    start = skip = 0
+    for mark in _SENTENCE_MARK.finditer(text):
+        at = mark.start()
+        if at < skip:  # inside the whitespace or line ends of the last cut
+            continue
+        char = text[at]
+        if char == "\n":
+            parts.append(text[start:at])
+            start = skip = mark.end()
+        elif char in _WIDE_ENDS:
+            parts.append(text[start : at + 1])
+            start = skip = at + 1
+        else:
+            spaces = _SPACES.match(text, at + 1)
+            if spaces is not None:
+                parts.append(text[start : at + 1])
+                start = skip = spaces.end()
+    parts.append(text[start:])
+    return parts
 
 
 def is_statement(sentence: str) -> bool:
@@ -109,7 +141,8 @@ def is_statement(sentence: str) -> bool:
     if _CJK.search(sentence):
         return True
     words = sentence.split()
-    plain = sum(1 for word in words if _PLAIN_WORD.match(word))
+    # A word of letters alone is plain: the pattern is asked only about the others.
+    plain = sum(1 for word in words if word.isalpha() or _PLAIN_WORD.match(word))
     return plain >= _MIN_PLAIN_WORDS and 2 * plain >= len(words)
 
 

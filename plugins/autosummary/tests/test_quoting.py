@@ -10,7 +10,11 @@ quoted back).
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from agentcore import (
     Agent,
@@ -27,7 +31,7 @@ from agentcore import (
 from agentcore.testing import MockProvider
 from agentcore.tokens import get_token_counter
 from agentcore_autosummary import SummaryConfig, get_conversation_summary
-from agentcore_autosummary.quoting import QUOTED, quote_missing
+from agentcore_autosummary.quoting import QUOTED, is_statement, quote_missing, sentences
 
 COUNTER = get_token_counter(None)
 
@@ -377,3 +381,60 @@ async def test_quotes_are_the_default() -> None:
     session = await _run(responder, config, 30)
     summary = await get_conversation_summary(session)
     assert summary is not None and _quotes(summary) == [FACT]
+
+
+# -- the sentence cuts and the statement test, against their regular-expression spelling --
+
+_SENTENCE_TEXT = st.text(
+    st.one_of(
+        st.sampled_from(".!?;。！？；\n\n \t\r\x0b\x85\u3000-  -abcé’'\"(),:1_=x"),
+        st.characters(),
+    ),
+    max_size=60,
+)
+
+
+def _sentences_by_regex(text: str) -> list[str]:
+    # How the quotes' sentences were cut by one regular expression: the reference.
+    out = []
+    for part in re.split(r"(?<=[.!?;])\s+|\n+|(?<=[。！？；])", text):
+        part = re.sub(r"^- ", "", part.strip()).rstrip(";；").rstrip()
+        if part and part != QUOTED:
+            out.append(part)
+    return out
+
+
+def _is_statement_by_regex(sentence: str) -> bool:
+    if sentence.endswith(("?", "？", ":", "：")) or re.search(r"[=\{\}\[\]`|<>]", sentence):
+        return False
+    if re.search(r"[\u3400-\u9fff]", sentence):
+        return True
+    words = sentence.split()
+    word = re.compile(r"^[(\"']?[^\W\d_]+(?:[-'’][^\W\d_]+)*[.,;:!?)\"']*$")
+    plain = sum(1 for each in words if word.match(each))
+    return plain >= 3 and 2 * plain >= len(words)
+
+
+@given(_SENTENCE_TEXT)
+@example("a.\n\n- b;  c。d！\n\ne? f")
+@example("。。 \n")
+@example("Quoted from the conversation:\n- x. y")
+def test_sentences_are_cut_as_the_regular_expression_cuts_them(text: str) -> None:
+    assert sentences(text) == _sentences_by_regex(text)
+
+
+_WORDS = st.lists(
+    st.one_of(
+        st.sampled_from(["the", "état", "it's", "v2", "x_y", "(so", "well,", "3.12", "½", "Ⅻ"]),
+        st.text(st.sampled_from("ab1_'’-.,(\"é½"), min_size=1, max_size=6),
+    ),
+    max_size=8,
+).map(" ".join)
+
+
+@given(st.one_of(_SENTENCE_TEXT, _WORDS))
+@example("The ops team knows MySQL well, it's fine.")
+@example("v2 x3 y4 and ok")
+@example("état café naïve")
+def test_a_statement_is_told_as_the_regular_expression_tells_it(sentence: str) -> None:
+    assert is_statement(sentence) == _is_statement_by_regex(sentence)
