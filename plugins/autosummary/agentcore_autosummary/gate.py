@@ -55,6 +55,9 @@ MIN_LOST = 2
 
 _ROLE_LINE = re.compile(r"^\s*(System|User|Assistant|Tool Result|Tool Error)\b[^:\n]{0,40}:")
 _WORDS = re.compile(r"\w+")
+_ASCII_NON_WORD = str.maketrans(
+    {chr(code): " " for code in range(128) if not (chr(code).isalnum() or chr(code) == "_")}
+)
 _RUN = 8
 _SEARCHED_RUNS = 64
 
@@ -72,8 +75,15 @@ def _normal(text: str) -> str:
 
 
 def _folded_words(text: str) -> list[str]:
-    """The words of ``text`` (letters or digits), case-folded, in order."""
-    return _WORDS.findall(text.casefold())
+    r"""The words of ``text`` (letters or digits), case-folded, in order.
+
+    The runs ``\w+`` finds; in ASCII text, found by turning every other
+    character into a space and splitting (a few times faster than the pattern).
+    """
+    folded = text.casefold()
+    if folded.isascii():
+        return folded.translate(_ASCII_NON_WORD).split()
+    return _WORDS.findall(folded)
 
 
 def _runs(words: list[str]) -> set[tuple[str, ...]]:

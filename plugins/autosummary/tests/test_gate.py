@@ -16,7 +16,7 @@ from typing import Any
 
 import attrs
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agentcore import (
@@ -37,6 +37,7 @@ from agentcore_autosummary import (
     SummaryConfig,
     SummaryInfo,
     SummaryRequestInfo,
+    gate,
     get_conversation_summary,
 )
 from agentcore_autosummary.gate import SummaryRejectedError
@@ -366,3 +367,16 @@ def test_the_echoed_share_is_the_share_of_eight_word_runs_found_in_the_input(
     expected = len(runs & found) / len(runs) if runs else 0.0
     quality = judge(summary, None, [message], "end_turn")
     assert quality.echoed_share == round(expected, 3)
+
+
+@given(
+    st.text(
+        st.one_of(st.sampled_from("aZ09_ \t\n\x1c\x1f.,'-ßİé½\u3000"), st.characters()),
+        max_size=40,
+    )
+)
+@example("Straße, the İstanbul office; v2_beta (ok)")
+@example("tab\there\x1fand\x0bthere")
+def test_words_are_the_runs_of_word_characters_of_the_folded_text(text: str) -> None:
+    # The ASCII spelling of the word list must give what the pattern gives.
+    assert gate._folded_words(text) == re.findall(r"\w+", text.casefold())
