@@ -23,6 +23,7 @@ names, long numbers). An identifier of the previous summary is
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from itertools import islice
 
 from agentcore_autosummary.retention import find_identifiers, holds
@@ -126,19 +127,50 @@ def subjects_after(identifier: str, text: str) -> list[str]:
 
 def gets_new_value(identifier: str, word: str, transcript: str) -> bool:
     """Whether ``transcript`` gives ``word`` an identifier other than ``identifier``."""
-    if _CJK.match(word):
-        pattern = re.compile(re.escape(word))
-    else:
-        pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
-    for match in pattern.finditer(transcript):
-        if _CJK.match(word):
-            window = transcript[match.end() : match.end() + _LOOK_AHEAD_CHARS]
+    cjk = _CJK.match(word) is not None
+    for end in word_ends(word, transcript):
+        if cjk:
+            window = transcript[end : end + _LOOK_AHEAD_CHARS]
         else:
-            after = islice(_SPLIT_WORD.finditer(transcript, match.end()), _LOOK_AHEAD_WORDS)
+            after = islice(_SPLIT_WORD.finditer(transcript, end), _LOOK_AHEAD_WORDS)
             window = " ".join(word.group() for word in after)
         if any(found != identifier for found in find_identifiers(window)):
             return True
     return False
+
+
+def word_ends(word: str, text: str) -> Iterator[int]:
+    r"""Where each use of ``word`` in ``text`` ends, first to last, none overlapping.
+
+    A word that starts with a Chinese character is found as it is written;
+    any other is found in any case and as a whole word, as the pattern
+    ``(?<!\w)word(?!\w)`` with ``re.IGNORECASE`` finds it. In ASCII text
+    (the case of an ASCII word is then its lower case alone) that is a plain
+    search of the lowered text, several times faster than the pattern.
+    """
+    if _CJK.match(word):
+        yield from (match.end() for match in re.finditer(re.escape(word), text))
+    elif word.isascii() and text.isascii():
+        needle, lowered = word.lower(), text.lower()
+        at = lowered.find(needle)
+        while at >= 0:
+            end = at + len(needle)
+            if not (_is_word_character(lowered, at - 1) or _is_word_character(lowered, end)):
+                yield end
+                at = lowered.find(needle, end)
+            else:
+                at = lowered.find(needle, at + 1)
+    else:
+        pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
+        yield from (match.end() for match in pattern.finditer(text))
+
+
+def _is_word_character(text: str, at: int) -> bool:
+    """Whether ``text[at]`` is a letter, a digit or ``_`` (False out of bounds)."""
+    if at < 0 or at >= len(text):
+        return False
+    character = text[at]
+    return character.isalnum() or character == "_"
 
 
 def compare_identifiers(

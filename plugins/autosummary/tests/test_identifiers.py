@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from agentcore_autosummary import find_identifiers
 from agentcore_autosummary import identifiers as I
 from agentcore_autosummary.identifiers import _UNLED, holds
+from agentcore_autosummary.superseding import word_ends
 
 
 @pytest.mark.parametrize(
@@ -399,3 +400,25 @@ def test_whitespace_runs_become_one_space_as_the_regular_expression_makes_them(t
     # The fast spelling of re.sub(r"\s+", " ", text) that identifiers are looked up in.
     assert I._one_space(text) == re.sub(r"\s+", " ", text)
     assert I._normal(text) == re.sub(r"\s+", " ", I._SEPARATOR.sub("", text)).casefold()
+
+
+_WORD_TEXT = st.text(
+    st.one_of(st.sampled_from("aAkKsS_1- .,ſKİı发布"), st.characters()), max_size=30
+)
+
+
+@given(st.sampled_from(["a", "ak", "Status", "a-a", "s_1", "发布", "kſ"]) | _WORD_TEXT, _WORD_TEXT)
+@example("a-a", "a-a-a a-A")
+@example("status", "Status: STATUS_2 status.")
+@example("ks", "KS ſ ks")
+@example("发布", "发布日期 发布")
+def test_a_word_is_found_where_its_pattern_finds_it(word: str, text: str) -> None:
+    # The plain search in ASCII text must end where the whole-word pattern's matches end.
+    if not word:
+        return
+    if re.match(r"[\u4e00-\u9fff]", word):
+        expected = [m.end() for m in re.finditer(re.escape(word), text)]
+    else:
+        pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
+        expected = [m.end() for m in pattern.finditer(text)]
+    assert list(word_ends(word, text)) == expected
