@@ -150,7 +150,7 @@ def word_ends(word: str, text: str) -> Iterator[int]:
     """
     if _CJK.match(word):
         yield from (match.end() for match in re.finditer(re.escape(word), text))
-    elif word.isascii() and text.isascii():
+    elif word and word.isascii() and text.isascii():
         needle, lowered = word.lower(), text.lower()
         at = lowered.find(needle)
         while at >= 0:
