@@ -102,14 +102,6 @@ class InstantModel:
         yield  # pragma: no cover
 
 
-def without(every: list[float], some: list[float]) -> list[float]:
-    """The samples of ``every`` that are not among ``some`` (each taken out once)."""
-    left = list(every)
-    for sample in some:
-        left.remove(sample)
-    return left
-
-
 def median_us(samples: list[float]) -> float:
     """The median of ``samples`` (seconds) in µs."""
     return statistics.median(samples) * 1e6
@@ -224,8 +216,8 @@ async def turns(
     summary: Any = None,
     tools: int = 0,
     count: int = TURNS,
-) -> tuple[list[float], list[float]]:
-    """Seconds of each turn of one session, and of those that made a summary call."""
+) -> tuple[list[float], list[float], list[float]]:
+    """Seconds of each turn of one session, of those that made a summary call, and of the others."""
     from agentcore import (
         Agent,
         AgentBuilder,
@@ -268,19 +260,20 @@ async def turns(
     session = AgentSession(Agent("bench", system_prompt=SYSTEM_PROMPT), "s", builder.build(), mode)
     for index in range(WARMUP):
         await session.submit_turn(user_text(index))
-    every, summarizing = [], []
+    every: list[float] = []
+    summarizing: list[float] = []
+    others: list[float] = []
     for index in range(WARMUP, WARMUP + count):
         before = model.summaries
         start = time.perf_counter()
         await session.submit_turn(user_text(index))
         elapsed = time.perf_counter() - start
         every.append(elapsed)
-        if model.summaries != before:
-            summarizing.append(elapsed)
+        (summarizing if model.summaries != before else others).append(elapsed)
     await session.aclose()
     if sqlite:
         await store.close()
-    return every, summarizing
+    return every, summarizing, others
 
 
 async def resume_times(sizes: tuple[int, ...] = (10, 50_000)) -> dict[str, list[float]]:
@@ -365,7 +358,7 @@ def child(count: int, kind: str) -> None:
         from agentcore_autosummary import SummaryConfig
 
         options["summary"] = SummaryConfig(max_context_tokens=1_000_000)
-    every, _ = asyncio.run(turns(count=count, **options))
+    every, _, _ = asyncio.run(turns(count=count, **options))
     print(f"{median_us(every):.1f}")
 
 
@@ -431,12 +424,11 @@ def main() -> None:
     ]
     print("\n| turn (median) | time | × floor |\n|---|---:|---:|")
     for label, options in runs:
-        every, summarizing = asyncio.run(turns(count=args.turns, **options))
+        every, summarizing, others = asyncio.run(turns(count=args.turns, **options))
         print(row(label, median_us(every), base), flush=True)
         if summarizing:
             label = f"  of which the {len(summarizing)} summary turns"
             print(row(label, median_us(summarizing), base))
-            others = without(every, summarizing)
             label = f"  and the {len(others)} other turns (a window the summaries keep small)"
             print(row(label, median_us(others), base))
 
