@@ -12,6 +12,7 @@ gate and applied exactly as a transcript summary is.
 
 from __future__ import annotations
 
+import functools
 import logging
 
 from agentcore import LlmCycle, LlmProvider, Message, TurnContext
@@ -125,7 +126,17 @@ def prefix_messages(
         return None
     kept = len(messages) - end
     instruction = prefix_instruction(template, kept, cap, new_only=new_only)
-    return [*messages, Message.user(instruction)]
+    return [*messages, instruction_message(instruction)]
+
+
+@functools.lru_cache(maxsize=64)
+def instruction_message(instruction: str) -> Message:
+    """The user message of a prefix-shaped request's ``instruction``, one object per text.
+
+    A session's instructions repeat (the same prompt, cap and kept messages), and a
+    message keeps its token counts: the same object is counted once per counter.
+    """
+    return Message.user(instruction)
 
 
 async def request_prefix_summary(

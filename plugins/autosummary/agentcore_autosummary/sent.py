@@ -76,7 +76,10 @@ def position_of(messages: Sequence[Message], wanted: Sequence[Message]) -> int |
     """
     index = 0
     for message in wanted:
-        while index < len(messages) and messages[index] != message:
+        # The same object is equal to itself: most are, and the check spares a field compare.
+        while index < len(messages) and (
+            messages[index] is not message and messages[index] != message
+        ):
             index += 1
         if index == len(messages):
             return None

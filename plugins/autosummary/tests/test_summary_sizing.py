@@ -26,6 +26,9 @@ from agentcore.testing import MockProvider
 from agentcore.tokens import TokenCounter, get_token_counter
 from agentcore_autosummary import SummaryConfig, format_message
 from agentcore_autosummary.planner import plan_chunks
+from agentcore_autosummary.prefix_requests import instruction_message, prefix_instruction
+from agentcore_autosummary.prompt import DEFAULT_SUMMARY_PROMPT
+from agentcore_autosummary.sent import position_of
 from agentcore_autosummary.sizing import entry_tokens_async
 from agentcore_autosummary.summarizer import (
     SummaryFailedError,
@@ -109,6 +112,21 @@ async def test_a_summary_request_counts_its_prompt_once() -> None:
     assert tally.chars - before == len(prompt) + len(reply.text)
     assert reply.request_tokens == counter.count_messages(request.messages)
     assert request.max_tokens == min(config.summary_tokens, 32_000 - reply.request_tokens)
+
+
+def test_a_prefix_instruction_is_tokenized_once_per_counter() -> None:
+    # Every prefix-shaped summary of a session ends with the same instruction: the next
+    # summary's request reads its count instead of tokenizing it again.
+    tally = Tally()
+    counter = TokenCounter("m", count_text=tally, name="tally-instruction")
+    instruction = prefix_instruction(DEFAULT_SUMMARY_PROMPT, 4, 300)
+    first = counter.count_message(instruction_message(instruction))
+    calls = tally.calls
+    assert counter.count_message(instruction_message(instruction)) == first
+    assert tally.calls == calls
+    other = prefix_instruction(DEFAULT_SUMMARY_PROMPT, 6, 300)  # another kept tail: counted
+    counter.count_message(instruction_message(other))
+    assert tally.calls > calls
 
 
 def superadditive(text: str) -> int:
@@ -229,3 +247,13 @@ async def test_a_backlog_turn_tokenizes_what_its_summaries_send_not_the_backlog(
     # Each request's prompt is counted once; the messages are read from their stored counts.
     assert large.chars <= 1.25 * sent
     assert large.chars <= small.chars + 2_000  # the same chunks summarized: the same work
+
+
+def test_the_plan_is_found_in_the_sent_request_by_equality_not_identity() -> None:
+    sent = [Message.user(f"question {n}") for n in range(6)]
+    # The plan's messages as the store gives them back: equal, other objects.
+    wanted = [Message.user("question 1"), Message.user("question 3")]
+    assert position_of(sent, wanted) == 4
+    assert position_of(sent, sent[2:4]) == 4  # the same objects
+    assert position_of(sent, [Message.user("question 9")]) is None
+    assert position_of(sent, [sent[3], sent[1]]) is None  # out of order
