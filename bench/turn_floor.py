@@ -5,6 +5,10 @@ Prints, each figure the median of many turns after a warm-up:
 - the floor of a turn: tiktoken on the two new texts (the user's message and
   the reply), JSON of the two new rows, one WAL SQLite transaction that
   stores them (``synchronous = NORMAL``, as :class:`~agentcore.SqliteStore`);
+- a turn's own store work called directly, with no session: both messages made
+  and counted, and ``SqliteStore.write`` of the turn's ``StoreWrite`` (the
+  floor's work plus the store's conflict check, idempotency row, state and
+  checks): what any turn through the store costs before the session's machinery;
 - agentcore's turn on InMemoryStore and on SqliteStore without plugins, and
   on SqliteStore with autosummary on: a config that never summarizes here
   (its window grows by two messages a turn, to 4,400 in a run of 2,000 turns
@@ -276,6 +280,55 @@ async def turns(
     return every, summarizing, others
 
 
+async def store_write_times(count: int = TURNS) -> list[float]:
+    """Seconds of a turn's own store work, called directly: no session, no hooks, no model.
+
+    Each write is the one a session makes for a turn on SqliteStore: the user's message
+    and the reply made and counted (tiktoken, cl100k), then ``SqliteStore.write`` of a
+    ``StoreWrite`` with both messages, the session state, a new turn id and the slot's
+    guard. That is the floor's work plus what the store adds to keep its promises (the
+    conflict check, the idempotency row, the state's JSON, the encoding's checks): what
+    a turn costs before any of the session's own machinery.
+    """
+    from agentcore import Agent, AgentBuilder, AgentSession, Message, SqliteStore, Usage
+    from agentcore.stores import MessageAppend, SessionState, StoreWrite
+    from agentcore.tokens import get_token_counter
+
+    store = SqliteStore(Path(tempfile.mkdtemp(prefix="turn-floor-")) / "direct.db")
+    builder = AgentBuilder().provider(InstantModel()).store(store).load_plugins(False)
+    session = AgentSession(Agent("bench", system_prompt=SYSTEM_PROMPT), "s", builder.build())
+    await session.submit_turn(user_text(0))  # the session, its slot and its config stored
+    await session.aclose()
+    counter = get_token_counter(None)
+    stored = 2  # the messages the slot holds
+    usage = Usage(input_tokens=100, output_tokens=20)
+
+    async def write(index: int) -> None:
+        nonlocal stored
+        messages = (Message.user(user_text(index)), Message.assistant(REPLY))
+        for message in messages:
+            await counter.count_message_async(message)
+        state = SessionState(turn_index=index, cost={"turn": usage})
+        batch = StoreWrite(
+            "s",
+            appends={"default": MessageAppend(stored, messages)},
+            state=state,
+            turn_id=os.urandom(16).hex(),
+        )
+        await store.write(batch)
+        stored += 2
+
+    for index in range(1, 1 + WARMUP):
+        await write(index)
+    samples = []
+    for index in range(1 + WARMUP, 1 + WARMUP + count):
+        start = time.perf_counter()
+        await write(index)
+        samples.append(time.perf_counter() - start)
+    await store.close()
+    return samples
+
+
 async def resume_times(sizes: tuple[int, ...] = (10, 50_000)) -> dict[str, list[float]]:
     """Median seconds to resume a summarized session of each of ``sizes`` messages, per store.
 
@@ -423,6 +476,8 @@ def main() -> None:
         ("SQLite, autosummary summarizing (instant summarizer)", {"sqlite": True, "summary": busy}),
     ]
     print("\n| turn (median) | time | × floor |\n|---|---:|---:|")
+    direct = asyncio.run(store_write_times(args.turns))
+    print(row("a turn's own store work, called directly (no session)", median_us(direct), base))
     for label, options in runs:
         every, summarizing, others = asyncio.run(turns(count=args.turns, **options))
         print(row(label, median_us(every), base), flush=True)

@@ -436,5 +436,8 @@ _WORDS = st.lists(
 @example("The ops team knows MySQL well, it's fine.")
 @example("v2 x3 y4 and ok")
 @example("état café naïve")
+@example(".so .we .go")  # a mark that opens no word: not plain
+@example("(so \"we 'go")
+@example("( \" ' so, we! go)")
 def test_a_statement_is_told_as_the_regular_expression_tells_it(sentence: str) -> None:
     assert is_statement(sentence) == _is_statement_by_regex(sentence)
