@@ -15,7 +15,9 @@ Prints, each figure the median of many turns after a warm-up:
   after the warm-up, and each request carries all of them), and one that
   summarizes every few turns with an instant summarizer (all turns, then the
   turns that made a summary call, then the others: a window the summaries
-  keep small); each in µs and as a multiple of the floor;
+  keep small); each in µs and as a multiple of the floor measured beside it
+  (in blocks between its turns, see :class:`Paired`: a shared machine's speed
+  drifts within a run, by two times and more);
 - the non-summarizing autosummary turn with 4 and with 40 tools registered;
 - the decoding of one stored message (text, and two tool calls): json.loads
   alone, json.loads with cattrs (every message before the fast path), and the
@@ -123,55 +125,123 @@ def timed(work: Callable[[int], object], count: int) -> list[float]:
     return samples
 
 
-def floor(count: int) -> dict[str, float]:
-    """The floor's parts in µs: tiktoken, JSON of the rows, one WAL SQLite transaction."""
-    import tiktoken
+class Floor:
+    """The work no turn can avoid, each part callable on its own or all at once (:meth:`step`).
 
-    from agentcore.encodings import load_bundled_encoding
+    tiktoken (cl100k) on the turn's two new texts, JSON of its two new rows, and one
+    WAL SQLite transaction (``synchronous = NORMAL``) inserting them and updating a
+    state row, in a database file of its own.
+    """
 
-    try:
-        encoding = load_bundled_encoding("cl100k_base")
-    except Exception:
-        encoding = tiktoken.get_encoding("cl100k_base")
+    def __init__(self) -> None:
+        import tiktoken
 
-    def count_texts(index: int) -> None:
-        encoding.encode_ordinary(user_text(index))
-        encoding.encode_ordinary(REPLY)
+        from agentcore.encodings import load_bundled_encoding
 
-    def rows(index: int) -> list[str]:
+        try:
+            self._encoding = load_bundled_encoding("cl100k_base")
+        except Exception:
+            self._encoding = tiktoken.get_encoding("cl100k_base")
+        directory = tempfile.mkdtemp(prefix="turn-floor-")
+        conn = self._conn = sqlite3.connect(Path(directory) / "floor.db", isolation_level=None)
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute(
+            "CREATE TABLE messages (session TEXT, idx INTEGER, body TEXT, tokens INTEGER,"
+            " PRIMARY KEY (session, idx))"
+        )
+        conn.execute("CREATE TABLE state (session TEXT PRIMARY KEY, turns INTEGER)")
+        conn.execute("INSERT INTO state VALUES ('s', 0)")
+        self._encoded = self.rows(0)
+        self._stored = 0
+
+    def count_texts(self, index: int) -> None:
+        """tiktoken on turn ``index``'s user message and on the reply."""
+        self._encoding.encode_ordinary(user_text(index))
+        self._encoding.encode_ordinary(REPLY)
+
+    def rows(self, index: int) -> list[str]:
+        """JSON of turn ``index``'s two new rows."""
         return [
             json.dumps({"role": role, "content": [{"type": "text", "text": text}]})
             for role, text in (("user", user_text(index)), ("assistant", REPLY))
         ]
 
-    directory = tempfile.mkdtemp(prefix="turn-floor-")
-    conn = sqlite3.connect(Path(directory) / "floor.db", isolation_level=None)
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA synchronous = NORMAL")
-    conn.execute(
-        "CREATE TABLE messages (session TEXT, idx INTEGER, body TEXT, tokens INTEGER,"
-        " PRIMARY KEY (session, idx))"
-    )
-    conn.execute("CREATE TABLE state (session TEXT PRIMARY KEY, turns INTEGER)")
-    conn.execute("INSERT INTO state VALUES ('s', 0)")
-    encoded = rows(0)
-
-    def transaction(index: int) -> None:
+    def transaction(self, index: int) -> None:
+        """One WAL transaction: two rows inserted, the state row updated."""
+        conn, stored = self._conn, self._stored
         conn.execute("BEGIN IMMEDIATE")
         conn.executemany(
             "INSERT INTO messages VALUES ('s', ?, ?, 30)",
-            [(2 * index, encoded[0]), (2 * index + 1, encoded[1])],
+            [(stored, self._encoded[0]), (stored + 1, self._encoded[1])],
         )
         conn.execute("UPDATE state SET turns = turns + 1 WHERE session = 's'")
         conn.execute("COMMIT")
+        self._stored = stored + 2
 
+    def step(self, index: int) -> None:
+        """The whole floor of turn ``index``: its texts counted, its rows made and stored."""
+        self.count_texts(index)
+        self.rows(index)
+        self.transaction(index)
+
+    def close(self) -> None:
+        """Close the floor's database."""
+        self._conn.close()
+
+
+def floor(count: int) -> dict[str, float]:
+    """The floor's parts in µs: tiktoken, JSON of the rows, one WAL SQLite transaction."""
+    work = Floor()
     parts = {
-        "tiktoken on the two new texts": median_us(timed(count_texts, count)),
-        "JSON of the two new rows": median_us(timed(rows, count)),
-        "one WAL SQLite transaction": median_us(timed(transaction, count)),
+        "tiktoken on the two new texts": median_us(timed(work.count_texts, count)),
+        "JSON of the two new rows": median_us(timed(work.rows, count)),
+        "one WAL SQLite transaction": median_us(timed(work.transaction, count)),
     }
-    conn.close()
+    work.close()
     return parts
+
+
+class Paired:
+    """The floor measured in blocks between a figure's turns, beside them.
+
+    A shared machine's speed drifts within a run, by two times and more: a figure is
+    divided by the floor measured over the same stretch of time, not by one measured
+    at the start. Every :data:`BLOCK_TURNS` turns, the floor runs :data:`BLOCK_FLOORS`
+    times in a row; the first :data:`BLOCK_WARMUP` of a block are not kept, so the kept
+    ones run with warm caches, as the floor on its own does (a single run between two
+    turns finds its tables evicted and costs a third to a half more).
+    """
+
+    def __init__(self) -> None:
+        self._floor = Floor()
+        self.samples: list[float] = []
+
+    def between(self, index: int) -> None:
+        """Before turn number ``index`` of a figure: a block of floors, every few turns."""
+        if index % BLOCK_TURNS:
+            return
+        for step in range(BLOCK_FLOORS):
+            start = time.perf_counter()
+            self._floor.step(index + step)
+            if step >= BLOCK_WARMUP:
+                self.samples.append(time.perf_counter() - start)
+
+    def median_us(self) -> float:
+        """The median floor of the samples, in µs."""
+        return median_us(self.samples)
+
+    def close(self) -> None:
+        """Close the floor's database."""
+        self._floor.close()
+
+
+BLOCK_TURNS = 100
+"""How many turns of a figure run between two blocks of floors (:class:`Paired`)."""
+BLOCK_FLOORS = 50
+"""How many floors a block runs."""
+BLOCK_WARMUP = 10
+"""How many floors start a block unkept (its caches warming)."""
 
 
 def decoding(count: int) -> list[tuple[str, float, float, float]]:
@@ -220,8 +290,12 @@ async def turns(
     summary: Any = None,
     tools: int = 0,
     count: int = TURNS,
+    paired: Paired | None = None,
 ) -> tuple[list[float], list[float], list[float]]:
-    """Seconds of each turn of one session, of those that made a summary call, and of the others."""
+    """Seconds of each turn of one session, of those that made a summary call, and of the others.
+
+    ``paired``: the floor is measured between the timed turns (see :class:`Paired`).
+    """
     from agentcore import (
         Agent,
         AgentBuilder,
@@ -268,6 +342,8 @@ async def turns(
     summarizing: list[float] = []
     others: list[float] = []
     for index in range(WARMUP, WARMUP + count):
+        if paired is not None:
+            paired.between(index - WARMUP)
         before = model.summaries
         start = time.perf_counter()
         await session.submit_turn(user_text(index))
@@ -280,7 +356,7 @@ async def turns(
     return every, summarizing, others
 
 
-async def store_write_times(count: int = TURNS) -> list[float]:
+async def store_write_times(count: int = TURNS, paired: Paired | None = None) -> list[float]:
     """Seconds of a turn's own store work, called directly: no session, no hooks, no model.
 
     Each write is the one a session makes for a turn on SqliteStore: the user's message
@@ -322,6 +398,8 @@ async def store_write_times(count: int = TURNS) -> list[float]:
         await write(index)
     samples = []
     for index in range(1 + WARMUP, 1 + WARMUP + count):
+        if paired is not None:
+            paired.between(index - 1 - WARMUP)
         start = time.perf_counter()
         await write(index)
         samples.append(time.perf_counter() - start)
@@ -436,8 +514,8 @@ def child_turn(path: Path | None, count: int, kind: str) -> float:
 
 
 def row(label: str, value: float, base: float) -> str:
-    """One line of the table: a label, µs, and the multiple of ``base``."""
-    return f"| {label} | {value:,.0f} µs | {value / base:.2f}× |"
+    """One line of the table: a label, µs, the floor ``base`` beside it and the multiple of it."""
+    return f"| {label} | {value:,.0f} µs | {base:.1f} µs | {value / base:.2f}× |"
 
 
 def main() -> None:
@@ -475,17 +553,28 @@ def main() -> None:
         ("SQLite, autosummary, 40 tools", {"sqlite": True, "summary": quiet, "tools": 40}),
         ("SQLite, autosummary summarizing (instant summarizer)", {"sqlite": True, "summary": busy}),
     ]
-    print("\n| turn (median) | time | × floor |\n|---|---:|---:|")
-    direct = asyncio.run(store_write_times(args.turns))
-    print(row("a turn's own store work, called directly (no session)", median_us(direct), base))
+    print("\n| turn (median) | time | floor beside it | × floor |\n|---|---:|---:|---:|")
+    paired = Paired()
+    direct = asyncio.run(store_write_times(args.turns, paired))
+    print(
+        row(
+            "a turn's own store work, called directly (no session)",
+            median_us(direct),
+            paired.median_us(),
+        )
+    )
+    paired.close()
     for label, options in runs:
-        every, summarizing, others = asyncio.run(turns(count=args.turns, **options))
-        print(row(label, median_us(every), base), flush=True)
+        paired = Paired()
+        every, summarizing, others = asyncio.run(turns(count=args.turns, paired=paired, **options))
+        beside = paired.median_us()
+        paired.close()
+        print(row(label, median_us(every), beside), flush=True)
         if summarizing:
             label = f"  of which the {len(summarizing)} summary turns"
-            print(row(label, median_us(summarizing), base))
+            print(row(label, median_us(summarizing), beside))
             label = f"  and the {len(others)} other turns (a window the summaries keep small)"
-            print(row(label, median_us(others), base))
+            print(row(label, median_us(others), beside))
 
     print("\n| resume (median of 21) | 10 messages | 50,000 messages | 50,000 / 10 |")
     print("|---|---:|---:|---:|")
