@@ -11,8 +11,10 @@ proves that every commit before the write reached the listener too, and that the
 listener works at all (behind a pooler in transaction mode, or on a connection that died
 without a word, no notice comes back and every check queries). A notice from any other
 backend drops the entry; so does a reconnection of the listener, which may have missed
-notices while it was away. Nothing here does I/O: the listener and the store's write call
-these methods on the event loop's thread.
+notices while it was away. The notices of the store's own earlier writes of the session,
+which may come after the next write began (a pool hands out its connections in turn), are
+passed over. Nothing here does I/O: the listener and the store's write call these methods
+on the event loop's thread.
 """
 
 from __future__ import annotations
@@ -34,8 +36,13 @@ class Entry:
     epoch: int
     heads: dict[str, SlotHead] | None = None
     confirmed: bool = False
-    earlier: int = 0
-    """Notices of the same backend's earlier writes of the session still to come."""
+    earlier: dict[int, int] = attrs.Factory(dict)
+    """Notices of this store's earlier writes of the session still to come, by backend.
+
+    A pool hands out its connections in turn, so the write before this one may have
+    run on another backend, and its notice may come after this write began: it is
+    this store's own, not another writer's, and must neither confirm nor drop the entry.
+    """
 
 
 class HeadCache:
@@ -89,10 +96,18 @@ class HeadCache:
         if len(self._entries) >= MAX_CACHED_SESSIONS:
             del self._entries[next(iter(self._entries))]
         entry = Entry(session_id, pid, self.epoch)
-        if old is not None and old.pid == pid and old.epoch == self.epoch:
-            # The notice of the last write on this backend may still be on its way: it must
-            # not confirm this one.
-            entry.earlier = old.earlier + (not old.confirmed)
+        # The last write committed, unconfirmed: its notice (and those it still waited for)
+        # may be on their way, and must neither confirm this one (on the same backend) nor
+        # drop it (on another). A write still under way (another session object's) is not
+        # waited for: its notice drops this entry, which then queries.
+        if (
+            old is not None
+            and old.epoch == self.epoch
+            and old.heads is not None
+            and not old.confirmed
+        ):
+            entry.earlier = dict(old.earlier)
+            entry.earlier[old.pid] = entry.earlier.get(old.pid, 0) + 1
         self._entries[session_id] = entry
         return entry
 
@@ -115,9 +130,9 @@ class HeadCache:
     def notice(self, pid: int, payload: str) -> None:
         """A notice from backend ``pid`` says the session in ``payload`` changed.
 
-        The notice of the write of an entry confirms the entry (after those of the same
-        backend's earlier writes); any other drops it. A payload of another schema is
-        ignored.
+        The notices of this store's earlier writes of the session, still on their way, are
+        passed over; then the notice of the write of an entry confirms the entry. Any other
+        drops it. A payload of another schema is ignored.
         """
         if not payload.startswith(self._prefix):
             return
@@ -125,10 +140,16 @@ class HeadCache:
         entry = self._entries.get(session_id)
         if entry is None:
             return
-        if entry.pid == pid and not entry.confirmed and entry.epoch == self.epoch:
-            if entry.earlier:
-                entry.earlier -= 1
+        if entry.epoch != self.epoch or entry.confirmed:
+            del self._entries[session_id]
+            return
+        due = entry.earlier.get(pid, 0)
+        if due:  # an earlier write's own notice
+            if due == 1:
+                del entry.earlier[pid]
             else:
-                entry.confirmed = True
+                entry.earlier[pid] = due - 1
+        elif entry.pid == pid:
+            entry.confirmed = True
         else:
             del self._entries[session_id]
