@@ -15,6 +15,7 @@ from psycopg.conninfo import make_conninfo
 from agentcore import Agent, AgentBuilder, AgentSession
 from agentcore.errors import ConfigError
 from agentcore.stores import PostgresStore
+from agentcore.stores._pg_listener import ChangeListener
 from agentcore.testing import MockProvider
 
 NOTICES = pytest.mark.direct_postgres("LISTEN needs a server session of its own")
@@ -54,16 +55,18 @@ async def _until(condition: Callable[[], bool], what: str) -> None:
         await asyncio.sleep(0.005)  # a poll interval, not a bound
 
 
-async def _listening(store: PostgresStore) -> None:
-    """Start the store's change listener and wait until it listens, before any write.
+async def _listening(store: PostgresStore) -> ChangeListener:
+    """Start the store's change listener, wait until it listens and return it, before any write.
 
     A write that began before the listener listened is not tracked, and its notice may
     still come once it listens: it then drops the kept heads of the session's next write
     (whose turn queries, as without notices). The tests write after it listens.
     """
     await store.slot_heads("s")  # the store's first use starts the listener
-    assert store._listener is not None
-    await store._listener.wait_started()
+    listener = store._listener
+    assert listener is not None
+    await listener.wait_started()
+    return listener
 
 
 async def _settled(store: PostgresStore) -> None:
@@ -100,8 +103,6 @@ async def test_a_postgres_turn_makes_one_server_round_trip(
         session = _session(agent, store)
         await _listening(store)
         await session.submit_turn("first")
-        assert store._listener is not None
-        await store._listener.wait_started()
         await session.submit_turn("second")  # written while listening: its heads are kept
         trips = _count_trips(store, monkeypatch)
         for turn in range(3):
@@ -122,8 +123,6 @@ async def test_another_writer_is_seen_by_the_next_turn_before_its_model_call(
         session = _session(agent, store, provider)
         await _listening(store)
         await session.submit_turn("first")
-        assert store._listener is not None
-        await store._listener.wait_started()
         await session.submit_turn("second")
         await _settled(store)
         await _session(agent, other).submit_turn("from elsewhere")
@@ -173,11 +172,8 @@ async def test_a_lost_listener_makes_checks_query_until_it_is_back(
     dsn = make_conninfo(postgres_dsn, application_name=name)
     async with PostgresStore(dsn) as store:
         session = _session(agent, store)
-        await _listening(store)
+        listener = await _listening(store)
         await session.submit_turn("first")
-        listener = store._listener
-        assert listener is not None
-        await listener.wait_started()
         await session.submit_turn("second")
         await _settled(store)
         conn = listener._conn
