@@ -2,7 +2,10 @@
 
 A :class:`Fact` names its subject (the words a statement of it uses, any
 spelling in ``subject``), its final value (any spelling in ``value``) and, for
-a fact updated during the conversation, its superseded values (``old``).
+a fact updated during the conversation, its superseded values (``old``); a
+fact may also have *retracted* values, stated once and then withdrawn ("we
+are not using Redis after all"). Generated facts also say where each value
+was said (turn indices) and carry the question that asks for them.
 
 Scoring reads the final context (what a system would send to the model at
 the end) as a sequence of statements: the text is cut into segments at line
@@ -15,6 +18,12 @@ is a superseded one. When one segment holds both ("from 5,000 to 2,500"), the
 value written last counts. An *invented* value is one next to the subject,
 of the fact's kind (its ``pattern``), that appears nowhere in the
 conversation.
+
+Beside the last statement, every statement counts too: a fact is
+*contradicted* when the context holds one statement of its final value and
+another of a superseded one (the reader is left with both), and a retracted
+value is *stated as true* when a segment gives it next to the subject with no
+word of negation (:data:`NEGATION`) in that segment.
 """
 
 from __future__ import annotations
@@ -27,6 +36,12 @@ BEFORE = 40
 AFTER = 90
 _SEGMENT = re.compile(r"(?<=[.!?;])\s+|[\n。；！？]+|(?<=\|)")
 _DIGIT_COMMA = re.compile(r"(?<=\d),(?=\d{3})")
+NEGATION = re.compile(
+    r"\b(?:not|no|no longer|never|dropped|instead|rather than|after all|cancell?ed|"
+    r"scrapped|abandoned|ruled out|withdrawn|replac\w*|removed|switched from)\b|n't\b|"
+    r"不|没|取消|放弃|排除|改用|改为|换成"
+)
+"""Words that make a segment deny a retracted value rather than state it (lower case)."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +54,18 @@ class Fact:
     old: tuple[str, ...] = ()
     pattern: str | None = None
     """A regex of the values of this kind (numbers, dates, ids), to find invented ones."""
+    retracted: tuple[str, ...] = ()
+    """Values stated once and then withdrawn: they must not be stated as true at the end."""
+    said_at: int | None = None
+    """The turn (an index of ``Script.turns``) where the final value was said."""
+    old_at: tuple[int, ...] = ()
+    """The turns where the superseded values were said, oldest first (one per value)."""
+    retracted_at: tuple[int, ...] = ()
+    """The turns where the retracted values were said (one per value)."""
+    question: str = ""
+    """What a user would ask to get the fact back ("What port does billing listen on?")."""
+    in_tool_output: bool = False
+    """The final value is said only in a tool's output, never in a user or assistant message."""
 
     @property
     def updated(self) -> bool:
@@ -73,6 +100,12 @@ def _find(haystack: str, needle: str) -> list[int]:
     return out
 
 
+def mentions(text: str, spellings: Sequence[str]) -> bool:
+    """One of ``spellings`` is in ``text`` as a whole word or number (both normalized)."""
+    haystack = normalize(text)
+    return any(_find(haystack, spelling) for spelling in spellings)
+
+
 def _windows(segment: str, fact: Fact) -> list[tuple[str, int]]:
     """The text around each mention of the fact's subject, with the subject's offset in it."""
     out = []
@@ -83,11 +116,22 @@ def _windows(segment: str, fact: Fact) -> list[tuple[str, int]]:
     return out
 
 
+def denies(segment: str) -> bool:
+    """The segment holds a word of negation (it may withdraw a value rather than state it)."""
+    return NEGATION.search(normalize(segment)) is not None
+
+
 def statement(segment: str, fact: Fact) -> str | None:
-    """``"final"``, ``"old"`` or None: the value this segment gives the fact, if any."""
+    """``"final"``, ``"old"``, ``"retracted"`` or None: the value this segment gives the fact.
+
+    A retracted value counts only in a segment that does not deny it (:func:`denies`).
+    """
     best: tuple[int, str] | None = None
+    kinds: list[tuple[str, tuple[str, ...]]] = [("final", fact.value), ("old", fact.old)]
+    if fact.retracted and not denies(segment):
+        kinds.append(("retracted", fact.retracted))
     for window, _ in _windows(segment, fact):
-        for kind, spellings in (("final", fact.value), ("old", fact.old)):
+        for kind, spellings in kinds:
             for spelling in spellings:
                 for offset in _find(window, spelling):
                     if best is None or offset > best[0]:
@@ -126,6 +170,10 @@ class Score:
     stale: tuple[str, ...]
     invented: tuple[tuple[str, str], ...]
     """(fact key, value) pairs."""
+    contradicted: tuple[str, ...] = ()
+    """Facts stated with their final value and, elsewhere, with a superseded one."""
+    retracted_as_true: tuple[str, ...] = ()
+    """Facts one of whose retracted values some segment states without denying it."""
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready."""
@@ -133,12 +181,15 @@ class Score:
             "retained": list(self.retained),
             "stale": list(self.stale),
             "invented": [list(pair) for pair in self.invented],
+            "contradicted": list(self.contradicted),
+            "retracted_as_true": list(self.retracted_as_true),
         }
 
 
 def score(texts: Sequence[str], facts: Sequence[Fact], known: set[str]) -> Score:
     """Score ``texts`` (the messages of a context, in order) strictly."""
     last: dict[str, str] = {}
+    seen: dict[str, set[str]] = {fact.key: set() for fact in facts}
     made_up: list[tuple[str, str]] = []
     for text in texts:
         for segment in segments(text):
@@ -146,9 +197,12 @@ def score(texts: Sequence[str], facts: Sequence[Fact], known: set[str]) -> Score
                 found = statement(segment, fact)
                 if found is not None:
                     last[fact.key] = found
+                    seen[fact.key].add(found)
                 made_up.extend((fact.key, value) for value in invented(segment, fact, known))
     return Score(
         retained=tuple(f.key for f in facts if last.get(f.key) == "final"),
         stale=tuple(f.key for f in facts if last.get(f.key) == "old"),
         invented=tuple(dict.fromkeys(made_up)),
+        contradicted=tuple(f.key for f in facts if {"final", "old"} <= seen[f.key]),
+        retracted_as_true=tuple(f.key for f in facts if "retracted" in seen[f.key]),
     )

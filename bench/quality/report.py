@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bench.measure import Pair, TokenMeter
+from bench.quality import generator
 from bench.quality.conversations import Script
 from bench.quality.facts import known_values, score
 from bench.quality.server import Call
@@ -68,6 +69,8 @@ def figures(
         "facts": len(script.facts),
         "retained": list(final_score.retained),
         "stale": list(final_score.stale),
+        "contradicted": list(final_score.contradicted),
+        "retracted_as_true": list(final_score.retracted_as_true),
         "invented": [list(pair) for pair in final_score.invented],
         "in_last_summary": list(last_summary.retained),
         "summary_calls": len(calls),
@@ -95,17 +98,31 @@ def figures(
     }
 
 
+def _listed(result: dict[str, Any], key: str) -> str:
+    """How many facts a figure lists; "–" where the run did not measure it."""
+    return f"{len(result[key])}" if key in result else "–"
+
+
+def _answered(result: dict[str, Any], verdict: str) -> str:
+    verdicts = result.get("answer_verdicts")
+    return "–" if verdicts is None else f"{len(verdicts[verdict])}"
+
+
 def _cell(result: dict[str, Any]) -> list[str]:
     seconds = result["summary_seconds"]
-    listed = lambda key: f"{len(result[key])}"  # noqa: E731
+    right = _answered(result, "right")
     return [
         f"**{len(result['retained'])}** / {result['facts']}",
-        listed("stale"),
-        listed("invented"),
+        right if right == "–" else f"**{right}** / {result['facts']}",
+        _listed(result, "stale"),
+        _listed(result, "contradicted"),
+        _listed(result, "retracted_as_true"),
+        f"{_answered(result, 'stale')} / {_answered(result, 'retracted')}",
+        _listed(result, "invented"),
         f"{len(result['in_last_summary'])}",
         f"{len(result['copied'])} ({len(result['identical'])} identical)",
-        listed("truncated"),
-        listed("echoed"),
+        _listed(result, "truncated"),
+        _listed(result, "echoed"),
         f"{result['summary_calls']}",
         f"{sum(seconds):.0f} / {max(seconds, default=0):.0f}",
         f"{result['final_tokens']:,}",
@@ -117,7 +134,11 @@ def _cell(result: dict[str, Any]) -> list[str]:
 HEADER = [
     "System",
     "Facts retained (strict)",
+    "Answers right",
     "Stale",
+    "Old and new both",
+    "Retracted as true",
+    "Answers stale / retracted",
     "Invented",
     "In its last summary",
     "Copied summaries",
@@ -157,6 +178,7 @@ def body(data: dict[str, Any], titles: dict[str, str]) -> str:
         f"{meta['cap']} tokens (`max_tokens` in every summary request).",
         "",
     ]
+    lines += kind_tables(data["results"])
     for conversation, results in data["results"].items():
         facts = next(iter(results.values())).get("facts", "?")
         lines += [f"**{titles.get(conversation, conversation)}** ({facts} facts)", ""]
@@ -170,6 +192,61 @@ def body(data: dict[str, Any], titles: dict[str, str]) -> str:
     if missing:
         lines += ["Not run in this pass: " + "; ".join(missing) + ".", ""]
     return "\n".join(lines)
+
+
+KIND_HEADER = [
+    "System",
+    "Conversations",
+    "Facts retained (strict)",
+    "Answers right",
+    "Stale",
+    "Old and new both",
+    "Retracted as true",
+    "Tokens sent",
+]
+
+
+def _kind_row(title: str, results: Sequence[dict[str, Any]]) -> list[str]:
+    facts = sum(result["facts"] for result in results)
+
+    def count(key: str) -> int:
+        return sum(len(result.get(key, ())) for result in results)
+
+    if all("answer_verdicts" in result for result in results):
+        right = sum(len(result["answer_verdicts"]["right"]) for result in results)
+        answers = f"**{right}** / {facts}"
+    else:
+        answers = "–"
+    return [
+        title,
+        f"{len(results)}",
+        f"**{count('retained')}** / {facts}",
+        answers,
+        f"{count('stale')}",
+        f"{count('contradicted')}",
+        f"{count('retracted_as_true')}",
+        f"{sum(result['total_tokens'] for result in results):,}",
+    ]
+
+
+def kind_tables(results: dict[str, dict[str, Any]]) -> list[str]:
+    """The generated conversations' figures summed per kind: one table per kind."""
+    by_kind: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for conversation, systems in results.items():
+        if not conversation.startswith(generator.PREFIX):
+            continue
+        kind, _ = generator.parse(conversation)
+        for key, result in systems.items():
+            if result.get("status") == "ok":
+                by_kind.setdefault(kind, {}).setdefault(key, []).append(result)
+    lines = []
+    for kind, systems in by_kind.items():
+        lines += [f"**Generated {kind} conversations, summed**", ""]
+        lines += ["| " + " | ".join(KIND_HEADER) + " |", "|" + "---|" * len(KIND_HEADER)]
+        for key, runs in systems.items():
+            lines.append("| " + " | ".join(_kind_row(SYSTEMS[key][0], runs)) + " |")
+        lines.append("")
+    return lines
 
 
 def summaries_appendix(data: dict[str, Any], keys: Sequence[str], width: int = 700) -> str:
