@@ -205,6 +205,8 @@ def test_a_question_replaces_the_final_user_message() -> None:
     assert messages[3]["content"] == "[tool result]\nout"
     assert messages[-1]["content"].startswith("What is the rate limit?")
     assert "end" not in json.dumps(messages)
+    chinese = question_request(final, "预算是多少？", "zh")[-1]["content"]
+    assert chinese.startswith("预算是多少？") and "对话" in chinese
 
 
 @pytest.fixture

@@ -27,12 +27,19 @@ from bench.quality.facts import Fact, denies, mentions, segments
 
 ANSWER_TOKENS = 64
 """The cap on each answer, in tokens: one short sentence."""
-INSTRUCTION = "Answer from our conversation above, in one short sentence."
+INSTRUCTIONS = {
+    "en": "Answer from our conversation above, in one short sentence.",
+    "zh": "请根据上面的对话，用一句话回答。",
+    "mixed": "请根据上面的对话，用一句话回答。",
+}
+"""What follows each question, by the conversation's language."""
 _TIMEOUT = 1800.0
 VERDICTS = ("right", "stale", "retracted", "missing", "failed")
 
 
-def question_request(final: Sequence[Pair], question: str) -> list[dict[str, str]]:
+def question_request(
+    final: Sequence[Pair], question: str, language: str = "en"
+) -> list[dict[str, str]]:
     """The chat messages that ask ``question`` from a final context.
 
     The context's last message, the final turn's user message, gives way to the
@@ -48,7 +55,8 @@ def question_request(final: Sequence[Pair], question: str) -> list[dict[str, str
             messages.append({"role": role, "content": text})
         else:
             messages.append({"role": "user", "content": f"[{role} result]\n{text}"})
-    messages.append({"role": "user", "content": f"{question} {INSTRUCTION}"})
+    instruction = INSTRUCTIONS.get(language, INSTRUCTIONS["en"])
+    messages.append({"role": "user", "content": f"{question} {instruction}"})
     return messages
 
 
@@ -96,7 +104,7 @@ def ask_all(
             question = question_of(fact, language)
             record: dict[str, Any] = {"fact": fact.key, "question": question}
             try:
-                answer = ask(client, base_url, model, question_request(final, question))
+                answer = ask(client, base_url, model, question_request(final, question, language))
             except (httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
                 record.update(answer="", verdict="failed", error=f"{type(exc).__name__}: {exc}")
             else:
