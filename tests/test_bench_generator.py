@@ -327,3 +327,71 @@ def test_the_dry_run_builds_a_seed_set_and_checks_the_scorers(
     with pytest.raises(SystemExit):
         main(["--dry-run", "--kinds", "incident"])  # --kinds needs a --set
     assert "--kinds chooses among" in capsys.readouterr().err
+
+
+@pytest.fixture
+def summarizer() -> Iterator[str]:
+    """A loopback chat-completions server: a fixed summary, and "SEV-1" to every question."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            return None
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            text = "It is SEV-1." if body.get("max_tokens") == 64 else "Work on the incident."
+            content = json.dumps(
+                {
+                    "choices": [
+                        {"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+                    ],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 4},
+                }
+            ).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(content)))
+            self.end_headers()
+            self.wfile.write(content)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_agentcore_replays_a_generated_conversation_and_is_asked_from_its_final_context(
+    summarizer: str,
+) -> None:
+    from bench.quality import server as servers
+    from bench.quality.run import run_one
+    from bench.quality.systems import Settings
+
+    script = generator.generate("incident", 901)
+    proxy = servers.Proxy(summarizer)
+    try:
+        settings = Settings(budget=2048, cap=256, base_url=proxy.base_url)
+        result = run_one("agentcore", script, settings, proxy)
+    finally:
+        proxy.close()
+    assert result["status"] == "ok" and "warning" not in result
+    asked = [call for call in proxy.calls if call.system.endswith("/answers")]
+    assert len(asked) == len(script.facts)
+    assert result["summary_calls"] == len(proxy.calls) - len(asked) > 0
+    final = result["final_context"]
+    assert final[-1][0] == "user"
+    for call, fact in zip(asked, script.facts, strict=True):
+        # The final context as the system would send it, its last user message the question.
+        assert call.messages == question_request(final, fact.question, script.language)
+    verdicts = result["answer_verdicts"]
+    assert sum(len(keys) for keys in verdicts.values()) == len(script.facts)
+    # "SEV-1" is the final severity of this conversation or an old one: right or stale.
+    severity = next(fact for fact in script.facts if fact.key == "severity")
+    expected = (
+        "right" if "SEV-1" in severity.value else "stale" if "SEV-1" in severity.old else "missing"
+    )
+    assert "severity" in verdicts[expected]
