@@ -1,11 +1,13 @@
 """A generated incident session driven by tool calls, some facts only in tool output.
 
 The memory limit sits past character 500 of a ``kubectl describe`` (beside a
-memory *request* and a container port as distractors), the image tag inside
-the same output, the connection pool size deep in a configuration file read
-with a tool; none of the three is repeated by the user or the assistant. Ten
-services with ten ports form one pattern with different subjects; the
-replica count changes twice; the first suspected root cause is withdrawn.
+memory *request* and a container port as distractors), and is raised later in
+another such output; the image tag is inside the first one, the connection
+pool size deep in a configuration file read with a tool; none of the three is
+repeated by the user or the assistant. Ten services with ten ports form one
+pattern with different subjects, one port moved later; the replica count
+changes twice; the first suspected root cause and the first rollback version
+(a near-duplicate of the image tag) are withdrawn.
 """
 
 from __future__ import annotations
@@ -76,7 +78,7 @@ def _describe(rng: random.Random, pod: str, namespace: str, image: str, memory: 
         f"      memory:  {memory}Mi\n"
         "    Requests:\n"
         f"      cpu:     {rng.choice((100, 200, 250))}m\n"
-        f"      memory:  {memory // 2}Mi\n"
+        f"      memory:  {memory // 2 + 32}Mi\n"
         "Conditions:\n  Type              Status\n  Ready             True\n"
         f"Events:\n  Warning  BackOff  {rng.randint(2, 9)}m  kubelet  Back-off restarting "
         "failed container\n"
@@ -112,7 +114,10 @@ def incident(seed: int) -> Script:
     pod = f"{affected}-{rng.randrange(16**7, 16**8):x}-{rng.randint(10000, 99999)}"
     tag = f"v{rng.randint(1, 4)}.{rng.randint(0, 30)}.{rng.randint(0, 9)}"
     image = f"registry.internal/{affected}:{tag}"
-    memory = rng.choice((384, 512, 640, 768, 896, 1024, 1280))
+    memory, raised = sorted(rng.sample((384, 512, 640, 768, 896, 1024, 1280, 1536), 2))
+    major, minor, patch = (int(part) for part in tag[1:].split("."))
+    previous_tag = f"v{major}.{max(minor - 1, 0)}.{(patch + 3) % 10}"  # a near-duplicate
+    hotfix_tag = f"v{major}.{minor}.{patch + 1}"
     pool = rng.choice((15, 20, 25, 30, 35, 40, 45, 60))
     incident_id = f"INC-{rng.randint(10000, 99999)}"
     people: set[str] = set()
@@ -149,6 +154,12 @@ def incident(seed: int) -> Script:
     )
     b.fact("replicas", ("replicas",), f"How many replicas does {affected} run?", NUMBER)
     b.fact("root cause", ("root cause",), "What is the root cause of the incident?")
+    b.fact(
+        "rollback plan",
+        ("rollback plan",),
+        "Which version does the rollback plan deploy?",
+        r"v\d+\.\d+\.\d+",
+    )
 
     def opened(t: int) -> None:
         b.said("incident", t, incident_id)
@@ -192,6 +203,46 @@ def incident(seed: int) -> Script:
             ],
             "The container was OOMKilled and keeps restarting with exit code 137; the "
             "output above has its limits and events.",
+        )
+
+    def memory_raised(t: int) -> None:
+        b.said("memory limit", t, f"{raised}Mi", (f"{raised} Mi", f"{raised} MiB"), tool=True)
+        patch_file = f"patches/{affected}-resources.yaml"
+        new_pod = f"{pod.rsplit('-', 1)[0]}-{rng.randint(10000, 99999)}"
+        b.put_tools(
+            t,
+            f"Apply the resources patch from the runbook to {affected}, then describe a new pod.",
+            [
+                (
+                    "run_command",
+                    f"kubectl -n {namespace} apply -f {patch_file}",
+                    f"deployment.apps/{affected} configured",
+                ),
+                (
+                    "run_command",
+                    f"kubectl -n {namespace} describe pod {new_pod}",
+                    _describe(rng, new_pod, namespace, image, raised),
+                ),
+            ],
+            "The patch is applied and the new pod is running; its limits are in the output.",
+        )
+
+    def rollback(t: int) -> None:
+        b.said("rollback plan", t, previous_tag)
+        b.put(
+            t,
+            f"If nothing helps, the rollback plan is to deploy {previous_tag} again.",
+            f"Noted: the rollback plan deploys {previous_tag}.",
+        )
+
+    def rollback_retracted(t: int) -> None:
+        b.retract("rollback plan")
+        b.said("rollback plan", t, hotfix_tag)
+        b.put(
+            t,
+            f"We are not rolling back to {previous_tag} after all: the rollback plan now "
+            f"deploys the hotfix {hotfix_tag} instead.",
+            f"Updated: no {previous_tag}; the rollback plan deploys {hotfix_tag}.",
         )
 
     def config(t: int) -> None:
@@ -261,8 +312,16 @@ def incident(seed: int) -> Script:
         )
 
     b.schedule(
-        [opened, port_map(0, 5), described, port_map(5, 10), config, suspect],
-        [scaled(1), escalated, port_moved, retracted, scaled(2)],
+        [opened, port_map(0, 5), described, port_map(5, 10), config, suspect, rollback],
+        [
+            scaled(1),
+            escalated,
+            memory_raised,
+            port_moved,
+            retracted,
+            rollback_retracted,
+            scaled(2),
+        ],
     )
     last = _say(
         "Write the incident summary for the postmortem: ids, people, settings and the cause.",
