@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The quality bench: bash bench/run_quality.sh [--model 1.5b|0.5b] [--conversations KEY ...]
-#     [--only SYSTEM ...] [--merge] [--update-docs]
+#     [--set tuning|evaluation [--kinds KIND ...]] [--only SYSTEM ...] [--no-answers]
+#     [--dry-run] [--merge] [--update-docs]
 #
 # Uses bench/.venv (made by bench/run.sh, which runs first if it is missing), adds the
 # peers' OpenAI-compatible clients (requirements-quality.txt) and llama-cpp-python's
