@@ -369,6 +369,9 @@ def summarizer() -> Iterator[str]:
 def test_agentcore_replays_a_generated_conversation_and_is_asked_from_its_final_context(
     summarizer: str,
 ) -> None:
+    pytest.importorskip(
+        "agentcore_autosummary", reason="the agentcore system summarizes with autosummary"
+    )
     from bench.quality import server as servers
     from bench.quality.run import run_one
     from bench.quality.systems import Settings
