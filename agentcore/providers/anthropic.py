@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any, Literal, cast
 
+from agentcore.errors import ContextWindowExceededError
 from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
 from agentcore.providers import _anthropic_codec as codec
 from agentcore.providers._anthropic_stream import AnthropicStreamDecoder
 from agentcore.providers._base import HttpProvider
 from agentcore.providers._http import StreamDecoder
 from agentcore.providers._options import HttpOptions
+from agentcore.providers._reply_room import ReplyRoom
 from agentcore.providers._secret import Secret
 from agentcore.validators import POSITIVE_INT, STR, one_of
 
@@ -23,7 +27,10 @@ DEFAULT_API_VERSION = "2023-06-01"
 """The ``anthropic-version`` header sent by default."""
 
 DEFAULT_MAX_TOKENS = 4096
-"""The ``max_tokens`` sent when a request gives none (the API requires the field)."""
+"""The most ``max_tokens`` sent when a request gives none (the API requires the field).
+
+Less is sent when the model's window leaves less (see ``default_max_tokens``).
+"""
 
 
 class AnthropicProvider(HttpProvider):
@@ -41,7 +48,13 @@ class AnthropicProvider(HttpProvider):
         ``context_windows``), documented once in
         :class:`~agentcore.providers.HttpOptions`.
     :param api_version: The ``anthropic-version`` header.
-    :param default_max_tokens: ``max_tokens`` for requests that give none.
+    :param default_max_tokens: The most ``max_tokens`` sent for a request that
+        gives none. When the model's window is known (``context_windows=``,
+        the built-in table, or learned from a refusal), such a request asks
+        for at most what the window leaves after its count; a refusal for
+        length with the server's figures (``X + Y > L``) is sent once more
+        with exactly ``L - X``, so a small window works as on OpenAI, where
+        the field is left out. A request's own ``max_tokens`` is sent as is.
     :param cache: ``"auto"`` (the default) marks prompt-cache breakpoints
         (``cache_control``) on the tools, the system prompt, the end of the
         turn before the newest user turn and the end of the newest turn, at
@@ -78,6 +91,45 @@ class AnthropicProvider(HttpProvider):
         self._api_version = api_version
         self._default_max_tokens = default_max_tokens
         super().__init__(model, **options)
+        self._reply_room = ReplyRoom(default_max_tokens, self.context_windows)
+
+    async def complete(self, request: LlmRequest) -> LlmResponse:
+        """Send ``request`` and return the whole reply, its reply sized to the window."""
+        model = request.model or self.model
+        sent = await self._reply_room.sized(request, model)
+        try:
+            return await super().complete(sent)
+        except ContextWindowExceededError as exc:
+            again = await self._reply_room.after_refusal(request, sent, exc, model)
+            if again is None:
+                raise
+        return await super().complete(again)
+
+    async def stream(self, request: LlmRequest) -> AsyncIterator[StreamEvent]:
+        """Send ``request`` and yield the reply as it arrives, its reply sized to the window."""
+        model = request.model or self.model
+        sent = await self._reply_room.sized(request, model)
+        yielded = False
+        try:
+            async with aclosing(self._base_stream(sent)) as events:
+                async for event in events:
+                    yielded = True
+                    yield event
+            return
+        except ContextWindowExceededError as exc:
+            # A refusal comes as the answer's status, before any event.
+            again = (
+                None if yielded else await self._reply_room.after_refusal(request, sent, exc, model)
+            )
+            if again is None:
+                raise
+        async with aclosing(self._base_stream(again)) as events:
+            async for event in events:
+                yield event
+
+    def _base_stream(self, request: LlmRequest) -> AsyncGenerator[StreamEvent, None]:
+        """The base class's stream of ``request``, typed as the generator it is (to close it)."""
+        return cast("AsyncGenerator[StreamEvent, None]", super().stream(request))
 
     def _auth_headers(self, secret: Secret | None) -> dict[str, str]:
         headers = {"anthropic-version": self._api_version}

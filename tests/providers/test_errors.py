@@ -258,7 +258,13 @@ async def test_overflow_carries_the_servers_figures_and_is_never_retried(
     assert error.request_id == "req-42"
     assert error.body is not None and json.loads(error.body) == body
     assert "context window" in str(error)
-    assert len(llm_server.requests) == 1  # never retried, not even the HTTP 500 ones
+    if server == "anthropic-max-tokens":
+        assert limit is not None and prompt is not None
+        # Never retried as it was; sent once more with the reply the window leaves.
+        first, second = (request.json for request in llm_server.requests)
+        assert (first["max_tokens"], second["max_tokens"]) == (4096, limit - prompt)
+    else:
+        assert len(llm_server.requests) == 1  # never retried, not even the HTTP 500 ones
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
