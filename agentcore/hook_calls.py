@@ -19,10 +19,7 @@ import pluggy
 from agentcore._hook_loop import await_me_maybe, call_hook, hook_is_idle
 
 if TYPE_CHECKING:
-    import argparse
-
     from agentcore.calls import ModelCallInfo, ToolCallInfo
-    from agentcore.cli.extensions import ChatSetup, CommandGroup
     from agentcore.context import TurnContext
     from agentcore.hookspecs import ProviderFactory
     from agentcore.session_handle import SessionHandle
@@ -118,15 +115,3 @@ class CoreHooks:
     def register_providers(self, *, register: Callable[[str, ProviderFactory], None]) -> None:
         """Let every plugin register its providers with ``register(prefix, factory)``."""
         self._pm.hook.register_providers(register=register)
-
-    def register_commands(self, *, commands: CommandGroup, sessions: CommandGroup) -> None:
-        """Let every plugin add subcommands to the command line."""
-        self._pm.hook.register_commands(commands=commands, sessions=sessions)
-
-    def register_chat_options(self, *, parser: argparse.ArgumentParser) -> None:
-        """Let every plugin add options to ``agentcore chat``."""
-        self._pm.hook.register_chat_options(parser=parser)
-
-    def register_chat_commands(self, *, chat: ChatSetup) -> None:
-        """Let every plugin add slash commands and notes to a chat about to start."""
-        self._pm.hook.register_chat_commands(chat=chat)

@@ -39,10 +39,7 @@ from agentcore._hook_policy import policy_table as policy_table
 from agentcore.errors import ContextWindowExceededError
 
 if TYPE_CHECKING:
-    import argparse
-
     from agentcore.calls import ModelCallInfo, ToolCallInfo
-    from agentcore.cli.extensions import ChatSetup, CommandGroup
     from agentcore.context import TurnContext
     from agentcore.llm import LlmProvider
     from agentcore.session_handle import SessionHandle
@@ -287,57 +284,6 @@ def check_slot_config(
     :param session: The session whose slot changes.
     :param slot: The slot, holding its current config and raw history.
     :param config: The config about to be stored.
-    """
-
-
-@hookspec
-@hook_policy(sync=True)
-def register_commands(commands: CommandGroup, sessions: CommandGroup) -> None:
-    """Add subcommands to the ``agentcore`` command line, as ``llm`` plugins do.
-
-    Called once as the command line builds its parser, for each plugin
-    installed (entry points) and not disabled. ``commands.add_parser(name,
-    help=..., description=...)`` adds ``agentcore NAME``,
-    ``sessions.add_parser(...)`` adds ``agentcore sessions NAME``; both are
-    argparse's ``add_parser``, and ``agentcore --help`` lists the new command
-    with ``(from PLUGIN)``. Give the parser its handler:
-    ``parser.set_defaults(handler=run, parser=parser)``, with ``run(args)``
-    returning the exit code. See :mod:`agentcore.cli.extensions`.
-
-    An exception raised here ends the command line with it.
-
-    :param commands: The top-level commands.
-    :param sessions: The subcommands of ``agentcore sessions``.
-    """
-
-
-@hookspec
-@hook_policy(sync=True)
-def register_chat_options(parser: argparse.ArgumentParser) -> None:
-    """Add options to ``agentcore chat``: ``parser.add_argument(...)``.
-
-    Called as the command line builds its parser; the parsed values reach
-    :func:`register_chat_commands` in ``chat.args``.
-
-    :param parser: The parser of ``agentcore chat``.
-    """
-
-
-@hookspec
-@hook_policy(sync=True)
-def register_chat_commands(chat: ChatSetup) -> None:
-    """A chat is about to start: add slash commands and notes, configure its bundle.
-
-    Called once per ``agentcore chat``, before its bundle is built.
-    ``chat.add_command(ChatCommand(...))`` offers a slash command (listed by
-    ``/help``); ``chat.add_notes(source)`` shows the lines ``source()``
-    returns after each turn and command, beside the context meter;
-    ``chat.builder`` takes settings and plugins (``chat.args`` holds the
-    options of :func:`register_chat_options`).
-
-    An exception raised here ends the command line with it.
-
-    :param chat: The chat being set up.
     """
 
 

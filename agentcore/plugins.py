@@ -32,6 +32,14 @@ bundles built before it was set do not trace."""
 BUILTIN_PLUGIN_MODULES: tuple[str, ...] = ("agentcore.providers.builtin",)
 """Modules of agentcore itself registered as plugins in every manager."""
 
+SPEC_PLUGIN_MODULES: tuple[str, ...] = ("agentcore.cli.hookspecs",)
+"""Modules registered first in every manager, declaring hooks beyond the core's.
+
+The command line's hooks (:mod:`agentcore.cli.hookspecs`) are declared the
+way a plugin declares its own, before any plugin registers, so a plugin's
+implementations of them are checked as they register and a library that
+never runs the command line still accepts them."""
+
 
 def _env_flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
@@ -53,6 +61,8 @@ def create_plugin_manager(
     pm.add_hookspecs(hookspecs)
     # Each plugin, as it registers, may add hooks of its own (checked below, after all).
     pm.hook.register_hookspecs.call_historic(kwargs={"pluginmanager": pm})
+    for module_name in SPEC_PLUGIN_MODULES:
+        pm.register(importlib.import_module(module_name), name=module_name)
     for name in os.environ.get(DISABLED_PLUGINS_ENV, "").split(","):
         if name.strip():
             pm.set_blocked(name.strip())

@@ -52,13 +52,8 @@ PyPI, so every requirement printed for users pins this installation's version.""
 
 
 def installed_version() -> str:
-    """The version of the installed ``agentcore`` distribution (the package's own if absent)."""
-    try:
-        return importlib.metadata.version(DISTRIBUTION)
-    except importlib.metadata.PackageNotFoundError:
-        from agentcore import __version__
-
-        return __version__
+    """The version of the installed ``agentcore`` distribution (``agentcore.__version__``)."""
+    return importlib.metadata.version(DISTRIBUTION)
 
 
 def pinned_requirement(extra: str | None = None) -> str:

@@ -16,6 +16,7 @@ SOURCES = [ROOT / "agentcore", *sorted((ROOT / "plugins").glob("*/agentcore_*"))
 
 FACADES = {
     "agentcore/hook_calls.py",  # CoreHooks: the core's hooks
+    "agentcore/cli/extensions.py",  # CliHooks: the command line's hooks
     "plugins/autosummary/agentcore_autosummary/hooks.py",  # SummaryHooks: autosummary's
 }
 """The modules allowed to call ``pm.hook.NAME(...)`` themselves."""

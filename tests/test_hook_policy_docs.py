@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentcore import ContextWindowExceededError, hookspecs
+from agentcore.cli import hookspecs as cli_hookspecs
 from agentcore.hookspecs import HookPolicy, hook_policy, policy_of, policy_table
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -25,6 +26,10 @@ def documented_table(name: str) -> list[str]:
 
 def test_the_core_table_matches_the_declarations() -> None:
     assert documented_table("core") == policy_table(hookspecs)
+
+
+def test_the_command_line_table_matches_its_declarations() -> None:
+    assert documented_table("cli") == policy_table(cli_hookspecs)
 
 
 def test_every_core_hook_declares_its_policy() -> None:

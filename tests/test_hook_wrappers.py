@@ -27,9 +27,9 @@ from agentcore import (
     hookimpl,
 )
 from agentcore.cli import build_parser
-from agentcore.cli.extensions import ChatSetup
+from agentcore.cli.extensions import ChatSetup, CliHooks
 from agentcore.errors import ConfigError
-from agentcore.hook_calls import CoreHooks, call_hook
+from agentcore.hook_calls import call_hook
 from agentcore.hookspecs import hook_policy, hookspec
 from agentcore.plugins import create_plugin_manager
 from agentcore.providers import get_provider
@@ -89,7 +89,7 @@ async def test_a_wrapper_runs_on_every_hook_of_the_core() -> None:
     get_provider("openai:gpt-4o-mini", plugin_manager=bundle.plugin_manager, api_key="k")
     parser = build_parser(bundle.plugin_manager)  # register_commands, register_chat_options
     args = parser.parse_args(["chat"])
-    CoreHooks(bundle.plugin_manager).register_chat_commands(
+    CliHooks(bundle.plugin_manager).register_chat_commands(
         chat=ChatSetup(args=args, builder=AgentBuilder(), model=None)
     )
 

@@ -1,12 +1,11 @@
-"""The packages' modules import each other without cycles, type-only imports included.
+"""The packages' modules import each other without cycles of any kind.
 
-Module-level imports count, those under ``if TYPE_CHECKING:`` too: a type a module
-names is a dependency of that module even when it is not imported at run time, and a
-circle of them means no layer can be read (or type-checked) without the one above
-it. Imports inside functions do not count: they are run once the modules are all
-built, and say "this behaviour needs that module", not "this type is made of that
-one". A cycle of run-time imports also makes the import order matter and a module
-half-built when another reads it; the layers stay a graph that can be read bottom up.
+Every import counts: at module level, under ``if TYPE_CHECKING:``, and inside
+functions and classes. A type a module names is a dependency of that module even
+when it is not imported at run time, and an import inside a function says the
+module's behaviour needs the other one: a circle of either means no layer can be
+read (or type-checked) without the one above it, and a function-level import is
+how such a circle hides. The layers stay a graph that can be read bottom up.
 """
 
 from __future__ import annotations
@@ -34,11 +33,9 @@ def _modules(package: str, folder: Path) -> dict[str, Path]:
 
 
 def _imports(node: ast.stmt, package: str, known: dict[str, Path]) -> set[str]:
-    """The modules of ``package`` that the statement ``node`` imports (``if`` blocks included)."""
+    """The modules of ``package`` that the statement ``node`` imports, nested ones included."""
     targets: set[str] = set()
     for sub in ast.walk(node):
-        if isinstance(sub, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-            continue
         if isinstance(sub, ast.ImportFrom) and sub.level == 0 and sub.module:
             if not sub.module.startswith(package):
                 continue
@@ -56,8 +53,6 @@ def _graph(package: str, folder: Path) -> dict[str, set[str]]:
     for name, path in known.items():
         deps: set[str] = set()
         for node in ast.parse(path.read_text()).body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                continue
             deps |= _imports(node, package, known)
         graph[name] = {d for d in deps if d in known and d != name}
     return graph
@@ -103,7 +98,7 @@ def test_the_check_finds_a_cycle() -> None:
     assert _cycle({"a": {"b"}, "b": set()}) is None
 
 
-def test_type_only_imports_count(tmp_path: Path) -> None:
+def test_type_only_and_function_level_imports_count(tmp_path: Path) -> None:
     package = tmp_path / "pkg"
     package.mkdir()
     (package / "__init__.py").write_text("")
@@ -115,7 +110,17 @@ def test_type_only_imports_count(tmp_path: Path) -> None:
         "def later():\n"
         "    from pkg.c import C\n"
     )
-    (package / "c.py").write_text("import pkg.a\n")
+    (package / "c.py").write_text("class C:\n    def m(self):\n        import pkg.d\n")
+    (package / "d.py").write_text("def f():\n    from pkg.b import later\n")
     graph = _graph("pkg", package)
-    assert graph["pkg.b"] == {"pkg.a"}  # the TYPE_CHECKING import, not the one in later()
+    assert graph["pkg.b"] == {"pkg.a", "pkg.c"}  # the TYPE_CHECKING import and later()'s
+    assert graph["pkg.c"] == {"pkg.d"}  # inside a method
     assert _cycle(graph) == ["pkg.a", "pkg.b", "pkg.a"]
+    (package / "b.py").write_text("def later():\n    from pkg.c import C\n")
+    assert _cycle(_graph("pkg", package)) == ["pkg.b", "pkg.c", "pkg.d", "pkg.b"]
+
+
+@pytest.mark.parametrize("module", ["agentcore.hookspecs", "agentcore.hook_calls"])
+def test_the_core_hook_layer_imports_nothing_of_the_command_line(module: str) -> None:
+    graph = _graph("agentcore", PACKAGES["agentcore"])
+    assert not {name for name in graph[module] if name.startswith("agentcore.cli")}

@@ -26,14 +26,13 @@ from agentcore.cli.database import Database, add_db_argument, db_path, open_or_c
 from agentcore.cli.error_hints import API_KEY_ENVS as API_KEY_ENVS
 from agentcore.cli.error_hints import explain_llm_error as explain_llm_error
 from agentcore.cli.errors import EXIT_USAGE, CliError
-from agentcore.cli.extensions import ChatSetup
+from agentcore.cli.extensions import ChatSetup, CliHooks
 from agentcore.cli.last_session import last_session, remember_session
 from agentcore.cli.paths import HISTORY_FILENAME, data_dir
 from agentcore.cli.text import printable
 from agentcore.cli.turn_usage import TurnUsage
 from agentcore.cli.window import ChatWindow
 from agentcore.errors import ConfigError, LlmError
-from agentcore.hook_calls import CoreHooks
 from agentcore.llm import LlmProvider
 from agentcore.session import AgentSession
 from agentcore.slots import FocusedConfig
@@ -210,7 +209,7 @@ def register(
         help="the context window the meter (and plugins) measure against (default: "
         "discovered for the model, else learned from the server's first refusal for length)",
     )
-    CoreHooks(pm).register_chat_options(parser=parser)
+    CliHooks(pm).register_chat_options(parser=parser)
     parser.set_defaults(handler=run, parser=parser, plugin_manager=pm)
 
 
@@ -262,7 +261,7 @@ async def _chat(args: argparse.Namespace, provider: LlmProvider) -> None:
             builder = AgentBuilder().provider(provider).store(store)
             builder.plugin(turn_usage).plugin(window)
             setup = ChatSetup(args=args, builder=builder, model=model)
-            CoreHooks(args.plugin_manager).register_chat_commands(chat=setup)
+            CliHooks(args.plugin_manager).register_chat_commands(chat=setup)
             try:
                 bundle = builder.build()
             except ConfigError as exc:

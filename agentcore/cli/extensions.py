@@ -1,7 +1,7 @@
 """What plugins add to the ``agentcore`` command: subcommands, chat options, chat commands.
 
 The three CLI hooks (``register_commands``, ``register_chat_options``,
-``register_chat_commands``, in :mod:`agentcore.hookspecs`) are called with
+``register_chat_commands``, declared in :mod:`agentcore.cli.hookspecs`) are called with
 the objects of this module, the way ``llm`` plugins register their commands.
 A subcommand a plugin adds is listed by ``agentcore --help`` with the
 plugin's name: ``demo  ... (from NAME)``.
@@ -83,6 +83,32 @@ class CommandGroup:
         return parser
 
 
+class CliHooks:
+    """The command line's hooks of one plugin manager, as typed keyword-only methods.
+
+    Each fires the hook of its name (declared in :mod:`agentcore.cli.hookspecs`)
+    through pluggy's own synchronous call; wrappers run around them.
+    """
+
+    def __init__(self, plugin_manager: pluggy.PluginManager) -> None:
+        self._pm = plugin_manager
+
+    def __repr__(self) -> str:
+        return f"CliHooks({self._pm!r})"
+
+    def register_commands(self, *, commands: CommandGroup, sessions: CommandGroup) -> None:
+        """Let every plugin add subcommands to the command line."""
+        self._pm.hook.register_commands(commands=commands, sessions=sessions)
+
+    def register_chat_options(self, *, parser: argparse.ArgumentParser) -> None:
+        """Let every plugin add options to ``agentcore chat``."""
+        self._pm.hook.register_chat_options(parser=parser)
+
+    def register_chat_commands(self, *, chat: ChatSetup) -> None:
+        """Let every plugin add slash commands and notes to a chat about to start."""
+        self._pm.hook.register_chat_commands(chat=chat)
+
+
 def add_plugin_commands(pm: pluggy.PluginManager, groups: Mapping[str, CommandGroup]) -> None:
     """Call ``register_commands`` once (wrappers run too), each subcommand in its plugin's name.
 
@@ -91,9 +117,7 @@ def add_plugin_commands(pm: pluggy.PluginManager, groups: Mapping[str, CommandGr
     """
     caller = pm.hook.register_commands
     given = {arg: _RunningPluginGroup(group, caller) for arg, group in groups.items()}
-    from agentcore.hook_calls import CoreHooks  # here: hook_calls names this module's types
-
-    CoreHooks(pm).register_commands(commands=given["commands"], sessions=given["sessions"])
+    CliHooks(pm).register_commands(commands=given["commands"], sessions=given["sessions"])
 
 
 class _RunningPluginGroup(CommandGroup):
