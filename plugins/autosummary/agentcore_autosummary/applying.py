@@ -24,7 +24,13 @@ from agentcore_autosummary.config import SESSION_COUNTER_KEY, SummaryConfig
 from agentcore_autosummary.context_size import ContextSize, context_size
 from agentcore_autosummary.plan import Plan
 from agentcore_autosummary.runtime import SessionRuntime
-from agentcore_autosummary.state import SummaryState, state_from_json, state_key, state_to_json
+from agentcore_autosummary.state import (
+    Segment,
+    SummaryState,
+    state_from_json,
+    state_key,
+    state_to_json,
+)
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -85,8 +91,12 @@ async def apply_summary(
     plan: Plan,
     summary: str,
     version: int,
+    segments: tuple[Segment, ...] = (),
 ) -> bool:
     """Write the summary, its snapshot and the session state at once.
+
+    ``segments`` are the parts the summary is made of (``strategy="segments"``),
+    kept in the state for the next summary.
 
     Returns False when the summary was dropped for a newer one. What the
     summary's calls cost is not added: each call's usage was stored as the
@@ -108,6 +118,7 @@ async def apply_summary(
             covered=plan.covers,
             generation=plan.base_generation + 1,
             summary=summary if slot.config.focused is None else None,
+            segments=segments,
         )
         data: dict[str, Any] = {
             config.memory_key: summary,

@@ -32,7 +32,7 @@ from agentcore_autosummary.prompt import (
 from agentcore_autosummary.state import STATE_KEY_PREFIX
 
 Trigger = Literal["context", "cumulative"]
-Strategy = Literal["incremental", "full"]
+Strategy = Literal["incremental", "full", "segments"]
 Mode = Literal["inline", "background"]
 SummaryStyle = Literal["prose", "structured"]
 RetentionCheck = Literal["quote", "append", "log", "off"]
@@ -125,8 +125,11 @@ class SummaryConfig:
         the session's turns have used so far (the original rule).
     :param strategy: What the summarizer reads. ``"incremental"``: the previous summary
         plus the messages it does not cover yet; ``"full"``: the whole history,
-        front-truncated at 30,000 characters (the original rule). Either way the
-        summary then covers everything before the recent tail, which stays verbatim.
+        front-truncated at 30,000 characters (the original rule); ``"segments"``: the
+        messages the summary does not cover yet alone, the summary kept as parts in
+        order, the two oldest merged when they outgrow :attr:`summary_room` (see
+        :mod:`agentcore_autosummary.segments`). Either way the summary then covers
+        everything before the recent tail, which stays verbatim.
     :param mode: ``"inline"``: summarize before the turn returns; ``"background"``:
         summarize after it, without adding latency.
     :param max_summary_tokens: Cap on the summary's length: a summary request's
@@ -194,7 +197,9 @@ class SummaryConfig:
     summary_model: str | None = field(default=None, validator=NON_EMPTY_STR.or_none())
     max_tool_result_chars: int = field(default=500, validator=NON_NEGATIVE_INT)
     trigger: Trigger = field(default="context", validator=one_of("context", "cumulative"))
-    strategy: Strategy = field(default="incremental", validator=one_of("incremental", "full"))
+    strategy: Strategy = field(
+        default="incremental", validator=one_of("incremental", "full", "segments")
+    )
     mode: Mode = field(default="inline", validator=one_of("inline", "background"))
     max_summary_tokens: int | None = field(default=None, validator=POSITIVE_INT.or_none())
     memory_key: str = field(default="conversation_summary", validator=_memory_key)

@@ -21,7 +21,7 @@ from agentcore_autosummary.hooks import (
     with_instructions,
 )
 from agentcore_autosummary.plan import Plan, make_plan, warm_counts
-from agentcore_autosummary.retries import make_summary
+from agentcore_autosummary.retries import make_summary_parts
 from agentcore_autosummary.runtime import SessionRuntime, load_state, session_correction
 from agentcore_autosummary.summary_calls import isolated
 from agentcore_autosummary.summary_info import (
@@ -145,10 +145,10 @@ async def summarize(
         if request.prompt != config.summary_prompt:
             config = attrs.evolve(config, summary_prompt=request.prompt)
         plan = attrs.evolve(plan, messages=tuple(request.messages))
-        made = await isolated(make_summary(attrs.evolve(ctx, cost=spent), config, plan))
-        summary, plan, quality = made
+        made = await isolated(make_summary_parts(attrs.evolve(ctx, cost=spent), config, plan))
+        summary, plan, quality, segments = made
         usage = spent.total("summary") if spent.breakdown() else None
-        applied = await apply_summary(ctx, config, runtime, plan, summary, version)
+        applied = await apply_summary(ctx, config, runtime, plan, summary, version, segments)
     except Exception as exc:
         logger.error(
             "summary failed (session=%s, slot=%s, turn=%d): %s: %s",

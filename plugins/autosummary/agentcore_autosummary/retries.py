@@ -29,7 +29,9 @@ from agentcore_autosummary.routes import (
     Route,
     higher_cap,
 )
+from agentcore_autosummary.segments import make_segment_summary
 from agentcore_autosummary.sizing import transcript_tokens
+from agentcore_autosummary.state import Segment
 from agentcore_autosummary.summarizer import SummaryCutError, SummaryFailedError
 from agentcore_autosummary.summary_calls import (
     check_retention,
@@ -89,6 +91,22 @@ async def make_summary(
     """
     with parts_kept():
         return await _make_summary(ctx, config, plan)
+
+
+async def make_summary_parts(
+    ctx: TurnContext, config: SummaryConfig, plan: Plan
+) -> tuple[str, Plan, SummaryQuality, tuple[Segment, ...]]:
+    """:func:`make_summary` by ``config.strategy``, with the segments the summary is made of.
+
+    Under ``"segments"`` the summary is made of its parts
+    (:func:`~agentcore_autosummary.segments.make_segment_summary`); under the
+    other strategies it is one text and no segments are kept.
+    """
+    if config.strategy == "segments":
+        with parts_kept():
+            return await make_segment_summary(ctx, config, plan)
+    summary, plan, quality = await make_summary(ctx, config, plan)
+    return summary, plan, quality, ()
 
 
 async def _make_summary(

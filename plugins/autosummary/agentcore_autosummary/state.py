@@ -11,6 +11,20 @@ from agentcore import CorruptDataError
 
 
 @frozen
+class Segment:
+    """One part of a summary made under ``strategy="segments"``.
+
+    :param start: The first raw message of the slot it summarizes.
+    :param end: The raw message after the last one it summarizes.
+    :param text: Its summary, quotes included.
+    """
+
+    start: int
+    end: int
+    text: str
+
+
+@frozen
 class SummaryState:
     """The plugin's bookkeeping for one slot, kept in the session data.
 
@@ -23,6 +37,8 @@ class SummaryState:
         stored before kept a copy here too, still read as is).
     :param failures: Summary attempts that failed in a row since the last applied one;
         the next attempt waits ``agentcore_autosummary.trigger.backoff_turns`` turns.
+    :param segments: Under ``strategy="segments"``, the parts the summary is made of,
+        oldest first (stored only when there are some).
     """
 
     last_summary_turn: int | None = None
@@ -31,6 +47,7 @@ class SummaryState:
     generation: int = 0
     summary: str | None = None
     failures: int = 0
+    segments: tuple[Segment, ...] = ()
 
 
 STATE_KEY_PREFIX = "autosummary/"
@@ -48,6 +65,8 @@ _converter = cattrs.Converter(forbid_extra_keys=True)
 def state_to_json(state: SummaryState) -> dict[str, Any]:
     """``state`` as JSON-ready data."""
     data: dict[str, Any] = _converter.unstructure(state)
+    if not state.segments:
+        del data["segments"]  # the data other strategies have always stored
     return data
 
 

@@ -1,0 +1,181 @@
+"""``strategy="segments"``: each summary reads the new messages only, kept as ordered parts."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from agentcore import AgentSession, FocusedConfig, InMemoryStore, LlmRequest, SqliteStore
+from agentcore.testing import MockProvider
+from agentcore_autosummary import SummaryConfig
+from agentcore_autosummary.segments import MERGE_INSTRUCTION, SEGMENTS_HEADER
+from agentcore_autosummary.state import state_key
+
+MakeSession = Callable[..., AgentSession]
+
+FACT = re.compile(r"[Tt]he (\w+) service listens on port (\d+)")
+SERVICES = [
+    "auth",
+    "billing",
+    "search",
+    "mail",
+    "queue",
+    "cache",
+    "gateway",
+    "media",
+    "audit",
+    "jobs",
+]
+
+
+class Extractor:
+    """A faithful summarizer: the facts of its input, one line each (merges keep the later)."""
+
+    def __init__(self) -> None:
+        self.requests: list[LlmRequest] = []
+        self.replies: list[str] = []
+        self.fail_merges = False
+
+    def __call__(self, request: LlmRequest) -> str:
+        if request.purpose != "summary":
+            return "Noted."
+        self.requests.append(request)
+        text = "\n".join(message.text or "" for message in request.messages)
+        if self.fail_merges and MERGE_INSTRUCTION in text:
+            raise RuntimeError("the summarizer is down")
+        facts = dict(FACT.findall(text))
+        reply = " ".join(
+            f"The {name} service listens on port {port}." for name, port in facts.items()
+        )
+        self.replies.append(reply)
+        return reply
+
+
+def _config(**overrides: object) -> SummaryConfig:
+    base: dict[str, object] = {
+        "strategy": "segments",
+        "max_context_tokens": 1200,
+        "max_summary_tokens": 200,
+        "trigger_token_ratio": 0.5,
+        "keep_recent_messages": 2,
+        "debounce_turns": 0,
+    }
+    base.update(overrides)
+    return SummaryConfig(**base)  # type: ignore[arg-type]
+
+
+async def _talk(session: AgentSession, turns: int = 10) -> None:
+    for turn in range(turns):
+        name = SERVICES[turn % len(SERVICES)]
+        filler = " ".join(f"detail{turn}x{n}" for n in range(40))
+        await session.submit_turn(
+            f"Note that the {name} service listens on port {8000 + turn}. {filler}"
+        )
+
+
+def _summary(session_slot_config: FocusedConfig | None) -> str:
+    assert session_slot_config is not None and session_slot_config.summary_override
+    return session_slot_config.summary_override
+
+
+async def test_ten_facts_of_one_pattern_all_survive_and_no_request_reads_the_summary(
+    make_session: MakeSession,
+) -> None:
+    summarizer = Extractor()
+    session = make_session(
+        MockProvider(responder=summarizer), summary=_config(), mode=FocusedConfig()
+    )
+    await _talk(session)
+    slot = await session.get_slot()
+    summary = _summary(slot.config.focused)
+    sent = "\n".join(m.text or "" for m in slot.load_messages())
+    assert summary in sent or SEGMENTS_HEADER in sent
+    kept = dict(FACT.findall(sent))
+    assert kept == {name: str(8000 + turn) for turn, name in enumerate(SERVICES)}
+    assert len(summarizer.requests) >= 3
+    for number, request in enumerate(summarizer.requests):
+        text = "\n".join(message.text or "" for message in request.messages)
+        if MERGE_INSTRUCTION not in text:
+            earlier = [reply for reply in summarizer.replies[:number] if reply]
+            assert not any(reply in text for reply in earlier), "a summary request read a summary"
+
+
+async def test_segments_outgrowing_their_room_are_merged_oldest_first(
+    make_session: MakeSession,
+) -> None:
+    summarizer = Extractor()
+    config = _config(max_summary_tokens=40, retention_check="off")
+    session = make_session(MockProvider(responder=summarizer), summary=config, mode=FocusedConfig())
+    await _talk(session)
+    merges = [
+        r
+        for r in summarizer.requests
+        if MERGE_INSTRUCTION in "\n".join(m.text or "" for m in r.messages)
+    ]
+    assert merges, "the segments were never merged"
+    first = "\n".join(m.text or "" for m in merges[0].messages)
+    assert first.index("Part 1 (the earlier)") < first.index("Part 2 (the later)")
+    stored = await session.get_session_data(state_key("default"))
+    assert stored is not None and stored["segments"][0]["start"] == 0
+
+
+async def test_a_failing_merge_leaves_the_segments_and_every_turn_goes_out(
+    make_session: MakeSession,
+) -> None:
+    summarizer = Extractor()
+    summarizer.fail_merges = True
+    config = _config(max_summary_tokens=40, retention_check="off")
+    session = make_session(MockProvider(responder=summarizer), summary=config, mode=FocusedConfig())
+    await _talk(session)
+    assert session.turn_index == 10
+    summary = _summary((await session.get_slot()).config.focused)
+    assert summary.startswith(SEGMENTS_HEADER)
+    assert "Part 2" in summary
+
+
+async def test_a_resumed_session_goes_on_from_its_stored_segments(
+    make_session: MakeSession, tmp_path: object
+) -> None:
+    from pathlib import Path
+
+    store = SqliteStore(Path(str(tmp_path)) / "s.db")
+    summarizer = Extractor()
+    first = make_session(
+        MockProvider(responder=summarizer), summary=_config(), mode=FocusedConfig(), store=store
+    )
+    await _talk(first, 6)
+    before = await first.get_session_data(state_key("default"))
+    resumed = make_session(
+        MockProvider(responder=summarizer), summary=_config(), mode=FocusedConfig(), store=store
+    )
+    for turn in range(6, 10):
+        filler = " ".join(f"detail{turn}x{n}" for n in range(40))
+        await resumed.submit_turn(
+            f"Note that the {SERVICES[turn]} service listens on port {8000 + turn}. {filler}"
+        )
+    after = await resumed.get_session_data(state_key("default"))
+    assert before is not None and after is not None
+    assert after["segments"][0]["text"].startswith(before["segments"][0]["text"][:40])
+    summary = _summary((await resumed.get_slot()).config.focused)
+    assert "auth service listens on port 8000" in summary
+    await store.close()
+
+
+def test_the_state_of_other_strategies_is_stored_as_before() -> None:
+    from agentcore_autosummary.state import SummaryState, state_to_json
+
+    assert "segments" not in state_to_json(SummaryState(covered=3))
+
+
+async def test_memory_store_sessions_without_segments_are_unchanged(
+    make_session: MakeSession,
+) -> None:
+    session = make_session(
+        MockProvider(responder=Extractor()),
+        summary=_config(strategy="incremental"),
+        mode=FocusedConfig(),
+        store=InMemoryStore(),
+    )
+    await _talk(session, 6)
+    stored = await session.get_session_data(state_key("default"))
+    assert stored is not None and "segments" not in stored
