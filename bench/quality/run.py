@@ -104,7 +104,7 @@ def write(data: dict[str, Any], out: Path) -> str:
     titles = {key: script_for(key).title for key in data["results"]}
     text = body(data, titles)
     (out / "quality.json").write_text(json.dumps(data, indent=1, ensure_ascii=False), "utf-8")
-    appendix = summaries_appendix(data, ["agentcore", "agentcore-structured"])
+    appendix = summaries_appendix(data, ["agentcore", "agentcore-structured", "agentcore-segments"])
     (out / "quality.md").write_text(
         "# Quality with a real summarizer\n\n" + text + "\n" + appendix, "utf-8"
     )

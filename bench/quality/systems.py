@@ -7,7 +7,8 @@ the request body. Each is set up as its documentation shows:
 
 * agentcore: ``SummaryConfig(max_context_tokens=budget, max_summary_tokens=cap,
   summary_provider=OpenAIProvider(...))``, the other settings its defaults
-  (``structured``: ``summary_style="structured"`` as well; ``quote``:
+  (``structured``: ``summary_style="structured"`` as well; ``segments``:
+  ``strategy="segments"`` as well; ``quote``:
   ``retention_check="quote"``); ``timeout=None``,
   so a slow CPU call is measured rather than cut at the default 120 s.
 * langmem: ``summarize_messages`` before every model call with
@@ -108,6 +109,7 @@ async def _agentcore(
     requests: Requests,
     *,
     structured: bool,
+    strategy: str | None = None,
 ) -> None:
     from agentcore import (
         Agent,
@@ -147,6 +149,7 @@ async def _agentcore(
         summary_provider=summarizer,
         timeout=None,
         **({"summary_style": "structured"} if structured else {}),
+        **({"strategy": strategy} if strategy else {}),
         **agentcore_overrides(),
     )
     bundle = (
@@ -331,6 +334,10 @@ SYSTEMS: dict[str, tuple[str, Runner]] = {
     "agentcore-structured": (
         'agentcore, summary_style="structured"',
         functools.partial(_agentcore, structured=True),
+    ),
+    "agentcore-segments": (
+        'agentcore, strategy="segments"',
+        functools.partial(_agentcore, structured=False, strategy="segments"),
     ),
     "langmem": ("langmem summarize_messages", _langmem),
     "langchain": ("LangChain SummarizationMiddleware", _langchain),
