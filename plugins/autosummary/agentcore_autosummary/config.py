@@ -119,7 +119,9 @@ class SummaryConfig:
     :param debounce_turns: Minimum turns between two summary attempts.
     :param summary_model: Model for summary calls (None: the agent's model, else the
         provider's default).
-    :param max_tool_result_chars: Characters of each tool result kept in the summary input.
+    :param max_tool_result_chars: Characters of each tool result kept in the summary input:
+        a longer one goes as its excerpt (head, tail and the lines holding values;
+        :func:`~agentcore_autosummary.tool_excerpts.tool_result_excerpt`).
     :param trigger: ``"context"``: the tokens the conversation occupies (the last call's
         reported input + output, else the counted context); ``"cumulative"``: every token
         the session's turns have used so far (the original rule).

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agentcore import Message, TextBlock, ToolUseBlock
+from agentcore_autosummary.tool_excerpts import tool_result_excerpt
 
 MAX_CONVERSATION_CHARS = 30_000
 """The full strategy keeps at most this many characters, the newest ones."""
@@ -20,8 +21,10 @@ def format_message(message: Message, max_tool_result_chars: int = 500) -> str:
 
     ``System:``/``User:``/``Assistant:`` followed by the text; a tool call
     becomes ``[Tool: name]`` (arguments are left out); a tool result becomes
-    ``Tool Result [id]:`` or ``Tool Error [id]:`` followed by its first
-    ``max_tool_result_chars`` characters; any other block becomes
+    ``Tool Result [id]:`` or ``Tool Error [id]:`` followed by its text, or
+    for a longer one than ``max_tool_result_chars`` characters, its excerpt
+    (head, tail and the lines holding values between them:
+    :func:`~agentcore_autosummary.tool_excerpts.tool_result_excerpt`); any other block becomes
     ``[{kind}]``, so a user's image reads ``User: [image]``. The entry's
     further lines are indented by two spaces, so only the first line of an
     entry begins with a role: text that holds ``"\nAssistant: ..."`` cannot
@@ -38,7 +41,8 @@ def _entry(message: Message, max_tool_result_chars: int) -> str:
 def _label_and_body(message: Message, max_tool_result_chars: int) -> tuple[str, str]:
     if message.role == "tool":
         label = "Tool Error" if message.is_error else "Tool Result"
-        return f"{label} [{message.tool_call_id}]", message.text[:max_tool_result_chars]
+        excerpt = tool_result_excerpt(message.text, max_tool_result_chars)
+        return f"{label} [{message.tool_call_id}]", excerpt
     parts: list[str] = []
     for block in message.content:
         if isinstance(block, TextBlock):

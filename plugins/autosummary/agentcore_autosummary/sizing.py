@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from agentcore import Message, TextBlock, ToolUseBlock
 from agentcore.plugin_api import TokenCounter
 from agentcore_autosummary.formatting import format_message
+from agentcore_autosummary.tool_excerpts import tool_result_excerpt
 
 ENTRY_OVERHEAD_TOKENS = 2
 """Tokens an entry may cost beyond its message's count: the blank line after it, and a space.
@@ -81,14 +82,14 @@ def _extra_tokens(message: Message) -> int:
 def _counted_text(message: Message, max_tool_result_chars: int) -> str | None:
     """The text to count for ``message``'s entry; None when its stored count sizes it.
 
-    A tool result longer than its cut: the cut text. A message with tool
+    A tool result longer than its cut: its excerpt. A message with tool
     calls: its whole entry, which leaves out the arguments its count holds
     (they would make it several times the entry's size).
     """
     if message.role == "tool":
         if len(message.text) <= max_tool_result_chars:
             return None
-        return message.text[:max_tool_result_chars]
+        return tool_result_excerpt(message.text, max_tool_result_chars)
     if any(isinstance(block, ToolUseBlock) for block in message.content):
         return format_message(message, max_tool_result_chars)
     return None

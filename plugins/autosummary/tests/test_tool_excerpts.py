@@ -1,0 +1,113 @@
+"""A long tool result reaches the summarizer by what it holds, not by its first characters."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agentcore import (
+    Agent,
+    AgentBuilder,
+    AgentSession,
+    FocusedConfig,
+    InMemoryStore,
+    LlmRequest,
+    LlmResponse,
+    Message,
+    ToolRegistry,
+    ToolUseBlock,
+)
+from agentcore.testing import MockProvider
+from agentcore_autosummary import SummaryConfig
+from agentcore_autosummary.tool_excerpts import GAP, tool_result_excerpt
+
+
+def _describe() -> str:
+    """A ``kubectl describe`` whose memory limit sits past its first 500 characters."""
+    lines = [
+        "Name:         api-7f9c",
+        "Namespace:    payments",
+        "Labels:       app=api",
+        *[f"Annotations:  note-{n} is a long annotation without much in it" for n in range(8)],
+        "Containers:",
+        "  api:",
+        "    Image:      registry.local/api:2.14.3",
+        "    Limits:",
+        "      memory:  1536Mi",
+        "      cpu:     750m",
+        *["    Mounts:       /var/run/secrets from the default token (ro)" for _ in range(6)],
+        "Events:       <none>",
+    ]
+    return "\n".join(lines)
+
+
+def test_a_short_result_is_kept_whole() -> None:
+    assert tool_result_excerpt("memory: 1536Mi", 500) == "memory: 1536Mi"
+
+
+def test_a_value_past_the_first_characters_is_in_the_excerpt() -> None:
+    text = _describe()
+    assert text.index("1536Mi") > 545 and len(text) > 1000
+    excerpt = tool_result_excerpt(text, 500)
+    assert "memory:  1536Mi" in excerpt
+    assert "Image:      registry.local/api:2.14.3" in excerpt
+    assert excerpt.startswith("Name:         api-7f9c")
+    assert excerpt.rstrip().endswith("Events:       <none>")
+    assert GAP in excerpt
+    assert "1536Mi" not in text[:500]  # the first 500 characters alone would lose it
+
+
+@given(st.text(min_size=0, max_size=3000), st.integers(min_value=0, max_value=1200))
+def test_an_excerpt_never_exceeds_its_limit(text: str, limit: int) -> None:
+    excerpt = tool_result_excerpt(text, limit)
+    assert len(excerpt) <= max(limit, 0) or excerpt == text
+    if len(text) <= limit:
+        assert excerpt == text
+
+
+async def test_the_summary_request_holds_a_value_deep_in_a_tool_result() -> None:
+    registry = ToolRegistry()
+
+    @registry.tool
+    def describe(pod: str) -> str:
+        """Describe a pod.
+
+        Args:
+            pod: The pod's name.
+        """
+        return _describe()
+
+    summaries: list[str] = []
+
+    def respond(request: LlmRequest) -> str | LlmResponse:
+        if request.purpose == "summary":
+            summaries.append("\n".join(m.text or "" for m in request.messages))
+            return "The api pod was described."
+        last = request.messages[-1]
+        if last.role == "user" and "describe" in (last.text or ""):
+            call = ToolUseBlock(f"c{len(request.messages)}", "describe", {"pod": "api"})
+            return LlmResponse(Message.assistant("", [call]), stop_reason="tool_use")
+        return "Done."
+
+    config = SummaryConfig(
+        max_context_tokens=1500,
+        max_summary_tokens=120,
+        trigger_token_ratio=0.5,
+        keep_recent_messages=2,
+        request_shape="transcript",
+    )
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=respond))
+        .store(InMemoryStore())
+        .tool_registry(registry)
+        .setting("summary_config", config)
+        .build()
+    )
+    session = AgentSession(Agent("assistant"), "s", bundle, FocusedConfig())
+    await session.submit_turn("Please describe the api pod.")
+    for turn in range(8):
+        filler = " ".join(f"word{turn}x{n}" for n in range(30))
+        await session.submit_turn(f"Another question, number {turn}, about {filler}.")
+    assert summaries, "no summary was made"
+    assert any("memory:  1536Mi" in text for text in summaries)
