@@ -18,6 +18,7 @@ from itertools import compress
 
 from agentcore import Message
 from agentcore_autosummary.formatting import format_message
+from agentcore_autosummary.quoting import without_quotes
 from agentcore_autosummary.retention import find_identifiers
 from agentcore_autosummary.summarizer import SummaryFailedError
 from agentcore_autosummary.summary_info import SummaryQuality
@@ -186,7 +187,8 @@ def judge(
 
     ``verdict`` is ``"kept"``, or why it is refused: ``"truncated"`` (the
     reply stopped at its token cap), ``"copy"`` (nearly identical to the
-    previous summary, and holding no word of the covered messages that the
+    previous summary's written part, its quotes left out as the summarizer
+    was shown it, and holding no word of the covered messages that the
     previous one did not, although new messages were covered), ``"echo"``
     (mostly transcript lines, or runs copied word for word from the input
     that fill the stretch they come from or are nearly as long as it), ``"lost"`` (it
@@ -195,9 +197,12 @@ def judge(
     supersede). With ``lost_refuses`` False (``retention_check="quote"``, which
     quotes them back) lost identifiers are recorded but refuse nothing.
     """
+    # The copy check reads the previous summary as the summarizer was shown it: its
+    # written part, without the quotes that followed it (a copy of that part is a copy).
+    written = without_quotes(previous) if previous else None
     overlap = 0.0
-    if previous:
-        overlap = difflib.SequenceMatcher(None, _normal(previous), _normal(summary)).ratio()
+    if written:
+        overlap = difflib.SequenceMatcher(None, _normal(written), _normal(summary)).ratio()
     lines = [line for line in summary.splitlines() if line.strip()]
     role_lines = sum(1 for line in lines if _ROLE_LINE.match(line))
     transcript = "\n".join(format_message(m, max_tool_result_chars) for m in messages)
@@ -209,10 +214,10 @@ def judge(
     if stop_reason == "max_tokens":
         verdict = "truncated"
     elif (
-        previous
+        written
         and messages
         and overlap >= COPY_RATIO
-        and not _adds(summary, previous, transcript_words)
+        and not _adds(summary, written, transcript_words)
     ):
         verdict = "copy"
     elif echoed >= ECHO_SHARE and (

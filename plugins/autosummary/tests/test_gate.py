@@ -380,3 +380,31 @@ def test_the_echoed_share_is_the_share_of_eight_word_runs_found_in_the_input(
 def test_words_are_the_runs_of_word_characters_of_the_folded_text(text: str) -> None:
     # The ASCII spelling of the word list must give what the pattern gives.
     assert gate._folded_words(text) == re.findall(r"\w+", text.casefold())
+
+
+async def test_a_copy_of_the_written_summary_is_seen_as_one_when_quotes_follow_it() -> None:
+    """The copy check reads the previous summary as the summarizer was shown it: no quotes."""
+    summarizer = Summarizer(_copy, lambda number: number >= 2)
+    recorder = Recorder()
+    config = attrs.evolve(CONFIG, retention_check="quote")
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=summarizer))
+        .store(InMemoryStore())
+        .load_plugins(True)
+        .plugin(recorder)
+        .setting("summary_config", config)
+        .build()
+    )
+    session = AgentSession(AGENT, "gate", bundle, FocusedConfig())
+    for number in range(16):
+        await session.submit_turn(
+            f"We moved build {number} to port {9000 + number}. {_words(number)}"
+        )
+    first, *copies = recorder.applied
+    summary = await get_conversation_summary(session)
+    assert summary is not None and summary != FIRST  # quotes follow the written part
+    assert copies, "later summaries were applied"
+    for info in copies:
+        assert info.quality is not None
+        assert info.quality.verdict == "copy" and "copy" in info.quality.refused

@@ -247,7 +247,9 @@ async def test_a_full_summary_is_judged_against_what_its_request_read() -> None:
     # the previous summary that only older, unread messages hold is lost by the new one,
     # not excused by messages the summarizer never saw.
     recorder = Recorder()
-    summaries = iter(["The app runs from /srv/app.", *(["The user lists more steps."] * 50)])
+    # Each later summary names the newest step, a word of its input: not a copy.
+    later_steps = [f"The user lists more steps, up to step {n}." for n in range(50)]
+    summaries = iter(["The app runs from /srv/app.", *later_steps])
 
     def respond(request: LlmRequest) -> str:
         return next(summaries) if request.purpose == "summary" else "Noted."
