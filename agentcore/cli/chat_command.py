@@ -9,6 +9,7 @@ import os
 import re
 import secrets
 import sys
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -141,6 +142,34 @@ def add_provider_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+_SESSION_LIKE = re.compile(r"[\w.:-]{1,64}")
+"""A ``-s`` value of this shape was most likely meant as a session id (its old meaning)."""
+
+
+class SystemPromptAction(argparse.Action):
+    """``-s``/``--system``: the system prompt, as in ``llm``.
+
+    ``-s`` chose the session before; a ``-s`` value that reads like a session
+    id (one word, no spaces) gets a note on stderr naming ``--cid``/``--session``,
+    so an old habit is not silently taken for a system prompt.
+    """
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        """Store the prompt; note a ``-s`` value that reads like a session id."""
+        if option_string == "-s" and isinstance(values, str) and _SESSION_LIKE.fullmatch(values):
+            note(
+                f"agentcore chat: -s is the system prompt (as in llm), so {values!r} is the "
+                f"system prompt; to choose the session, use --cid {values} (or --session)"
+            )
+        setattr(namespace, self.dest, values)
+
+
 def register(
     commands: argparse._SubParsersAction[argparse.ArgumentParser], pm: pluggy.PluginManager
 ) -> None:
@@ -153,7 +182,7 @@ def register(
         f"{BLOCK_MARKER} line closes); the reply streams to stdout, and the context meter "
         f"and the plugins' notes go to stderr. '{QUIT_COMMAND}' or end of input (Ctrl-D) ends "
         "the chat. With a PROMPT (or -p), one turn is run and the command exits. The "
-        "session is stored and resumes when you chat again with the same --session and --db.",
+        "session is stored and resumes when you chat again with the same --cid and --db.",
     )
     parser.add_argument(
         "prompt",
@@ -172,18 +201,28 @@ def register(
     add_provider_arguments(parser)
     parser.add_argument(
         "-s",
-        "--session",
-        type=session_id_text,
-        metavar="ID",
-        help="the session id; an existing session resumes (default: a new session for each "
-        f"one-shot prompt, {DEFAULT_SESSION!r} for an interactive chat)",
+        "--system",
+        default=DEFAULT_SYSTEM_PROMPT,
+        action=SystemPromptAction,
+        metavar="PROMPT",
+        help="system prompt to use (default: %(default)r)",
     )
     parser.add_argument(
         "-c",
         "--continue",
         dest="continue_last",
         action="store_true",
-        help="continue the session last chatted in with this --db",
+        help="continue the most recent conversation (the session last chatted in with this --db)",
+    )
+    parser.add_argument(
+        "--cid",
+        "--conversation",
+        "--session",
+        dest="session",
+        type=session_id_text,
+        metavar="ID",
+        help="continue the conversation with the given ID (a new ID starts one; default: "
+        f"a new session for each one-shot prompt, {DEFAULT_SESSION!r} for an interactive chat)",
     )
     add_db_argument(parser)
     parser.add_argument(
@@ -195,12 +234,6 @@ def register(
         "--no-stream",
         action="store_true",
         help="ask for the whole reply at once and print it when it is complete",
-    )
-    parser.add_argument(
-        "--system",
-        default=DEFAULT_SYSTEM_PROMPT,
-        metavar="PROMPT",
-        help="the system prompt (default: %(default)r)",
     )
     parser.add_argument(
         "--max-context-tokens",

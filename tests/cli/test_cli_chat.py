@@ -161,7 +161,7 @@ def test_the_window_is_learned_from_a_refusal_and_kept(
     openai_server.window_tokens = 2048
     # A model no table knows, on a server that reports no window.
     args = ["chat", "--base-url", openai_server.base_url, "--db", str(tmp_path / "w.db")]
-    args += ["--model", "openai:local-model", "-s", "w"]
+    args += ["--model", "openai:local-model", "--cid", "w"]
     long_line = "tell me more about this " * 60 + "\n"
     result = run_cli(*args, input=long_line * 6)
     assert result.returncode == 1

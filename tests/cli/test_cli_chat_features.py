@@ -63,7 +63,7 @@ def test_each_one_shot_prompt_is_a_new_session(
     listed = run_cli("sessions", "list", "--json", "--db", str(tmp_path / "chat.db"))
     assert sorted(row["session"] for row in json.loads(listed.stdout)) == sorted(sessions)
 
-    # -c continues the last one-shot session; -s chooses one.
+    # -c continues the last one-shot session; --cid chooses one.
     result = run_cli(*chat_args, "--json", "-c", "-p", "a follow-up")
     assert json.loads(result.stdout)["session"] == sessions[-1]
     assert len(openai_server.requests[-1]["messages"]) == 4
@@ -72,7 +72,7 @@ def test_each_one_shot_prompt_is_a_new_session(
         "a follow-up",
     ]
     for _ in range(2):
-        assert run_cli(*chat_args, "-s", "notes", "-p", "remember").returncode == 0
+        assert run_cli(*chat_args, "--cid", "notes", "-p", "remember").returncode == 0
     assert _user_texts(run_cli, tmp_path / "chat.db", "notes") == ["remember", "remember"]
 
 
@@ -212,7 +212,10 @@ def test_python_dash_m_agentcore(cli_env: dict[str, str], tmp_path: Path) -> Non
     "args,expected",
     [
         (["--base-url", "localhost:11434"], "argument --base-url: must be an http:// or https://"),
-        (["--session", ""], "argument -s/--session: the session id must not be empty"),
+        (
+            ["--session", ""],
+            "argument --cid/--conversation/--session: the session id must not be empty",
+        ),
     ],
 )
 def test_errors_speak_in_flags(
@@ -223,3 +226,26 @@ def test_errors_speak_in_flags(
     assert expected in result.stderr
     for api_name in ("base_url", "session_id", "OpenAIProvider", "api_key="):
         assert api_name not in result.stderr
+
+
+def test_llm_s_flags_s_is_the_system_prompt_and_cid_the_session(
+    run_cli: RunCli, chat_args: list[str], openai_server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    result = run_cli(*chat_args, "-s", "You are a pirate", "--cid", "ship", "-p", "hi")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""  # a prompt with spaces is clearly a prompt: no note
+    system = openai_server.requests[-1]["messages"][0]
+    assert system == {"role": "system", "content": "You are a pirate"}
+    assert _user_texts(run_cli, tmp_path / "chat.db", "ship") == ["hi"]
+    for spelling in ("--conversation", "--session"):
+        assert run_cli(*chat_args, spelling, "ship", "-p", "again").returncode == 0
+    assert _user_texts(run_cli, tmp_path / "chat.db", "ship") == ["hi", "again", "again"]
+
+
+def test_an_old_s_session_habit_gets_a_note_naming_cid(
+    run_cli: RunCli, chat_args: list[str], openai_server: FakeOpenAIServer
+) -> None:
+    result = run_cli(*chat_args, "-s", "notes", "-p", "hi")
+    assert result.returncode == 0, result.stderr
+    assert "-s is the system prompt" in result.stderr and "--cid notes" in result.stderr
+    assert openai_server.requests[-1]["messages"][0]["content"] == "notes"

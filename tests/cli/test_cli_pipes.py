@@ -43,7 +43,7 @@ def test_one_shot_chat_into_a_closed_pipe_stores_the_turn(
 ) -> None:
     db = tmp_path / "chat.db"
     args = ["chat", "--base-url", openai_server.base_url, "--db", str(db)]
-    _quiet(_run_with_closed_stdout([*args, "-s", "chat", "-p", "hello"], cli_env, tmp_path))
+    _quiet(_run_with_closed_stdout([*args, "--cid", "chat", "-p", "hello"], cli_env, tmp_path))
     _quiet(_run_with_closed_stdout(args, cli_env, tmp_path, input="one\ntwo\n"))
     exported = run_cli("sessions", "export", "chat", "--db", str(db))
     records = [json.loads(line) for line in exported.stdout.splitlines()]
@@ -73,7 +73,7 @@ def test_every_command_into_a_closed_pipe(
 ) -> None:
     db = tmp_path / "chat.db"
     base = ["--base-url", openai_server.base_url]
-    assert run_cli("chat", *base, "--db", str(db), "-s", "chat", "-p", "hello").returncode == 0
+    assert run_cli("chat", *base, "--db", str(db), "--cid", "chat", "-p", "hello").returncode == 0
     args = [*command, "--db", str(db)] if command[0] != "plugins" else command
     if command[0] == "chat":
         args = [*command, *base, "--db", str(db)]

@@ -244,7 +244,7 @@ def test_messages_keep_their_time_and_model(
     run_cli: RunCli, openai_server: FakeOpenAIServer, require_openai_provider: None, tmp_path: Path
 ) -> None:
     db = tmp_path / "times.db"
-    chat = ["chat", "--base-url", openai_server.base_url, "--db", str(db), "-s", "t"]
+    chat = ["chat", "--base-url", openai_server.base_url, "--db", str(db), "--cid", "t"]
     assert run_cli(*chat, "-p", "first").returncode == 0
     assert run_cli(*chat, "-m", "openai:gpt-4o", "-p", "second").returncode == 0
 
