@@ -53,7 +53,7 @@ from agentcore.providers._failures import (
     transport_failure,
 )
 from agentcore.providers._retry import RetryPolicy, parse_retry_after
-from agentcore.providers._secret import Secret
+from agentcore.providers._secret import Secret, mask_secrets
 from agentcore.providers._sse import SseEvent, SseParser
 from agentcore.providers._text import valid_json
 
@@ -181,13 +181,17 @@ class ApiClient:
             await self._client.aclose()
 
     def redact(self, text: str) -> str:
-        """``text`` with the API key and every hidden text replaced by ``***``."""
+        """``text`` with the API key and every hidden text replaced by ``***``.
+
+        A secret shorter than
+        :data:`~agentcore.providers._secret.MIN_MASKED_ANYWHERE_CHARS` is
+        replaced only where it stands as a whole token (see
+        :func:`~agentcore.providers._secret.mask_secrets`).
+        """
         secrets = [secret.reveal() for secret in self._hidden]
-        if self._secret is not None and self._secret.reveal():
+        if self._secret is not None:
             secrets.append(self._secret.reveal())
-        for secret in sorted(secrets, key=len, reverse=True):
-            text = text.replace(secret, "***")
-        return text
+        return mask_secrets(text, secrets)
 
     def scrub(self, error: LlmError) -> LlmError:
         """``error`` with every secret replaced by ``***`` in its message and every text it holds.
