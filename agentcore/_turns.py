@@ -29,13 +29,14 @@ from agentcore.cycle import CycleEvent, CycleResult, LlmCycle
 from agentcore.errors import (
     ConfigError,
     ContextWindowExceededError,
+    EmptyReplyError,
     SessionError,
     StoreTimeoutError,
     TurnTimeoutError,
 )
 from agentcore.hook_calls import CoreHooks
 from agentcore.llm import LlmResponse, ResponseComplete
-from agentcore.messages import Message, invalid_text, make_valid
+from agentcore.messages import Message, ReasoningBlock, TextBlock, invalid_text, make_valid
 from agentcore.slots import ContextSlot
 
 if TYPE_CHECKING:
@@ -111,6 +112,30 @@ def check_turn_id(turn_id: object) -> None:
             f"turn_id must be None or a non-empty printable str of at most "
             f"{MAX_TURN_ID_CHARS} characters, got {str(turn_id)[:60]!r}"
         )
+
+
+def check_reply(result: CycleResult) -> None:
+    """Refuse a turn whose final reply holds no text and no tool call (:class:`EmptyReplyError`).
+
+    Whitespace and reasoning alone do not make a reply; any other block (a
+    tool call, an image, audio) does.
+    """
+    response = result.response
+    for block in response.message.content:
+        if isinstance(block, ReasoningBlock):
+            continue
+        if not isinstance(block, TextBlock) or block.text.strip():
+            return
+    stop = response.stop_reason
+    hint = {
+        "max_tokens": "it stopped at max_tokens: raise the agent's max_tokens",
+        "other": "the provider stopped it (a content filter?)",
+    }.get(stop, "submit the turn again")
+    raise EmptyReplyError(
+        f"the model's reply holds no text and no tool call (stop reason {stop!r}); "
+        f"nothing of the turn was stored: {hint}",
+        stop_reason=stop,
+    )
 
 
 def final_message(added: Sequence[Message], result: CycleResult) -> Message:
@@ -265,6 +290,7 @@ class TurnRunner:
                         async with deadline.guard():
                             if streamed is not None:
                                 event, result = streamed
+                                check_reply(result)
                                 added = await self._stored_form(user_message, result)
                                 done = (event, added, result)
                             else:
@@ -348,6 +374,7 @@ class TurnRunner:
         """A plain turn up to its store write: ``on_turn_start``, the model, the counting."""
         await self._hooks.on_turn_start(ctx=ctx)
         result = await self._complete(self._cycle(ctx, user_message))
+        check_reply(result)
         added = await self._stored_form(user_message, result)
         return ResponseComplete(result.response), added, result
 

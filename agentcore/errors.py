@@ -123,7 +123,7 @@ class LlmErrorFields(TypedDict, total=False):
     ``details`` (``retry_after``: :class:`RateLimitError`; ``prompt_tokens``,
     ``limit_tokens``, ``requested_tokens``:
     :class:`ContextWindowExceededError`; ``limit_bytes``:
-    :class:`ResponseTooLargeError`).
+    :class:`ResponseTooLargeError`; ``stop_reason``: :class:`EmptyReplyError`).
     """
 
     status_code: int | None
@@ -135,6 +135,7 @@ class LlmErrorFields(TypedDict, total=False):
     limit_tokens: int | None
     requested_tokens: int | None
     limit_bytes: int | None
+    stop_reason: str | None
 
 
 _COMMON_DETAILS = ("status_code", "code", "body", "request_id")
@@ -242,3 +243,27 @@ class ResponseTooLargeError(MalformedResponseError):
 
     details = ("limit_bytes",)
     limit_bytes: int | None
+
+
+class EmptyReplyError(LlmError):
+    """The model's final reply to a turn holds no text and no tool call.
+
+    Raised by :meth:`~agentcore.AgentSession.submit_turn` and
+    :meth:`~agentcore.AgentSession.submit_turn_stream` when the reply that
+    would end the turn holds nothing but whitespace or reasoning: a model
+    that ended its turn at once (some do right after a tool result), a
+    thinking model that spent ``max_tokens`` on its reasoning, a reply a
+    content filter emptied. Such a turn is not a success: nothing of it is
+    stored (the tool calls and results of its earlier rounds included),
+    ``on_turn_error`` fires, and the session can take the next turn.
+
+    It is not retried: the same request tends to get the same reply (always
+    at temperature 0), and only the caller knows whether another call is
+    worth paying for; submit the turn again, or change it. A reply with tool
+    calls only, or a structured output (its JSON is the reply's text), is
+    not empty. ``stop_reason`` is the reply's
+    :attr:`~agentcore.llm.LlmResponse.stop_reason`.
+    """
+
+    details = ("stop_reason",)
+    stop_reason: str | None

@@ -23,6 +23,7 @@ from typing import Any, Generic, TypeVar, overload
 
 from attrs import field, frozen
 
+from agentcore._bounded_json import NestedTooDeeplyError, loads_bounded
 from agentcore._tool_types import ArgumentValueError
 from agentcore.errors import ConfigError, OutputError
 from agentcore.messages import Message
@@ -153,7 +154,8 @@ class OutputSpec(Generic[T]):
 
         The text must be one JSON value (a Markdown code fence around it is
         taken off). Raises :class:`~agentcore.errors.OutputError` saying
-        what did not match: text that is not JSON, a value the schema
+        what did not match: text that is not JSON (or nests deeper than
+        :data:`~agentcore._bounded_json.MAX_JSON_DEPTH`), a value the schema
         refuses (naming the field), or a value the class refuses.
         """
         text = reply.text if isinstance(reply, Message) else reply
@@ -161,7 +163,11 @@ class OutputSpec(Generic[T]):
             raise OutputError(f"output {self.name!r}: expected a Message or a str, got {reply!r}")
         stripped = _FENCE.sub(r"\1", text.strip())
         try:
-            value = json.loads(stripped)
+            value = loads_bounded(stripped)
+        except NestedTooDeeplyError as exc:
+            raise OutputError(
+                f"the model's reply for the output schema {self.name!r} is JSON {exc}"
+            ) from None
         except ValueError as exc:
             raise OutputError(
                 f"the model's reply is not JSON of the output schema {self.name!r} ({exc}): "

@@ -75,6 +75,24 @@ async def test_typeddict_and_schema_dict_outputs() -> None:
         parse_output("{}", schema)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": ' + "[" * 5000 + "]" * 5000 + "}",
+        '{"a":' * 5000 + "1" + "}" * 5000,
+        '{"a":' * 129 + "1" + "}" * 129,
+    ],
+    ids=["arrays", "objects", "just-too-deep"],
+)
+async def test_a_reply_nested_too_deeply_is_an_output_error(text: str) -> None:
+    schema = {"type": "object", "properties": {"a": {}}}
+    session = session_for(MockProvider([text]), AgentBuilder().output(schema))
+    reply = await session.submit_turn("Anything?")
+    with pytest.raises(OutputError, match="nested too deeply: more than 128 levels"):
+        parse_output(reply, schema)
+    assert "a" in parse_output('{"a":' * 128 + "1" + "}" * 128, schema)
+
+
 async def test_pydantic_model_output() -> None:
     pydantic = pytest.importorskip("pydantic", reason="pydantic is not installed")
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 import sqlite3
+import stat
 import urllib.parse
 from pathlib import Path
 from typing import overload
@@ -19,6 +20,7 @@ from agentcore.cli.paths import default_db_path, make_private_dir, make_private_
 from agentcore.errors import ConfigError
 from agentcore.settings import pinned_requirement
 from agentcore.stores import MemoryStore, SqliteStore
+from agentcore.stores._sqlite_file import access_problem
 
 DB_ENV = "AGENTCORE_DB"
 """The environment variable naming the database when ``--db`` is not given."""
@@ -104,13 +106,14 @@ def check_existing(path: Database) -> bool:
     """
     if isinstance(path, PostgresUrl):
         return True
-    if not path.exists():
+    found = _stat(path)
+    if found is None:
         raise CliError(
             f"no database at {path}; pass --db PATH, or start a session with 'agentcore chat'"
         )
-    if path.is_dir():
+    if stat.S_ISDIR(found.st_mode):
         raise CliError(f"{path} is a folder; --db takes the path of an SQLite file")
-    if path.stat().st_size == 0:
+    if found.st_size == 0:
         return False
     _check_readable(path)
     return True
@@ -141,7 +144,8 @@ def open_or_create(path: Database) -> MemoryStore:
     """
     if isinstance(path, PostgresUrl):
         return _open_postgres(path, create=True)
-    if path.is_dir():
+    found = _stat(path)
+    if found is not None and stat.S_ISDIR(found.st_mode):
         raise CliError(f"{path} is a folder; --db takes the path of an SQLite file")
     try:
         make_private_dir(path.parent)
@@ -154,19 +158,47 @@ def open_or_create(path: Database) -> MemoryStore:
     return SqliteStore(path)
 
 
+def _stat(path: Path) -> os.stat_result | None:
+    """``path``'s status, or None when nothing is there.
+
+    A folder this process may not enter is a :class:`CliError` saying so
+    (``Path.exists`` would raise PermissionError).
+    """
+    try:
+        return path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise CliError(
+            f"cannot look at {path}: {exc.strerror} (check that this process may enter "
+            f"the folder {path.parent})"
+        ) from None
+
+
 def _check_readable(path: Path) -> None:
-    """Read the schema through a read-only connection, so nothing is written on failure."""
+    """Read the schema through a read-only connection, so nothing is written on failure.
+
+    A file or folder this process may not read or write is named as such
+    (read-only, permission denied), never as a file that is not a database.
+    """
     try:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error as exc:
-        raise CliError(f"cannot open the database {path}: {exc}") from exc
+        raise CliError(f"cannot open the database {path}: {_why(path, exc)}") from exc
     try:
         tables = {
             row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         }
     except sqlite3.DatabaseError as exc:
+        problem = access_problem(str(path), exc)
+        if problem is not None:
+            raise CliError(f"cannot read the database {path}: {problem}") from exc
         raise CliError(f"{path} is not an SQLite database ({exc}); check --db") from exc
     finally:
         conn.close()
     if "sessions" not in tables:
         raise CliError(f"{path} is not an agentcore database (it has no sessions table)")
+
+
+def _why(path: Path, exc: sqlite3.Error) -> str:
+    return access_problem(str(path), exc) or str(exc)

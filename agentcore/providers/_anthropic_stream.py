@@ -14,6 +14,7 @@ from typing import Any
 
 from attrs import define, field
 
+from agentcore._bounded_json import NestedTooDeeplyError, loads_bounded
 from agentcore.errors import LlmError, MalformedResponseError
 from agentcore.llm import LlmResponse, ResponseComplete, StreamEvent, TextDelta, ToolCallDelta
 from agentcore.messages import ContentBlock, Message, ReasoningBlock, TextBlock, ToolUseBlock
@@ -82,7 +83,11 @@ class AnthropicStreamDecoder:
     def feed(self, event: SseEvent) -> list[StreamEvent]:
         """Take one event; return the stream events it completes."""
         try:
-            data = json.loads(event.data)
+            data = loads_bounded(event.data)
+        except NestedTooDeeplyError as exc:
+            raise MalformedResponseError(
+                f"a streamed event from the {self._api.label} is {exc}"
+            ) from None
         except ValueError as exc:
             raise MalformedResponseError(
                 f"a streamed event from the {self._api.label} is not valid JSON ({exc}): "

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from attrs import frozen
 
+from agentcore._bounded_json import loads_bounded
 from agentcore.errors import (
     AuthenticationError,
     BadRequestError,
@@ -86,8 +86,8 @@ def read_server_error(
             html_title=_cut(title, 200),
         )
     try:
-        data = json.loads(text)
-    except ValueError:
+        data = loads_bounded(text)
+    except ValueError:  # Not JSON, or nested too deeply: the text is the message.
         data = None
     message = text
     code = None

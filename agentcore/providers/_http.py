@@ -28,6 +28,7 @@ from typing import Any, Protocol, TypeVar
 
 import httpx
 
+from agentcore._bounded_json import NestedTooDeeplyError, loads_bounded
 from agentcore.errors import (
     BadRequestError,
     LlmError,
@@ -52,7 +53,7 @@ from agentcore.providers._failures import (
     transport_failure,
 )
 from agentcore.providers._retry import RetryPolicy, parse_retry_after
-from agentcore.providers._secret import Secret
+from agentcore.providers._secret import Secret, mask_secrets
 from agentcore.providers._sse import SseEvent, SseParser
 from agentcore.providers._text import valid_json
 
@@ -180,13 +181,17 @@ class ApiClient:
             await self._client.aclose()
 
     def redact(self, text: str) -> str:
-        """``text`` with the API key and every hidden text replaced by ``***``."""
+        """``text`` with the API key and every hidden text replaced by ``***``.
+
+        A secret shorter than
+        :data:`~agentcore.providers._secret.MIN_MASKED_ANYWHERE_CHARS` is
+        replaced only where it stands as a whole token (see
+        :func:`~agentcore.providers._secret.mask_secrets`).
+        """
         secrets = [secret.reveal() for secret in self._hidden]
-        if self._secret is not None and self._secret.reveal():
+        if self._secret is not None:
             secrets.append(self._secret.reveal())
-        for secret in sorted(secrets, key=len, reverse=True):
-            text = text.replace(secret, "***")
-        return text
+        return mask_secrets(text, secrets)
 
     def scrub(self, error: LlmError) -> LlmError:
         """``error`` with every secret replaced by ``***`` in its message and every text it holds.
@@ -234,8 +239,9 @@ class ApiClient:
     async def post_json(self, path: str, body: Mapping[str, Any]) -> Any:
         """POST ``body`` to ``path`` and return the decoded JSON reply, retrying as allowed.
 
-        Every string of the reply is made valid text (see
-        :func:`~agentcore.providers._text.valid_json`).
+        Every string of the reply is made valid text, and a reply nested
+        deeper than :data:`~agentcore._bounded_json.MAX_JSON_DEPTH` is a
+        :class:`MalformedResponseError` (see :func:`~agentcore._bounded_json.loads_bounded`).
         """
         request = self._build_request(path, body, stream=False)
         clock = Clock(self.label, self.limits)
@@ -302,7 +308,7 @@ class ApiClient:
             if not response.is_success:
                 raise FailedAttempt(await self._status_failure(response, clock))
             content = await self._read_body(response, clock)
-            return valid_json(self._decode_json(content, response))
+            return self._decode_json(content, response)
         finally:
             await response.aclose()
 
@@ -441,16 +447,14 @@ class ApiClient:
 
     def _decode_json(self, content: bytes, response: httpx.Response) -> Any:
         try:
-            return json.loads(content)
+            return valid_json(loads_bounded(content))
+        except NestedTooDeeplyError as exc:
+            problem = f"the {self.label} answered with JSON {exc}"
         except ValueError as exc:
-            problem = str(exc)
+            problem = f"the {self.label} answered with invalid JSON ({exc})"
         details = self._server_error(response, content)
         snippet = (details.body or "")[:200]
-        raise self._body_error(
-            response,
-            details,
-            f"the {self.label} answered with invalid JSON ({problem}): {snippet!r}",
-        )
+        raise self._body_error(response, details, f"{problem}: {snippet!r}")
 
     async def _check_event_stream(self, response: httpx.Response, clock: Clock) -> None:
         content_type = response.headers.get("content-type", "")

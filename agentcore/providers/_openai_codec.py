@@ -34,6 +34,7 @@ from typing import Any
 
 from attrs import define, field
 
+from agentcore._bounded_json import NestedTooDeeplyError, loads_bounded
 from agentcore.errors import BadRequestError, LlmError, MalformedResponseError
 from agentcore.llm import (
     LlmRequest,
@@ -387,7 +388,11 @@ class OpenAIStreamDecoder:
             events.append(ResponseComplete(self._response()))
             return events
         try:
-            chunk = json.loads(event.data)
+            chunk = loads_bounded(event.data)
+        except NestedTooDeeplyError as exc:
+            raise MalformedResponseError(
+                f"a streamed chunk from the {self._api.label} is {exc}"
+            ) from None
         except ValueError as exc:
             raise MalformedResponseError(
                 f"a streamed chunk from the {self._api.label} is not valid JSON ({exc}): "

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from agentcore._bounded_json import NestedTooDeeplyError, loads_bounded
 from agentcore.errors import MalformedResponseError
 from agentcore.providers._text import valid_json, valid_text
 from agentcore.validators import is_int
@@ -51,13 +51,20 @@ def tool_arguments(raw: str, tool_name: str) -> dict[str, Any]:
     """The arguments of a tool call from their JSON text (an empty text means none).
 
     Surrogate pairs split between fragments are joined and lone surrogates
-    replaced, in the text and in the strings it decodes to.
+    replaced, in the text and in the strings it decodes to. Arguments that
+    are not a JSON object, or nest deeper than
+    :data:`~agentcore._bounded_json.MAX_JSON_DEPTH`, are a
+    MalformedResponseError.
     """
     raw = valid_text(raw)
     if not raw.strip():
         return {}
     try:
-        value = valid_json(json.loads(raw))
+        value = valid_json(loads_bounded(raw))
+    except NestedTooDeeplyError as exc:
+        raise MalformedResponseError(
+            f"the arguments of the call to tool {tool_name!r} are {exc}"
+        ) from None
     except ValueError as exc:
         problem = str(exc)
     else:

@@ -48,6 +48,63 @@ def is_readonly(exc: sqlite3.OperationalError) -> bool:
     return "readonly database" in str(exc)
 
 
+_SQLITE_CANTOPEN = 14
+_SQLITE_READONLY_DIRECTORY = 8 | (6 << 8)
+
+
+def access_problem(path: str, exc: sqlite3.Error) -> str | None:
+    """What stops this process from using the file ``path``, as ``exc`` shows it; None if nothing.
+
+    SQLite reports a file it may not write as SQLITE_READONLY ("attempt to
+    write a readonly database"), a folder where it may not create the
+    ``-wal`` and ``-shm`` files a WAL database needs (even to be read) as
+    SQLITE_READONLY_DIRECTORY (the same words) or, where the folder cannot
+    be written even by root (``chattr +i``), SQLITE_CANTOPEN ("unable to open
+    database file"), which also stands for a file or folder it may not read.
+    The text names which of them it is, and the path. The file system is
+    asked which one cannot be read or written, as Python 3.10's sqlite3
+    gives no error code.
+    """
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    text = str(exc)
+    if code is None:
+        if "readonly database" in text:
+            code = _SQLITE_READONLY
+        elif "unable to open database file" in text:
+            code = _SQLITE_CANTOPEN
+        else:
+            return None
+    if code & 0xFF not in (_SQLITE_READONLY, _SQLITE_CANTOPEN):
+        return None
+    folder = os.path.dirname(os.path.abspath(path))
+    name = os.path.basename(path)
+    exists = os.path.exists(path)
+    if code & 0xFF == _SQLITE_CANTOPEN:
+        if exists and not os.access(path, os.R_OK):
+            return f"{path} cannot be read by this process (permission denied)"
+        if not os.access(folder, os.X_OK):
+            return f"the folder {folder} cannot be entered by this process (permission denied)"
+    file_writable = not exists or os.access(path, os.W_OK)
+    if code == _SQLITE_READONLY_DIRECTORY or (
+        file_writable and not os.access(folder, os.W_OK | os.X_OK)
+    ):
+        return (
+            f"the folder {folder} is read-only for this process (permission denied): "
+            f"SQLite must create {name}-wal and {name}-shm beside {path} to use it, "
+            "even to read it; make the folder writable, or copy the file to one that is"
+        )
+    if code & 0xFF == _SQLITE_READONLY or not file_writable:
+        also = "" if os.access(folder, os.W_OK) else f", and its folder {folder} too"
+        return (
+            f"{path} is read-only for this process (permission denied: {text}); make the "
+            f"file (and its {name}-wal and {name}-shm, if there){also} writable"
+        )
+    return (
+        f"{path} cannot be opened ({text}): check that this process may read and "
+        "write the file and its folder"
+    )
+
+
 def is_not_a_database(exc: sqlite3.DatabaseError) -> bool:
     """Whether ``exc`` says the file is no SQLite database (SQLITE_NOTADB)."""
     code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+

@@ -31,6 +31,7 @@ from agentcore.stores._deadline import LOCK_TRY_SECONDS, Deadline, check_timeout
 from agentcore.stores._sqlite_checkpoint import WalPages
 from agentcore.stores._sqlite_file import (
     UndecodableText,
+    access_problem,
     create_private,
     first_undecodable,
     is_busy,
@@ -64,6 +65,11 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 _MEMORY = ":memory:"
+
+
+def _why(path: str, exc: sqlite3.Error) -> str:
+    """``exc`` as a message says it: the permission problem it stands for, when it is one."""
+    return access_problem(path, exc) or str(exc)
 
 
 class SqliteStore(BaseStore):
@@ -142,7 +148,7 @@ class SqliteStore(BaseStore):
                 path, timeout=self._busy_timeout, check_same_thread=False, isolation_level=None
             )
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open SQLite store {path}: {exc}") from exc
+            raise StoreError(f"cannot open SQLite store {path}: {_why(path, exc)}") from exc
         conn.text_factory = strict_text
         try:
             self._prepare(conn)
@@ -163,7 +169,7 @@ class SqliteStore(BaseStore):
                     f"{path} is not an SQLite database; give SqliteStore a new file "
                     "or one it created"
                 ) from exc
-            raise StoreError(f"cannot read SQLite store {path}: {exc}") from exc
+            raise StoreError(f"cannot read SQLite store {path}: {_why(path, exc)}") from exc
         try:
             # The version and the tables read in one snapshot: another process may be
             # creating the schema right now, and must not look like a foreign database.
@@ -193,7 +199,7 @@ class SqliteStore(BaseStore):
             if version < SCHEMA_VERSION:
                 self._create_or_migrate(conn)
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot set up SQLite store {path}: {exc}") from exc
+            raise StoreError(f"cannot set up SQLite store {path}: {_why(path, exc)}") from exc
 
     def _use_wal(self, conn: sqlite3.Connection) -> None:
         """Switch the file to WAL, retrying while other processes open it at the same time.
@@ -264,7 +270,7 @@ class SqliteStore(BaseStore):
                     "damaged there (content not shown)"
                 ) from None
             except sqlite3.Error as exc:
-                raise StoreError(f"SQLite store {self._path}: {exc}") from exc
+                raise StoreError(f"SQLite store {self._path}: {_why(self._path, exc)}") from exc
 
     def _fetchall(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
         rows: list[Any] = self._call(lambda conn: conn.execute(sql, params).fetchall())
@@ -377,9 +383,9 @@ class SqliteStore(BaseStore):
         except sqlite3.OperationalError as exc:
             if is_busy(exc):
                 return False
-            raise StoreError(f"SQLite store {self._path}: {exc}") from exc
+            raise StoreError(f"SQLite store {self._path}: {_why(self._path, exc)}") from exc
         except sqlite3.Error as exc:
-            raise StoreError(f"SQLite store {self._path}: {exc}") from exc
+            raise StoreError(f"SQLite store {self._path}: {_why(self._path, exc)}") from exc
         if self._wal is not None:
             self._wal.committed(chars)
         return True
