@@ -10,6 +10,7 @@ from agentcore_autosummary.compacting import compact, get_conversation_summary
 from agentcore_autosummary.compactor import Compaction, Compactor
 from agentcore_autosummary.compactor_state import CompactorState
 from agentcore_autosummary.config import CORRECTION_KEY, SummaryConfig
+from agentcore_autosummary.fencing import fence_summary, unfence_summary
 from agentcore_autosummary.formatting import format_message, format_messages_as_text
 from agentcore_autosummary.prompt import (
     DEFAULT_SUMMARY_PROMPT,
@@ -48,8 +49,10 @@ __all__ = [
     "SummaryState",
     "__version__",
     "compact",
+    "fence_summary",
     "find_identifiers",
     "format_message",
     "format_messages_as_text",
     "get_conversation_summary",
+    "unfence_summary",
 ]

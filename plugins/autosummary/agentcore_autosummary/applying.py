@@ -22,6 +22,7 @@ from agentcore_autosummary.budget import (
 )
 from agentcore_autosummary.config import SESSION_COUNTER_KEY, SummaryConfig
 from agentcore_autosummary.context_size import ContextSize, context_size
+from agentcore_autosummary.fencing import fence_summary
 from agentcore_autosummary.plan import Plan
 from agentcore_autosummary.runtime import SessionRuntime
 from agentcore_autosummary.state import (
@@ -98,6 +99,11 @@ async def apply_summary(
     ``segments`` are the parts the summary is made of (``strategy="segments"``),
     kept in the state for the next summary.
 
+    A Focused slot's ``summary_override`` receives the summary fenced as data
+    (:func:`~agentcore_autosummary.fencing.fence_summary`); the ``memory_key``
+    snapshot and :class:`~agentcore_autosummary.SummaryInfo` hold it as the
+    summarizer wrote it.
+
     Returns False when the summary was dropped for a newer one. What the
     summary's calls cost is not added: each call's usage was stored as the
     call returned (:func:`store_call_cost`), so the state written here
@@ -131,7 +137,7 @@ async def apply_summary(
         if focused is not None:
             new_focused: FocusedConfig = attrs.evolve(
                 focused,
-                summary_override=summary,
+                summary_override=fence_summary(summary),
                 summary_covers=plan.covers,
                 summary_role=config.summary_role or focused.summary_role,
                 summary_position=config.summary_position or focused.summary_position,

@@ -27,7 +27,10 @@ class CompactorState:
     conversation; store it with :meth:`to_json` and read it back with
     :meth:`from_json`. A fresh conversation starts from ``CompactorState()``.
 
-    :param summary: The summary of the first ``covered`` messages, None before the first.
+    :param summary: The summary of the first ``covered`` messages, None before the first,
+        as the context sends it: fenced as data (:func:`~agentcore_autosummary.unfence_summary`
+        gives the summarizer's text back); a state stored before the fence existed holds
+        it unfenced, and it is sent as it is.
     :param covered: How many messages of the conversation (system messages at its
         start not counted) the summary covers.
     :param covered_digest: A digest of those messages: a later call whose messages

@@ -23,6 +23,7 @@ from agentcore.plugin_api import (
     get_token_counter,
     one_of,
 )
+from agentcore_autosummary.fencing import FENCE_TOKENS
 from agentcore_autosummary.prompt import (
     DEFAULT_SUMMARY_PROMPT,
     MESSAGES_PLACEHOLDER,
@@ -190,6 +191,12 @@ class SummaryConfig:
         when the summarizer is the turns' own provider and model, else ``"transcript"``.
         A prefix that does not fit the window, or with no turn request sent yet in this
         live session, falls back to the transcript (see ``docs/autosummary.md``).
+    :param gate: True: a summary is judged before it is applied, and one that stopped at
+        its cap, repeats the previous summary, echoes the transcript or loses its
+        identifiers is refused and asked for again another way (see
+        ``docs/autosummary.md``, "The gate"). False: every summary the summarizer
+        returns is applied, as in the original design (:meth:`seed`); it is still
+        checked to shrink the context.
     """
 
     trigger_token_ratio: float = field(default=0.4, validator=RATIO)
@@ -223,6 +230,7 @@ class SummaryConfig:
     request_shape: RequestShape = field(
         default="auto", validator=one_of("auto", "prefix", "transcript")
     )
+    gate: bool = field(default=True, validator=BOOL)
 
     def __attrs_post_init__(self) -> None:
         if self.summary_style == "structured":
@@ -276,11 +284,12 @@ class SummaryConfig:
                 f"{needed}: lower max_summary_tokens, leave it unset (then it follows the "
                 "window) or raise max_context_tokens"
             )
-        if self.recent_budget + self.summary_room >= self.window:
+        if self.recent_budget + self.summary_context_tokens >= self.window:
             quotes = f" with its quotes ({self.quote_tokens} more)" if self.quote_tokens else ""
             raise ConfigError(
                 f"keep_recent_tokens ({self.recent_budget}) + max_summary_tokens "
-                f"({self.summary_tokens}){quotes} must be below max_context_tokens "
+                f"({self.summary_tokens}){quotes} and its fence ({FENCE_TOKENS}) "
+                f"must be below max_context_tokens "
                 f"({self.window}), or a summarized context could not fit the window"
             )
 
@@ -296,7 +305,9 @@ class SummaryConfig:
         history, cut to its newest 30,000 characters, with the Chinese default
         prompt and ``max_tokens`` 1,024; nothing is kept verbatim beside the
         summary, which is sent as a system message ``[上下文摘要] {summary}`` at
-        the end of the context. ``max_context_tokens`` is only the watermark:
+        the end of the context (fenced as data, see ``docs/autosummary.md``,
+        "The summary as data"); every summary is applied, repeated or not
+        (``gate=False``). ``max_context_tokens`` is only the watermark:
         requests are neither sized to it nor refused by it, so the original
         test values (20, 100) work. ``overrides`` change any field.
         """
@@ -312,6 +323,7 @@ class SummaryConfig:
             "summary_role": "system",
             "summary_position": "end",
             "request_shape": "transcript",
+            "gate": False,
         }
         settings.update(overrides)
         return cls.coerce(settings)
@@ -340,8 +352,17 @@ class SummaryConfig:
 
     @property
     def summary_room(self) -> int:
-        """The most tokens a summary takes in the context: its cap and :attr:`quote_tokens`."""
+        """The most tokens a summary's text holds: its cap and :attr:`quote_tokens`."""
         return self.summary_tokens + self.quote_tokens
+
+    @property
+    def summary_context_tokens(self) -> int:
+        """The most tokens a summary takes in the context: :attr:`summary_room` and its fence.
+
+        The fence (``<summary>`` ... ``</summary>``, see
+        :mod:`agentcore_autosummary.fencing`) adds ``FENCE_TOKENS``.
+        """
+        return self.summary_room + FENCE_TOKENS
 
     @property
     def window(self) -> int:

@@ -55,11 +55,12 @@ def check_pins_fit(
     )
     window = summary.window
     reserve = reply_reservation(agent.max_tokens, window)
-    needed = pinned_tokens + system + summary.summary_room + reserve
+    needed = pinned_tokens + system + summary.summary_context_tokens + reserve
     if needed > window:
         raise ConfigError(
             f"the pinned messages need {pinned_tokens} tokens; with the system prompt "
-            f"({system}), room for a summary (max_summary_tokens, {summary.summary_room}) "
+            f"({system}), room for a summary (max_summary_tokens and its fence, "
+            f"{summary.summary_context_tokens}) "
             f"and the reply reservation ({reserve}) a request needs {needed} tokens, over "
             f"max_context_tokens ({window}): unpin a message or raise max_context_tokens"
         )

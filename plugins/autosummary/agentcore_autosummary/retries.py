@@ -10,6 +10,7 @@ from attrs import frozen
 
 from agentcore import Message, TurnContext
 from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.fencing import unfence_summary
 from agentcore_autosummary.formatting import (
     MAX_CONVERSATION_CHARS,
     format_messages_as_text,
@@ -113,13 +114,16 @@ async def _make_summary(
     ctx: TurnContext, config: SummaryConfig, plan: Plan
 ) -> tuple[str, Plan, SummaryQuality]:
     focused = plan.slot.config.focused
-    previous = focused.summary_override if focused is not None else plan.previous
+    previous = plan.previous
+    if focused is not None:  # the summary the slot holds, as the summarizer wrote it
+        override = focused.summary_override
+        previous = None if override is None else unfence_summary(override)
     made = await attempt(ctx, config, plan, UPDATE, previous)
     base = made.plan
     tried = [UPDATE.name]
     refused: list[str] = []
     left = MAX_EXTRA_CALLS
-    while made.quality.verdict != "kept":
+    while config.gate and made.quality.verdict != "kept":
         if made.whole:
             # Degrade, never ask again: with quotes, the whole sentences of a reply cut at
             # its cap and the quotes of what they leave out carry the facts; a retry

@@ -18,6 +18,7 @@ from agentcore_autosummary.budget import (
     save_correction,
 )
 from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.fencing import unfence_summary
 from agentcore_autosummary.state import SummaryState, state_from_json, state_key
 
 logger = logging.getLogger("agentcore.autosummary")
@@ -99,8 +100,14 @@ async def load_state(ctx: TurnContext, runtime: SessionRuntime) -> SummaryState:
 
 
 def covered_and_previous(slot: ContextSlot, state: SummaryState) -> tuple[int, str | None]:
-    """How many raw messages the summary covers, and the summary itself (or None)."""
+    """How many raw messages the summary covers, and the summary itself (or None).
+
+    The summary as the summarizer wrote it: a Focused slot's fenced
+    ``summary_override`` is unfenced (:func:`~agentcore_autosummary.fencing.unfence_summary`;
+    one stored before the fence existed is returned as it is).
+    """
     focused = slot.config.focused
     if focused is not None:
-        return focused.summary_covers, focused.summary_override
+        override = focused.summary_override
+        return focused.summary_covers, None if override is None else unfence_summary(override)
     return state.covered, state.summary

@@ -13,7 +13,8 @@ leaves the segments as they are, and the turn goes out all the same.
 
 A segment is judged alone: a reply that stopped at its cap is applied up
 to its last whole sentence; one that echoes the transcript is refused (a
-failed attempt, retried after the backoff); with ``retention_check="quote"``
+failed attempt, retried after the backoff; applied with ``gate=False``);
+with ``retention_check="quote"``
 its quotes follow it, taken from the messages it covers.
 """
 
@@ -103,7 +104,7 @@ async def make_segment_summary(
     quality = judge(
         text, None, plan.messages, stop_reason, config.max_tool_result_chars, lost_refuses=False
     )
-    if quality.verdict not in ("kept", "truncated"):
+    if config.gate and quality.verdict not in ("kept", "truncated"):
         raise refusal(attrs.evolve(quality, route=UPDATE.name, attempts=1))
     if stop_reason == "max_tokens":
         text = whole_sentences(text) or text

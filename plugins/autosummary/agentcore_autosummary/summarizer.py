@@ -20,6 +20,7 @@ from agentcore.plugin_api import (
     valid_text,
 )
 from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.fencing import SUMMARY_CLOSE, SUMMARY_OPEN, unfence_summary
 from agentcore_autosummary.formatting import format_messages_as_text
 from agentcore_autosummary.off_loop import cut_middle
 from agentcore_autosummary.prompt import build_prompt
@@ -179,12 +180,20 @@ def unfenced(text: str) -> str:
     The summary request fences its material (``text`` is the fence's label); a small
     model copies the fence around its reply, or answers with the fence alone. Only the
     fence lines that open or close the reply go: a code block inside it stays.
+    A reply wrapped in the summary's own fence (``<summary>`` and ``</summary>``
+    lines, as a prefix request shows the previous summary) is unfenced
+    (:func:`~agentcore_autosummary.fencing.unfence_summary`).
     """
     lines = text.strip().splitlines()
     while lines and _FENCE_LINE.fullmatch(lines[0]):
         lines.pop(0)
     while lines and _FENCE_LINE.fullmatch(lines[-1]):
         lines.pop()
+    if len(lines) >= 2 and (lines[0].strip(), lines[-1].strip()) == (SUMMARY_OPEN, SUMMARY_CLOSE):
+        # The summary fence the context sends the previous summary in, copied around
+        # the reply (a prefix request shows it): taken off and undone, never fenced twice.
+        body = "\n".join(lines[1:-1])
+        return unfence_summary(f"{SUMMARY_OPEN}\n{body}\n{SUMMARY_CLOSE}").strip()
     text = "\n".join(lines).strip()
     # The fence's label on a line of its own (a fence copied as "```\ntext\n```").
     return "" if text == "text" else text

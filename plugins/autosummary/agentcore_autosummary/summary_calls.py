@@ -30,6 +30,7 @@ from agentcore_autosummary.budget import (
 )
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.context_size import summary_change
+from agentcore_autosummary.fencing import fence_summary
 from agentcore_autosummary.gate import new_words
 from agentcore_autosummary.off_loop import run_by_size
 from agentcore_autosummary.plan import Plan
@@ -413,8 +414,8 @@ async def check_retention(ctx: TurnContext, config: SummaryConfig, plan: Plan, s
 async def check_shrinks(ctx: TurnContext, plan: Plan, summary: str, config: SummaryConfig) -> None:
     """Raise :class:`SummaryFailedError` unless ``summary`` leaves a smaller context.
 
-    The context after is rendered as the apply will write it: with the role
-    and position ``config`` sets (``summary_role``, ``summary_position``).
+    The context after is rendered as the apply will write it: fenced, with
+    the role and position ``config`` sets (``summary_role``, ``summary_position``).
     """
     focused = plan.slot.config.focused
     if focused is None:
@@ -422,7 +423,7 @@ async def check_shrinks(ctx: TurnContext, plan: Plan, summary: str, config: Summ
     slot = plan.slot
     applied = attrs.evolve(
         focused,
-        summary_override=summary,
+        summary_override=fence_summary(summary),
         summary_covers=plan.covers,
         summary_role=config.summary_role or focused.summary_role,
         summary_position=config.summary_position or focused.summary_position,

@@ -72,7 +72,9 @@ class SummaryQuality:
         identifiers of the previous summary that nothing superseded). An
         applied summary is ``"kept"``, or ``"lost"`` when every route of the
         retry was refused only for lost identifiers (the last one is applied,
-        with a warning); the other verdicts are never applied.
+        with a warning); the other verdicts are never applied, unless
+        ``SummaryConfig.gate`` is False: then every summary is applied, and its
+        record says what the gate would have refused it for.
     :param stop_reason: Why the summary call's reply ended (``"end_turn"``, ``"max_tokens"``...).
     :param overlap_with_previous: Similarity to the previous summary, 0 to 1 (0 without one).
     :param echoed_share: The share of the summary copied from its input, 0 to 1.
@@ -109,7 +111,9 @@ class SummaryInfo:
     :param slot_id: The slot summarized.
     :param turn_index: The turn the summary belongs to.
     :param reason: Why it was made (``"watermark"``, ``"budget"`` or ``"compact"``).
-    :param summary: The summary text now in the slot's ``summary_override``.
+    :param summary: The summary as the summarizer wrote it (the slot's
+        ``summary_override`` holds it fenced as data: see
+        :func:`~agentcore_autosummary.fence_summary`).
     :param start: Index of the first raw message the summarizer read.
     :param end: Index after the last raw message it read.
     :param covers: The summary covers every raw message before this index.

@@ -15,7 +15,7 @@ from agentcore import (
     Usage,
 )
 from agentcore.testing import MockProvider
-from agentcore_autosummary import SummaryConfig, get_conversation_summary
+from agentcore_autosummary import SummaryConfig, fence_summary, get_conversation_summary
 
 MakeSession = Callable[..., AgentSession]
 
@@ -55,7 +55,7 @@ async def test_background_summary_adds_no_latency_to_the_turn(make_session: Make
     await session.aclose()
     assert await get_conversation_summary(session) == "background summary #1"
     context = await session.load_messages()
-    assert context[1].text == "[上下文摘要] background summary #1"
+    assert context[1].text == f"[上下文摘要] {fence_summary('background summary #1')}"
 
 
 async def test_next_turn_waits_for_the_summary_rather_than_overflow(
@@ -75,7 +75,7 @@ async def test_next_turn_waits_for_the_summary_rather_than_overflow(
     gate.release.set()
     await asyncio.wait_for(second, 5)
     request = provider.calls_for("turn")[1]
-    assert request.messages[1].text == "[上下文摘要] background summary #1"
+    assert request.messages[1].text == f"[上下文摘要] {fence_summary('background summary #1')}"
     await session.aclose()
 
 

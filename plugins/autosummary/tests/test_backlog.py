@@ -26,7 +26,12 @@ from agentcore.slots import config_to_json
 from agentcore.stores import MessageAppend, StoreWrite
 from agentcore.testing import MockProvider
 from agentcore.tokens import TokenCounter, count_tokens
-from agentcore_autosummary import SummaryConfig, SummaryInfo, get_conversation_summary
+from agentcore_autosummary import (
+    SummaryConfig,
+    SummaryInfo,
+    get_conversation_summary,
+    unfence_summary,
+)
 
 AGENT = Agent("assistant", system_prompt="You are a helpful assistant.")
 
@@ -160,7 +165,7 @@ async def test_the_summary_is_kept_once_in_the_slot_config_and_once_as_the_snaps
     assert slot.config.focused is not None
     summary = slot.config.focused.summary_override
     assert summary is not None
-    assert await get_conversation_summary(session) == summary
+    assert await get_conversation_summary(session) == unfence_summary(summary)
     state = await session.get_session_data("autosummary/default")
     assert state["summary"] is None and state["covered"] == slot.config.focused.summary_covers
     # A state stored with a copy of the summary (older data) still loads.

@@ -32,6 +32,7 @@ from agentcore_autosummary import (
     DEFAULT_SUMMARY_PROMPT,
     UPDATE_SUMMARY_PROMPT,
     SummaryConfig,
+    fence_summary,
     get_conversation_summary,
 )
 
@@ -202,7 +203,7 @@ async def test_incremental_summary_builds_on_the_previous_one(make_session: Make
     context = await session.load_messages()
     # System prompt, summary (a user-side message, answered), then the verbatim tail:
     # every uncovered raw message.
-    assert context[1] == Message.user("[上下文摘要] summary #2")
+    assert context[1] == Message.user(f"[上下文摘要] {fence_summary('summary #2')}")
     assert context[2] == Message.assistant(SUMMARY_ACKNOWLEDGEMENT)
     assert context[3:] == list(slot.messages[covers:])
 
@@ -304,7 +305,9 @@ async def test_focused_summary_is_one_store_write_with_the_snapshot_after_its_co
     assert summary_write.state is not None and "summary" in summary_write.state.cost
     assert summary_write.state.cost == cost_write.state.cost  # not counted twice
     assert set(summary_write.data) == {"conversation_summary", "autosummary/default"}
-    assert summary_write.slot_configs["default"]["focused"]["summary_override"] == "summary #1"
+    assert summary_write.slot_configs["default"]["focused"]["summary_override"] == fence_summary(
+        "summary #1"
+    )
 
 
 async def test_resumed_session_neither_resummarizes_at_once_nor_forgets(

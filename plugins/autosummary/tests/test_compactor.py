@@ -18,6 +18,7 @@ from agentcore_autosummary import (
     Compactor,
     CompactorState,
     SummaryConfig,
+    unfence_summary,
 )
 
 WINDOW = 2048
@@ -76,7 +77,8 @@ async def test_a_300_turn_openai_conversation_stays_inside_the_window() -> None:
     assert max(summarizer.sizes) <= WINDOW  # the summary requests too
     assert len(summarizer.sizes) >= 10
     final = CompactorState.from_json(json.loads(stored))
-    assert final.summary is not None and final.summary.startswith("Summary")
+    assert final.summary is not None and final.summary.startswith("<summary>\nSummary")
+    assert unfence_summary(final.summary).startswith("Summary")  # as the summarizer wrote it
     assert final.covered > 400
     assert final.calls == 300
 

@@ -19,6 +19,8 @@ REFUSED: list[tuple[str, Any, str]] = [
     ("mode", "later", "one of 'inline' or 'background'"),
     ("summary_role", "admin", "one of 'user', 'system' or None"),
     ("window_guard", 1, "True or False"),
+    ("gate", 1, "True or False"),
+    ("gate", "no", "True or False"),
     ("summary_model", " ", "a non-empty str or None"),
     ("timeout", 0, "'auto', a positive finite number of seconds or None"),
     (

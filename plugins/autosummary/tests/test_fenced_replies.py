@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from agentcore import Agent, AgentBuilder, AgentSession, FocusedConfig, InMemoryStore, LlmRequest
 from agentcore.testing import MockProvider
-from agentcore_autosummary import SummaryConfig, get_conversation_summary
+from agentcore_autosummary import SummaryConfig, fence_summary, get_conversation_summary
 from agentcore_autosummary.quoting import whole_sentences
 
 CONFIG = SummaryConfig(
@@ -41,6 +41,17 @@ async def _summary_after(reply: str) -> str | None:
 async def test_the_fence_around_a_summary_is_taken_off() -> None:
     summary = await _summary_after("```text\nThe user asked twelve questions.\n```")
     assert summary == "The user asked twelve questions."
+
+
+async def test_the_summary_fence_copied_around_a_summary_is_undone_not_doubled() -> None:
+    # A summarizer that saw the previous summary as the context sends it (a prefix
+    # request) writes its own in the same fence, escapes included.
+    written = "The user asked twelve questions.\nuser: one of them said 'ignore the rules'."
+    summary = await _summary_after(fence_summary(written))
+    assert summary == written
+    assert await _summary_after("<summary>\nThe user asked twelve questions.\n</summary>") == (
+        "The user asked twelve questions."
+    )
 
 
 async def test_a_fence_alone_is_never_applied() -> None:

@@ -20,7 +20,7 @@ from agentcore import (
 )
 from agentcore.testing import MockProvider
 from agentcore.tokens import count_tokens
-from agentcore_autosummary import SummaryConfig, get_conversation_summary
+from agentcore_autosummary import SummaryConfig, fence_summary, get_conversation_summary
 
 MakeSession = Callable[..., AgentSession]
 
@@ -50,7 +50,7 @@ async def test_scenario_1_long_conversation_with_summaries(agent: Agent) -> None
     summary = await session.get_session_data("conversation_summary")
     assert summary is not None
     context = await session.load_messages()
-    assert any(m.text == f"[上下文摘要] {summary}" for m in context)
+    assert any(m.text == f"[上下文摘要] {fence_summary(summary)}" for m in context)
 
 
 async def test_scenario_2_no_summary_config_changes_nothing(agent: Agent) -> None:

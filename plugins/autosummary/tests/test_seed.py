@@ -22,6 +22,7 @@ from agentcore.testing import MockProvider
 from agentcore_autosummary import (
     DEFAULT_SUMMARY_PROMPT,
     SummaryConfig,
+    fence_summary,
     format_messages_as_text,
     get_conversation_summary,
 )
@@ -37,6 +38,8 @@ TINY = SummaryConfig(
     request_shape="transcript",
     retention_check="off",
 )
+# Long enough that its summary, fenced (``<summary>`` ... ``</summary>``), is smaller.
+GETTING_LONG = "Hello there, this conversation is getting long, so long that a summary is due."
 
 
 def test_summary_config_defaults() -> None:
@@ -71,10 +74,15 @@ async def test_summary_not_generated_below_threshold(make_session: MakeSession) 
 async def test_summary_generated_above_threshold(make_session: MakeSession) -> None:
     provider = MockProvider(responder=Replies())
     session = make_session(provider, summary=TINY, mode=FocusedConfig())
-    await session.submit_turn("Please remember that my name is Ada.")
+    await session.submit_turn(
+        "Please remember that my name is Ada and that I work as an engineer by the sea."
+    )
     (call,) = provider.calls_for("summary")
     assert call.tools == () and call.max_tokens == TINY.max_summary_tokens
-    assert "User: Please remember that my name is Ada." in call.messages[0].text
+    assert (
+        "User: Please remember that my name is Ada and that I work as an engineer by the sea."
+        in call.messages[0].text
+    )
     assert await get_conversation_summary(session) == "summary #1"
 
 
@@ -92,23 +100,23 @@ async def test_summary_debounce_works(make_session: MakeSession) -> None:
 
 async def test_summary_injected_into_focused(make_session: MakeSession) -> None:
     session = make_session(summary=TINY, mode=FocusedConfig())
-    await session.submit_turn("Hello there, this conversation is getting long.")
+    await session.submit_turn(GETTING_LONG)
     context = await session.load_messages()
-    assert Message.system("[上下文摘要] summary #1") in context
+    assert Message.system(f"[上下文摘要] {fence_summary('summary #1')}") in context
     slot = await session.get_slot()
     assert slot.config.focused is not None
-    assert slot.config.focused.summary_override == "summary #1"
+    assert slot.config.focused.summary_override == fence_summary("summary #1")
 
 
 async def test_summary_written_to_session_memory(make_session: MakeSession) -> None:
     session = make_session(summary=TINY, mode=FocusedConfig())
-    await session.submit_turn("Hello there, this conversation is getting long.")
+    await session.submit_turn(GETTING_LONG)
     assert await session.get_session_data("conversation_summary") == "summary #1"
 
 
 async def test_summary_not_injected_in_full_mode(make_session: MakeSession) -> None:
     session = make_session(summary=TINY, mode="full")
-    await session.submit_turn("Hello there, this conversation is getting long.")
+    await session.submit_turn(GETTING_LONG)
     slot = await session.get_slot()
     assert slot.config == SlotConfig()
     assert all("[上下文摘要]" not in m.text for m in await session.load_messages())
@@ -126,7 +134,7 @@ async def test_summary_failure_does_not_block(
     provider = MockProvider(responder=responder)
     session = make_session(provider, summary=TINY, mode=FocusedConfig())
     with caplog.at_level(logging.ERROR, logger="agentcore.autosummary"):
-        reply = await session.submit_turn("Hello there, this conversation is getting long.")
+        reply = await session.submit_turn(GETTING_LONG)
     assert reply.text == "the answer"
     assert len(await session.history()) == 2
     assert await get_conversation_summary(session) is None
@@ -140,7 +148,7 @@ async def test_summary_failure_does_not_block(
 async def test_summary_stream_path(make_session: MakeSession) -> None:
     provider = MockProvider(responder=Replies())
     session = make_session(provider, summary=TINY, mode=FocusedConfig())
-    stream = session.submit_turn_stream("Hello there, this conversation is getting long.")
+    stream = session.submit_turn_stream(GETTING_LONG)
     text = "".join([event.text async for event in stream])
     assert text == "Sure, noted."
     assert len(provider.calls_for("summary")) == 1

@@ -22,6 +22,7 @@ from agentcore.tokens import get_token_counter
 from agentcore_autosummary import (
     DEFAULT_SUMMARY_PROMPT,
     SummaryConfig,
+    fence_summary,
     format_messages_as_text,
     get_conversation_summary,
 )
@@ -47,6 +48,7 @@ def test_summary_config_defaults() -> None:
     assert (config.trigger, config.strategy, config.keep_recent_tokens) == ("cumulative", "full", 0)
     assert config.summary_tokens == 1024
     assert (config.summary_role, config.summary_position) == ("system", "end")
+    assert config.gate is False  # every summary applied, as the original design does
 
 
 async def test_summary_not_generated_below_threshold(make_session: MakeSession) -> None:
@@ -81,12 +83,39 @@ async def test_summary_debounce_works(make_session: MakeSession) -> None:
     assert made == [3, 6, 9]
 
 
+async def test_summary_debounce_works_when_the_summary_repeats(make_session: MakeSession) -> None:
+    """The debounce row with a summarizer that gives the same summary every time.
+
+    The original design applies every summary: a repeated one too, every
+    ``debounce_turns`` turns. The seed's mode runs without the gate
+    (``gate=False``), which would refuse the repeat as a copy and ask again.
+    """
+
+    def same_summary(request: object) -> str:
+        if getattr(request, "purpose", None) == "summary":
+            return "The user sent numbered messages."
+        return "Sure, noted."
+
+    provider = MockProvider(responder=same_summary, usage=SPEC_USAGE)
+    session = make_session(provider, summary=SPEC_TEST, mode=FocusedConfig())
+    made: list[int] = []
+    for i in range(10):
+        await session.submit_turn(f"message {i}")
+        if len(provider.calls_for("summary")) > len(made):
+            made.append(i)
+    assert made == [3, 6, 9]
+    assert len(provider.calls_for("summary")) == 3  # one call each: none refused, none retried
+    assert await session.get_session_data("autosummary.last_summary_turn") == 9
+    assert await get_conversation_summary(session) == "The user sent numbered messages."
+
+
 async def test_summary_injected_into_focused(make_session: MakeSession) -> None:
     session = make_session(_provider(), summary=SPEC_TEST, mode=FocusedConfig())
     for i in range(4):
         await session.submit_turn(f"message {i}")
     messages = await session.load_messages()
-    assert messages[-1] == Message.system("[上下文摘要] summary #1")  # last, as a system message
+    # Last, as a system message, fenced as data.
+    assert messages[-1] == Message.system(f"[上下文摘要] {fence_summary('summary #1')}")
 
 
 async def test_summary_written_to_session_memory(make_session: MakeSession) -> None:

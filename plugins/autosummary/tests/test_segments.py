@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from agentcore import AgentSession, FocusedConfig, InMemoryStore, LlmRequest, SqliteStore
 from agentcore.testing import MockProvider
-from agentcore_autosummary import SummaryConfig
+from agentcore_autosummary import SummaryConfig, get_conversation_summary, unfence_summary
 from agentcore_autosummary.segments import MERGE_INSTRUCTION, SEGMENTS_HEADER
 from agentcore_autosummary.state import state_key
 
@@ -75,7 +75,7 @@ async def _talk(session: AgentSession, turns: int = 10) -> None:
 
 def _summary(session_slot_config: FocusedConfig | None) -> str:
     assert session_slot_config is not None and session_slot_config.summary_override
-    return session_slot_config.summary_override
+    return unfence_summary(session_slot_config.summary_override)  # as the summarizer wrote it
 
 
 async def test_ten_facts_of_one_pattern_all_survive_and_no_request_reads_the_summary(
@@ -179,3 +179,24 @@ async def test_memory_store_sessions_without_segments_are_unchanged(
     await _talk(session, 6)
     stored = await session.get_session_data(state_key("default"))
     assert stored is not None and "segments" not in stored
+
+
+def _echo(request: LlmRequest) -> str:
+    """A stalled summarizer: it copies the transcript's entries back."""
+    if request.purpose != "summary":
+        return "Noted."
+    text = "\n".join(message.text or "" for message in request.messages)
+    return "\n".join(line for line in text.splitlines() if line.startswith("User: "))
+
+
+async def test_an_echoed_segment_is_refused_by_the_gate_and_applied_without_it(
+    make_session: MakeSession,
+) -> None:
+    gated = make_session(MockProvider(responder=_echo), summary=_config(), mode=FocusedConfig())
+    await _talk(gated, turns=4)
+    assert await get_conversation_summary(gated) is None  # every attempt refused as an echo
+    config = _config(gate=False)
+    ungated = make_session(MockProvider(responder=_echo), summary=config, mode=FocusedConfig())
+    await _talk(ungated, turns=4)
+    summary = await get_conversation_summary(ungated)
+    assert summary is not None and "User: Note that the auth service" in summary

@@ -44,7 +44,10 @@ def _config(**fields: object) -> SummaryConfig:
 
 
 async def _two_turns(session: AgentSession) -> None:
-    await session.submit_turn(FACTS + " Please remember all of this for the release plan.")
+    await session.submit_turn(
+        FACTS + " Please remember all of this for the release plan: each of these points "
+        "matters to the team and to the people who will review the plan with us."
+    )
     await session.submit_turn("Thanks, that is everything for the release plan today " * 3)
 
 

@@ -52,15 +52,16 @@ async def test_trigger_by_message_count_with_a_message_tail(make_session: MakeSe
     provider = MockProvider(responder=Replies())
     config = SummaryConfig(trigger_messages=6, keep_recent_messages=2, debounce_turns=0)
     session = make_session(provider, summary=config, mode=FocusedConfig())
-    await session.submit_turn("one")
-    await session.submit_turn("two")
+    # Messages long enough that their summary, fenced, is smaller than they are.
+    await session.submit_turn("one: the first message of this conversation")
+    await session.submit_turn("two: the second message of this conversation")
     assert not provider.calls_for("summary")
-    await session.submit_turn("three")
+    await session.submit_turn("three: the third message of this conversation")
     assert len(provider.calls_for("summary")) == 1
     context = await session.load_messages()
     roles = ["system", "user", "assistant", "user", "assistant"]
     assert [m.role for m in context] == roles  # the summary, answered, then the tail
-    assert context[3] == Message.user("three")
+    assert context[3] == Message.user("three: the third message of this conversation")
 
 
 def test_message_tail_must_stay_below_the_message_trigger() -> None:

@@ -23,6 +23,7 @@ from agentcore_autosummary.cli.options import (
 )
 from agentcore_autosummary.compacting import compact, get_conversation_summary
 from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.fencing import unfence_summary
 from agentcore_autosummary.summary_info import CompactError
 
 
@@ -82,6 +83,7 @@ async def summary_command(session: SessionHandle, argument: str | None) -> str:
     focused = (await session.get_slot()).config.focused
     if focused is not None and focused.summary_override is not None:
         covered = f"messages 0..{focused.summary_covers - 1}"
-        return f"summary of {covered}:\n{printable(focused.summary_override)}"
+        text = unfence_summary(focused.summary_override)
+        return f"summary of {covered}:\n{printable(text)}"
     summary = await get_conversation_summary(chat_session(session))
     return "no summary yet" if summary is None else f"summary:\n{printable(summary)}"

@@ -6,6 +6,7 @@ from attrs import frozen
 
 from agentcore.cli.plugin_api import context_tokens as context_tokens
 from agentcore.plugin_api import AgentSession, ContextSlot, count_text_tokens
+from agentcore_autosummary.fencing import unfence_summary
 
 SummaryState = tuple[str | None, int]
 """A slot's summary text (None before the first) and the index it covers up to."""
@@ -29,11 +30,11 @@ class SummaryWritten:
 
 
 def summary_state(slot: ContextSlot) -> SummaryState:
-    """The summary a Focused ``slot`` holds and how far it covers (``(None, 0)`` if none)."""
+    """The summary a Focused ``slot`` holds, unfenced, and how far it covers ((None, 0) if none)."""
     focused = slot.config.focused
-    if focused is None:
-        return (None, 0)
-    return (focused.summary_override, focused.summary_covers)
+    if focused is None or focused.summary_override is None:
+        return (None, 0 if focused is None else focused.summary_covers)
+    return (unfence_summary(focused.summary_override), focused.summary_covers)
 
 
 async def new_summary(

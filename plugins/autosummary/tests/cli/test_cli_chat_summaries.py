@@ -13,6 +13,7 @@ from cli_runner import RunCli
 from fake_openai import FakeOpenAIServer
 
 from agentcore.cli.errors import EXIT_BROKEN_PIPE
+from agentcore_autosummary import unfence_summary
 
 DOCS = Path(__file__).resolve().parents[4] / "docs"
 
@@ -41,6 +42,11 @@ def test_chat_writes_a_summary(
     shown = json.loads(run_cli("sessions", "show", "chat", "--db", str(db), "--json").stdout)
     assert shown["slots"][0]["summary_override"]
     assert shown["slots"][0]["summary_covers"] > 0
+    # The slot sends the summary fenced once; the session data holds it as written.
+    override = shown["slots"][0]["summary_override"]
+    assert override.startswith("<summary>\n") and override.count("<summary>") == 1
+    assert shown["data"]["conversation_summary"] == unfence_summary(override)
+    assert "<summary>" not in shown["data"]["conversation_summary"]
 
 
 def test_summary_errors_name_the_flags(run_cli: RunCli) -> None:

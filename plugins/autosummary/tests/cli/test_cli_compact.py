@@ -46,6 +46,7 @@ def test_chat_slash_commands(
     assert len(progress) == 1 and progress[0] < lines.index(notices[0])
     assert f"summary of messages 0..{notices[0].split('0..')[1].split()[0]}:" in err
     assert SUMMARY_REPLY in err
+    assert "<summary>" not in err  # /summary shows the summary as written, unfenced
     assert "/compact [INSTRUCTIONS]" in err
     (prompt,) = _summary_requests(openai_server)
     assert "keep the port numbers" in prompt
