@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from agentcore_autosummary import (
 
 WINDOW = 2048
 COUNTER = get_token_counter(None)
+GUIDE = Path(__file__).resolve().parents[3] / "docs" / "compactor.md"
 WORDS = ["apple", "river", "stone", "cloud", "green", "table", "music", "light"]
 
 
@@ -273,26 +275,62 @@ async def test_pinned_messages_are_sent_verbatim_with_their_tool_group() -> None
         assert request_size(result.sent) <= WINDOW
 
 
-async def test_the_reported_usage_teaches_how_the_server_counts() -> None:
+USAGE_TURNS = 80
+USAGE_TRIGGER = 0.5
+"""The trigger of the usage scenario: at the default 0.4 the doubled counts still fit."""
+
+
+async def serve_counting_twice(
+    report_usage: bool,
+) -> tuple[Compactor, list[dict[str, Any]], CompactorState, list[int]]:
+    """80 turns against a server that counts twice what agentcore does.
+
+    Returns the compactor, the history, the last state and each request's size as the
+    server counts it (reply reserved). With ``report_usage`` each reply's usage is
+    passed back to the next call.
+    """
     summarizer = Summarizer()
-    compact = compactor(summarizer)
+    compact = Compactor(
+        summarizer.provider,
+        SummaryConfig(max_context_tokens=WINDOW, trigger_token_ratio=USAGE_TRIGGER),
+    )
     history: list[dict[str, Any]] = []
     state = None
     usage = None
     sizes = []
-    for turn in range(80):
+    for turn in range(USAGE_TURNS):
         history.append({"role": "user", "content": f"q{turn} {text(40, turn)}"})
         result = await compact.compact(history, state, usage=usage)
         state = result.state
-        # The server counts twice what agentcore does, and reports it (unreported,
-        # 14 of the 80 requests would be over the window, the largest 2,346 tokens).
         served = COUNTER.count_messages(from_openai(result.messages)) * 2
         sizes.append(served + reply_reservation(None, WINDOW))
-        usage = Usage(served, 30)
+        if report_usage:
+            usage = Usage(served, 30)
         history.append({"role": "assistant", "content": text(30, turn)})
-    assert max(sizes) <= WINDOW  # sized in the server's tokens once it reported them
     assert state is not None  # the loop ran
+    return compact, history, state, sizes
+
+
+async def test_the_reported_usage_teaches_how_the_server_counts() -> None:
+    compact, history, state, sizes = await serve_counting_twice(report_usage=True)
+    assert max(sizes) <= WINDOW  # sized in the server's tokens once it reported them
     assert CORRECTION_KEY in state.data  # learned, and kept in the state
     assert state.sent_tokens is not None
+    *_, unreported = await serve_counting_twice(report_usage=False)
+    assert max(unreported) > WINDOW  # without the usage, the same turns go over
     with pytest.raises(ConfigError, match="usage must be an agentcore Usage"):
         await compact.compact(history, state, usage={"input_tokens": 5})  # type: ignore[arg-type]
+
+
+async def test_the_compactor_guide_quotes_the_usage_figures() -> None:
+    *_, reported = await serve_counting_twice(report_usage=True)
+    *_, unreported = await serve_counting_twice(report_usage=False)
+    over = sum(size > WINDOW for size in unreported)
+    expected = (
+        f"with `trigger_token_ratio={USAGE_TRIGGER}`, {USAGE_TURNS} turns went out with "
+        f"{sum(size > WINDOW for size in reported)} requests over {WINDOW:,} of its tokens "
+        f"(the largest {max(reported):,}) when each reply's usage was passed back, and "
+        f"{over} over (the largest {max(unreported):,}) when it was not"
+    )
+    guide = " ".join(GUIDE.read_text("utf-8").split())
+    assert expected in guide, f"docs/compactor.md should say: {expected!r}"
