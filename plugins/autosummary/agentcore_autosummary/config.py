@@ -191,6 +191,9 @@ class SummaryConfig:
         when the summarizer is the turns' own provider and model, else ``"transcript"``.
         A prefix that does not fit the window, or with no turn request sent yet in this
         live session, falls back to the transcript (see ``docs/autosummary.md``).
+    :param segments_ratio: Under ``strategy="segments"``, the share of the window the
+        summary's parts may take before the two oldest are merged (None:
+        :attr:`summary_room`, the room of any summary). See :attr:`segments_room`.
     :param gate: True: a summary is judged before it is applied, and one that stopped at
         its cap, repeats the previous summary, echoes the transcript or loses its
         identifiers is refused and asked for again another way (see
@@ -231,6 +234,7 @@ class SummaryConfig:
         default="auto", validator=one_of("auto", "prefix", "transcript")
     )
     gate: bool = field(default=True, validator=BOOL)
+    segments_ratio: float | None = field(default=None, validator=RATIO.or_none())
 
     def __attrs_post_init__(self) -> None:
         if self.summary_style == "structured":
@@ -354,6 +358,17 @@ class SummaryConfig:
     def summary_room(self) -> int:
         """The most tokens a summary's text holds: its cap and :attr:`quote_tokens`."""
         return self.summary_tokens + self.quote_tokens
+
+    @property
+    def segments_room(self) -> int:
+        """Tokens the parts of a ``"segments"`` summary hold before the two oldest are merged.
+
+        ``segments_ratio`` of the window when set (never less than
+        :attr:`summary_room`), else :attr:`summary_room`.
+        """
+        if self.segments_ratio is None:
+            return self.summary_room
+        return max(self.summary_room, int(self.window * self.segments_ratio))
 
     @property
     def summary_context_tokens(self) -> int:

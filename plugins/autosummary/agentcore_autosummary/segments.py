@@ -6,7 +6,7 @@ entering. Under this strategy the summarizer is never shown the previous
 summary. Each summary is one new segment, the summary of the messages it
 covers alone; the slot's summary is the segments in order, oldest first,
 each headed by the stretch of the conversation it covers. When the segments
-outgrow their room (:attr:`~agentcore_autosummary.SummaryConfig.summary_room`),
+outgrow their room (:attr:`~agentcore_autosummary.SummaryConfig.segments_room`),
 the two oldest are merged by one more call (a later value wins, the request
 says so), as often as that takes and the calls allow; a merge that fails
 leaves the segments as they are, and the turn goes out all the same.
@@ -140,7 +140,7 @@ async def _merged_to_fit(
     counter = (await summary_fit(ctx, config, plan)).counter
     calls = config.max_summary_calls_per_turn
     while len(segments) > 1 and calls > 0:
-        if counter.count_text(render_segments(segments)) <= config.summary_room:
+        if counter.count_text(render_segments(segments)) <= config.segments_room:
             break
         calls -= 1
         first, second = segments[0], segments[1]

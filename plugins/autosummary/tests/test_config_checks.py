@@ -53,3 +53,9 @@ def test_a_key_of_the_plugin_is_refused_as_memory_key() -> None:
         SummaryConfig(memory_key="autosummary/x")
     with pytest.raises(ConfigError, match=r"^SummaryConfig\.memory_key must be a non-empty str"):
         SummaryConfig(memory_key="")
+
+
+def test_a_segments_ratio_out_of_range_is_refused() -> None:
+    for bad in (0, 1.5, -0.2, "0.3"):
+        with pytest.raises(ConfigError, match="segments_ratio"):
+            SummaryConfig(segments_ratio=bad)  # type: ignore[arg-type]

@@ -401,7 +401,7 @@ async def test_a_copy_of_the_written_summary_is_seen_as_one_when_quotes_follow_i
         await session.submit_turn(
             f"We moved build {number} to port {9000 + number}. {_words(number)}"
         )
-    first, *copies = recorder.applied
+    _, *copies = recorder.applied
     summary = await get_conversation_summary(session)
     assert summary is not None and summary != FIRST  # quotes follow the written part
     assert copies, "later summaries were applied"

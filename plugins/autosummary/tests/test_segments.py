@@ -200,3 +200,10 @@ async def test_an_echoed_segment_is_refused_by_the_gate_and_applied_without_it(
     await _talk(ungated, turns=4)
     summary = await get_conversation_summary(ungated)
     assert summary is not None and "User: Note that the auth service" in summary
+
+
+def test_the_segments_room_is_a_share_of_the_window_never_below_a_summary_s() -> None:
+    config = _config(max_context_tokens=10_000, segments_ratio=0.3)
+    assert config.segments_room == 3000
+    assert _config(segments_ratio=0.01).segments_room == _config().summary_room
+    assert _config().segments_room == _config().summary_room
