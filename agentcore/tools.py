@@ -20,19 +20,18 @@ import attrs
 from attrs import field, frozen
 
 from agentcore._daemon_thread import start_daemon_thread
+from agentcore._tool_results import (
+    MAX_RESULT_CHARS,
+    NotJsonError,
+    bounded,
+    is_small,
+    render_bounded,
+)
 from agentcore._tool_types import ArgumentValueError
 from agentcore.calls import ToolCallInfo
 from agentcore.errors import ToolArgumentError, ToolError
 from agentcore.llm import ToolSpec
 from agentcore.messages import Message, ToolUseBlock
-from agentcore.tool_results import (
-    DEFAULT_MAX_RESULT_CHARS,
-    MAX_RESULT_CHARS,
-    NotJsonError,
-    bounded,
-    is_small,
-    render,
-)
 from agentcore.tool_schema import (
     NAME_PATTERN,
     Convert,
@@ -57,6 +56,14 @@ _TIMEOUT = POSITIVE_NUMBER.or_none().named(
 
 DEFAULT_TOOL_TIMEOUT = 60.0
 """Seconds a tool call may take when a :class:`ToolRegistry` is made without ``timeout``."""
+
+DEFAULT_MAX_RESULT_CHARS = 100_000
+"""Characters a tool result may hold when a :class:`ToolRegistry` is made without
+``max_result_chars`` and the tool has no limit of its own.
+
+About 25,000 tokens of English or JSON: a long file or web page fits whole,
+and a result never takes more than a fifth of a 128,000-token window.
+"""
 
 
 @frozen
@@ -188,7 +195,7 @@ class Tool:
         return result
 
     async def _text(self, kwargs: Mapping[str, Any], limit: int | None) -> str:
-        """Call the function and return its result as bounded text (see :func:`render`).
+        """Call the function and return its result as bounded text (see :meth:`ToolRegistry.call`).
 
         A synchronous function's result is rendered and cut in its thread;
         an async function's result on the loop when it is small, else in a
@@ -203,8 +210,8 @@ class Tool:
             result = await outcome
             del outcome
         if isinstance(result, str) or result is None or is_small(result):
-            return bounded(render(result), limit)
-        pending = start_daemon_thread(_render_bounded, result, limit)
+            return render_bounded(result, limit)
+        pending = start_daemon_thread(render_bounded, result, limit)
         del result  # the thread holds the last reference: a large result is freed there
         return await pending
 
@@ -239,10 +246,6 @@ def _apply(func: Callable[..., Any], kwargs: Mapping[str, Any]) -> Any:
     return func(**kwargs)
 
 
-def _render_bounded(result: Any, limit: int | None) -> str:
-    return bounded(render(result), limit)
-
-
 def _call_rendered(
     func: Callable[..., Any], kwargs: Mapping[str, Any], limit: int | None
 ) -> _Rendered | Awaitable[Any]:
@@ -250,7 +253,7 @@ def _call_rendered(
     result = func(**kwargs)
     if inspect.isawaitable(result):
         return result
-    return _Rendered(bounded(render(result), limit))
+    return _Rendered(render_bounded(result, limit))
 
 
 def _discard_outcome(task: asyncio.Future[Any]) -> None:
@@ -272,7 +275,7 @@ class ToolRegistry:
     tool keeps running in its daemon thread, which does not keep the
     process from exiting; its result is dropped.
     ``max_result_chars`` bounds each result in characters:
-    :data:`~agentcore.tool_results.DEFAULT_MAX_RESULT_CHARS` (100,000) unless
+    :data:`DEFAULT_MAX_RESULT_CHARS` (100,000) unless
     given, None for no limit; a tool registered with a limit of its own
     uses that one. A longer result keeps its head and tail around a notice
     saying how much was left out (see :meth:`call`).

@@ -26,8 +26,7 @@ from agentcore import (
 )
 from agentcore.llm import LlmResponse
 from agentcore.testing import MockProvider
-from agentcore.tool_results import DEFAULT_MAX_RESULT_CHARS
-from agentcore.tools import ToolCallHooks
+from agentcore.tools import DEFAULT_MAX_RESULT_CHARS, ToolCallHooks
 
 BIG = 50 * 1024 * 1024
 NOTICE = re.compile(r"tool result cut: ([\d,]+) of its ([\d,]+) characters were left out")
@@ -267,3 +266,40 @@ def test_a_timed_out_blocking_sync_tool_does_not_keep_the_process_alive() -> Non
     assert done.returncode == 0, done.stderr
     assert "gave up | tool 'stuck' did not finish within 1 seconds" in done.stdout
     assert elapsed < 20, f"the process took {elapsed:.1f} s to exit"
+
+
+async def test_a_large_value_is_sent_as_the_json_json_dumps_writes() -> None:
+    class Label:
+        def __str__(self) -> str:
+            return "label"
+
+    value: dict[Any, Any] = {
+        "rows": [
+            {"id": index, "name": 'é\u2028"', 1: 1.5, None: [True, None], "tag": Label()}
+            for index in range(3_000)
+        ],
+        "pairs": [(index, -index) for index in range(3_000)],
+    }
+    expected = json.dumps(value, ensure_ascii=False, default=str)
+    whole = ToolRegistry(max_result_chars=None)
+    whole.register(lambda: value, name="rows")
+    assert (await whole.call(ToolUseBlock("c1", "rows", {}))).text == expected
+    cut = ToolRegistry(max_result_chars=5_000)
+    cut.register(lambda: value, name="rows")
+    text = (await cut.call(ToolUseBlock("c1", "rows", {}))).text
+    head, _, tail = parts(text)
+    assert len(text) == 5_000
+    assert expected.startswith(head) and expected.endswith(tail)
+    assert omitted(text) == (len(expected) - len(head) - len(tail), len(expected))
+
+
+async def test_a_value_that_is_not_json_gives_an_error_result() -> None:
+    registry = ToolRegistry()
+    loop: list[Any] = list(range(5_000))
+    loop.append(loop)
+    registry.register(lambda: loop, name="loop")
+    result = await registry.call(ToolUseBlock("c1", "loop", {}))
+    assert result.is_error
+    assert (
+        result.text == "tool 'loop' returned a value that is not JSON: Circular reference detected"
+    )
