@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import collections
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 from agentcore.validators import at_least
@@ -25,6 +25,9 @@ MAX_RESULT_CHARS = (
 
 SMALL_RESULT_NODES = 2_000
 """Values and characters a non-str result may hold to be turned into JSON on the event loop."""
+
+PIECE_COST = 50_000
+"""Values and characters the C encoder gets at once when a large result is encoded in pieces."""
 
 
 class NotJsonError(Exception):
@@ -64,34 +67,62 @@ def _dumps(value: Any) -> str:
 
 
 def _json_chunks(value: Any) -> Iterator[str]:
-    """The JSON text of ``value`` in pieces, as ``json.dumps(..., default=str)`` writes it."""
+    """The JSON text of ``value`` in pieces, as ``json.dumps(..., default=str)`` writes it.
+
+    Runs of members that together cost at most :data:`PIECE_COST` (see
+    :func:`_cost`) are encoded at once by the C encoder, so no piece holds the
+    interpreter lock for long; a larger member is walked into.
+    """
     active: set[int] = set()
 
-    def walk(item: Any) -> Iterator[str]:
-        if isinstance(item, (list, tuple, dict)) and not is_small(item):
-            key = id(item)
-            if key in active:
-                raise NotJsonError(ValueError("Circular reference detected"))
-            active.add(key)
-            if isinstance(item, dict):
-                yield "{"
-                for index, (name, member) in enumerate(item.items()):
-                    # The C encoder's own text for the key ('"k": '), non-str keys included.
-                    yield (", " if index else "") + _dumps({name: None})[1:-5]
-                    yield from walk(member)
-                yield "}"
-            else:
-                yield "["
-                for index, member in enumerate(item):
-                    if index:
-                        yield ", "
-                    yield from walk(member)
-                yield "]"
-            active.discard(key)
-        else:
+    def pieces(item: Any) -> Iterator[str]:
+        if not isinstance(item, (list, tuple, dict)) or _cost(item, PIECE_COST) <= PIECE_COST:
             yield _dumps(item)
+            return
+        key = id(item)
+        if key in active:
+            raise NotJsonError(ValueError("Circular reference detected"))
+        active.add(key)
+        is_dict = isinstance(item, dict)
+        members: Iterator[Any] = iter(item.items()) if isinstance(item, dict) else iter(item)
+        yield "{" if is_dict else "["
+        batch: list[Any] = []
+        spent = 0
+        first = True
+        for member in members:
+            cost = _cost(member, PIECE_COST - spent)
+            if cost <= PIECE_COST - spent:
+                batch.append(member)
+                spent += cost
+                continue
+            if batch:
+                yield ("" if first else ", ") + _batch(batch, is_dict)
+                first = False
+                batch, spent = [], 0
+            cost = _cost(member, PIECE_COST)
+            if cost <= PIECE_COST:
+                batch, spent = [member], cost
+                continue
+            inner = member
+            if is_dict:
+                name, inner = member
+                # The C encoder's own text for the key ('"k": '), non-str keys included.
+                yield ("" if first else ", ") + _dumps({name: None})[1:-5]
+            elif not first:
+                yield ", "
+            first = False
+            yield from pieces(inner)
+        if batch:
+            yield ("" if first else ", ") + _batch(batch, is_dict)
+        yield "}" if is_dict else "]"
+        active.discard(key)
 
-    return walk(value)
+    return pieces(value)
+
+
+def _batch(members: list[Any], is_dict: bool) -> str:
+    """The JSON of a run of members (items of a dict, or values), without the brackets."""
+    return _dumps(dict(members) if is_dict else members)[1:-1]
 
 
 def _join_bounded(chunks: Iterator[str], limit: int | None) -> str:
@@ -165,6 +196,15 @@ def is_small(value: Any, budget: int = SMALL_RESULT_NODES) -> bool:
     ``budget`` steps: a large or unusual result is turned into JSON off the
     event loop.
     """
+    return _cost(value, budget, plain=True) <= budget
+
+
+def _cost(value: Any, budget: int, *, plain: bool = False) -> int:
+    """What encoding ``value`` costs (one a value, a str its length), or ``budget + 1`` if more.
+
+    Stops as soon as the budget is spent. With ``plain``, a value that is not
+    plain JSON data (an object ``str()`` would encode) costs more than any budget.
+    """
     stack = [value]
     left = budget
     while stack:
@@ -172,21 +212,19 @@ def is_small(value: Any, budget: int = SMALL_RESULT_NODES) -> bool:
         left -= 1
         if isinstance(item, str):
             left -= len(item)
-        elif isinstance(item, Mapping):
-            if type(item) is not dict:
-                return False
+        elif isinstance(item, dict):
             left -= len(item)
             if left < 0:
-                return False
+                break
             stack.extend(item.keys())
             stack.extend(item.values())
         elif isinstance(item, (list, tuple)):
             left -= len(item)
             if left < 0:
-                return False
+                break
             stack.extend(item)
-        elif item is not None and not isinstance(item, (bool, int, float)):
-            return False
+        elif plain and item is not None and not isinstance(item, (bool, int, float)):
+            return budget + 1
         if left < 0:
-            return False
-    return True
+            break
+    return budget + 1 if left < 0 else budget - left
