@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import logging
 import time
 import typing
@@ -20,6 +19,14 @@ from typing import Any, TypeVar, overload
 import attrs
 from attrs import field, frozen
 
+from agentcore._daemon_thread import start_daemon_thread
+from agentcore._tool_results import (
+    MAX_RESULT_CHARS,
+    NotJsonError,
+    bounded,
+    is_small,
+    render_bounded,
+)
 from agentcore._tool_types import ArgumentValueError
 from agentcore.calls import ToolCallInfo
 from agentcore.errors import ToolArgumentError, ToolError
@@ -50,6 +57,14 @@ _TIMEOUT = POSITIVE_NUMBER.or_none().named(
 DEFAULT_TOOL_TIMEOUT = 60.0
 """Seconds a tool call may take when a :class:`ToolRegistry` is made without ``timeout``."""
 
+DEFAULT_MAX_RESULT_CHARS = 100_000
+"""Characters a tool result may hold when a :class:`ToolRegistry` is made without
+``max_result_chars`` and the tool has no limit of its own.
+
+About 25,000 tokens of English or JSON: a long file or web page fits whole,
+and a result never takes more than a fifth of a 128,000-token window.
+"""
+
 
 @frozen
 class Tool:
@@ -57,6 +72,8 @@ class Tool:
 
     ``parameters`` is the JSON schema of the keyword arguments. Build tools
     with :meth:`from_function` or :meth:`ToolRegistry.register`.
+    ``max_result_chars`` bounds this tool's results in characters (see
+    :meth:`ToolRegistry.call`); None leaves it to the registry's limit.
     """
 
     name: str
@@ -64,6 +81,7 @@ class Tool:
     parameters: Mapping[str, Any]
     function: Callable[..., Any] = field(repr=False)
     _converters: Mapping[str, Convert] = field(factory=dict, repr=False, alias="converters")
+    max_result_chars: int | None = field(default=None, validator=MAX_RESULT_CHARS, kw_only=True)
     _spec: ToolSpec = field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
@@ -78,6 +96,7 @@ class Tool:
         name: str | None = None,
         description: str | None = None,
         parameters: Mapping[str, Any] | None = None,
+        max_result_chars: int | None = None,
     ) -> Tool:
         """Describe ``func`` as a tool.
 
@@ -86,8 +105,10 @@ class Tool:
         its ``Args:`` section (or from ``Annotated[X, "text"]``). The schema
         is derived from the type hints unless ``parameters`` gives one.
         Raises :class:`~agentcore.errors.ToolError` when the function cannot
-        be described.
+        be described, and :class:`~agentcore.errors.ConfigError` for a
+        ``max_result_chars`` that is not an int >= 256 or None.
         """
+        MAX_RESULT_CHARS.check("max_result_chars", max_result_chars)
         if not callable(func):
             raise ToolError(f"a tool must be callable, got {func!r}")
         target = unwrap(func)
@@ -123,6 +144,7 @@ class Tool:
             schema,
             func,
             converters=converters,
+            max_result_chars=max_result_chars,
         )
 
     @property
@@ -158,20 +180,40 @@ class Tool:
         """Call the function with ``arguments`` and return what it returns.
 
         Arguments are converted to the annotated types first (see
-        :meth:`convert_arguments`). A synchronous function runs in a worker
-        thread so it does not block the event loop. Exceptions propagate;
-        call :meth:`check_arguments` first.
+        :meth:`convert_arguments`). A synchronous function runs in a daemon
+        thread (with the caller's context variables) so it does not block the
+        event loop, and a call that never returns cannot keep the process
+        from exiting. Exceptions propagate; call :meth:`check_arguments`
+        first. The result is returned as is, not bounded.
         """
-        return await self._call(self.convert_arguments(arguments))
+        kwargs = self.convert_arguments(arguments)
+        if is_async(self.function):
+            return await self.function(**kwargs)
+        result = await start_daemon_thread(_apply, self.function, kwargs)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
 
-    async def _call(self, kwargs: Mapping[str, Any]) -> Any:
+    async def _text(self, kwargs: Mapping[str, Any], limit: int | None) -> str:
+        """Call the function and return its result as bounded text (see :meth:`ToolRegistry.call`).
+
+        A synchronous function's result is rendered and cut in its thread;
+        an async function's result on the loop when it is small, else in a
+        thread, which also frees it. Raises :class:`NotJsonError`.
+        """
         if is_async(self.function):
             result = await self.function(**kwargs)
         else:
-            result = await asyncio.to_thread(self.function, **kwargs)
-            if inspect.isawaitable(result):
-                result = await result
-        return result
+            outcome = await start_daemon_thread(_call_rendered, self.function, kwargs, limit)
+            if isinstance(outcome, _Rendered):
+                return outcome.text
+            result = await outcome
+            del outcome
+        if isinstance(result, str) or result is None or is_small(result):
+            return render_bounded(result, limit)
+        pending = start_daemon_thread(render_bounded, result, limit)
+        del result  # the thread holds the last reference: a large result is freed there
+        return await pending
 
 
 ToolCallHook = Callable[[ToolCallInfo], Awaitable[None]]
@@ -195,6 +237,25 @@ class _TimedOutError(Exception):
     pass
 
 
+@frozen
+class _Rendered:
+    text: str
+
+
+def _apply(func: Callable[..., Any], kwargs: Mapping[str, Any]) -> Any:
+    return func(**kwargs)
+
+
+def _call_rendered(
+    func: Callable[..., Any], kwargs: Mapping[str, Any], limit: int | None
+) -> _Rendered | Awaitable[Any]:
+    """``func(**kwargs)`` rendered and cut, or the awaitable it returned (awaited on the loop)."""
+    result = func(**kwargs)
+    if inspect.isawaitable(result):
+        return result
+    return _Rendered(render_bounded(result, limit))
+
+
 def _discard_outcome(task: asyncio.Future[Any]) -> None:
     if not task.cancelled():
         task.exception()
@@ -211,17 +272,31 @@ class ToolRegistry:
     ``timeout`` bounds each call in seconds: :data:`DEFAULT_TOOL_TIMEOUT`
     (60 s) unless given; pass None explicitly for no limit. A timed-out call
     is answered with an error result that says so. A timed-out synchronous
-    tool keeps running in its worker thread; its result is dropped.
+    tool keeps running in its daemon thread, which does not keep the
+    process from exiting; its result is dropped.
+    ``max_result_chars`` bounds each result in characters:
+    :data:`DEFAULT_MAX_RESULT_CHARS` (100,000) unless
+    given, None for no limit; a tool registered with a limit of its own
+    uses that one. A longer result keeps its head and tail around a notice
+    saying how much was left out (see :meth:`call`).
     ``concurrent`` lets :meth:`call_all` run the calls of one assistant
     message at the same time; set it to False for tools that must run one
     after the other.
     """
 
     def __init__(
-        self, *, timeout: float | None = DEFAULT_TOOL_TIMEOUT, concurrent: bool = True
+        self,
+        *,
+        timeout: float | None = DEFAULT_TOOL_TIMEOUT,
+        concurrent: bool = True,
+        max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
     ) -> None:
         self.timeout = _TIMEOUT.check("ToolRegistry timeout", timeout)
         """Seconds each call may take, or None."""
+        self.max_result_chars = MAX_RESULT_CHARS.check(
+            "ToolRegistry max_result_chars", max_result_chars
+        )
+        """Characters a result of a tool without a limit of its own may hold, or None."""
         self.concurrent = concurrent
         """Whether :meth:`call_all` runs calls concurrently."""
         self._tools: dict[str, Tool] = {}
@@ -233,14 +308,24 @@ class ToolRegistry:
         name: str | None = None,
         description: str | None = None,
         parameters: Mapping[str, Any] | None = None,
+        max_result_chars: int | None = None,
     ) -> Tool:
         """Register ``func`` as a tool and return it.
 
-        See :meth:`Tool.from_function` for the arguments. Raises
+        See :meth:`Tool.from_function` for the arguments; ``max_result_chars``
+        bounds this tool's results instead of the registry's
+        :attr:`max_result_chars` (None: the registry's). Raises
         :class:`~agentcore.errors.ToolError` for an invalid definition or a
-        name already registered.
+        name already registered, :class:`~agentcore.errors.ConfigError` for
+        a ``max_result_chars`` that is not an int >= 256 or None.
         """
-        tool = Tool.from_function(func, name=name, description=description, parameters=parameters)
+        tool = Tool.from_function(
+            func,
+            name=name,
+            description=description,
+            parameters=parameters,
+            max_result_chars=max_result_chars,
+        )
         if tool.name in self._tools:
             raise ToolError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
@@ -258,6 +343,7 @@ class ToolRegistry:
         name: str | None = None,
         description: str | None = None,
         parameters: Mapping[str, Any] | None = None,
+        max_result_chars: int | None = None,
     ) -> Callable[[F], F]: ...
 
     def tool(
@@ -268,14 +354,23 @@ class ToolRegistry:
         name: str | None = None,
         description: str | None = None,
         parameters: Mapping[str, Any] | None = None,
+        max_result_chars: int | None = None,
     ) -> F | Callable[[F], F]:
         """Register a function as a tool: ``@registry.tool`` or ``@registry.tool(name=...)``.
 
-        The decorated function is returned unchanged.
+        Takes the arguments of :meth:`register`; the decorated function is
+        returned unchanged.
         """
+        MAX_RESULT_CHARS.check("max_result_chars", max_result_chars)
 
         def decorate(function: F) -> F:
-            self.register(function, name=name, description=description, parameters=parameters)
+            self.register(
+                function,
+                name=name,
+                description=description,
+                parameters=parameters,
+                max_result_chars=max_result_chars,
+            )
             return function
 
         return decorate if func is None else decorate(func)
@@ -316,8 +411,14 @@ class ToolRegistry:
         cannot be turned into JSON give a result with ``is_error=True`` that
         says what went wrong. Cancellation propagates.
 
-        A ``str`` result is sent as is, None as ``""``, anything else as JSON.
-        ``hooks``, when given, are awaited before and after the call with a
+        A ``str`` result is sent as is, None as ``""``, anything else as JSON
+        (turned into JSON off the event loop unless it is small). A text
+        longer than the tool's limit (its ``max_result_chars``, else the
+        registry's) is cut before anything else sees it, hooks, token
+        counting and the store included: its head and tail are kept around
+        a notice, inside the text, saying how many of how many characters
+        were left out; the whole is at most the limit. Error texts are
+        bounded the same way. ``hooks``, when given, are awaited before and after the call with a
         :class:`~agentcore.calls.ToolCallInfo` (also when it is cancelled).
         """
         info = ToolCallInfo(call, time.time())
@@ -334,11 +435,17 @@ class ToolRegistry:
             await hooks.after(_finished(info, result, error, start))
         return result
 
+    def limit_of(self, tool: Tool) -> int | None:
+        """The characters a result of ``tool`` may hold here: its own limit, else the registry's."""
+        return self.max_result_chars if tool.max_result_chars is None else tool.max_result_chars
+
     async def _answer(self, call: ToolUseBlock) -> tuple[Message, BaseException | None]:
         tool = self._tools.get(call.name)
         if tool is None:
             known = ", ".join(self._tools) or "none"
-            return _error(call, f"unknown tool {call.name!r}; available tools: {known}"), None
+            text = f"unknown tool {call.name!r}; available tools: {known}"
+            return _error(call, bounded(text, self.max_result_chars)), None
+        limit = self.limit_of(tool)
         problem = tool.check_arguments(call.arguments)
         if problem is None:
             try:
@@ -346,26 +453,22 @@ class ToolRegistry:
             except ToolArgumentError as exc:
                 problem = str(exc)
         if problem is not None:
-            return _error(call, f"invalid arguments for tool {call.name!r}: {problem}"), None
+            text = f"invalid arguments for tool {call.name!r}: {problem}"
+            return _error(call, bounded(text, limit)), None
         try:
-            result = await self._invoke(tool, kwargs)
+            result = await self._invoke(tool, kwargs, limit)
         except _TimedOutError:
             text = f"tool {call.name!r} did not finish within {self.timeout:g} seconds"
             return _error(call, text), TimeoutError(text)
+        except NotJsonError as exc:
+            text = f"tool {call.name!r} returned a value that is not JSON: {exc}"
+            return _error(call, bounded(text, limit)), exc.cause
         except Exception as exc:
             logger.info("tool %r raised", call.name, exc_info=exc)
             detail = f": {exc}" if str(exc) else ""
-            return _error(call, f"tool {call.name!r} raised {type(exc).__name__}{detail}"), exc
-        if result is None:
-            return Message.tool_result(call.id, ""), None
-        if isinstance(result, str):
-            return Message.tool_result(call.id, result), None
-        try:
-            text = json.dumps(result, ensure_ascii=False, default=str)
-        except (TypeError, ValueError) as exc:
-            message = f"tool {call.name!r} returned a value that is not JSON: {exc}"
-            return _error(call, message), exc
-        return Message.tool_result(call.id, text), None
+            text = f"tool {call.name!r} raised {type(exc).__name__}{detail}"
+            return _error(call, bounded(text, limit)), exc
+        return Message.tool_result(call.id, result), None
 
     async def call_all(
         self, calls: Iterable[ToolUseBlock], *, hooks: ToolCallHooks | None = None
@@ -380,10 +483,10 @@ class ToolRegistry:
             return list(await asyncio.gather(*(self.call(call, hooks=hooks) for call in pending)))
         return [await self.call(call, hooks=hooks) for call in pending]
 
-    async def _invoke(self, tool: Tool, kwargs: Mapping[str, Any]) -> Any:
+    async def _invoke(self, tool: Tool, kwargs: Mapping[str, Any], limit: int | None) -> str:
         if self.timeout is None:
-            return await tool._call(kwargs)
-        task = asyncio.ensure_future(tool._call(kwargs))
+            return await tool._text(kwargs, limit)
+        task = asyncio.ensure_future(tool._text(kwargs, limit))
         try:
             done, _ = await asyncio.wait({task}, timeout=self.timeout)
         finally:
