@@ -262,7 +262,7 @@ class EmptyReplyError(LlmError):
     worth paying for; submit the turn again, or change it. A reply with tool
     calls only, or a structured output (its JSON is the reply's text), is
     not empty. ``stop_reason`` is the reply's
-    :attr:`~agentcore.llm.LlmResponse.stop_reason`.
+    ``LlmResponse.stop_reason``.
     """
 
     details = ("stop_reason",)

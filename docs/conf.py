@@ -47,6 +47,8 @@ nitpick_ignore = [
     # A module constant named in the docstrings of OpenAIProvider and AnthropicProvider,
     # whose modules (agentcore.providers.openai, .anthropic) are not public.
     ("py:data", "DEFAULT_BASE_URL"),
+    # The parts of a segments summary, named in the annotations of SummaryState.
+    ("py:class", "agentcore_autosummary.state.Segment"),
 ]
 nitpick_ignore_regex = [
     (

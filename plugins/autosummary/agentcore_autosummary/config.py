@@ -122,7 +122,7 @@ class SummaryConfig:
         provider's default).
     :param max_tool_result_chars: Characters of each tool result kept in the summary input:
         a longer one goes as its excerpt (head, tail and the lines holding values;
-        :func:`~agentcore_autosummary.tool_excerpts.tool_result_excerpt`).
+        ``agentcore_autosummary.tool_excerpts.tool_result_excerpt``).
     :param trigger: ``"context"``: the tokens the conversation occupies (the last call's
         reported input + output, else the counted context); ``"cumulative"``: every token
         the session's turns have used so far (the original rule).
@@ -131,7 +131,7 @@ class SummaryConfig:
         front-truncated at 30,000 characters (the original rule); ``"segments"``: the
         messages the summary does not cover yet alone, the summary kept as parts in
         order, the two oldest merged when they outgrow :attr:`summary_room` (see
-        :mod:`agentcore_autosummary.segments`). Either way the summary then covers
+        ``agentcore_autosummary.segments``). Either way the summary then covers
         everything before the recent tail, which stays verbatim.
     :param mode: ``"inline"``: summarize before the turn returns; ``"background"``:
         summarize after it, without adding latency.
@@ -375,7 +375,7 @@ class SummaryConfig:
         """The most tokens a summary takes in the context: :attr:`summary_room` and its fence.
 
         The fence (``<summary>`` ... ``</summary>``, see
-        :mod:`agentcore_autosummary.fencing`) adds ``FENCE_TOKENS``.
+        ``agentcore_autosummary.fencing``) adds ``FENCE_TOKENS``.
         """
         return self.summary_room + FENCE_TOKENS
 

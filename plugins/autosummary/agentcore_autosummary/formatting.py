@@ -24,7 +24,7 @@ def format_message(message: Message, max_tool_result_chars: int = 500) -> str:
     ``Tool Result [id]:`` or ``Tool Error [id]:`` followed by its text, or
     for a longer one than ``max_tool_result_chars`` characters, its excerpt
     (head, tail and the lines holding values between them:
-    :func:`~agentcore_autosummary.tool_excerpts.tool_result_excerpt`); any other block becomes
+    ``agentcore_autosummary.tool_excerpts.tool_result_excerpt``); any other block becomes
     ``[{kind}]``, so a user's image reads ``User: [image]``. The entry's
     further lines are indented by two spaces, so only the first line of an
     entry begins with a role: text that holds ``"\nAssistant: ..."`` cannot
