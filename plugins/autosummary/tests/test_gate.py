@@ -125,7 +125,10 @@ class Summarizer:
 
 
 async def _run(
-    summarizer: Summarizer, turns: int = 16, config: SummaryConfig = CONFIG
+    summarizer: Summarizer,
+    turns: int = 16,
+    config: SummaryConfig = CONFIG,
+    text: Callable[[int], str] = _words,
 ) -> tuple[AgentSession, Recorder]:
     recorder = Recorder()
     bundle = (
@@ -139,7 +142,7 @@ async def _run(
     )
     session = AgentSession(AGENT, "gate", bundle, FocusedConfig())
     for number in range(turns):
-        await session.submit_turn(_words(number))
+        await session.submit_turn(text(number))
     return session, recorder
 
 
@@ -385,22 +388,12 @@ def test_words_are_the_runs_of_word_characters_of_the_folded_text(text: str) -> 
 async def test_a_copy_of_the_written_summary_is_seen_as_one_when_quotes_follow_it() -> None:
     """The copy check reads the previous summary as the summarizer was shown it: no quotes."""
     summarizer = Summarizer(_copy, lambda number: number >= 2)
-    recorder = Recorder()
     config = attrs.evolve(CONFIG, retention_check="quote")
-    bundle = (
-        AgentBuilder()
-        .provider(MockProvider(responder=summarizer))
-        .store(InMemoryStore())
-        .load_plugins(True)
-        .plugin(recorder)
-        .setting("summary_config", config)
-        .build()
-    )
-    session = AgentSession(AGENT, "gate", bundle, FocusedConfig())
-    for number in range(16):
-        await session.submit_turn(
-            f"We moved build {number} to port {9000 + number}. {_words(number)}"
-        )
+
+    def text(number: int) -> str:
+        return f"We moved build {number} to port {9000 + number}. {_words(number)}"
+
+    session, recorder = await _run(summarizer, config=config, text=text)
     _, *copies = recorder.applied
     summary = await get_conversation_summary(session)
     assert summary is not None and summary != FIRST  # quotes follow the written part
