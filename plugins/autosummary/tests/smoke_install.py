@@ -53,7 +53,8 @@ async def main() -> int:
     print("summary:", summary)
     print("next context:", context)
     assert summary == "They greeted each other.", summary
-    assert "[上下文摘要] They greeted each other." in context
+    # The summary is applied as data: fenced behind its label, its text unchanged.
+    assert "[上下文摘要] <summary>\nThey greeted each other.\n</summary>" in context, context
     # Compacting at once, without the watermark: the plugin's compact() between turns.
     quiet = (
         AgentBuilder()
