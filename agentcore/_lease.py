@@ -43,7 +43,9 @@ class SessionLease:
 
     :meth:`acquire` waits until the lease is this object's (bounded by the
     caller's deadline: wrap it in one) and keeps it renewed until
-    :meth:`release`. Taking it twice is harmless.
+    :meth:`release`. Taking it twice is harmless. A turn shorter than a
+    third of the lease starts no task for it: the renewal is a loop timer
+    that makes one only when it is due.
     """
 
     def __init__(
@@ -55,16 +57,18 @@ class SessionLease:
         self.owner = new_owner()
         self.waited = 0
         """How many times a turn of this object found the lease held by another worker."""
-        self._renewer: asyncio.Task[None] | None = None
+        self._held = False
+        self._timer: asyncio.TimerHandle | None = None
+        self._renewal: asyncio.Task[None] | None = None
 
     @property
     def held(self) -> bool:
         """Whether this object holds the lease (taken and not yet given back)."""
-        return self._renewer is not None
+        return self._held
 
     async def acquire(self) -> None:
         """Take the lease, waiting with backoff while another worker holds it."""
-        if self.held:
+        if self._held:
             return
         pause = FIRST_WAIT
         while not await self.store.acquire_lease(self.session_id, self.owner, self.seconds):
@@ -73,23 +77,35 @@ class SessionLease:
                 logger.debug("session %r: another worker holds its lease; waiting", self.session_id)
             await asyncio.sleep(pause)
             pause = min(pause * 2, LONGEST_WAIT)
-        self._renewer = asyncio.ensure_future(self._renew())
+        self._held = True
+        self._schedule_renewal()
+
+    def _schedule_renewal(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(self.seconds / 3, self._renewal_due)
+
+    def _renewal_due(self) -> None:
+        self._timer = None
+        if self._held:
+            self._renewal = asyncio.ensure_future(self._renew())
 
     async def _renew(self) -> None:
-        """Renew the lease every third of its length until cancelled."""
-        while True:
-            await asyncio.sleep(self.seconds / 3)
-            try:
-                kept = await self.store.acquire_lease(self.session_id, self.owner, self.seconds)
-            except StoreError as exc:
-                logger.warning("session %r: renewing its lease failed: %s", self.session_id, exc)
-                continue
-            if not kept:  # expired and taken: writes stay guarded by the stored versions
-                logger.warning(
-                    "session %r: its lease expired and another worker took it during a turn",
-                    self.session_id,
-                )
-                return
+        """Renew the lease once, then schedule the next renewal while it is held."""
+        try:
+            kept = await self.store.acquire_lease(self.session_id, self.owner, self.seconds)
+        except StoreError as exc:
+            logger.warning("session %r: renewing its lease failed: %s", self.session_id, exc)
+            kept = True  # tried again at the next renewal
+        finally:
+            self._renewal = None
+        if not kept:  # expired and taken: writes stay guarded by the stored versions
+            logger.warning(
+                "session %r: its lease expired and another worker took it during a turn",
+                self.session_id,
+            )
+            return
+        if self._held:
+            self._schedule_renewal()
 
     async def release(self) -> None:
         """Give the lease back; a store error only delays the next worker until it expires.
@@ -98,13 +114,18 @@ class SessionLease:
         cancel then propagates), so a cancelled turn never leaves the lease
         held for its full length.
         """
-        renewer, self._renewer = self._renewer, None
-        if renewer is None:
+        if not self._held:
             return
-        renewer.cancel()
-        await complete_despite_cancel(self._give_back())
+        self._held = False
+        timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+        renewal, self._renewal = self._renewal, None
+        await complete_despite_cancel(self._give_back(renewal), step_here=True)
 
-    async def _give_back(self) -> None:
+    async def _give_back(self, renewal: asyncio.Task[None] | None) -> None:
+        if renewal is not None:  # a renewal under way ends first, so it cannot take it again
+            await asyncio.wait([renewal])
         try:
             await self.store.release_lease(self.session_id, self.owner)
         except StoreError as exc:

@@ -44,7 +44,7 @@ class AgentBuilder:
         self._load_plugins: bool | None = None
         self._max_tool_rounds = 8
         self._turn_timeout: float | None = DEFAULT_TURN_TIMEOUT
-        self._session_lease = False
+        self._session_lease = True
         self._output: OutputSpec[Any] | None = None
         self._tool_choice: str | None = None
 
@@ -100,20 +100,23 @@ class AgentBuilder:
         return self
 
     def session_lease(self, enabled: bool = True) -> AgentBuilder:
-        """Let one worker at a time run a turn of a session (default: off).
+        """Let one worker at a time run a turn of a session (default: on).
 
-        For deployments where several processes (or session objects) may
-        run turns of the same session at once. A turn then takes the
-        session's lease in the store before its model call, waits while
-        another worker holds it (bounded by ``turn_timeout``), reads the
-        history that worker stored, and gives the lease back once its turn
-        is stored: no model call is paid on a stale history and no turn
-        ends in :class:`~agentcore.errors.ConflictError` because another
-        worker stored first. The lease is a stored row with an expiry,
-        renewed while the turn runs, so a worker that dies blocks the
-        session for at most ``agentcore._lease.LEASE_SECONDS`` (15 s). It
-        costs two small store writes a turn, which a single worker per
-        session does not need.
+        A turn takes the session's lease in the store before its model
+        call, waits while another worker (a process, or another session
+        object of the same session) holds it, bounded by ``turn_timeout``,
+        reads the history that worker stored, and gives the lease back once
+        its turn is stored: no model call is paid on a stale history and no
+        turn ends in :class:`~agentcore.errors.ConflictError` because
+        another worker stored first. The lease is a stored row with an
+        expiry, renewed while the turn runs, so a worker that dies blocks
+        the session for at most ``agentcore._lease.LEASE_SECONDS`` (15 s).
+
+        It is on by default because a deployment that scales out by running
+        more workers shares sessions without saying so. It costs two small
+        store writes a turn (see docs/scaling-out.md for the figures);
+        ``session_lease(False)`` saves them where one session object is
+        certain to be the session's only writer.
         """
         self._session_lease = BOOL.check("session_lease", enabled)
         return self

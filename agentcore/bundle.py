@@ -39,14 +39,15 @@ class AgentConfig:
     ``settings`` holds the plugin settings by name, already validated by the
     plugin that owns each of them. ``turn_timeout`` is the deadline of a
     turn in seconds (default ``agentcore.DEFAULT_TURN_TIMEOUT``; None: no deadline).
-    ``session_lease`` makes a turn hold its session's lease from before its
-    model call until it is stored (see :meth:`AgentBuilder.session_lease`).
+    ``session_lease`` (default True) makes a turn hold its session's lease
+    from before its model call until it is stored (see
+    :meth:`AgentBuilder.session_lease`).
     """
 
     settings: Mapping[str, Any] = field(factory=dict)
     max_tool_rounds: int = 8
     turn_timeout: float | None = field(default=DEFAULT_TURN_TIMEOUT, converter=_turn_timeout)
-    session_lease: bool = False
+    session_lease: bool = True
     output: OutputSpec[Any] | None = None
     """The output schema of every turn whose agent names none."""
     tool_choice: str | None = None

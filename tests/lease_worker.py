@@ -1,7 +1,8 @@
 """A worker process for tests/test_session_lease.py: turns of one shared session, in a loop.
 
 Run as ``python lease_worker.py DB NAME TURNS LEASE`` where DB is an SQLite path or a
-PostgreSQL DSN and LEASE is ``on`` or ``off``. It prints ``ready``, waits for a line on stdin
+PostgreSQL DSN and LEASE is ``on``, ``off`` or ``default`` (the builder's own choice, no
+``session_lease`` call). It prints ``ready``, waits for a line on stdin
 (so that every worker starts at once), runs TURNS turns of the session ``shared`` on one
 session object, then prints one JSON line: model calls, stored turns, conflicts and errors.
 
@@ -46,17 +47,18 @@ async def respond(request: LlmRequest) -> LlmResponse:
     return LlmResponse(Message.assistant(f"answer [[{this}]] after [[{after}]]"), Usage(10, 5))
 
 
-async def main(db: str, name: str, turns: int, lease: bool) -> None:
+async def main(db: str, name: str, turns: int, lease: str) -> None:
     store = open_store(db)
-    bundle = (
+    builder = (
         AgentBuilder()
         .provider(MockProvider(responder=respond))
         .store(store)
         .load_plugins(False)
-        .session_lease(lease)
         .turn_timeout(120)
-        .build()
     )
+    if lease != "default":
+        builder.session_lease(lease == "on")
+    bundle = builder.build()
     session = AgentSession(AGENT, "shared", bundle)
     await session.history()  # opened before the start line, like a service's warm worker
     print("ready", flush=True)
@@ -78,4 +80,4 @@ async def main(db: str, name: str, turns: int, lease: bool) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "on"))
+    asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]))

@@ -1,7 +1,8 @@
 """A worker process for tests/test_store_workers.py: takes turns of sessions in a shared store.
 
-Run as ``python store_worker.py DB [--keep-sessions]`` where DB is an SQLite path or a
-PostgreSQL DSN. It reads one JSON command a line on stdin and answers one JSON line on stdout:
+Run as ``python store_worker.py DB [--keep-sessions] [--no-lease]`` where DB is an SQLite
+path or a PostgreSQL DSN (``--no-lease``: built with ``session_lease(False)``). It reads one
+JSON command a line on stdin and answers one JSON line on stdout:
 
 - ``{"turn": K, "session": "s", "delay": SECONDS}``: run turn K of the session (unless a turn
   with its marker is stored already), answer ``{"done": K, "ran": bool}`` once it is stored;
@@ -83,9 +84,10 @@ def open_store(db: str) -> MemoryStore:
     return SqliteStore(db)
 
 
-async def main(db: str, keep_sessions: bool) -> None:
+async def main(db: str, keep_sessions: bool, lease: bool) -> None:
     store = open_store(db)
     builder = AgentBuilder().provider(MockProvider(responder=respond)).store(store)
+    builder.session_lease(lease)
     bundle = builder.load_plugins(True).setting("summary_config", SUMMARY).build()
     sessions: dict[str, AgentSession] = {}
     closing: list[asyncio.Task[Any]] = []
@@ -142,4 +144,5 @@ async def main(db: str, keep_sessions: bool) -> None:
 
 if __name__ == "__main__":
     os.environ.setdefault("AGENTCORE_TIKTOKEN_TIMEOUT", "0")
-    asyncio.run(main(sys.argv[1], "--keep-sessions" in sys.argv[2:]))
+    options = sys.argv[2:]
+    asyncio.run(main(sys.argv[1], "--keep-sessions" in options, "--no-lease" not in options))

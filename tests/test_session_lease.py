@@ -1,10 +1,11 @@
 """The session lease: several workers on one session, one turn at a time, none paid in vain.
 
 Four worker processes (tests/lease_worker.py) run 25 turns each of one session on a shared
-SQLite file or PostgreSQL database, all at once. With ``AgentBuilder().session_lease()`` no
-turn reaches its caller as a ``ConflictError``, the model is called once per stored turn,
-and every model call saw the turn stored just before it. A worker killed while it holds the
-lease blocks the others only until the lease lapses.
+SQLite file or PostgreSQL database, all at once. With the builder's defaults (the lease is
+on) and with ``AgentBuilder().session_lease()`` no turn reaches its caller as a
+``ConflictError``, the model is called once per stored turn, and every model call saw the
+turn stored just before it. A worker killed while it holds the lease blocks the others only
+until the lease lapses.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from agentcore import (
     SqliteStore,
     TurnTimeoutError,
 )
-from agentcore._lease import LEASE_SECONDS
+from agentcore._lease import LEASE_SECONDS, SessionLease
 from agentcore.testing import MockProvider
 
 if TYPE_CHECKING:
@@ -101,17 +102,21 @@ def stale_calls(history: list[Message]) -> int:
     return stale
 
 
-async def test_four_processes_share_one_session_without_conflicts(
-    shared_store_engine: StoreEngine, tmp_path: Path
-) -> None:
-    workers = start_workers(shared_store_engine.location, 4, 25, "on", tmp_path)
+async def shared_run(
+    engine: StoreEngine, lease: str, tmp_path: Path
+) -> tuple[list[dict[str, Any]], list[Message]]:
+    """Four worker processes x 25 turns of one session; their reports and the stored history.
+
+    Prints the figures docs/scaling-out.md quotes.
+    """
+    workers = start_workers(engine.location, 4, 25, lease, tmp_path)
     try:
         reports = reports_of(workers, tmp_path)
     finally:
         for worker in workers:
             if worker.poll() is None:
                 worker.kill()
-    store = shared_store_engine.open()
+    store = engine.open()
     try:
         history = await store.load_messages("shared", "default")
     finally:
@@ -119,15 +124,41 @@ async def test_four_processes_share_one_session_without_conflicts(
     calls = sum(report["calls"] for report in reports)
     conflicts = sum(report["conflicts"] for report in reports)
     print(
-        f"\n{shared_store_engine.name}, 4 processes x 25 turns, session lease on: "
+        f"\n{engine.name}, 4 processes x 25 turns, session lease {lease}: "
         f"{len(history) // 2} turns stored, {calls} model calls, {conflicts} conflicts, "
         f"{stale_calls(history)} calls on a stale history"
     )
+    return reports, history
+
+
+@pytest.mark.parametrize("lease", ["default", "on"])
+async def test_four_processes_share_one_session_without_conflicts(
+    shared_store_engine: StoreEngine, tmp_path: Path, lease: str
+) -> None:
+    reports, history = await shared_run(shared_store_engine, lease, tmp_path)
+    calls = sum(report["calls"] for report in reports)
+    conflicts = sum(report["conflicts"] for report in reports)
     assert [report["errors"] for report in reports] == [[]] * 4
     assert conflicts == 0
     assert len(history) == 200
     assert calls == 100
     assert stale_calls(history) == 0
+
+
+async def test_without_the_lease_turns_stay_whole_but_may_be_answered_on_a_stale_history(
+    shared_store_engine: StoreEngine, tmp_path: Path
+) -> None:
+    """``session_lease(False)``: what the default saves (the figures in docs/scaling-out.md).
+
+    Every turn is stored whole, in pairs, or reported as a ``ConflictError``; how many
+    model calls saw a stale history depends on timing, so it is printed, not asserted.
+    """
+    reports, history = await shared_run(shared_store_engine, "off", tmp_path)
+    conflicts = sum(report["conflicts"] for report in reports)
+    assert [report["errors"] for report in reports] == [[]] * 4
+    assert sum(report["stored"] for report in reports) + conflicts == 100
+    assert len(history) == 2 * sum(report["stored"] for report in reports)
+    assert [m.role for m in history] == ["user", "assistant"] * (len(history) // 2)
 
 
 _HOLDER = """
@@ -248,3 +279,24 @@ async def test_a_cancelled_turn_gives_the_lease_back() -> None:
 def test_session_lease_takes_a_bool() -> None:
     with pytest.raises(ConfigError, match="session_lease must be True or False, got 'yes'"):
         AgentBuilder().session_lease("yes")  # type: ignore[arg-type]
+
+
+async def test_a_lease_held_longer_than_its_length_is_renewed_until_given_back() -> None:
+    """A turn twice as long as its lease keeps it: no other worker takes it meanwhile."""
+    store = InMemoryStore()
+    lease = SessionLease(store, "shared", seconds=3.0)  # renewed every second
+    await lease.acquire()
+    taken_by_another = []
+    for _ in range(4):  # 4 x 1.5 s: twice the lease's length
+        await asyncio.sleep(1.5)
+        taken_by_another.append(await store.acquire_lease("shared", "probe", 1))
+    await lease.release()
+    assert taken_by_another == [False] * 4
+    assert await store.acquire_lease("shared", "probe", 1)  # given back
+
+
+def test_the_session_lease_is_on_by_default() -> None:
+    bundle = AgentBuilder().provider(MockProvider(["hi"])).load_plugins(False).build()
+    assert bundle.config.session_lease
+    off = AgentBuilder().provider(MockProvider(["hi"])).load_plugins(False).session_lease(False)
+    assert not off.build().config.session_lease

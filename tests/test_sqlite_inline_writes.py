@@ -221,7 +221,8 @@ async def test_a_turn_cancelled_while_its_write_waits_for_the_lock_is_stored_who
     path = tmp_path / "cancel.db"
     store = SqliteStore(path)
     builder = AgentBuilder().provider(MockProvider(responder=lambda r: "ok")).store(store)
-    bundle = builder.load_plugins(False).build()
+    # Without the lease, whose take would wait for the held lock before the model call.
+    bundle = builder.load_plugins(False).session_lease(False).build()
     session = AgentSession(Agent("a"), "s", bundle)
     await session.submit_turn("first")  # loads the session (in worker threads)
     hops.names.clear()

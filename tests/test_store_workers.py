@@ -37,8 +37,9 @@ pytest.importorskip("agentcore_autosummary", reason="the workers summarize with 
 class Worker:
     """One store_worker.py process."""
 
-    def __init__(self, db: str, keep_sessions: bool = False) -> None:
+    def __init__(self, db: str, keep_sessions: bool = False, lease: bool = True) -> None:
         args = [sys.executable, str(WORKER), db, *(["--keep-sessions"] if keep_sessions else [])]
+        args += [] if lease else ["--no-lease"]
         env = {**os.environ, "AGENTCORE_TIKTOKEN_TIMEOUT": "0"}
         self.process = subprocess.Popen(
             args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
@@ -139,15 +140,19 @@ async def test_two_processes_take_turns_of_one_session(
 async def test_a_worker_killed_mid_turn_leaves_the_session_whole(
     shared_store_engine: StoreEngine, workers: list[Worker]
 ) -> None:
-    """SIGKILL at random points of a turn (model call, write, summary); another worker resumes."""
+    """SIGKILL at random points of a turn (model call, write, summary); another worker resumes.
+
+    Without the session lease, so the survivor goes on at once rather than after each dead
+    worker's lease lapses (that wait is test_session_lease.py's).
+    """
     rng = random.Random(7)
     location = shared_store_engine.location
-    survivor = Worker(location)
+    survivor = Worker(location, lease=False)
     workers.append(survivor)
     turn = 0
     outcomes = {"stored before the kill": 0, "not stored": 0}
     for _ in range(6):
-        victim = Worker(location)
+        victim = Worker(location, lease=False)
         workers.append(victim)
         assert victim.turn(turn) == {"done": turn, "ran": True}
         turn += 1

@@ -96,6 +96,10 @@ async def test_a_sqlite_turn_runs_only_the_statements_of_its_write(
     finally:
         store._conn.set_trace_callback(None)
     assert not [s for s in statements if "busy_timeout" in s], statements
+    # The session lease (on by default): one statement to take it, one to give it back.
+    assert statements[0].startswith("INSERT INTO leases"), statements
+    assert statements[-1].startswith("DELETE FROM leases"), statements
+    statements = statements[1:-1]
     assert not [s for s in statements if s.startswith("SELECT") and "FROM turns" in s]
     assert statements[0] == "PRAGMA data_version"  # the check before the model call
     assert "BEGIN IMMEDIATE" in statements and statements[-1] == "COMMIT"

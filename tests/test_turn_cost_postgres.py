@@ -26,10 +26,14 @@ NOTICE_WAIT = 60.0
 machine at load 10; the polls end as soon as it happens."""
 
 
-def _session(agent: Agent, store: PostgresStore, provider: MockProvider | None = None) -> Any:
+def _session(
+    agent: Agent, store: PostgresStore, provider: MockProvider | None = None, *, lease: bool = False
+) -> Any:
+    """A session of ``store``; without the session lease unless ``lease``, so the trips counted
+    are the turn's own (the lease's two are counted by the test of the defaults)."""
     provider = provider or MockProvider(responder=lambda r: "ok")
-    bundle = AgentBuilder().provider(provider).store(store).load_plugins(False).build()
-    return AgentSession(agent, "s", bundle)
+    builder = AgentBuilder().provider(provider).store(store).load_plugins(False)
+    return AgentSession(agent, "s", builder.session_lease(lease).build())
 
 
 def _count_trips(store: PostgresStore, monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -112,6 +116,25 @@ async def test_a_postgres_turn_makes_one_server_round_trip(
             assert trips == ["connection"], trips  # the write, nothing else
         texts = [m.text for m in await session.history()]
         assert texts[-2:] == ["turn 2", "ok"]
+
+
+@NOTICES
+async def test_with_the_default_lease_a_turn_adds_its_take_and_give_back(
+    agent: Agent, postgres_dsn: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session lease (on by default) costs two short trips: one before the model call, one
+    after the write."""
+    async with PostgresStore(postgres_dsn) as store:
+        session = _session(agent, store, lease=True)
+        await _listening(store)
+        await session.submit_turn("first")
+        await session.submit_turn("second")
+        trips = _count_trips(store, monkeypatch)
+        for turn in range(3):
+            await _settled(store)
+            trips.clear()
+            await session.submit_turn(f"turn {turn}")
+            assert trips == ["connection"] * 3, trips  # take, write, give back
 
 
 @NOTICES

@@ -265,7 +265,9 @@ async def test_a_write_conflict_appends_the_turn_after_the_other_writers(
             await gate.wait()
         return f"re: {text}"
 
-    bundle = AgentBuilder().provider(MockProvider(responder=respond)).load_plugins(False).build()
+    # Without the session lease, under which the second writer would wait for the first.
+    builder = AgentBuilder().provider(MockProvider(responder=respond)).load_plugins(False)
+    bundle = builder.session_lease(False).build()
     first, second = two_writers(agent, bundle)
     await first.submit_turn("hello")
     slow = asyncio.ensure_future(first.submit_turn("slow"))

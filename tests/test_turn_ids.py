@@ -79,15 +79,20 @@ async def test_a_session_id_no_engine_can_store_fails_before_the_paid_call(
         await store.close()
 
 
-async def test_a_locked_sqlite_database_bounds_the_turn_by_its_deadline(tmp_path: Path) -> None:
-    # Issue 21: a 5 s busy wait ignored turn_timeout=2. The database is locked after the
-    # session opened, so the wait falls on the turn's own store write.
+@pytest.mark.parametrize("lease", [True, False])
+async def test_a_locked_sqlite_database_bounds_the_turn_by_its_deadline(
+    tmp_path: Path, lease: bool
+) -> None:
+    # A 5 s busy wait once ignored turn_timeout=2. The database is locked after the session
+    # opened, so the wait falls on taking the session lease (the default), before any model
+    # call, or without the lease on the turn's own store write, after it.
     from agentcore import SqliteStore
 
     path = tmp_path / "locked.db"
     store = SqliteStore(path)
     provider = _replies()
-    bundle = AgentBuilder().provider(provider).store(store).turn_timeout(2).build()
+    builder = AgentBuilder().provider(provider).store(store).turn_timeout(2)
+    bundle = builder.session_lease(lease).build()
     session = AgentSession(AGENT, "locked", bundle)
     await session.submit_turn("first")
     holder = sqlite3.connect(path, isolation_level=None)
@@ -102,7 +107,9 @@ async def test_a_locked_sqlite_database_bounds_the_turn_by_its_deadline(tmp_path
         holder.close()
     assert elapsed < 2 + 10  # the deadline, not a fixed busy wait (generous under load)
     assert [m.text for m in await session.history()] == ["first", "reply 1"]
-    assert (await session.submit_turn("third")).text == "reply 3"
+    # With the lease the timed-out turn never called the model; without it, it paid a call.
+    assert len(provider.calls) == (1 if lease else 2)
+    assert (await session.submit_turn("third")).text == ("reply 2" if lease else "reply 3")
     await store.close()
 
 

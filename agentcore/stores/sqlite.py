@@ -606,19 +606,48 @@ class SqliteStore(BaseStore):
     async def acquire_lease(self, session_id: str, owner: str, seconds: float) -> bool:
         """Take or renew the lease of ``session_id`` for ``owner``; False if another holds it.
 
-        The expiry is on this host's clock (``time.time()``).
+        The expiry is on this host's clock (``time.time()``). Like a turn's
+        write, the statement is tried on the calling thread first and goes to
+        a worker thread only when a lock it needs is taken.
         """
         seconds = check_lease(session_id, owner, seconds)
-        return await asyncio.to_thread(
-            self._call, lambda conn: sqlite_leases.acquire_lease(conn, session_id, owner, seconds)
+        return await self._lease_call(
+            lambda conn: sqlite_leases.acquire_lease(conn, session_id, owner, seconds)
         )
 
     async def release_lease(self, session_id: str, owner: str) -> bool:
         """Give back ``owner``'s lease of ``session_id``; return whether ``owner`` held it."""
         check_lease(session_id, owner)
-        return await asyncio.to_thread(
-            self._call, lambda conn: sqlite_leases.release_lease(conn, session_id, owner)
+        return await self._lease_call(
+            lambda conn: sqlite_leases.release_lease(conn, session_id, owner)
         )
+
+    async def _lease_call(self, statement: Callable[[sqlite3.Connection], bool]) -> bool:
+        """Run a one-statement lease write now if nothing holds its locks, else in a thread.
+
+        The try on the calling thread waits for nothing (a busy timeout of 0)
+        and never awaits, so it commits whole or changes nothing; a cancel
+        lands before or after it.
+        """
+        if self._lock.acquire(blocking=False):
+            try:
+                self._check_open()
+                self._set_busy_ms(self._conn, 0)
+                result: bool | None = statement(self._conn)
+                due = self._wal is not None and self._wal.due(self._conn)
+            except sqlite3.OperationalError as exc:
+                if not is_busy(exc):
+                    raise StoreError(f"SQLite store {self._path}: {_why(self._path, exc)}") from exc
+                result = None  # locked by another connection: the worker thread waits
+            except sqlite3.Error as exc:
+                raise StoreError(f"SQLite store {self._path}: {_why(self._path, exc)}") from exc
+            finally:
+                self._lock.release()
+            if result is not None:
+                if due:  # the WAL's pages are copied off the event loop
+                    await asyncio.to_thread(self._checkpoint)
+                return result
+        return await asyncio.to_thread(self._call, statement)
 
     async def close(self) -> None:
         """Close the connection; later calls raise :class:`StoreError`. Closing twice is fine."""
