@@ -291,10 +291,14 @@ async def turns(
     tools: int = 0,
     count: int = TURNS,
     paired: Paired | None = None,
+    lease: bool = False,
 ) -> tuple[list[float], list[float], list[float]]:
     """Seconds of each turn of one session, of those that made a summary call, and of the others.
 
     ``paired``: the floor is measured between the timed turns (see :class:`Paired`).
+    ``lease``: with the session lease (the builder's default); off, as one session
+    object per session runs, unless a row says otherwise, so the rows stay comparable
+    with the checkouts before the lease was the default.
     """
     from agentcore import (
         Agent,
@@ -315,6 +319,8 @@ async def turns(
     # Plugins are registered by hand, never discovered: an older checkout run by --old would
     # otherwise load this tree's other plugins (their entry points) into its older core.
     builder = AgentBuilder().provider(model).store(store).load_plugins(False)
+    if hasattr(builder, "session_lease"):  # an older checkout (--old) may not have it
+        builder.session_lease(lease)
     if summary is not None:
         from agentcore_autosummary import plugin as autosummary_plugin
 
@@ -548,6 +554,7 @@ def main() -> None:
     runs: list[tuple[str, dict[str, Any]]] = [
         ("memory, no plugins", {"sqlite": False}),
         ("SQLite, no plugins", {"sqlite": True}),
+        ("SQLite, no plugins, the session lease on (the default)", {"sqlite": True, "lease": True}),
         ("SQLite, autosummary (never summarizes here)", {"sqlite": True, "summary": quiet}),
         ("SQLite, autosummary, 4 tools", {"sqlite": True, "summary": quiet, "tools": 4}),
         ("SQLite, autosummary, 40 tools", {"sqlite": True, "summary": quiet, "tools": 40}),
