@@ -40,7 +40,10 @@ What is here, by job:
   :class:`PriceTable`.
 - **Storage**: :class:`MemoryStore`, :class:`InMemoryStore`, :class:`SqliteStore`,
   ``JsonValue``.
-- **Errors**: :class:`AgentCoreError` and the errors a plugin raises or catches.
+- **Errors**: :class:`AgentCoreError` and the errors a plugin raises or catches,
+  among them the kinds of :class:`LlmError` a provider of the plugin's own
+  raises (:class:`RateLimitError`, :class:`ServiceUnavailableError`...), so the
+  core's retries and the plugin's own fallbacks treat it as any provider.
 - **Checking settings**: the rules of :mod:`agentcore.validators`
   (:class:`Rule`, ``POSITIVE_INT``, ``RATIO``, :func:`one_of`...), which raise
   :class:`ConfigError` naming the field.
@@ -65,11 +68,16 @@ from agentcore.context import TurnContext
 from agentcore.cycle import CycleResult, LlmCycle
 from agentcore.errors import (
     AgentCoreError,
+    AuthenticationError,
+    BadRequestError,
     ConfigError,
     ConflictError,
     ContextWindowExceededError,
     CorruptDataError,
     LlmError,
+    LlmTimeoutError,
+    RateLimitError,
+    ServiceUnavailableError,
     SessionError,
 )
 from agentcore.formats import (
@@ -151,6 +159,8 @@ __all__ = [
     "AgentConfig",
     "AgentCoreError",
     "AgentSession",
+    "AuthenticationError",
+    "BadRequestError",
     "ConfigError",
     "ConflictError",
     "ContextSlot",
@@ -169,12 +179,15 @@ __all__ = [
     "LlmProvider",
     "LlmRequest",
     "LlmResponse",
+    "LlmTimeoutError",
     "MemoryStore",
     "Message",
     "ModelCallInfo",
     "PluginSetting",
     "PriceTable",
+    "RateLimitError",
     "Rule",
+    "ServiceUnavailableError",
     "SessionError",
     "SessionHandle",
     "SlotConfig",

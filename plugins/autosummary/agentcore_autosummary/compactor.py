@@ -38,6 +38,7 @@ from agentcore import (
 )
 from agentcore.plugin_api import HookedProvider, TokenCounter, pin_group, run_sync
 from agentcore_autosummary import plugin as _plugin
+from agentcore_autosummary.adapters.summarizers import summary_provider
 from agentcore_autosummary.budget import turn_budget
 from agentcore_autosummary.compactor_input import (
     check_covered,
@@ -99,8 +100,13 @@ class Compaction:
 class Compactor:
     """Fits a message list into the window with the autosummary plugin's summaries.
 
-    :param provider: The provider summary calls go to (any :class:`~agentcore.LlmProvider`;
-        ``config.summary_provider``, when set, takes precedence as in the plugin).
+    :param provider: What summary calls go to: an agentcore
+        :class:`~agentcore.LlmProvider`, or the app's own model as
+        :func:`~agentcore_autosummary.adapters.summarizers.summary_provider`
+        takes it (an OpenAI client, with ``model``; an OpenAI Agents SDK model;
+        a LangChain chat model; a callable from Chat Completions dicts to
+        text). ``config.summary_provider``, when set, takes precedence as in
+        the plugin.
     :param config: The :class:`SummaryConfig`, as for the plugin: its
         ``max_context_tokens`` is the window every returned request fits.
         ``mode`` is always ``"inline"`` here: a call returns once its summary is made.
@@ -117,7 +123,7 @@ class Compactor:
 
     def __init__(
         self,
-        provider: LlmProvider,
+        provider: LlmProvider | object,
         config: SummaryConfig | dict[str, Any] | None = None,
         *,
         model: str | None = None,
@@ -138,7 +144,8 @@ class Compactor:
         self._agent = Agent(
             "compactor", model=model, max_tokens=max_tokens, token_counter=token_counter
         )
-        builder = AgentBuilder().provider(provider).store(InMemoryStore()).load_plugins(False)
+        summarizer = summary_provider(provider, model=model)
+        builder = AgentBuilder().provider(summarizer).store(InMemoryStore()).load_plugins(False)
         for extra in (_plugin, *plugins):
             builder = builder.plugin(extra)
         if tools:

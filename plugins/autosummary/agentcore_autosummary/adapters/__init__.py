@@ -8,4 +8,7 @@
   (``pip install langgraph``).
 - :mod:`agentcore_autosummary.adapters.langchain`: a LangChain v1 agent
   middleware for ``create_agent`` that does the same (``pip install langchain``).
+- :mod:`agentcore_autosummary.adapters.summarizers`: the app's own model (an
+  OpenAI client, an Agents SDK model, a LangChain chat model, a callable) as
+  the compactor's summarizer.
 """
