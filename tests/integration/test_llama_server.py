@@ -20,7 +20,15 @@ import pytest
 from llama_server import MODEL_ALIAS, LlamaServer, log_statuses
 from request_log import RecordingProvider, record_to_json, summarize_records
 
-from agentcore import Agent, AgentBuilder, AgentSession, FocusedConfig, LlmError, ToolRegistry
+from agentcore import (
+    Agent,
+    AgentBuilder,
+    AgentSession,
+    EmptyReplyError,
+    FocusedConfig,
+    LlmError,
+    ToolRegistry,
+)
 from agentcore_autosummary import SummaryConfig, get_conversation_summary
 
 REPLY_CAP = 96
@@ -100,6 +108,9 @@ class Conversation:
     provider: RecordingProvider
     stream: bool
     failures: list[str] = attrs.field(factory=list)
+    empty_replies: list[str] = attrs.field(factory=list)
+    """Turns the model answered with nothing (``EmptyReplyError``): the model's doing, not
+    a failure of the window; nothing of them is stored."""
     turns: int = 0
 
     async def turn(self, text: str) -> None:
@@ -113,6 +124,8 @@ class Conversation:
                 assert "".join(pieces) == stream.message.text
             else:
                 await self.session.submit_turn(text)
+        except EmptyReplyError as exc:  # SmolLM2-135M at temperature 0 sometimes says nothing
+            self.empty_replies.append(f"turn {self.turns}: {exc}")
         except LlmError as exc:
             self.failures.append(f"turn {self.turns}: {type(exc).__name__}: {exc}")
 
@@ -255,6 +268,7 @@ async def finish(
         "test": name,
         "turns": conv.turns,
         "failed_turns": len(conv.failures),
+        "empty_replies": len(conv.empty_replies),
         **summarize_records(records, server.n_ctx),
         "server_non_200": log.rejected,
         "server_statuses": dict(log.statuses),
@@ -272,6 +286,8 @@ async def finish(
     problems = []
     if conv.failures:
         problems.append(f"{len(conv.failures)} of {conv.turns} turns failed: {conv.failures[:2]}")
+    if 2 * len(conv.empty_replies) >= conv.turns:  # the model still answers most turns
+        problems.append(f"{len(conv.empty_replies)} of {conv.turns} replies were empty")
     if row["rejected_for_length"] > allowed_refusals:
         problems.append(
             f"{row['rejected_for_length']} requests rejected for their length "
