@@ -32,6 +32,7 @@ from agentcore_autosummary.state import (
     state_key,
     state_to_json,
 )
+from agentcore_autosummary.subjects import at_turn, fields, subject
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -59,7 +60,7 @@ async def store_call_cost(ctx: TurnContext, usage: Usage) -> None:
     except Exception as exc:
         ctx.session.cost.add(usage, "summary")
         logger.error(
-            "could not store the cost of a summary call (session=%s): %s", ctx.session_id, exc
+            "could not store the cost of a summary call (%s): %s", subject(ctx.session), exc
         )
 
 
@@ -82,7 +83,7 @@ async def store_data(
         async with lock or contextlib.nullcontext():
             await ctx.session.record_usage(None, "summary", data=data)
     except Exception as exc:
-        logger.error("could not store %s (session=%s): %s", what, ctx.session_id, exc)
+        logger.error("could not store %s (%s): %s", what, subject(ctx.session), exc)
 
 
 async def apply_summary(
@@ -153,19 +154,16 @@ async def apply_summary(
             )
         except ConflictError:
             logger.info(
-                "summary of session %s turn %d dropped: a newer summary was applied meanwhile",
-                ctx.session_id,
-                plan.turn_index,
+                "summary of %s dropped: a newer summary was applied meanwhile",
+                at_turn(ctx, plan.turn_index),
             )
             stored = await ctx.memory.get(state_key(slot.id))
             runtime.states[slot.id] = state_from_json(stored, slot_id=slot.id)
             return False
         runtime.states[slot.id] = state
         logger.info(
-            "summary written (session=%s, slot=%s, turn=%d): covers messages 0..%d",
-            ctx.session_id,
-            slot.id,
-            plan.turn_index,
+            "summary written (%s): covers messages 0..%d",
+            fields(ctx, slot.id, plan.turn_index),
             plan.covers - 1,
         )
         return True
@@ -192,9 +190,8 @@ async def record_failure(ctx: TurnContext, runtime: SessionRuntime, plan: Plan) 
     if stored is not None and stored.generation > plan.base_generation:
         runtime.states[slot_id] = stored
         logger.info(
-            "summary of session %s turn %d dropped: a newer summary was applied meanwhile",
-            ctx.session_id,
-            plan.turn_index,
+            "summary of %s dropped: a newer summary was applied meanwhile",
+            at_turn(ctx, plan.turn_index),
         )
         return
     previous = runtime.states.get(slot_id, SummaryState())

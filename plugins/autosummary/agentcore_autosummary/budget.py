@@ -30,6 +30,7 @@ from agentcore.plugin_api import (
 )
 from agentcore_autosummary.config import CORRECTION_KEY, SummaryConfig
 from agentcore_autosummary.off_loop import cut_middle
+from agentcore_autosummary.subjects import subject
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -58,7 +59,7 @@ async def load_correction(ctx: TurnContext) -> TokenCorrection:
     try:
         return TokenCorrection.from_json(stored)
     except (TypeError, ValueError) as exc:
-        logger.warning("session %s: ignoring stored %s: %s", ctx.session_id, CORRECTION_KEY, exc)
+        logger.warning("%s: ignoring stored %s: %s", subject(ctx.session), CORRECTION_KEY, exc)
         return TokenCorrection()
 
 
@@ -67,7 +68,7 @@ async def save_correction(ctx: TurnContext, correction: TokenCorrection) -> None
     try:
         await ctx.memory.set(CORRECTION_KEY, correction.to_json())
     except Exception as exc:
-        logger.error("session %s: could not store the token correction: %s", ctx.session_id, exc)
+        logger.error("%s: could not store the token correction: %s", subject(ctx.session), exc)
 
 
 @frozen

@@ -59,6 +59,7 @@ from agentcore_autosummary.message_formats import (
     write_messages,
 )
 from agentcore_autosummary.runtime import runtime_of, session_correction
+from agentcore_autosummary.subjects import SUBJECT
 
 
 @frozen
@@ -216,6 +217,8 @@ class Compactor:
             summary_override=state.summary, summary_covers=state.covered, pinned=pins
         )
         session = AgentSession(agent, f"compaction-{uuid.uuid4().hex}", self._bundle, mode)
+        # The log lines speak of the caller's list, never of this stand-in session.
+        session.stash[SUBJECT] = f"the message list of {len(messages)} messages"
         try:
             if state.data:
                 await session.record_usage(None, "summary", data=state.data)

@@ -32,6 +32,7 @@ from agentcore_autosummary.runtime import (
     runtime_of,
     session_correction,
 )
+from agentcore_autosummary.subjects import at_turn
 from agentcore_autosummary.tails import (
     window_drops,
 )
@@ -132,9 +133,8 @@ async def make_room(
         return await budget.turn_size(ctx, exact=False)
     if pending is not None and not pending.done():
         logger.info(
-            "session %s turn %d waits for the pending summary to stay within %d tokens",
-            ctx.session_id,
-            ctx.turn_index,
+            "%s waits for the pending summary to stay within %d tokens",
+            at_turn(ctx),
             config.window,
         )
         await asyncio.shield(pending)
@@ -154,9 +154,10 @@ async def make_room(
     state = await load_state(ctx, runtime)
     if not may_retry(state, ctx.turn_index):
         assert state.last_attempt_turn is not None
+        due = state.last_attempt_turn + backoff_turns(state.failures) - ctx.turn_index
         runtime.why[ctx.slot.id] = (
-            f"the last {state.failures} summary attempts failed; the next one waits until "
-            f"turn {state.last_attempt_turn + backoff_turns(state.failures)}"
+            f"the last {state.failures} summary attempts failed; the next one is due in "
+            f"{due} turn{'s' if due != 1 else ''}"
         )
         return tokens
     await warm_counts(ctx, config, state, budget.correction)
@@ -205,10 +206,8 @@ async def give_up_tail(
             continue
         summarized = True
         logger.info(
-            "session %s turn %d: the request needs %d tokens of %d; summarizing the recent "
-            "tail down to %d tokens",
-            ctx.session_id,
-            ctx.turn_index,
+            "%s: the request needs %d tokens of %d; summarizing the recent tail down to %d tokens",
+            at_turn(ctx),
             tokens,
             budget.window,
             recent,
@@ -237,10 +236,9 @@ async def learn_from_overflow(
     if sent is None:
         return budget
     logger.warning(
-        "session %s turn %d: the server refused a request counted %d tokens here as too long "
+        "%s: the server refused a request counted %d tokens here as too long "
         "(%s); summarizing and retrying once",
-        ctx.session_id,
-        ctx.turn_index,
+        at_turn(ctx),
         sent,
         error,
     )

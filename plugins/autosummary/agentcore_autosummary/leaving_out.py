@@ -18,6 +18,7 @@ import attrs
 from agentcore import ContextSlot, Message, TurnContext
 from agentcore.plugin_api import TokenCounter, render_parts
 from agentcore_autosummary.budget import TurnBudget
+from agentcore_autosummary.subjects import at_turn, fields
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -103,19 +104,16 @@ def _log(
 ) -> None:
     if backlog:
         logger.info(
-            "session %s turn %d: %d messages await their summary; this request leaves them out",
-            ctx.session_id,
-            ctx.turn_index,
+            "%s: %d messages await their summary; this request leaves them out",
+            at_turn(ctx),
             count,
         )
         return
     logger.warning(
-        "session %s slot %s turn %d: the request does not fit the window and %s: it leaves "
+        "%s: the request does not fit the window and %s: it leaves "
         "out the %d oldest messages the summary does not cover%s (nothing stored is dropped; "
         "the summary is tried again on a later turn)",
-        ctx.session_id,
-        slot.id,
-        ctx.turn_index,
+        fields(ctx, slot.id, ctx.turn_index),
         why,
         count,
         "" if summary_kept else ", and the summary itself",

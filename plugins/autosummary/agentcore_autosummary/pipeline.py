@@ -23,6 +23,7 @@ from agentcore_autosummary.hooks import (
 from agentcore_autosummary.plan import Plan, make_plan, warm_counts
 from agentcore_autosummary.retries import make_summary_parts
 from agentcore_autosummary.runtime import SessionRuntime, load_state, session_correction
+from agentcore_autosummary.subjects import at_turn, fields
 from agentcore_autosummary.summary_calls import isolated
 from agentcore_autosummary.summary_info import (
     CompactError,
@@ -130,9 +131,8 @@ async def summarize(
     )
     if not await before_summary(ctx, request):
         logger.info(
-            "summary of session %s turn %d vetoed by a before_summary hook",
-            ctx.session_id,
-            plan.turn_index,
+            "summary of %s vetoed by a before_summary hook",
+            at_turn(ctx, plan.turn_index),
         )
         if strict:
             raise CompactError("a before_summary hook vetoed the summary; nothing was changed")
@@ -151,10 +151,8 @@ async def summarize(
         applied = await apply_summary(ctx, config, runtime, plan, summary, version, segments)
     except Exception as exc:
         logger.error(
-            "summary failed (session=%s, slot=%s, turn=%d): %s: %s",
-            ctx.session_id,
-            plan.slot.id,
-            plan.turn_index,
+            "summary failed (%s): %s: %s",
+            fields(ctx, plan.slot.id, plan.turn_index),
             type(exc).__name__,
             exc,
             exc_info=logger.isEnabledFor(logging.DEBUG),

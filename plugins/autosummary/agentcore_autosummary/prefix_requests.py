@@ -29,6 +29,7 @@ from agentcore_autosummary.prompt import (
     summary_words,
 )
 from agentcore_autosummary.sent import SentRequest, last_sent, position_of
+from agentcore_autosummary.subjects import subject
 from agentcore_autosummary.summarizer import (
     SummaryFit,
     SummaryReply,
@@ -176,9 +177,9 @@ async def request_prefix_summary(
         max_tokens = min(limit, config.window - fit.correction.apply(fit.model, local))
         if max_tokens < min(config.summary_reserve, config.summary_tokens):
             logger.info(
-                "session %s: the conversation's prefix (%d tokens) leaves no room for a "
+                "%s: the conversation's prefix (%d tokens) leaves no room for a "
                 "summary in the window: the summary is asked for as a transcript",
-                ctx.session_id,
+                subject(ctx.session),
                 local,
             )
             return None
@@ -191,9 +192,9 @@ async def request_prefix_summary(
         result = await _within(seconds, cycle.submit_messages(messages, sent.tools))
     except ContextWindowExceededError as exc:
         logger.info(
-            "session %s: the server refused the prefix-shaped summary request (%s): "
+            "%s: the server refused the prefix-shaped summary request (%s): "
             "asked for as a transcript",
-            ctx.session_id,
+            subject(ctx.session),
             exc,
         )
         return None

@@ -69,11 +69,11 @@ def append_missing(
     return summary
 
 
-def log_missing(session_id: str, missing: Sequence[str]) -> None:
-    """Log the identifiers a summary left out, as a warning."""
+def log_missing(where: str, missing: Sequence[str]) -> None:
+    """Log the identifiers a summary of ``where`` (see :mod:`.subjects`) left out, as a warning."""
     logger.warning(
-        "session %s: the summary leaves out %d identifier(s) of the messages it covers: %s",
-        session_id,
+        "%s: the summary leaves out %d identifier(s) of the messages it covers: %s",
+        where,
         len(missing),
         ", ".join(missing),
     )

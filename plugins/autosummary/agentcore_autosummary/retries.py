@@ -33,6 +33,7 @@ from agentcore_autosummary.routes import (
 from agentcore_autosummary.segments import make_segment_summary
 from agentcore_autosummary.sizing import transcript_tokens
 from agentcore_autosummary.state import Segment
+from agentcore_autosummary.subjects import at_turn
 from agentcore_autosummary.summarizer import SummaryCutError, SummaryFailedError
 from agentcore_autosummary.summary_calls import (
     check_retention,
@@ -130,10 +131,9 @@ async def _make_summary(
             # would pay for the whole input again, and small models stop at the cap
             # on every route.
             logger.info(
-                "summary of session %s turn %d stopped at its cap: applied up to its last "
+                "summary of %s stopped at its cap: applied up to its last "
                 "whole sentence, with quotes",
-                ctx.session_id,
-                plan.turn_index,
+                at_turn(ctx, plan.turn_index),
             )
             made = attrs.evolve(made, summary=made.whole)
             break
@@ -142,10 +142,9 @@ async def _make_summary(
             # Degrade, never refuse: a summary that lost identifiers still carries more
             # than the messages a failed attempt would leave out of the request.
             logger.warning(
-                "summary of session %s turn %d applied although it loses %d identifier(s) "
+                "summary of %s applied although it loses %d identifier(s) "
                 "of the previous summary that no retry route kept: %s",
-                ctx.session_id,
-                plan.turn_index,
+                at_turn(ctx, plan.turn_index),
                 len(made.quality.identifiers_lost),
                 ", ".join(made.quality.identifiers_lost),
             )
@@ -156,10 +155,8 @@ async def _make_summary(
             # summary stands and now covers them, rather than every later turn leaving
             # them out and asking again.
             logger.info(
-                "summary of session %s turn %d unchanged by every route (%s): applied, "
-                "covering %d more message(s)",
-                ctx.session_id,
-                plan.turn_index,
+                "summary of %s unchanged by every route (%s): applied, covering %d more message(s)",
+                at_turn(ctx, plan.turn_index),
                 ", ".join(tried),
                 len(made.plan.messages),
             )
@@ -171,10 +168,9 @@ async def _make_summary(
                 # reply's whole sentences and the quotes of what they leave out carry
                 # more than the messages a failed attempt would leave out of the request.
                 logger.info(
-                    "summary of session %s turn %d stopped at its cap by every route (%s): "
+                    "summary of %s stopped at its cap by every route (%s): "
                     "applied up to its last whole sentence, with quotes",
-                    ctx.session_id,
-                    plan.turn_index,
+                    at_turn(ctx, plan.turn_index),
                     ", ".join(tried),
                 )
                 made = attrs.evolve(made, summary=whole)
@@ -186,9 +182,8 @@ async def _make_summary(
                 )
             )
         logger.info(
-            "summary of session %s turn %d refused (%s by the %s route): asked for again by %s",
-            ctx.session_id,
-            plan.turn_index,
+            "summary of %s refused (%s by the %s route): asked for again by %s",
+            at_turn(ctx, plan.turn_index),
             made.quality.verdict,
             made.route,
             route.name,
@@ -216,10 +211,8 @@ async def _make_summary(
         # shrinking (a summary of a short stretch, in a small window).
         await check_shrinks(ctx, made.plan, bare, config)
         logger.info(
-            "summary of session %s turn %d applied without its quotes: with them the "
-            "context would not shrink",
-            ctx.session_id,
-            plan.turn_index,
+            "summary of %s applied without its quotes: with them the context would not shrink",
+            at_turn(ctx, plan.turn_index),
         )
         summary = bare
     return summary, made.plan, quality

@@ -20,6 +20,7 @@ from agentcore_autosummary.budget import (
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.fencing import unfence_summary
 from agentcore_autosummary.state import SummaryState, state_from_json, state_key
+from agentcore_autosummary.subjects import subject
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -81,8 +82,8 @@ async def learn(
     if learned is not current:
         runtime.correction = learned
         logger.info(
-            "session %s: the server counts %.3fx agentcore's tokens for model %r",
-            ctx.session_id,
+            "%s: the server counts %.3fx agentcore's tokens for model %r",
+            subject(ctx.session),
             learned.factor(model),
             model,
         )

@@ -41,6 +41,7 @@ from agentcore_autosummary.quoting import quote_missing, without_quotes
 from agentcore_autosummary.retention import append_missing, log_missing, missing_identifiers
 from agentcore_autosummary.routes import UPDATE, Route
 from agentcore_autosummary.runtime import learn, runtime_of, session_correction
+from agentcore_autosummary.subjects import subject
 from agentcore_autosummary.summarizer import (
     SummaryCutError,
     SummaryFailedError,
@@ -405,7 +406,7 @@ async def check_retention(ctx: TurnContext, config: SummaryConfig, plan: Plan, s
     if not missing:
         return summary
     if config.retention_check == "log":
-        log_missing(ctx.session_id, missing)
+        log_missing(subject(ctx.session), missing)
         return summary
     counter = (await summary_fit(ctx, config, plan)).counter
     return append_missing(summary, missing, counter, config.summary_tokens)

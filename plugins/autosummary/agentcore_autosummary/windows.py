@@ -24,6 +24,7 @@ from agentcore_autosummary.config import (
     SummaryConfig,
 )
 from agentcore_autosummary.runtime import runtime_of
+from agentcore_autosummary.subjects import subject
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -150,10 +151,10 @@ async def learn_served_window(
     served = await _session_served(ctx)
     served[key] = limit
     logger.warning(
-        "session %s: the server refused a request for model %r as longer than %d tokens, "
+        "%s: the server refused a request for model %r as longer than %d tokens, "
         "but the window was taken to be %d: requests are planned for %d tokens from now on "
         "(set summary_config max_context_tokens to the served window to skip this refusal)",
-        ctx.session_id,
+        subject(ctx.session),
         model,
         limit,
         window,
@@ -162,7 +163,7 @@ async def learn_served_window(
     try:
         await ctx.memory.set(SERVED_WINDOW_KEY, dict(served))
     except Exception as exc:
-        logger.error("session %s: could not store the served window: %s", ctx.session_id, exc)
+        logger.error("%s: could not store the served window: %s", subject(ctx.session), exc)
     return True
 
 

@@ -334,3 +334,23 @@ async def test_the_compactor_guide_quotes_the_usage_figures() -> None:
     )
     guide = " ".join(GUIDE.read_text("utf-8").split())
     assert expected in guide, f"docs/compactor.md should say: {expected!r}"
+
+
+async def test_the_log_lines_name_the_callers_list_not_an_internal_session(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level("INFO", logger="agentcore")
+    summarizer = Summarizer(fail=True)
+    compact = compactor(summarizer)
+    history: list[dict[str, Any]] = []
+    state = None
+    for turn in range(40):
+        history.append({"role": "user", "content": f"q{turn} {text(40, turn)}"})
+        state = (await compact.compact(history, state)).state
+        history.append({"role": "assistant", "content": text(30, turn)})
+    failed = [r.getMessage() for r in caplog.records if r.getMessage().startswith("summary failed")]
+    assert failed, "no summary failure was logged"
+    assert all(line.startswith("summary failed (the message list of ") for line in failed)
+    assert "compaction-" not in caplog.text
+    lines = [record.getMessage() for record in caplog.records]
+    assert not [line for line in lines if "turn=" in line or " turn " in line]
