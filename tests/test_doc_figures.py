@@ -187,12 +187,16 @@ def test_quoted_output_is_what_the_command_prints(
 
 
 def _plugins_mismatch(shown: list[str], printed: list[str]) -> str | None:
-    """The plugins the doc lists must be listed as shown; others may be installed too."""
+    """The plugins the doc lists must be listed as shown, agentcore's built-in ones all of
+    them; other installed plugins may be listed too."""
     quoted = {entry["name"]: entry for entry in json.loads("\n".join(shown))}
     listed = {entry["name"]: entry for entry in json.loads("\n".join(printed))}
     for name, entry in quoted.items():
         if listed.get(name) != entry:
             return f"the plugin {name!r} is listed as {listed.get(name)!r}"
+    for name in listed:
+        if name.startswith("agentcore.") and name not in quoted:
+            return f"the built-in plugin {name!r} is printed but not quoted"
     return None
 
 

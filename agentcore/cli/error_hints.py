@@ -22,6 +22,7 @@ _LIBRARY_HINTS = (
     re.compile(r";\s*check the API key \(argument api_key= or \w+\)"),
     re.compile(r";\s*the connection was probably dropped"),
     re.compile(r";\s*is base_url right\?.*$"),
+    re.compile(r";\s*check the model name \(.*\)$"),
 )
 
 
@@ -57,10 +58,12 @@ def explain_llm_error(exc: LlmError, prefix: str, *, window: int | None = None) 
         size = f" of {limit:,} tokens" if limit else ""
         return (
             f"{message}; the request is too long for the model's context window{size}: "
-            "start a new session (without -c or -s), or shorten the prompt"
+            "start a new session (without -c or --cid), or shorten the prompt"
         )
     if isinstance(exc, ModelNotFoundError):
-        return f"{message}; check the model name in --model"
+        if prefix == "ollama":
+            return f"{message}; check the model name in --model, or fetch it: ollama pull MODEL"
+        return f"{message}; check the model name in --model (a local server: the name it lists)"
     if isinstance(exc, ServiceUnavailableError):
         return f"{message}; {_unavailable_hint(exc, prefix)}"
     if isinstance(exc, LlmTimeoutError):

@@ -112,6 +112,18 @@ def test_explanations_carry_hints() -> None:
     assert "server failed" in explain_llm_error(failed, "openai")
 
 
+def test_a_model_the_server_does_not_know_gets_one_hint() -> None:
+    from agentcore.providers._errors import ServerError, error_for_status
+
+    said = ServerError(message="The model `gpt-9` does not exist", code="model_not_found")
+    exc = error_for_status("OpenAI API", 404, said, key_env="OPENAI_API_KEY")
+    line = explain_llm_error(exc, "openai")
+    assert "gpt-9" in line and "HTTP 404" in line
+    assert line.count("check the model name") == 1, line
+    assert "--model" in line and "ollama pull" not in line
+    assert "ollama pull MODEL" in explain_llm_error(exc, "ollama")
+
+
 def _chat_error(run_cli: RunCli, openai_server: FakeOpenAIServer, *flags: str) -> str:
     args = ["chat", "--base-url", openai_server.base_url, "--max-retries", "0", *flags]
     result = run_cli(*args, "-p", "hi", env={"OPENAI_API_KEY": "sk-wrong"})
