@@ -1,12 +1,15 @@
-"""What tokens cost: list prices per model, and the dollars of a :class:`~agentcore.Usage`.
+"""What tokens cost: prices per model, and the dollars of a :class:`~agentcore.Usage`.
 
-:data:`LIST_PRICES` holds the published prices of current OpenAI, Anthropic
-and Google models in US dollars per million tokens: uncached input, input
-read from the prompt cache, input written to it, and output. Prices change:
-:data:`PRICES_CHECKED` says when these were compared with the providers'
-pricing pages (:data:`PRICE_SOURCES`), and a :class:`PriceTable` takes your
-own prices on top (a negotiated rate, a model the table lacks, a local
-model at 0).
+Prices come, in this order, from the prices you give a :class:`PriceTable`
+(a negotiated rate, a model no table has, a local model at 0), from
+`genai-prices <https://github.com/pydantic/genai-prices>`_ when it is
+installed (the ``prices`` extra; its maintainers keep it current as models
+ship and prices change, with tiers by prompt length), and from
+:data:`LIST_PRICES`, the published prices of current OpenAI, Anthropic and
+Google models kept here by hand as the offline fallback: :data:`PRICES_CHECKED`
+says when they were last compared with the providers' pricing pages
+(:data:`PRICE_SOURCES`). Nothing here downloads prices: genai-prices is read
+from the data its installed version ships.
 
 Example::
 
@@ -16,7 +19,9 @@ Example::
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
+from typing import Any
 
 from attrs import field, frozen
 
@@ -127,17 +132,51 @@ PRICE_SOURCES: Mapping[str, str] = {
 """The pricing pages :data:`LIST_PRICES` comes from."""
 
 
-class PriceTable:
-    """Prices by model: :data:`LIST_PRICES` with ``overrides`` on top.
+MAINTAINED_PROVIDERS: Mapping[str, str] = {
+    "openai": "openai",
+    "openai-responses": "openai",
+    "anthropic": "anthropic",
+    "google": "google",
+    "gemini": "google",
+}
+"""The ``provider:`` prefixes whose models genai-prices prices, and its id for each. A model
+under another prefix (``ollama:`` and other local servers) is never priced from it."""
 
-    ``overrides`` maps model names to :class:`Price`; a name in both wins
-    here. ``include_list_prices=False`` starts from an empty table.
+
+@functools.cache
+def maintained_prices() -> Any | None:
+    """The ``genai_prices`` module when it is installed, else None (imported once)."""
+    try:
+        import genai_prices
+    except ImportError:
+        return None
+    return genai_prices
+
+
+def _per_million(value: Any) -> float | None:
+    """A genai-prices price per million tokens as a float: a tiered price's base tier."""
+    if value is None:
+        return None
+    return float(getattr(value, "base", value))
+
+
+class PriceTable:
+    """Prices by model: ``overrides`` first, then genai-prices, then :data:`LIST_PRICES`.
+
+    ``overrides`` maps model names to :class:`Price`; a name there wins.
+    ``include_list_prices=False`` leaves only ``overrides``. ``maintained``
+    says whether genai-prices is asked (default: when it is installed; True
+    requires it, False keeps to the hand table).
     """
 
     def __init__(
-        self, overrides: Mapping[str, Price] | None = None, *, include_list_prices: bool = True
+        self,
+        overrides: Mapping[str, Price] | None = None,
+        *,
+        include_list_prices: bool = True,
+        maintained: bool | None = None,
     ) -> None:
-        prices = dict(LIST_PRICES) if include_list_prices else {}
+        own: dict[str, Price] = {}
         for name, price in (overrides or {}).items():
             if not isinstance(name, str) or not name:
                 raise ConfigError(
@@ -145,29 +184,119 @@ class PriceTable:
                 )
             if not isinstance(price, Price):
                 raise ConfigError(f"the price of {name!r} must be a Price, got {price!r}")
-            prices[name] = price
-        self._prices = prices
+            own[name] = price
+        if maintained not in (None, True, False):
+            raise ConfigError(f"maintained must be True, False or None, got {maintained!r}")
+        module = maintained_prices() if include_list_prices and maintained is not False else None
+        if maintained is True and module is None:
+            raise ConfigError(
+                "maintained=True needs genai-prices: install the prices extra "
+                '(pip install "genai-prices>=0.2")'
+            )
+        self._own = own
+        self._list = dict(LIST_PRICES) if include_list_prices else {}
+        self._maintained = module
+
+    @property
+    def maintained(self) -> bool:
+        """Whether genai-prices is asked for the models ``overrides`` does not price."""
+        return self._maintained is not None
 
     def price_for(self, model: str) -> Price | None:
-        """The price of ``model``, or None when the table has none.
+        """The price of ``model``, or None when no source has one.
 
         A ``"provider:model"`` name is looked up without its prefix, and a
         model id that extends a known name after a ``-`` (a date or a
         version, as in ``claude-sonnet-4-5-20250929`` or
-        ``gpt-4.1-mini-2025-04-14``) takes the longest such name.
+        ``gpt-4.1-mini-2025-04-14``) takes the longest such name. A price
+        genai-prices tiers by prompt length is given at its base tier here;
+        :meth:`dollars` applies the tiers.
         """
-        if not isinstance(model, str) or not model:
-            raise ConfigError(f"a model name must be a non-empty str, got {model!r}")
-        name = model.split(":", 1)[1] if ":" in model else model
-        if name in self._prices:
-            return self._prices[name]
-        best: str | None = None
-        for known in self._prices:
-            if name.startswith(known + "-") and (best is None or len(known) > len(best)):
-                best = known
-        return None if best is None else self._prices[best]
+        name, provider = _split(model)
+        own = _family(self._own, name)
+        if own is not None:
+            return own
+        found = self._maintained_model(name, provider)
+        if found is not None:
+            prices = found.model_price
+            input_price = _per_million(prices.input_mtok)
+            output_price = _per_million(prices.output_mtok)
+            if input_price is not None and output_price is not None:
+                return Price(
+                    input=input_price,
+                    output=output_price,
+                    cached_input=_per_million(prices.cache_read_mtok),
+                    cache_write=_per_million(prices.cache_write_mtok),
+                )
+        return _family(self._list, name)
+
+    def price_source(self, model: str) -> str | None:
+        """Where :meth:`dollars` takes ``model``'s price from.
+
+        ``"override"``, ``"genai-prices"``, ``"list"`` (:data:`LIST_PRICES`), or
+        None when no source prices it.
+        """
+        name, provider = _split(model)
+        if _family(self._own, name) is not None:
+            return "override"
+        if self._maintained_model(name, provider) is not None:
+            return "genai-prices"
+        return "list" if _family(self._list, name) is not None else None
 
     def dollars(self, usage: Usage, model: str, *, cache_ttl: str = "5m") -> float | None:
-        """What ``usage`` of ``model`` costs, or None when the table has no price for it."""
-        price = self.price_for(model)
-        return None if price is None else price.dollars(usage, cache_ttl=cache_ttl)
+        """What ``usage`` of ``model`` costs, or None when no source prices it.
+
+        ``cache_ttl="1h"`` prices cache writes at Anthropic's 1-hour rate,
+        which only the hand table has: such usage is priced from it.
+        """
+        if not isinstance(usage, Usage):
+            raise ConfigError(f"a price applies to a Usage, got {usage!r}")
+        name, provider = _split(model)
+        own = _family(self._own, name)
+        if own is not None:
+            return own.dollars(usage, cache_ttl=cache_ttl)
+        if cache_ttl == "5m" or usage.cache_write_tokens == 0:
+            found = self._maintained_model(name, provider, usage)
+            if found is not None:
+                return float(found.total_price)
+        listed = _family(self._list, name)
+        return None if listed is None else listed.dollars(usage, cache_ttl=cache_ttl)
+
+    def _maintained_model(self, name: str, provider: str | None, usage: Usage | None = None) -> Any:
+        """genai-prices' price calculation for ``usage`` (or one token) of ``name``, or None."""
+        module = self._maintained
+        if module is None or (provider is not None and provider not in MAINTAINED_PROVIDERS):
+            return None
+        usage = usage if usage is not None else Usage(1, 0)
+        asked = module.Usage(
+            input_tokens=usage.input_tokens,
+            cache_read_tokens=usage.cached_input_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
+            output_tokens=usage.output_tokens,
+        )
+        provider_id = None if provider is None else MAINTAINED_PROVIDERS[provider]
+        try:
+            return module.calc_price(asked, model_ref=name, provider_id=provider_id)
+        except (LookupError, ValueError):
+            return None
+
+
+def _split(model: str) -> tuple[str, str | None]:
+    """``model`` without its ``provider:`` prefix, and the prefix (None without one)."""
+    if not isinstance(model, str) or not model:
+        raise ConfigError(f"a model name must be a non-empty str, got {model!r}")
+    if ":" in model:
+        provider, name = model.split(":", 1)
+        return name, provider
+    return model, None
+
+
+def _family(prices: Mapping[str, Price], name: str) -> Price | None:
+    """``name``'s price in ``prices``: its own, or the longest known name it extends by ``-``."""
+    if name in prices:
+        return prices[name]
+    best: str | None = None
+    for known in prices:
+        if name.startswith(known + "-") and (best is None or len(known) > len(best)):
+            best = known
+    return None if best is None else prices[best]

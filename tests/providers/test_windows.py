@@ -189,3 +189,27 @@ async def test_llama_cpp_python_reports_no_window_and_a_user_entry_gives_it(
         "smollm2", base_url=llm_server.openai_url, context_windows={"smollm2": 2048}
     ) as provider:
         assert await discover_context_window(provider, None) == 2048
+
+
+def test_the_known_windows_agree_with_genai_prices_where_it_has_the_same_model() -> None:
+    """A cross-check of the hand-kept table against genai-prices' maintained one.
+
+    Where genai-prices has a model under the same id and knows its window, the two agree
+    within 5% (its figures are often rounded: 1,000,000 for OpenAI's 1,047,576).
+    """
+    genai = pytest.importorskip("genai_prices", reason="the prices extra is not installed")
+    from agentcore.providers.windows import KNOWN_CONTEXT_WINDOWS
+
+    compared, disagreeing = 0, []
+    for model, window in KNOWN_CONTEXT_WINDOWS.items():
+        try:
+            found = genai.calc_price(genai.Usage(input_tokens=1), model_ref=model).model
+        except LookupError:
+            continue
+        if found.id != model or found.context_window is None:
+            continue  # matched another model's entry by prefix, or no window known there
+        compared += 1
+        if abs(window - found.context_window) > 0.05 * found.context_window:
+            disagreeing.append((model, window, found.context_window))
+    assert compared >= 20
+    assert disagreeing == []

@@ -6,7 +6,7 @@ import pytest
 from otel_helpers import Traces
 
 from agentcore import Agent, AgentBuilder, AgentSession, InMemoryStore, LlmResponse, Message, Usage
-from agentcore.pricing import LIST_PRICES
+from agentcore.pricing import PriceTable
 from agentcore.testing import MockProvider
 
 USAGE = Usage(20_000, 500, cached_input_tokens=15_000, cache_write_tokens=3_000)
@@ -23,7 +23,7 @@ async def test_the_chat_and_turn_spans_carry_cache_use_and_dollars(traces: Trace
     session = _session(traces, "claude-sonnet-4-5-20250929")
     await session.submit_turn("Hello")
     turn, chat = traces.spans()
-    expected = LIST_PRICES["claude-sonnet-4-5"].dollars(USAGE)
+    expected = PriceTable().dollars(USAGE, "claude-sonnet-4-5")
     # 2,000 uncached at $3, 15,000 read at $0.30, 3,000 written at $3.75, 500 out at $15 per M.
     assert expected == pytest.approx(0.006 + 0.0045 + 0.01125 + 0.0075)
     for span in (turn, chat):
