@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping
 from pathlib import Path
+
+import platformdirs
 
 APP_NAME = "agentcore"
 """The name of the CLI's folder in the user's data directory."""
@@ -29,63 +30,34 @@ PRIVATE_FILE_MODE = 0o600
 """The mode of files the CLI creates: only the user may read or write them."""
 
 
-def user_data_dir(
-    environ: Mapping[str, str] | None = None,
-    platform: str | None = None,
-    home: Path | None = None,
-) -> Path:
-    r"""The platform's per-user data folder for agentcore.
+def user_data_dir() -> Path:
+    r"""The platform's per-user data folder for agentcore, as platformdirs finds it.
 
-    ``%APPDATA%\agentcore`` on Windows, ``~/Library/Application Support/agentcore``
-    on macOS, and ``$XDG_DATA_HOME/agentcore`` (``~/.local/share/agentcore``
-    when unset or relative) elsewhere.
-
-    :param environ: The environment to read (default: :data:`os.environ`).
-    :param platform: A :data:`sys.platform` value (default: this one).
-    :param home: The user's home folder (default: :meth:`Path.home`).
+    ``%APPDATA%\agentcore`` on Windows (the roaming profile),
+    ``~/Library/Application Support/agentcore`` on macOS, and
+    ``$XDG_DATA_HOME/agentcore`` (``~/.local/share/agentcore`` when unset or
+    relative) elsewhere.
     """
-    environ = os.environ if environ is None else environ
-    platform = sys.platform if platform is None else platform
-    home = Path.home() if home is None else home
-    if platform.startswith(("win", "cygwin")):
-        appdata = environ.get("APPDATA", "")
-        base = Path(appdata) if appdata else home / "AppData" / "Roaming"
-    elif platform == "darwin":
-        base = home / "Library" / "Application Support"
-    else:
-        xdg = environ.get("XDG_DATA_HOME", "")
-        base = Path(xdg) if xdg and os.path.isabs(xdg) else home / ".local" / "share"
-    return base / APP_NAME
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False, roaming=True))
 
 
-def default_db_path(
-    environ: Mapping[str, str] | None = None,
-    platform: str | None = None,
-    home: Path | None = None,
-) -> Path:
+def default_db_path(environ: Mapping[str, str] | None = None) -> Path:
     """The database the CLI uses without ``--db``.
 
-    ``$AGENTCORE_HOME/agentcore.db`` when :data:`HOME_ENV` is set, else
-    ``agentcore.db`` in :func:`user_data_dir`. Parameters as for
+    ``$AGENTCORE_HOME/agentcore.db`` when :data:`HOME_ENV` is set in
+    ``environ`` (default: :data:`os.environ`), else ``agentcore.db`` in
     :func:`user_data_dir`.
     """
-    return data_dir(environ, platform, home) / DB_FILENAME
+    return data_dir(environ) / DB_FILENAME
 
 
-def data_dir(
-    environ: Mapping[str, str] | None = None,
-    platform: str | None = None,
-    home: Path | None = None,
-) -> Path:
-    """The CLI's folder: ``$AGENTCORE_HOME`` when set, else :func:`user_data_dir`.
-
-    Parameters as for :func:`user_data_dir`.
-    """
+def data_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """The CLI's folder: ``$AGENTCORE_HOME`` when set in ``environ``, else :func:`user_data_dir`."""
     environ = os.environ if environ is None else environ
     custom = environ.get(HOME_ENV, "")
     if custom:
         return Path(custom).expanduser()
-    return user_data_dir(environ, platform, home)
+    return user_data_dir()
 
 
 def make_private_dir(path: Path) -> None:
