@@ -25,6 +25,7 @@ from agentcore import (
     AgentBuilder,
     AgentSession,
     ConfigError,
+    ContextWindowExceededError,
     CostTracker,
     FocusedConfig,
     InMemoryStore,
@@ -218,7 +219,7 @@ class Compactor:
         )
         session = AgentSession(agent, f"compaction-{uuid.uuid4().hex}", self._bundle, mode)
         # The log lines speak of the caller's list, never of this stand-in session.
-        session.stash[SUBJECT] = f"the message list of {len(messages)} messages"
+        session.stash[SUBJECT] = f"the message list of {_messages(len(messages))}"
         try:
             if state.data:
                 await session.record_usage(None, "summary", data=state.data)
@@ -231,7 +232,10 @@ class Compactor:
                     runtime_of(session).sent[ctx.slot.id] = state.sent_tokens
             await _plugin.post_turn_end(ctx)
             ctx.response = None
-            await fit_request(ctx)
+            try:
+                await fit_request(ctx)
+            except ContextWindowExceededError as exc:
+                raise _too_large(exc, len(messages)) from exc
             result = await self._result(
                 session, ctx, fmt, converted, lead, state, flight, system_prompt
             )
@@ -374,6 +378,24 @@ class Compactor:
 
 _STAND_IN = Message.user("")
 """What a covered message is imported as (see :meth:`Compactor._imported`)."""
+
+
+def _messages(count: int) -> str:
+    return f"{count} message{'' if count == 1 else 's'}"
+
+
+def _too_large(exc: ContextWindowExceededError, count: int) -> ContextWindowExceededError:
+    """The plugin's refusal of a request, told of the caller's list rather than a turn."""
+    return ContextWindowExceededError(
+        f"the message list of {_messages(count)} cannot fit the window "
+        f"(max_context_tokens {exc.limit_tokens}): its turn in flight (the newest user message "
+        f"and the tool calls and results after it), the system prompt and the pinned messages "
+        f"need about {exc.requested_tokens} tokens with the reply reserved, even with every "
+        "earlier message left out; the state given still holds",
+        prompt_tokens=exc.prompt_tokens,
+        limit_tokens=exc.limit_tokens,
+        requested_tokens=exc.requested_tokens,
+    )
 
 
 def _registry(tools: Sequence[ToolSpec]) -> ToolRegistry:

@@ -8,7 +8,16 @@ from typing import Any
 
 import pytest
 
-from agentcore import ConfigError, LlmError, LlmRequest, Message, ToolSpec, ToolUseBlock, Usage
+from agentcore import (
+    ConfigError,
+    ContextWindowExceededError,
+    LlmError,
+    LlmRequest,
+    Message,
+    ToolSpec,
+    ToolUseBlock,
+    Usage,
+)
 from agentcore.budget import reply_reservation
 from agentcore.formats import from_anthropic, from_openai
 from agentcore.testing import MockProvider
@@ -354,3 +363,15 @@ async def test_the_log_lines_name_the_callers_list_not_an_internal_session(
     assert "compaction-" not in caplog.text
     lines = [record.getMessage() for record in caplog.records]
     assert not [line for line in lines if "turn=" in line or " turn " in line]
+
+
+async def test_a_turn_in_flight_larger_than_the_window_is_refused_naming_the_list() -> None:
+    compact = compactor(Summarizer())
+    history = [{"role": "user", "content": text(3000, 1)}]
+    with pytest.raises(ContextWindowExceededError) as info:
+        await compact.compact(history)
+    message = str(info.value)
+    assert message.startswith("the message list of 1 message cannot fit the window")
+    assert "stored" not in message and "session" not in message
+    assert info.value.limit_tokens == WINDOW
+    assert info.value.requested_tokens is not None and info.value.requested_tokens > WINDOW
