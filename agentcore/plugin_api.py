@@ -35,8 +35,7 @@ What is here, by job:
   a slot), :func:`system_message`, :func:`pin_group`.
 - **Tokens and budgets**: :class:`TokenCounter`, :func:`get_token_counter`,
   :func:`count_tokens`, :func:`count_text_tokens`; :func:`reply_reservation`,
-  :func:`counted_request_async`, :func:`provider_model`,
-  :class:`TokenCorrection`; :class:`Usage`, :class:`CostTracker`,
+  :func:`provider_model`; :class:`Usage`, :class:`CostTracker`,
   :class:`PriceTable`.
 - **Storage**: :class:`MemoryStore`, :class:`InMemoryStore`, :class:`SqliteStore`,
   ``JsonValue``.
@@ -54,13 +53,7 @@ time) are described in the docs' plugin API reference.
 """
 
 from agentcore.agent import Agent
-from agentcore.budget import (
-    OVERFLOW_KEY,
-    TokenCorrection,
-    counted_request_async,
-    provider_model,
-    reply_reservation,
-)
+from agentcore.budget import OVERFLOW_KEY, provider_model, reply_reservation
 from agentcore.builder import AgentBuilder, AgentBundle, AgentConfig
 from agentcore.call_hooks import HookedProvider
 from agentcore.calls import ModelCallInfo, ToolCallInfo
@@ -197,7 +190,6 @@ __all__ = [
     "SummaryPosition",
     "SummaryRole",
     "TextBlock",
-    "TokenCorrection",
     "TokenCounter",
     "ToolCallInfo",
     "ToolRegistry",
@@ -210,7 +202,6 @@ __all__ = [
     "check_provider_name",
     "count_text_tokens",
     "count_tokens",
-    "counted_request_async",
     "discover_context_window",
     "field_name",
     "from_anthropic",

@@ -5,17 +5,10 @@ import math
 import pytest
 
 from agentcore import Agent, LlmCycle, Message
-from agentcore.budget import (
-    CORRECTION_MARGIN,
-    DEFAULT_REPLY_SHARE,
-    TokenCorrection,
-    counted_request,
-    reply_reservation,
-)
+from agentcore.budget import DEFAULT_REPLY_SHARE, reply_reservation
 from agentcore.errors import ConfigError, ContextWindowExceededError
-from agentcore.llm import LlmRequest, ToolSpec
+from agentcore.llm import LlmRequest
 from agentcore.testing import MockProvider
-from agentcore.tokens import TOKENS_PER_TOOL, get_token_counter
 
 
 @pytest.mark.parametrize(
@@ -49,33 +42,6 @@ def test_reply_reservation_is_the_cap_or_a_share_of_the_window() -> None:
     assert reply_reservation(300, 2048) == 300
     assert reply_reservation(None, 2048) == int(2048 * DEFAULT_REPLY_SHARE)
     assert reply_reservation(None, 4) == 1
-
-
-def test_request_count_includes_tool_definitions() -> None:
-    counter = get_token_counter("gpt-4o-mini")
-    messages = [Message.user("hello")]
-    tool = ToolSpec("search", "Search the web.", {"type": "object", "properties": {}})
-    with_tool = counted_request(counter, messages, [tool])
-    assert with_tool > counted_request(counter, messages) + TOKENS_PER_TOOL
-
-
-def test_correction_learns_the_highest_ratio_and_stays_on_the_high_side() -> None:
-    correction = TokenCorrection()
-    assert correction.apply("m", 1000) == 1000
-    assert correction.observe("m", 10, 100) is correction  # too small to teach anything
-    correction = correction.observe("m", 1000, 1300).observe("m", 1000, 1200)
-    assert correction.ratios == {"m": 1.3}
-    assert correction.factor("m") == pytest.approx(1.3 * (1 + CORRECTION_MARGIN))
-    assert correction.apply("m", 1000) >= 1300
-    assert correction.unapply("m", correction.apply("m", 1000)) <= 1000
-    # a server that counts fewer never makes budgets looser than the local count
-    assert TokenCorrection().observe("n", 1000, 500).factor("n") == 1.0
-    assert TokenCorrection().observe("n", 1000, 1000).ratios == {}
-    assert correction.factor(None) == 1.0
-    assert TokenCorrection.from_json(correction.to_json()) == correction
-    assert TokenCorrection.from_json(None) == TokenCorrection()
-    with pytest.raises(ValueError, match="ratio"):
-        TokenCorrection.from_json({"ratios": {"m": -1}})
 
 
 async def test_cycle_retries_once_through_on_overflow() -> None:

@@ -2,7 +2,7 @@
 
 A turn request must hold ``counted messages + counted tool definitions + the
 reply reservation <= max_context_tokens`` once its local count is corrected
-by the :class:`~agentcore.budget.TokenCorrection` the session learned from
+by the :class:`~agentcore_autosummary.token_correction.TokenCorrection` the session learned from
 the usage its provider reported. The correction is stored in the session
 data under :data:`CORRECTION_KEY`, so it survives a resume.
 """
@@ -19,10 +19,8 @@ from agentcore import Message, TurnContext
 from agentcore.plugin_api import (
     REPLY_PRIMING_TOKENS,
     ContextWindowExceededError,
-    TokenCorrection,
     TokenCounter,
     ToolSpec,
-    counted_request_async,
     get_token_counter,
     provider_model,
     reply_reservation,
@@ -31,6 +29,7 @@ from agentcore.plugin_api import (
 from agentcore_autosummary.config import CORRECTION_KEY, SummaryConfig
 from agentcore_autosummary.off_loop import cut_middle
 from agentcore_autosummary.subjects import subject
+from agentcore_autosummary.token_correction import TokenCorrection, counted_request_async
 
 logger = logging.getLogger("agentcore.autosummary")
 

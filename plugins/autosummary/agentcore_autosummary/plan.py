@@ -12,7 +12,6 @@ from agentcore import (
     Message,
     TurnContext,
 )
-from agentcore.plugin_api import TokenCorrection
 from agentcore_autosummary.budget import (
     counter_for,
     turn_model,
@@ -27,6 +26,7 @@ from agentcore_autosummary.tails import (
     cap_tail,
     tail_cap,
 )
+from agentcore_autosummary.token_correction import TokenCorrection
 
 logger = logging.getLogger("agentcore.autosummary")
 

@@ -12,7 +12,7 @@ from agentcore import (
     ContextSlot,
     TurnContext,
 )
-from agentcore.plugin_api import SessionHandle, StashKey, TokenCorrection
+from agentcore.plugin_api import SessionHandle, StashKey
 from agentcore_autosummary.budget import (
     load_correction,
     save_correction,
@@ -21,6 +21,7 @@ from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.fencing import unfence_summary
 from agentcore_autosummary.state import SummaryState, state_from_json, state_key
 from agentcore_autosummary.subjects import subject
+from agentcore_autosummary.token_correction import TokenCorrection
 
 logger = logging.getLogger("agentcore.autosummary")
 

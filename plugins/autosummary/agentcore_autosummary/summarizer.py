@@ -15,7 +15,6 @@ from attrs import frozen
 from agentcore import AgentCoreError, CycleResult, LlmCycle, LlmProvider, Message, Usage
 from agentcore.plugin_api import (
     ContextWindowExceededError,
-    TokenCorrection,
     TokenCounter,
     valid_text,
 )
@@ -25,6 +24,7 @@ from agentcore_autosummary.formatting import format_messages_as_text
 from agentcore_autosummary.off_loop import cut_middle
 from agentcore_autosummary.prompt import build_prompt
 from agentcore_autosummary.sizing import transcript_tokens
+from agentcore_autosummary.token_correction import TokenCorrection
 
 T = TypeVar("T")
 

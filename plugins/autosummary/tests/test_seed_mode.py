@@ -16,7 +16,6 @@ import pytest
 from summary_helpers import Replies
 
 from agentcore import AgentBuilder, AgentSession, FocusedConfig, LlmError, Message, Usage
-from agentcore.budget import TokenCorrection
 from agentcore.testing import MockProvider
 from agentcore.tokens import get_token_counter
 from agentcore_autosummary import (
@@ -27,6 +26,7 @@ from agentcore_autosummary import (
     get_conversation_summary,
 )
 from agentcore_autosummary.summarizer import SummaryFit, request_summary
+from agentcore_autosummary.token_correction import TokenCorrection
 
 MakeSession = Callable[..., AgentSession]
 SPEC_USAGE = Usage.from_input_output(10, 5)

@@ -18,7 +18,6 @@ from agentcore import (
     SlotConfig,
     ToolUseBlock,
 )
-from agentcore.budget import TokenCorrection
 from agentcore.messages import token_counts
 from agentcore.slots import config_to_json
 from agentcore.stores import MessageAppend, StoreWrite
@@ -35,6 +34,7 @@ from agentcore_autosummary.summarizer import (
     SummaryFit,
     request_summary,
 )
+from agentcore_autosummary.token_correction import TokenCorrection
 
 WORDS = ("the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "river", "flows")
 
