@@ -18,8 +18,8 @@ import pytest
 
 import agentcore.cli.plugin_api
 import agentcore.plugin_api
-from agentcore import AgentBuilder, AgentSession
-from agentcore.plugin_api import SessionHandle, TurnContext
+from agentcore import AgentBuilder, AgentSession, TurnContext
+from agentcore.plugin_api import SessionHandle
 from agentcore.testing import MockProvider
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -113,6 +113,28 @@ def test_every_name_of_the_plugin_api_resolves_and_is_documented(module: ModuleT
     assert undocumented == []
 
 
+def test_each_name_has_one_door() -> None:
+    """A name every user sees is taken from ``agentcore``; the plugin API adds the others."""
+    assert sorted(set(agentcore.plugin_api.__all__) & set(agentcore.__all__)) == []
+
+
+def plugin_api_names_used(paths: list[Path]) -> set[str]:
+    """The names ``paths`` import from ``agentcore.plugin_api``."""
+    used: set[str] = set()
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "agentcore.plugin_api":
+                used |= {alias.name for alias in node.names}
+    return used
+
+
+def test_each_name_of_the_plugin_api_is_one_a_plugin_needs() -> None:
+    """A contract, not a list of exports: every name serves the first-party plugins or the
+    example plugin, which is written from the API alone."""
+    used = plugin_api_names_used([*plugin_files(), EXAMPLE])
+    assert sorted(set(agentcore.plugin_api.__all__) - used) == []
+
+
 @pytest.mark.parametrize("module", API_MODULES, ids=lambda m: m.__name__)
 def test_star_import_of_the_plugin_api_works(module: ModuleType) -> None:
     namespace: dict[str, object] = {}
@@ -132,12 +154,12 @@ async def test_a_turn_hook_sees_the_session_as_a_session_handle() -> None:
     seen: list[SessionHandle] = []
 
     class Plugin:
-        @agentcore.plugin_api.hookimpl
+        @agentcore.hookimpl
         def on_turn_start(self, ctx: TurnContext) -> None:
             seen.append(ctx.session)
 
     bundle = AgentBuilder().provider(MockProvider(["hi"])).plugin(Plugin()).build()
-    session = AgentSession(agentcore.plugin_api.Agent("a"), "s1", bundle)
+    session = AgentSession(agentcore.Agent("a"), "s1", bundle)
     handle: SessionHandle = session  # mypy checks that AgentSession satisfies the protocol
     await session.submit_turn("hello")
     assert seen == [handle]
@@ -163,12 +185,12 @@ async def test_the_example_plugins_own_hook_vetoes_the_note() -> None:
     calls: list[int] = []
 
     class Vetoer:
-        @agentcore.plugin_api.hookimpl(optionalhook=True)
+        @agentcore.hookimpl(optionalhook=True)
         def before_tail_note(self, left_out: int) -> bool:
             calls.append(left_out)
             return False
 
-    def reply(request: agentcore.plugin_api.LlmRequest) -> str:
+    def reply(request: agentcore.LlmRequest) -> str:
         return "ok " * 40
 
     provider = MockProvider(responder=reply)
@@ -181,7 +203,7 @@ async def test_the_example_plugins_own_hook_vetoes_the_note() -> None:
         .load_plugins(False)
         .build()
     )
-    async with AgentSession(agentcore.plugin_api.Agent("a"), "veto", bundle) as session:
+    async with AgentSession(agentcore.Agent("a"), "veto", bundle) as session:
         for turn in range(3):
             await session.submit_turn(f"message {turn}: " + "words " * 60)
         assert await session.get_session_data(example.NOTE_KEY) is None
@@ -196,5 +218,5 @@ async def test_the_example_plugins_own_hook_vetoes_the_note() -> None:
 def test_a_bad_budget_fails_the_build_naming_the_setting() -> None:
     example = load_example()
     builder = AgentBuilder().provider(MockProvider(["x"])).plugin(example.TailKeeper())
-    with pytest.raises(agentcore.plugin_api.ConfigError, match="tail_budget"):
+    with pytest.raises(agentcore.ConfigError, match="tail_budget"):
         builder.setting(example.SETTING, 10).load_plugins(False).build()

@@ -19,21 +19,23 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from agentcore.plugin_api import (
+from agentcore import (
     Agent,
     AgentBuilder,
     AgentSession,
     ConfigError,
-    JsonValue,
     LlmRequest,
     Message,
     PluginSetting,
+    TurnContext,
+    hookimpl,
+)
+from agentcore.plugin_api import (
+    JsonValue,
     SessionHandle,
     StashKey,
-    TurnContext,
     discover_context_window,
     get_token_counter,
-    hookimpl,
     hookspec,
     pin_group,
     provider_model,

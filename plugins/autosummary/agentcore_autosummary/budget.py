@@ -15,12 +15,10 @@ from collections.abc import Sequence
 
 from attrs import frozen
 
-from agentcore import Message, TurnContext
+from agentcore import ContextWindowExceededError, Message, ToolSpec, TurnContext
 from agentcore.plugin_api import (
     REPLY_PRIMING_TOKENS,
-    ContextWindowExceededError,
     TokenCounter,
-    ToolSpec,
     get_token_counter,
     provider_model,
     reply_reservation,

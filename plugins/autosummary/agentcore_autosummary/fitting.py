@@ -8,9 +8,10 @@ import logging
 import attrs
 
 from agentcore import (
+    ContextWindowExceededError,
     TurnContext,
 )
-from agentcore.plugin_api import OVERFLOW_KEY, ContextWindowExceededError, StashKey
+from agentcore.plugin_api import OVERFLOW_KEY, StashKey
 from agentcore_autosummary.budget import (
     TurnBudget,
     cut_tool_results,

@@ -15,8 +15,7 @@ from __future__ import annotations
 import functools
 import logging
 
-from agentcore import LlmCycle, LlmProvider, Message, TurnContext
-from agentcore.plugin_api import ContextWindowExceededError
+from agentcore import ContextWindowExceededError, LlmCycle, LlmProvider, Message, TurnContext
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.pins import unpinned
 from agentcore_autosummary.plan import Plan

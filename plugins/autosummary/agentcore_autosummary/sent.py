@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 from attrs import frozen
 
-from agentcore import Message, ModelCallInfo, TurnContext
-from agentcore.plugin_api import SessionHandle, StashKey, ToolSpec
+from agentcore import Message, ModelCallInfo, ToolSpec, TurnContext
+from agentcore.plugin_api import SessionHandle, StashKey
 
 
 @frozen

@@ -9,7 +9,8 @@ internal id or turn numbers.
 
 from __future__ import annotations
 
-from agentcore.plugin_api import SessionHandle, StashKey, TurnContext
+from agentcore import TurnContext
+from agentcore.plugin_api import SessionHandle, StashKey
 
 SUBJECT = StashKey[str]("autosummary log subject")
 """How log lines name a session's conversation instead of its id (``session.stash``)."""

@@ -12,12 +12,16 @@ from typing import Any, TypeVar
 
 from attrs import frozen
 
-from agentcore import AgentCoreError, CycleResult, LlmCycle, LlmProvider, Message, Usage
-from agentcore.plugin_api import (
+from agentcore import (
+    AgentCoreError,
     ContextWindowExceededError,
-    TokenCounter,
-    valid_text,
+    CycleResult,
+    LlmCycle,
+    LlmProvider,
+    Message,
+    Usage,
 )
+from agentcore.plugin_api import TokenCounter, valid_text
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.fencing import SUMMARY_CLOSE, SUMMARY_OPEN, unfence_summary
 from agentcore_autosummary.formatting import format_messages_as_text

@@ -18,10 +18,7 @@ from agentcore import (
     TurnContext,
     Usage,
 )
-from agentcore.plugin_api import (
-    DEFAULT_SUMMARY_LABEL,
-    TokenCounter,
-)
+from agentcore.plugin_api import DEFAULT_SUMMARY_LABEL, TokenCounter
 from agentcore_autosummary.applying import store_call_cost
 from agentcore_autosummary.budget import (
     counter_for,

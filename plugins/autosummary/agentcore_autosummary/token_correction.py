@@ -14,8 +14,8 @@ from typing import Any
 
 from attrs import field, frozen
 
-from agentcore import ConfigError, Message
-from agentcore.plugin_api import POSITIVE_NUMBER, TokenCounter, ToolSpec
+from agentcore import ConfigError, Message, ToolSpec
+from agentcore.plugin_api import POSITIVE_NUMBER, TokenCounter
 
 CORRECTION_MARGIN = 0.02
 """Added on top of the highest ratio seen, so budgets stay on the high side."""

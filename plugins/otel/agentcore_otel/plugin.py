@@ -42,8 +42,8 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 
-from agentcore import PluginSetting, TurnContext, hookimpl
-from agentcore.plugin_api import ModelCallInfo, StashKey, ToolCallInfo
+from agentcore import ModelCallInfo, PluginSetting, ToolCallInfo, TurnContext, hookimpl
+from agentcore.plugin_api import StashKey
 from agentcore_otel import attributes as attr
 from agentcore_otel.content import arguments_json, finish_reason, messages_json, output_json
 from agentcore_otel.cost import usage_attributes

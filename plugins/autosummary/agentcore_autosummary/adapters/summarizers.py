@@ -38,6 +38,8 @@ from typing import Any, Literal
 
 from agentcore import (
     ConfigError,
+    LlmError,
+    LlmProvider,
     LlmRequest,
     LlmResponse,
     Message,
@@ -49,8 +51,6 @@ from agentcore import (
 from agentcore.plugin_api import (
     AuthenticationError,
     BadRequestError,
-    LlmError,
-    LlmProvider,
     LlmTimeoutError,
     RateLimitError,
     ServiceUnavailableError,

@@ -10,6 +10,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from agentcore import (
+    Agent,
+    AgentBuilder,
+    AgentSession,
+    ConfigError,
+    FocusedConfig,
+    Message,
+    SqliteStore,
+)
 from agentcore.cli.plugin_api import (
     EXIT_USAGE,
     CliError,
@@ -22,16 +31,7 @@ from agentcore.cli.plugin_api import (
     positive_int,
     printable,
 )
-from agentcore.plugin_api import (
-    Agent,
-    AgentBuilder,
-    AgentSession,
-    ConfigError,
-    FocusedConfig,
-    Message,
-    SqliteStore,
-    count_tokens,
-)
+from agentcore.plugin_api import count_tokens
 from agentcore.testing import MockProvider
 from agentcore_autosummary.cli.notices import summary_line
 from agentcore_autosummary.cli.options import (

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from attrs import frozen
 
+from agentcore import AgentSession, ContextSlot
 from agentcore.cli.plugin_api import context_tokens as context_tokens
-from agentcore.plugin_api import AgentSession, ContextSlot, count_text_tokens
+from agentcore.plugin_api import count_text_tokens
 from agentcore_autosummary.fencing import unfence_summary
 
 SummaryState = tuple[str | None, int]

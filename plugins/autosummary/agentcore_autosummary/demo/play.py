@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 from attrs import frozen
 
-from agentcore.plugin_api import AgentSession
+from agentcore import AgentSession
 from agentcore_autosummary.demo.measure import (
     SummaryWritten,
     context_tokens,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from agentcore.plugin_api import LlmRequest, count_text_tokens
+from agentcore import LlmRequest
+from agentcore.plugin_api import count_text_tokens
 from agentcore_autosummary.demo.script import DemoScript
 
 FALLBACK_REPLY = "(MockProvider) The demo script has no reply for that message."

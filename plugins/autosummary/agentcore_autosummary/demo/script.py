@@ -9,7 +9,8 @@ from typing import Any
 
 from attrs import field, frozen
 
-from agentcore.plugin_api import NON_EMPTY_STR, ConfigError
+from agentcore import ConfigError
+from agentcore.plugin_api import NON_EMPTY_STR
 
 SCRIPT_RESOURCE = "conversation.json"
 """The file of :mod:`agentcore_autosummary.demo` that holds the conversation."""
