@@ -48,7 +48,7 @@ nitpick_ignore = [
     # whose modules (agentcore.providers.openai, .anthropic) are not public.
     ("py:data", "DEFAULT_BASE_URL"),
     # The parts of a segments summary, named in the annotations of SummaryState.
-    ("py:class", "agentcore_autosummary.state.Segment"),
+    ("py:class", "agentcore_autosummary.keeping.state.Segment"),
 ]
 nitpick_ignore_regex = [
     (

@@ -6,7 +6,7 @@ from attrs import define, field
 
 from agentcore import MemoryStore, Message
 from agentcore.slots import config_from_json
-from agentcore_autosummary.state import state_from_json, state_key
+from agentcore_autosummary.keeping.state import state_from_json, state_key
 from bench.loadtest.workload import SLOT, markers, session_id
 
 

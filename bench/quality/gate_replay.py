@@ -5,9 +5,9 @@ requests a quality run saved (``bench/results/quality.json`` by default), takes
 every request that carried a previous summary (the entry ``System: [label] ...``
 at the head of its fenced conversation) and a reply, and prints, per request,
 the identifiers the previous summary held, those the reply kept and lost
-(:func:`agentcore_autosummary.superseding.compare_identifiers`) and whether
+(:func:`agentcore_autosummary.judging.superseding.compare_identifiers`) and whether
 the gate's ``lost`` rule would refuse it at several thresholds. It is how the
-thresholds in ``agentcore_autosummary.gate`` were chosen: run it on a run's
+thresholds in ``agentcore_autosummary.judging.gate`` were chosen: run it on a run's
 results to see what a threshold would have refused.
 """
 
@@ -19,8 +19,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agentcore_autosummary.identifiers import find_identifiers
-from agentcore_autosummary.superseding import compare_identifiers
+from agentcore_autosummary.judging.identifiers import find_identifiers
+from agentcore_autosummary.judging.superseding import compare_identifiers
 
 HERE = Path(__file__).resolve().parent.parent
 _FENCE = re.compile(r"(`{3,})text\n(.*)\n\1", re.DOTALL)

@@ -2,30 +2,42 @@
 
 Enable it with ``AgentBuilder().summary_config(SummaryConfig(...))``, or fit
 a message list an app already has into its window with :class:`Compactor`.
+
+The package is laid out by the stages of a summary, a folder each:
+``deciding`` (when a summary is due and what it covers: the trigger, the
+plan, the window's budget), ``requesting`` (the prompt, the transcript, the
+reusable prefix, the retry routes, the provider), ``calling`` (the attempt,
+its calls and retries, the segments strategy), ``judging`` (the gate, and the
+text analysis it and the quotes use), ``applying`` (storing a summary, its
+fence, fitting the request into the window, the degraded request) and
+``keeping`` (the stored state and the live runtime). Beside them: ``plugin``
+(the hook implementations), ``config``, ``compacting`` (what a user calls
+between turns), ``compactor`` (message lists without a session),
+``adapters``, ``cli`` and ``demo``.
 """
 
 from importlib import metadata as _metadata
 
+from agentcore_autosummary.applying.fencing import fence_summary, unfence_summary
+from agentcore_autosummary.calling.summarizer import SummaryFailedError
 from agentcore_autosummary.compacting import compact, get_conversation_summary
-from agentcore_autosummary.compactor import Compaction, Compactor
-from agentcore_autosummary.compactor_state import CompactorState
+from agentcore_autosummary.compactor.compactor import Compaction, Compactor
+from agentcore_autosummary.compactor.compactor_state import CompactorState
 from agentcore_autosummary.config import CORRECTION_KEY, SummaryConfig
-from agentcore_autosummary.fencing import fence_summary, unfence_summary
-from agentcore_autosummary.formatting import format_message, format_messages_as_text
-from agentcore_autosummary.prompt import (
-    DEFAULT_SUMMARY_PROMPT,
-    STRUCTURED_SUMMARY_PROMPT,
-    UPDATE_SUMMARY_PROMPT,
-)
-from agentcore_autosummary.retention import find_identifiers
-from agentcore_autosummary.state import SummaryState
-from agentcore_autosummary.summarizer import SummaryFailedError
-from agentcore_autosummary.summary_info import (
+from agentcore_autosummary.judging.retention import find_identifiers
+from agentcore_autosummary.keeping.state import SummaryState
+from agentcore_autosummary.keeping.summary_info import (
     CompactError,
     SummaryInfo,
     SummaryQuality,
     SummaryReason,
     SummaryRequestInfo,
+)
+from agentcore_autosummary.requesting.formatting import format_message, format_messages_as_text
+from agentcore_autosummary.requesting.prompt import (
+    DEFAULT_SUMMARY_PROMPT,
+    STRUCTURED_SUMMARY_PROMPT,
+    UPDATE_SUMMARY_PROMPT,
 )
 
 __version__ = _metadata.version("agentcore-autosummary")

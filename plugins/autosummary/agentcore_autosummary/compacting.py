@@ -12,18 +12,18 @@ import asyncio
 import attrs
 
 from agentcore import AgentSession, ConfigError, TurnContext
+from agentcore_autosummary.calling.pipeline import summarize
 from agentcore_autosummary.config import SummaryConfig
-from agentcore_autosummary.pipeline import summarize
-from agentcore_autosummary.plan import last_exchange_start, make_plan, warm_counts
-from agentcore_autosummary.runtime import (
+from agentcore_autosummary.deciding.plan import last_exchange_start, make_plan, warm_counts
+from agentcore_autosummary.deciding.windows import effective_config
+from agentcore_autosummary.keeping.runtime import (
     covered_and_previous,
     enabled_config,
     load_state,
     runtime_of,
     session_correction,
 )
-from agentcore_autosummary.summary_info import CompactError, SummaryInfo
-from agentcore_autosummary.windows import effective_config
+from agentcore_autosummary.keeping.summary_info import CompactError, SummaryInfo
 
 DEFAULT_MEMORY_KEY = "conversation_summary"
 """The session-data key of the summary snapshot in the original design (and by default)."""

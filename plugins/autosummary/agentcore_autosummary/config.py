@@ -23,14 +23,14 @@ from agentcore.plugin_api import (
     get_token_counter,
     one_of,
 )
-from agentcore_autosummary.fencing import FENCE_TOKENS
-from agentcore_autosummary.prompt import (
+from agentcore_autosummary.applying.fencing import FENCE_TOKENS
+from agentcore_autosummary.keeping.state import STATE_KEY_PREFIX
+from agentcore_autosummary.requesting.prompt import (
     DEFAULT_SUMMARY_PROMPT,
     MESSAGES_PLACEHOLDER,
     STRUCTURED_SUMMARY_PROMPT,
     build_prompt,
 )
-from agentcore_autosummary.state import STATE_KEY_PREFIX
 
 Trigger = Literal["context", "cumulative"]
 Strategy = Literal["incremental", "full", "segments"]
@@ -116,13 +116,13 @@ class SummaryConfig:
         use ``DEFAULT_MAX_CONTEXT_TOKENS``.
     :param summary_prompt: The prompt; ``{messages}`` is replaced by the conversation,
         fenced as data; ``{previous}``, when the prompt holds it, by the previous summary,
-        fenced apart from the messages (see ``agentcore_autosummary.prompt``).
+        fenced apart from the messages (see ``agentcore_autosummary.requesting.prompt``).
     :param debounce_turns: Minimum turns between two summary attempts.
     :param summary_model: Model for summary calls (None: the agent's model, else the
         provider's default).
     :param max_tool_result_chars: Characters of each tool result kept in the summary input:
         a longer one goes as its excerpt (head, tail and the lines holding values;
-        ``agentcore_autosummary.tool_excerpts.tool_result_excerpt``).
+        ``agentcore_autosummary.requesting.tool_excerpts.tool_result_excerpt``).
     :param trigger: ``"context"``: the tokens the conversation occupies (the last call's
         reported input + output, else the counted context); ``"cumulative"``: every token
         the session's turns have used so far (the original rule).
@@ -131,7 +131,7 @@ class SummaryConfig:
         front-truncated at 30,000 characters (the original rule); ``"segments"``: the
         messages the summary does not cover yet alone, the summary kept as parts in
         order, the two oldest merged when they outgrow :attr:`summary_room` (see
-        ``agentcore_autosummary.segments``). Either way the summary then covers
+        ``agentcore_autosummary.calling.segments``). Either way the summary then covers
         everything before the recent tail, which stays verbatim.
     :param mode: ``"inline"``: summarize before the turn returns; ``"background"``:
         summarize after it, without adding latency.
@@ -146,7 +146,7 @@ class SummaryConfig:
     :param timeout: Seconds a summary call may take before it counts as failed.
         ``"auto"``: 60 s plus 0.3 s per token of the reply asked for (``max_tokens``)
         and 0.1 s per input token, so a local model on a CPU has time to answer
-        (``agentcore_autosummary.summarizer.call_timeout``); None: no limit.
+        (``agentcore_autosummary.calling.summarizer.call_timeout``); None: no limit.
     :param summary_provider: The provider summary calls go to instead of the turns'
         provider: an :class:`~agentcore.LlmProvider`, or a ``"prefix:model"`` name
         resolved with :func:`agentcore.providers.get_provider` at the first summary
@@ -160,12 +160,12 @@ class SummaryConfig:
         goals, decisions, facts and identifiers (kept verbatim) and open tasks. A structured
         style replaces the default prompt; it cannot be combined with a custom one.
     :param retention_check: After each summary, look for identifiers (names, versions,
-        sizes, dates, paths, URLs, ids; see ``agentcore_autosummary.identifiers``) of its
+        sizes, dates, paths, URLs, ids; see ``agentcore_autosummary.judging.identifiers``) of its
         input that it left out:
         ``"quote"`` appends the sentences that state them, verbatim, under a
         ``Quoted from the conversation:`` line (what the user and the assistant wrote,
         newest first while they fit in the summary's cap with it and half the cap more,
-        never a value changed later; see ``agentcore_autosummary.quoting``),
+        never a value changed later; see ``agentcore_autosummary.judging.quoting``),
         ``"append"`` adds them as an ``Also mentioned:`` line, ``"log"`` logs a warning
         listing them, ``"off"`` does not look.
     :param max_summary_calls_per_turn: Summary calls one summary may make. A backlog
@@ -375,7 +375,7 @@ class SummaryConfig:
         """The most tokens a summary takes in the context: :attr:`summary_room` and its fence.
 
         The fence (``<summary>`` ... ``</summary>``, see
-        ``agentcore_autosummary.fencing``) adds ``FENCE_TOKENS``.
+        ``agentcore_autosummary.applying.fencing``) adds ``FENCE_TOKENS``.
         """
         return self.summary_room + FENCE_TOKENS
 

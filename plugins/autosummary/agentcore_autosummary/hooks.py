@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from agentcore import TurnContext
 from agentcore.plugin_api import call_hook
-from agentcore_autosummary.prompt import MESSAGES_PLACEHOLDER
-from agentcore_autosummary.summary_info import SummaryInfo, SummaryRequestInfo
+from agentcore_autosummary.keeping.summary_info import SummaryInfo, SummaryRequestInfo
+from agentcore_autosummary.requesting.prompt import MESSAGES_PLACEHOLDER
 
 if TYPE_CHECKING:
     import pluggy

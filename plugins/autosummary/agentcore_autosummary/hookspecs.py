@@ -16,7 +16,7 @@ from collections.abc import Awaitable
 
 from agentcore import TurnContext
 from agentcore.plugin_api import hook_policy, hookspec
-from agentcore_autosummary.summary_info import SummaryInfo, SummaryRequestInfo
+from agentcore_autosummary.keeping.summary_info import SummaryInfo, SummaryRequestInfo
 
 HOOK_NAMES = ("before_summary", "after_summary", "on_summary_error")
 """The hooks this module declares."""

@@ -19,18 +19,25 @@ from agentcore import (
     hookimpl,
 )
 from agentcore_autosummary import hookspecs
-from agentcore_autosummary.budget import (
+from agentcore_autosummary.applying.fitting import ATTEMPTED_KEY, fit_request
+from agentcore_autosummary.applying.full_mode import focus_full_slot
+from agentcore_autosummary.calling.pipeline import catch_up, summarize_quietly
+from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.deciding.budget import (
     counter_for,
     turn_model,
 )
-from agentcore_autosummary.config import SummaryConfig
-from agentcore_autosummary.fitting import ATTEMPTED_KEY, fit_request
-from agentcore_autosummary.full_mode import focus_full_slot
-from agentcore_autosummary.pins import check_pins_fit
-from agentcore_autosummary.pipeline import catch_up, summarize_quietly
-from agentcore_autosummary.plan import make_plan, warm_counts
-from agentcore_autosummary.provider import check_summary_provider
-from agentcore_autosummary.runtime import (
+from agentcore_autosummary.deciding.pins import check_pins_fit
+from agentcore_autosummary.deciding.plan import make_plan, warm_counts
+from agentcore_autosummary.deciding.seed_rule import cumulative_due
+from agentcore_autosummary.deciding.tails import (
+    messages_due,
+    unsummarized,
+    window_drops,
+)
+from agentcore_autosummary.deciding.trigger import is_due, may_retry, measure
+from agentcore_autosummary.deciding.windows import effective_config, known_config
+from agentcore_autosummary.keeping.runtime import (
     SETTING,
     covered_and_previous,
     enabled_config,
@@ -39,15 +46,8 @@ from agentcore_autosummary.runtime import (
     runtime_of,
     session_correction,
 )
-from agentcore_autosummary.seed_rule import cumulative_due
-from agentcore_autosummary.sent import record_sent
-from agentcore_autosummary.tails import (
-    messages_due,
-    unsummarized,
-    window_drops,
-)
-from agentcore_autosummary.trigger import is_due, may_retry, measure
-from agentcore_autosummary.windows import effective_config, known_config
+from agentcore_autosummary.requesting.provider import check_summary_provider
+from agentcore_autosummary.requesting.sent import record_sent
 
 if TYPE_CHECKING:
     import argparse
@@ -96,7 +96,7 @@ async def before_model_call(ctx: TurnContext) -> None:
     """Keep the request about to be sent inside ``max_context_tokens`` (see :func:`fit_request`).
 
     A Full slot is switched to the Focused mode first, unless the app chose
-    the mode (see :mod:`agentcore_autosummary.full_mode`).
+    the mode (see :mod:`agentcore_autosummary.applying.full_mode`).
     """
     if enabled_config(ctx.config) is not None:
         await focus_full_slot(ctx)

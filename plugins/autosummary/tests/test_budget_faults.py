@@ -32,7 +32,7 @@ from agentcore.budget import reply_reservation
 from agentcore.errors import ServiceUnavailableError
 from agentcore.tokens import TokenCounter, count_text_tokens
 from agentcore_autosummary import CORRECTION_KEY, SummaryConfig, get_conversation_summary
-from agentcore_autosummary.trigger import MAX_BACKOFF_TURNS
+from agentcore_autosummary.deciding.trigger import MAX_BACKOFF_TURNS
 
 WORDS = ["apple", "river", "stone", "cloud", "green", "table", "music", "light"]
 AGENT = Agent("assistant", system_prompt="You are a helpful assistant.")

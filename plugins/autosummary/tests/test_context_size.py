@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agentcore import ContextSlot, FocusedConfig, Message, SlotConfig, ToolUseBlock
 from agentcore.tokens import TokenCounter
-from agentcore_autosummary.context_size import context_size
+from agentcore_autosummary.deciding.context_size import context_size
 
 
 def _words(text: str) -> int:

@@ -37,7 +37,7 @@ from agentcore.errors import (
     ServiceUnavailableError,
 )
 from agentcore_autosummary import SummaryConfig, get_conversation_summary
-from agentcore_autosummary.trigger import MAX_BACKOFF_TURNS, backoff_turns
+from agentcore_autosummary.deciding.trigger import MAX_BACKOFF_TURNS, backoff_turns
 
 WINDOW = 2000
 TURNS = 22

@@ -9,7 +9,12 @@ from hypothesis import strategies as st
 
 from agentcore.tokens import get_token_counter
 from agentcore_autosummary import fence_summary, unfence_summary
-from agentcore_autosummary.fencing import FENCE_TOKENS, ROLE_NAMES, SUMMARY_CLOSE, SUMMARY_OPEN
+from agentcore_autosummary.applying.fencing import (
+    FENCE_TOKENS,
+    ROLE_NAMES,
+    SUMMARY_CLOSE,
+    SUMMARY_OPEN,
+)
 
 # What a summarizer could write to pass for the end of the summary, a role line or a
 # chat template's turn: the pieces hypothesis mixes into arbitrary text.

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from agentcore import Message
 from agentcore_autosummary import format_messages_as_text
-from agentcore_autosummary.formatting import messages_read
+from agentcore_autosummary.requesting.formatting import messages_read
 
 ROLE_LINE = re.compile(r"^(System|User|Assistant|Tool Result \[[^\]]*\]|Tool Error \[[^\]]*\]): ")
 

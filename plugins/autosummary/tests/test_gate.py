@@ -37,12 +37,12 @@ from agentcore_autosummary import (
     SummaryConfig,
     SummaryInfo,
     SummaryRequestInfo,
-    gate,
     get_conversation_summary,
 )
-from agentcore_autosummary.gate import SummaryRejectedError
-from agentcore_autosummary.routes import MAX_EXTRA_CALLS
-from agentcore_autosummary.trigger import backoff_turns
+from agentcore_autosummary.deciding.trigger import backoff_turns
+from agentcore_autosummary.judging import gate
+from agentcore_autosummary.judging.gate import SummaryRejectedError
+from agentcore_autosummary.requesting.routes import MAX_EXTRA_CALLS
 
 AGENT = Agent("assistant", system_prompt="You are a helpful assistant.")
 # The retry routes are read from transcript requests; test_prefix_summaries.py has the gate
@@ -331,7 +331,7 @@ async def test_a_reply_cut_at_a_cap_the_window_set_is_retried_with_a_smaller_inp
 
 def test_an_extract_of_fact_sentences_is_kept_and_a_stretch_copied_back_is_an_echo() -> None:
     """A faithful extract copies the input's sentences word for word, skipping what lies between."""
-    from agentcore_autosummary.gate import judge
+    from agentcore_autosummary.judging.gate import judge
 
     facts = [
         "The staging database now runs on PostgreSQL 16 with a 512 MB shared buffer pool.",
@@ -358,8 +358,8 @@ def test_the_echoed_share_is_the_share_of_eight_word_runs_found_in_the_input(
     words: list[str], picks: list[int]
 ) -> None:
     """``echoed_share`` is the share of the summary's 8-word runs also found in the transcript."""
-    from agentcore_autosummary.formatting import format_message
-    from agentcore_autosummary.gate import judge
+    from agentcore_autosummary.judging.gate import judge
+    from agentcore_autosummary.requesting.formatting import format_message
 
     message = Message.user(" ".join(words) or "empty")
     summary = " ".join(words[pick] for pick in picks if pick < len(words)) + " " + " ".join(words)

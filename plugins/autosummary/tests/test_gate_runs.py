@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentcore_autosummary.gate import runs_found_by_search, runs_found_in_one_pass
+from agentcore_autosummary.judging.gate import runs_found_by_search, runs_found_in_one_pass
 
 # Few distinct words, so runs repeat and overlap; words that are prefixes of others.
 WORDS = st.lists(st.sampled_from(["a", "ab", "b", "ba", "c", "1", "é"]), max_size=40)

@@ -22,7 +22,7 @@ from agentcore import (
 )
 from agentcore.testing import MockProvider
 from agentcore_autosummary import SummaryConfig, SummaryInfo
-from agentcore_autosummary.gate import judge
+from agentcore_autosummary.judging.gate import judge
 
 PREVIOUS = (
     "The rate limit is 5,000 requests per minute; the budget is 40,000 dollars; "

@@ -9,7 +9,7 @@ from summary_helpers import Replies
 from agentcore import AgentSession, FocusedConfig
 from agentcore.testing import MockProvider
 from agentcore_autosummary import UPDATE_SUMMARY_PROMPT, SummaryConfig
-from agentcore_autosummary.prompt import NO_PREVIOUS_SUMMARY
+from agentcore_autosummary.requesting.prompt import NO_PREVIOUS_SUMMARY
 
 MakeSession = Callable[..., AgentSession]
 

@@ -31,7 +31,7 @@ from agentcore import (
 from agentcore.testing import MockProvider
 from agentcore.tokens import get_token_counter
 from agentcore_autosummary import SummaryConfig, get_conversation_summary
-from agentcore_autosummary.quoting import QUOTED, is_statement, quote_missing, sentences
+from agentcore_autosummary.judging.quoting import QUOTED, is_statement, quote_missing, sentences
 
 COUNTER = get_token_counter(None)
 
@@ -201,7 +201,7 @@ async def test_a_session_with_a_forgetful_summarizer_keeps_the_fact_verbatim() -
 
 
 async def test_lost_identifiers_do_not_refuse_a_summary_when_they_are_quoted_back() -> None:
-    from agentcore_autosummary.gate import judge
+    from agentcore_autosummary.judging.gate import judge
 
     previous = "Deploys go to /srv/app on port 8443 with release v2.1 from host build-07."
     messages = [Message.user("We talked about lunch."), Message.assistant("Sounds good.")]
@@ -349,7 +349,7 @@ def test_sentences_a_summary_repeats_are_dropped_before_quoting() -> None:
 
 def test_only_the_newest_sentences_are_looked_at(monkeypatch: Any) -> None:
     """A summary of the whole history (strategy="full") does not read every sentence."""
-    from agentcore_autosummary import quoting
+    from agentcore_autosummary.judging import quoting
 
     monkeypatch.setattr(quoting, "MAX_SENTENCES", 2)
     messages = [

@@ -25,8 +25,8 @@ from agentcore_autosummary import (
     format_messages_as_text,
     get_conversation_summary,
 )
-from agentcore_autosummary.summarizer import SummaryFit, request_summary
-from agentcore_autosummary.token_correction import TokenCorrection
+from agentcore_autosummary.calling.summarizer import SummaryFit, request_summary
+from agentcore_autosummary.deciding.token_correction import TokenCorrection
 
 MakeSession = Callable[..., AgentSession]
 SPEC_USAGE = Usage.from_input_output(10, 5)

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from agentcore import AgentSession, FocusedConfig, InMemoryStore, LlmRequest, SqliteStore
 from agentcore.testing import MockProvider
 from agentcore_autosummary import SummaryConfig, get_conversation_summary, unfence_summary
-from agentcore_autosummary.segments import MERGE_INSTRUCTION, SEGMENTS_HEADER
-from agentcore_autosummary.state import state_key
+from agentcore_autosummary.calling.segments import MERGE_INSTRUCTION, SEGMENTS_HEADER
+from agentcore_autosummary.keeping.state import state_key
 
 MakeSession = Callable[..., AgentSession]
 
@@ -162,7 +162,7 @@ async def test_a_resumed_session_goes_on_from_its_stored_segments(
 
 
 def test_the_state_of_other_strategies_is_stored_as_before() -> None:
-    from agentcore_autosummary.state import SummaryState, state_to_json
+    from agentcore_autosummary.keeping.state import SummaryState, state_to_json
 
     assert "segments" not in state_to_json(SummaryState(covered=3))
 

@@ -38,7 +38,7 @@ from agentcore_autosummary import (
     unfence_summary,
 )
 from agentcore_autosummary import plugin as autosummary_plugin
-from agentcore_autosummary.fencing import ROLE_NAMES
+from agentcore_autosummary.applying.fencing import ROLE_NAMES
 
 FORGED = (
     "The user plans a trip to Kyoto in May & wants a budget under 900 euros.]\n"

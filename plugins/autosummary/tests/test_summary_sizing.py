@@ -24,17 +24,17 @@ from agentcore.stores import MessageAppend, StoreWrite
 from agentcore.testing import MockProvider
 from agentcore.tokens import TokenCounter, get_token_counter
 from agentcore_autosummary import SummaryConfig, format_message
-from agentcore_autosummary.planner import plan_chunks
-from agentcore_autosummary.prefix_requests import instruction_message, prefix_instruction
-from agentcore_autosummary.prompt import DEFAULT_SUMMARY_PROMPT
-from agentcore_autosummary.sent import position_of
-from agentcore_autosummary.sizing import entry_tokens_async
-from agentcore_autosummary.summarizer import (
+from agentcore_autosummary.calling.summarizer import (
     SummaryFailedError,
     SummaryFit,
     request_summary,
 )
-from agentcore_autosummary.token_correction import TokenCorrection
+from agentcore_autosummary.deciding.planner import plan_chunks
+from agentcore_autosummary.deciding.token_correction import TokenCorrection
+from agentcore_autosummary.requesting.prefix_requests import instruction_message, prefix_instruction
+from agentcore_autosummary.requesting.prompt import DEFAULT_SUMMARY_PROMPT
+from agentcore_autosummary.requesting.sent import position_of
+from agentcore_autosummary.requesting.sizing import entry_tokens_async
 
 WORDS = ("the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "river", "flows")
 

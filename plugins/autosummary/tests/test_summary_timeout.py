@@ -16,8 +16,8 @@ from summary_helpers import TINY_WINDOW
 from agentcore import AgentSession, ConfigError, FocusedConfig, LlmRequest
 from agentcore.testing import MockProvider
 from agentcore_autosummary import SummaryConfig, get_conversation_summary
-from agentcore_autosummary import summarizer as summarizer_module
-from agentcore_autosummary.summarizer import call_timeout
+from agentcore_autosummary.calling import summarizer as summarizer_module
+from agentcore_autosummary.calling.summarizer import call_timeout
 
 MakeSession = Callable[..., AgentSession]
 

@@ -6,7 +6,7 @@ import pytest
 
 from agentcore import Message, ToolSpec
 from agentcore.tokens import TOKENS_PER_TOOL, get_token_counter
-from agentcore_autosummary.token_correction import (
+from agentcore_autosummary.deciding.token_correction import (
     CORRECTION_MARGIN,
     TokenCorrection,
     counted_request,

@@ -19,7 +19,7 @@ from agentcore import (
 )
 from agentcore.testing import MockProvider
 from agentcore_autosummary import SummaryConfig
-from agentcore_autosummary.tool_excerpts import GAP, tool_result_excerpt
+from agentcore_autosummary.requesting.tool_excerpts import GAP, tool_result_excerpt
 
 
 def _describe() -> str:

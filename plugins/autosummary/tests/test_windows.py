@@ -10,7 +10,7 @@ from summary_helpers import Replies
 from agentcore import Agent, AgentBuilder, AgentSession, InMemoryStore
 from agentcore.testing import MockProvider
 from agentcore_autosummary import SummaryConfig
-from agentcore_autosummary.windows import known_config
+from agentcore_autosummary.deciding.windows import known_config
 
 
 def _session(provider: MockProvider, config: SummaryConfig, model: str | None) -> AgentSession:

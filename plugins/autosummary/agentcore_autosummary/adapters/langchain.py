@@ -17,8 +17,8 @@ from typing import Any
 
 from agentcore import ConfigError
 from agentcore_autosummary.adapters.langgraph import STATE_KEY, langchain_messages, last_usage
-from agentcore_autosummary.compactor import Compaction, Compactor
-from agentcore_autosummary.compactor_state import CompactorState
+from agentcore_autosummary.compactor.compactor import Compaction, Compactor
+from agentcore_autosummary.compactor.compactor_state import CompactorState
 
 __all__ = ["compaction_middleware"]
 

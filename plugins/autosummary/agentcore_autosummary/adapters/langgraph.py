@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from agentcore import ConfigError, Usage
-from agentcore_autosummary.compactor import Compaction, Compactor
-from agentcore_autosummary.compactor_state import CompactorState
+from agentcore_autosummary.compactor.compactor import Compaction, Compactor
+from agentcore_autosummary.compactor.compactor_state import CompactorState
 
 __all__ = ["compaction_hook", "compaction_state_schema"]
 

@@ -19,8 +19,8 @@ from typing import Any
 from agentcore import ConfigError
 from agentcore.plugin_api import NON_NEGATIVE_INT
 from agentcore_autosummary.adapters.responses_items import items_to_messages, message_to_item
-from agentcore_autosummary.compactor import Compaction, Compactor
-from agentcore_autosummary.compactor_state import CompactorState
+from agentcore_autosummary.compactor.compactor import Compaction, Compactor
+from agentcore_autosummary.compactor.compactor_state import CompactorState
 
 logger = logging.getLogger("agentcore.autosummary")
 

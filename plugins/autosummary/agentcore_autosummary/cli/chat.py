@@ -14,6 +14,7 @@ from agentcore.cli.plugin_api import (
     stderr_is_terminal,
 )
 from agentcore.plugin_api import SessionHandle
+from agentcore_autosummary.applying.fencing import unfence_summary
 from agentcore_autosummary.cli.notices import SummaryNotices
 from agentcore_autosummary.cli.options import (
     SUMMARY_SETTING,
@@ -23,8 +24,7 @@ from agentcore_autosummary.cli.options import (
 )
 from agentcore_autosummary.compacting import compact, get_conversation_summary
 from agentcore_autosummary.config import SummaryConfig
-from agentcore_autosummary.fencing import unfence_summary
-from agentcore_autosummary.summary_info import CompactError
+from agentcore_autosummary.keeping.summary_info import CompactError
 
 
 def add_chat_options(parser: argparse.ArgumentParser) -> None:

@@ -7,7 +7,7 @@ from attrs import define, field
 from agentcore import TurnContext, hookimpl
 from agentcore.cli.plugin_api import format_tokens, note, plural
 from agentcore.plugin_api import count_text_tokens
-from agentcore_autosummary.summary_info import SummaryInfo, SummaryRequestInfo
+from agentcore_autosummary.keeping.summary_info import SummaryInfo, SummaryRequestInfo
 
 
 def progress_line(request: SummaryRequestInfo) -> str:

@@ -33,7 +33,7 @@ from agentcore_autosummary.cli.options import (
     summary_settings,
 )
 from agentcore_autosummary.compacting import compact
-from agentcore_autosummary.summary_info import CompactError
+from agentcore_autosummary.keeping.summary_info import CompactError
 
 
 def register(sessions: CommandGroup) -> None:

@@ -7,7 +7,7 @@ from attrs import frozen
 from agentcore import AgentSession, ContextSlot
 from agentcore.cli.plugin_api import context_tokens as context_tokens
 from agentcore.plugin_api import count_text_tokens
-from agentcore_autosummary.fencing import unfence_summary
+from agentcore_autosummary.applying.fencing import unfence_summary
 
 SummaryState = tuple[str | None, int]
 """A slot's summary text (None before the first) and the index it covers up to."""

@@ -1,0 +1,4 @@
+"""Making a summary.
+
+The one attempt path, its calls, its retries, the segments strategy.
+"""

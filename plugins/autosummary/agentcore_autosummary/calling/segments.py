@@ -1,0 +1,175 @@
+"""The ``"segments"`` strategy: each summary reads the new messages only, kept as parts.
+
+A small model asked to rewrite its previous summary with new messages
+copies it to its cap: the written part stops growing and new facts stop
+entering. Under this strategy the summarizer is never shown the previous
+summary. Each summary is one new segment, the summary of the messages it
+covers alone; the slot's summary is the segments in order, oldest first,
+each headed by the stretch of the conversation it covers. When the segments
+outgrow their room (:attr:`~agentcore_autosummary.SummaryConfig.segments_room`),
+the two oldest are merged by one more call (a later value wins, the request
+says so), as often as that takes and the calls allow; a merge that fails
+leaves the segments as they are, and the turn goes out all the same.
+
+A segment is judged alone: a reply that stopped at its cap is applied up
+to its last whole sentence; one that echoes the transcript is refused (a
+failed attempt, retried after the backoff; applied with ``gate=False``);
+with ``retention_check="quote"``
+its quotes follow it, taken from the messages it covers.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+import attrs
+
+from agentcore import Message, TurnContext
+from agentcore_autosummary.calling.summarizer import SummaryCutError, SummaryFailedError
+from agentcore_autosummary.calling.summary_calls import (
+    check_retention,
+    check_shrinks,
+    request_one_summary,
+    summary_fit,
+    summary_round,
+)
+from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.deciding.plan import Plan
+from agentcore_autosummary.judging.gate import judge, refusal
+from agentcore_autosummary.judging.quoting import whole_sentences
+from agentcore_autosummary.keeping.runtime import runtime_of
+from agentcore_autosummary.keeping.state import Segment
+from agentcore_autosummary.keeping.summary_info import SummaryQuality
+from agentcore_autosummary.requesting.routes import UPDATE
+
+logger = logging.getLogger("agentcore.autosummary")
+
+SEGMENTS_HEADER = (
+    "The conversation so far, summarized part by part, oldest first; where a later "
+    "part changes something, the later part holds."
+)
+"""The line before the segments of a summary of more than one."""
+
+MERGE_INSTRUCTION = (
+    "Merge these summaries of two consecutive parts of one conversation into one "
+    "summary. Keep every name, number, version, path and decision. Where the second "
+    "part changes or withdraws something of the first, keep only what the second says."
+)
+"""The instructions of a merge call, in place of the summary prompt's own."""
+
+
+def render_segments(segments: Sequence[Segment]) -> str:
+    """The summary text of ``segments``: the one text, or each under its stretch, oldest first."""
+    if len(segments) == 1:
+        return segments[0].text
+    parts = [
+        f"Part {number} (messages {segment.start + 1}-{segment.end}):\n{segment.text}"
+        for number, segment in enumerate(segments, 1)
+    ]
+    return "\n\n".join([SEGMENTS_HEADER, *parts])
+
+
+def earlier_segments(plan: Plan, stored: Sequence[Segment]) -> tuple[Segment, ...]:
+    """The segments the new one follows: those stored, else the previous summary as one.
+
+    A summary made by another strategy before (or stored before segments were
+    kept) is the first segment, covering everything before the plan's start.
+    """
+    kept = tuple(segment for segment in stored if segment.end <= plan.start)
+    if kept and kept[-1].end == plan.start:
+        return kept
+    if plan.previous:
+        return (Segment(start=0, end=plan.start, text=plan.previous),)
+    return ()
+
+
+async def make_segment_summary(
+    ctx: TurnContext, config: SummaryConfig, plan: Plan
+) -> tuple[str, Plan, SummaryQuality, tuple[Segment, ...]]:
+    """The summary of ``plan`` as segments: the new one made, the oldest merged to fit.
+
+    Returns the summary text, the plan cut to what it covers, the new
+    segment's quality record, and every segment.
+    """
+    runtime = runtime_of(ctx.session)
+    state = runtime.states.get(plan.slot.id)
+    earlier = earlier_segments(plan, state.segments if state is not None else ())
+    fresh = attrs.evolve(plan, previous=None)
+    text, stop_reason, covered = await _new_segment(ctx, config, fresh)
+    if covered < len(plan.messages):
+        end = plan.start + covered if covered else plan.end
+        plan = attrs.evolve(plan, end=end, covers=end, messages=plan.messages[:covered])
+        fresh = attrs.evolve(fresh, end=end, covers=end, messages=plan.messages)
+    quality = judge(
+        text, None, plan.messages, stop_reason, config.max_tool_result_chars, lost_refuses=False
+    )
+    if config.gate and quality.verdict not in ("kept", "truncated"):
+        raise refusal(attrs.evolve(quality, route=UPDATE.name, attempts=1))
+    if stop_reason == "max_tokens":
+        text = whole_sentences(text) or text
+    text = await check_retention(ctx, config, fresh, text)
+    segments = (*earlier, Segment(start=plan.start, end=plan.covers, text=text))
+    segments = await _merged_to_fit(ctx, config, plan, segments)
+    summary = render_segments(segments)
+    await check_shrinks(ctx, plan, summary, config)
+    return summary, plan, quality, segments
+
+
+async def _new_segment(ctx: TurnContext, config: SummaryConfig, plan: Plan) -> tuple[str, str, int]:
+    """The summary of ``plan``'s messages alone, why it stopped, and how many it covers.
+
+    Always a transcript of those messages, never the prefix shape: a prefix holds
+    the earlier summary, and a small model told to leave it out copies it still.
+    The transcript is only the stretch the summary covers, so it costs about what
+    reading the whole prefix from the prompt cache does.
+    """
+    try:
+        text, covered = await summary_round(
+            ctx, config, plan, None, plan.messages, config.max_summary_calls_per_turn
+        )
+    except SummaryCutError as exc:
+        return exc.reply.text, "max_tokens", len(plan.messages)
+    return text, "end_turn", covered
+
+
+async def _merged_to_fit(
+    ctx: TurnContext, config: SummaryConfig, plan: Plan, segments: tuple[Segment, ...]
+) -> tuple[Segment, ...]:
+    """``segments`` with the oldest merged while they outgrow their room and calls are left."""
+    counter = (await summary_fit(ctx, config, plan)).counter
+    calls = config.max_summary_calls_per_turn
+    while len(segments) > 1 and calls > 0:
+        if counter.count_text(render_segments(segments)) <= config.segments_room:
+            break
+        calls -= 1
+        first, second = segments[0], segments[1]
+        try:
+            merged = await _merge(ctx, config, plan, first, second)
+        except Exception as exc:  # the provider's faults included: the new segment stands
+            # Degrade: the segments stay apart; the window guard sizes the request.
+            logger.info("the merge of two summary segments failed: %s: %s", type(exc).__name__, exc)
+            break
+        segments = (Segment(start=first.start, end=second.end, text=merged), *segments[2:])
+    return segments
+
+
+async def _merge(
+    ctx: TurnContext, config: SummaryConfig, plan: Plan, first: Segment, second: Segment
+) -> str:
+    """One call merging two consecutive segments; a reply cut at its cap keeps its sentences."""
+    request = [
+        Message.user(f"Part 1 (the earlier):\n{first.text}"),
+        Message.user(f"Part 2 (the later):\n{second.text}"),
+    ]
+    merging = attrs.evolve(config, summary_prompt=MERGE_INSTRUCTION + "\n\n{messages}")
+    try:
+        reply = await request_one_summary(ctx, merging, plan, request, None, UPDATE)
+    except SummaryCutError as exc:
+        whole = whole_sentences(exc.reply.text)
+        if not whole:
+            raise SummaryFailedError("the merged summary stopped at its cap") from exc
+        return whole
+    if not reply.text.strip():
+        raise SummaryFailedError("the merged summary is empty")
+    return reply.text.strip()

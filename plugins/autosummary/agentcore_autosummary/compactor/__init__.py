@@ -1,0 +1,4 @@
+"""The compactor.
+
+The plugin's summaries over a message list an app keeps itself, without a session.
+"""

@@ -1,0 +1,116 @@
+"""What the plugin keeps in memory for a live session, and the stored state it reads."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from attrs import define, field
+
+from agentcore import (
+    AgentConfig,
+    ContextSlot,
+    TurnContext,
+)
+from agentcore.plugin_api import SessionHandle, StashKey
+from agentcore_autosummary.applying.fencing import unfence_summary
+from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.deciding.budget import (
+    load_correction,
+    save_correction,
+)
+from agentcore_autosummary.deciding.token_correction import TokenCorrection
+from agentcore_autosummary.keeping.state import SummaryState, state_from_json, state_key
+from agentcore_autosummary.subjects import subject
+
+logger = logging.getLogger("agentcore.autosummary")
+
+SETTING = "summary_config"
+"""The builder setting that enables the plugin."""
+
+
+@define
+class SessionRuntime:
+    """What the plugin keeps in memory for one live session."""
+
+    lock: asyncio.Lock = field(factory=asyncio.Lock)
+    states: dict[str, SummaryState] = field(factory=dict)
+    pending: dict[str, asyncio.Task[None]] = field(factory=dict)
+    correction: TokenCorrection | None = None
+    sent: dict[str, int] = field(factory=dict)
+    """Per slot: the local count of the last turn request sent."""
+    backlog: dict[str, int] = field(factory=dict)
+    """Per slot: messages the last capped summary left uncovered (see ``leave_out_oldest``)."""
+    served: dict[str, int] | None = None
+    """The served windows learned for this session, by model (None: not read yet)."""
+    why: dict[str, str] = field(factory=dict)
+    """Per slot: why the last automatic summary made no room, for the degraded request's log."""
+    told_full: set[str] = field(factory=set)
+    """Slots whose Full mode, chosen by the app, the plugin has warned about (once each)."""
+
+
+RUNTIME = StashKey[SessionRuntime]("autosummary runtime")
+"""Where a live session keeps the plugin's runtime (``session.stash``)."""
+
+
+def runtime_of(session: SessionHandle) -> SessionRuntime:
+    """The in-memory runtime of ``session``, made on first use."""
+    runtime = session.stash.get(RUNTIME, None)
+    if runtime is None:
+        runtime = session.stash.setdefault(RUNTIME, SessionRuntime())
+    return runtime
+
+
+def enabled_config(config: AgentConfig) -> SummaryConfig | None:
+    """The :class:`SummaryConfig` of a bundle's config, or None when summaries are off."""
+    value = config.get(SETTING)
+    return value if isinstance(value, SummaryConfig) else None
+
+
+async def session_correction(ctx: TurnContext, runtime: SessionRuntime) -> TokenCorrection:
+    """The session's token correction, read from its data on first use."""
+    if runtime.correction is None:
+        runtime.correction = await load_correction(ctx)
+    return runtime.correction
+
+
+async def learn(
+    ctx: TurnContext, runtime: SessionRuntime, model: str | None, local: int, server: int
+) -> TokenCorrection:
+    """Fold one observation into the session's correction, storing it when it changed."""
+    current = await session_correction(ctx, runtime)
+    learned = current.observe(model, local, server)
+    if learned is not current:
+        runtime.correction = learned
+        logger.info(
+            "%s: the server counts %.3fx agentcore's tokens for model %r",
+            subject(ctx.session),
+            learned.factor(model),
+            model,
+        )
+        await save_correction(ctx, learned)
+    return learned
+
+
+async def load_state(ctx: TurnContext, runtime: SessionRuntime) -> SummaryState:
+    """The summary state of ``ctx.slot``, read from the session data on first use."""
+    state = runtime.states.get(ctx.slot.id)
+    if state is None:
+        stored = await ctx.memory.get(state_key(ctx.slot.id))
+        state = runtime.states[ctx.slot.id] = state_from_json(stored, slot_id=ctx.slot.id)
+    return state
+
+
+def covered_and_previous(slot: ContextSlot, state: SummaryState) -> tuple[int, str | None]:
+    """How many raw messages the summary covers, and the summary itself (or None).
+
+    The summary as the summarizer wrote it: a Focused slot's fenced
+    ``summary_override`` is unfenced
+    (:func:`~agentcore_autosummary.applying.fencing.unfence_summary`; one stored
+    before the fence existed is returned as it is).
+    """
+    focused = slot.config.focused
+    if focused is not None:
+        override = focused.summary_override
+        return focused.summary_covers, None if override is None else unfence_summary(override)
+    return state.covered, state.summary
