@@ -9,19 +9,20 @@ from __future__ import annotations
 
 import asyncio
 
-import attrs
-
 from agentcore import AgentSession, ConfigError, TurnContext
 from agentcore_autosummary.calling.pipeline import summarize
 from agentcore_autosummary.config import SummaryConfig
-from agentcore_autosummary.deciding.plan import last_exchange_start, make_plan, warm_counts
+from agentcore_autosummary.deciding.plan import (
+    last_exchange_start,
+    make_plan,
+    plan_next,
+    start_attempt,
+)
 from agentcore_autosummary.deciding.windows import effective_config
 from agentcore_autosummary.keeping.runtime import (
     covered_and_previous,
     enabled_config,
-    load_state,
     runtime_of,
-    session_correction,
 )
 from agentcore_autosummary.keeping.summary_info import CompactError, SummaryInfo
 
@@ -105,22 +106,20 @@ async def compact_slot(
     pending = runtime.pending.get(slot.id)
     if pending is not None and not pending.done():
         await asyncio.shield(pending)
-    state = await load_state(ctx, runtime)
-    correction = await session_correction(ctx, runtime)
-    await warm_counts(ctx, config, state, correction)
-    plan = make_plan(ctx, config, state, correction)
+    planned = await plan_next(ctx, config, runtime)
+    state, plan = planned.state, planned.plan
     if plan is None:
         # Everything lies in the verbatim tail: a manual compact folds all but the last
         # exchange (the last user message and what answered it).
         covered, _ = covered_and_previous(slot, state)
         last = last_exchange_start(slot.messages, covered)
-        plan = make_plan(ctx, config, state, correction, keep_from=last)
+        plan = make_plan(ctx, config, state, planned.correction, keep_from=last)
     if plan is None:
         raise CompactError(
             f"nothing to compact in slot {slot.id!r}: beside the last exchange and the pinned "
             "messages, every message is already covered by the summary"
         )
-    runtime.states[slot.id] = attrs.evolve(state, last_attempt_turn=ctx.turn_index)
+    start_attempt(ctx, runtime, state)
     try:
         info = await summarize(ctx, config, runtime, plan, "compact", instructions, strict=True)
     except CompactError:

@@ -6,7 +6,6 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import attrs
 import pluggy
 
 from agentcore import (
@@ -28,7 +27,7 @@ from agentcore_autosummary.deciding.budget import (
     turn_model,
 )
 from agentcore_autosummary.deciding.pins import check_pins_fit
-from agentcore_autosummary.deciding.plan import make_plan, warm_counts
+from agentcore_autosummary.deciding.plan import plan_next, start_attempt
 from agentcore_autosummary.deciding.seed_rule import cumulative_due
 from agentcore_autosummary.deciding.tails import (
     messages_due,
@@ -144,11 +143,10 @@ async def post_turn_end(ctx: TurnContext) -> None:
         or window_drops(slot, covered)
     ):
         return
-    await warm_counts(ctx, config, state, correction)
-    plan = make_plan(ctx, config, state, correction)
+    plan = (await plan_next(ctx, config, runtime)).plan
     if plan is None:
         return
-    runtime.states[slot.id] = attrs.evolve(state, last_attempt_turn=ctx.turn_index)
+    start_attempt(ctx, runtime, state)
     if config.mode == "inline":
         await summarize_quietly(ctx, config, runtime, plan, "watermark")
     else:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 
-import attrs
-
 from agentcore import (
     ContextWindowExceededError,
     TurnContext,
@@ -23,7 +21,7 @@ from agentcore_autosummary.deciding.budget import (
     turn_budget,
     turn_model,
 )
-from agentcore_autosummary.deciding.plan import make_plan, warm_counts
+from agentcore_autosummary.deciding.plan import make_plan, plan_next, start_attempt
 from agentcore_autosummary.deciding.tails import (
     window_drops,
 )
@@ -161,13 +159,12 @@ async def make_room(
             f"{due} turn{'s' if due != 1 else ''}"
         )
         return tokens
-    await warm_counts(ctx, config, state, budget.correction)
-    plan = make_plan(ctx, config, state, budget.correction)
+    plan = (await plan_next(ctx, config, runtime)).plan
     if plan is None:
         runtime.backlog.pop(ctx.slot.id, None)
         runtime.why[ctx.slot.id] = "every message the summary does not cover is in the tail"
     else:
-        runtime.states[ctx.slot.id] = attrs.evolve(state, last_attempt_turn=ctx.turn_index)
+        start_attempt(ctx, runtime, state)
         info = await summarize_quietly(ctx, config, runtime, plan, "budget")
         if info is not None and info.covers < plan.covers:
             if config.mode == "background":

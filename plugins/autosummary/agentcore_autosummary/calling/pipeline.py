@@ -16,14 +16,17 @@ from agentcore_autosummary.applying.storing import (
 from agentcore_autosummary.calling.retries import make_summary_parts
 from agentcore_autosummary.calling.summary_calls import isolated
 from agentcore_autosummary.config import SummaryConfig
-from agentcore_autosummary.deciding.plan import Plan, make_plan, warm_counts
+from agentcore_autosummary.deciding.plan import (
+    Plan,
+    plan_next,
+)
 from agentcore_autosummary.hooks import (
     after_summary,
     before_summary,
     summary_error,
     with_instructions,
 )
-from agentcore_autosummary.keeping.runtime import SessionRuntime, load_state, session_correction
+from agentcore_autosummary.keeping.runtime import SessionRuntime
 from agentcore_autosummary.keeping.summary_info import (
     CompactError,
     SummaryInfo,
@@ -51,10 +54,7 @@ async def catch_up(
     last_start = -1
     while True:
         if plan is None:
-            state = await load_state(ctx, runtime)
-            correction = await session_correction(ctx, runtime)
-            await warm_counts(ctx, config, state, correction)
-            plan = make_plan(ctx, config, state, correction)
+            plan = (await plan_next(ctx, config, runtime)).plan
             if plan is None:
                 runtime.backlog.pop(ctx.slot.id, None)  # all of it is covered
                 return

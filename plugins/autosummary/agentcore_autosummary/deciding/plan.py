@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+import attrs
 from attrs import frozen
 
 from agentcore import (
@@ -24,7 +25,12 @@ from agentcore_autosummary.deciding.tails import (
     tail_cap,
 )
 from agentcore_autosummary.deciding.token_correction import TokenCorrection
-from agentcore_autosummary.keeping.runtime import covered_and_previous
+from agentcore_autosummary.keeping.runtime import (
+    SessionRuntime,
+    covered_and_previous,
+    load_state,
+    session_correction,
+)
 from agentcore_autosummary.keeping.state import SummaryState
 from agentcore_autosummary.requesting.provider import summary_model
 
@@ -128,3 +134,32 @@ def make_plan(
         messages=unpinned(slot, start, end),
         model=summary_model(ctx, config),
     )
+
+
+@frozen
+class Planned:
+    """The next summary of a slot, with the state and the correction it was planned from."""
+
+    state: SummaryState
+    correction: TokenCorrection
+    plan: Plan | None
+
+
+async def plan_next(ctx: TurnContext, config: SummaryConfig, runtime: SessionRuntime) -> Planned:
+    """Plan the next summary of ``ctx.slot``: the prologue every summary attempt shares.
+
+    Reads the slot's summary state and the session's token correction (each
+    read from the session data once, then kept in ``runtime``), loads and
+    counts what the plan reads (:func:`warm_counts`) and makes the plan
+    (:func:`make_plan`). The turn's checkpoint, the window guard, the
+    background catch-up and ``compact()`` all start here.
+    """
+    state = await load_state(ctx, runtime)
+    correction = await session_correction(ctx, runtime)
+    await warm_counts(ctx, config, state, correction)
+    return Planned(state, correction, make_plan(ctx, config, state, correction))
+
+
+def start_attempt(ctx: TurnContext, runtime: SessionRuntime, state: SummaryState) -> None:
+    """Record that a summary attempt of ``ctx.slot`` starts at this turn (for the backoff)."""
+    runtime.states[ctx.slot.id] = attrs.evolve(state, last_attempt_turn=ctx.turn_index)
