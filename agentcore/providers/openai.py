@@ -12,6 +12,7 @@ from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
 from agentcore.providers import _openai_codec as codec
 from agentcore.providers._base import HttpProvider
 from agentcore.providers._http import StreamDecoder
+from agentcore.providers._openai_stream import OpenAIStreamDecoder
 from agentcore.providers._options import HttpOptions
 from agentcore.providers._secret import Secret
 from agentcore.validators import BOOL, STR, one_of
@@ -108,4 +109,4 @@ class OpenAIProvider(HttpProvider):
         return codec.decode_response(data, requested_model=requested_model)
 
     def _new_decoder(self, requested_model: str, request: LlmRequest) -> StreamDecoder[StreamEvent]:
-        return codec.OpenAIStreamDecoder(self._api, requested_model)
+        return OpenAIStreamDecoder(self._api, requested_model)
