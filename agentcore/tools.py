@@ -20,6 +20,7 @@ import attrs
 from attrs import field, frozen
 
 from agentcore._daemon_thread import start_daemon_thread
+from agentcore._docstrings import parse_docstring
 from agentcore._tool_results import (
     MAX_RESULT_CHARS,
     NotJsonError,
@@ -41,7 +42,6 @@ from agentcore.tool_schema import (
     describe_value,
     identity,
     is_async,
-    parse_docstring,
     unwrap,
 )
 from agentcore.validators import POSITIVE_NUMBER

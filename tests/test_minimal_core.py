@@ -45,7 +45,7 @@ PER_FILE = {
     # A docstring's first line, which a tool's description defaults to: another sense
     # of the word, unrelated to the summary feature.
     "agentcore/tools.py": frozenset({"summary"}),
-    "agentcore/tool_schema.py": frozenset({"summary"}),
+    "agentcore/_docstrings.py": frozenset({"summary"}),
     # docs/hookspecs.md says which plugin adds which further hooks (issue 27, item 4):
     # the plugin's name and its three hooks, in its table of hooks plugins add.
     "docs/hookspecs.md": frozenset(
