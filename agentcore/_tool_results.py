@@ -9,9 +9,12 @@ included, is at most the limit.
 from __future__ import annotations
 
 import collections
+import inspect
 import json
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Any
+
+from attrs import frozen
 
 from agentcore.validators import at_least
 
@@ -228,3 +231,20 @@ def _cost(value: Any, budget: int, *, plain: bool = False) -> int:
         if left < 0:
             break
     return budget + 1 if left < 0 else budget - left
+
+
+@frozen
+class Rendered:
+    """A sync tool's result, rendered and cut in the tool's own thread."""
+
+    text: str
+
+
+def call_rendered(
+    func: Callable[..., Any], kwargs: Mapping[str, Any], limit: int | None
+) -> Rendered | Awaitable[Any]:
+    """``func(**kwargs)`` rendered and cut, or the awaitable it returned (awaited on the loop)."""
+    result = func(**kwargs)
+    if inspect.isawaitable(result):
+        return result
+    return Rendered(render_bounded(result, limit))

@@ -24,7 +24,9 @@ from agentcore._docstrings import parse_docstring
 from agentcore._tool_results import (
     MAX_RESULT_CHARS,
     NotJsonError,
+    Rendered,
     bounded,
+    call_rendered,
     is_small,
     render_bounded,
 )
@@ -204,8 +206,8 @@ class Tool:
         if is_async(self.function):
             result = await self.function(**kwargs)
         else:
-            outcome = await start_daemon_thread(_call_rendered, self.function, kwargs, limit)
-            if isinstance(outcome, _Rendered):
+            outcome = await start_daemon_thread(call_rendered, self.function, kwargs, limit)
+            if isinstance(outcome, Rendered):
                 return outcome.text
             result = await outcome
             del outcome
@@ -237,23 +239,8 @@ class _TimedOutError(Exception):
     pass
 
 
-@frozen
-class _Rendered:
-    text: str
-
-
 def _apply(func: Callable[..., Any], kwargs: Mapping[str, Any]) -> Any:
     return func(**kwargs)
-
-
-def _call_rendered(
-    func: Callable[..., Any], kwargs: Mapping[str, Any], limit: int | None
-) -> _Rendered | Awaitable[Any]:
-    """``func(**kwargs)`` rendered and cut, or the awaitable it returned (awaited on the loop)."""
-    result = func(**kwargs)
-    if inspect.isawaitable(result):
-        return result
-    return _Rendered(render_bounded(result, limit))
 
 
 def _discard_outcome(task: asyncio.Future[Any]) -> None:
