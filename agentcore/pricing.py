@@ -3,8 +3,9 @@
 Prices come, in this order, from the prices you give a :class:`PriceTable`
 (a negotiated rate, a model no table has, a local model at 0), from
 `genai-prices <https://github.com/pydantic/genai-prices>`_ when it is
-installed (the ``prices`` extra; its maintainers keep it current as models
-ship and prices change, with tiers by prompt length), and from
+installed (the ``prices`` extra, Python 3.11 and later; its maintainers keep
+it current as models ship and prices change, with tiers by prompt length),
+and from
 :data:`LIST_PRICES`, the published prices of current OpenAI, Anthropic and
 Google models kept here by hand as the offline fallback: :data:`PRICES_CHECKED`
 says when they were last compared with the providers' pricing pages
