@@ -284,11 +284,11 @@ def test_session_lease_takes_a_bool() -> None:
 async def test_a_lease_held_longer_than_its_length_is_renewed_until_given_back() -> None:
     """A turn twice as long as its lease keeps it: no other worker takes it meanwhile."""
     store = InMemoryStore()
-    lease = SessionLease(store, "shared", seconds=3.0)  # renewed every second
+    lease = SessionLease(store, "shared", seconds=6.0)  # renewed every 2 s
     await lease.acquire()
     taken_by_another = []
-    for _ in range(4):  # 4 x 1.5 s: twice the lease's length
-        await asyncio.sleep(1.5)
+    for _ in range(4):  # 4 x 3 s: twice the lease's length
+        await asyncio.sleep(3)
         taken_by_another.append(await store.acquire_lease("shared", "probe", 1))
     await lease.release()
     assert taken_by_another == [False] * 4
