@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from agentcore.errors import StoreError
+from agentcore.errors import StoreError, StoreTimeoutError
 
 _FILE_MODE = 0o600
 
@@ -105,6 +105,11 @@ def access_problem(path: str, exc: sqlite3.Error) -> str | None:
     )
 
 
+def why_failed(path: str, exc: sqlite3.Error) -> str:
+    """``exc`` as a message says it: the permission problem it stands for, when it is one."""
+    return access_problem(path, exc) or str(exc)
+
+
 def is_not_a_database(exc: sqlite3.DatabaseError) -> bool:
     """Whether ``exc`` says the file is no SQLite database (SQLITE_NOTADB)."""
     code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
@@ -148,3 +153,18 @@ def create_private(path: str) -> None:
             os.fchmod(fd, _FILE_MODE)  # the umask may have removed bits, never added
     finally:
         os.close(fd)
+
+
+def write_refusal(path: str, exc: sqlite3.Error, wait: float) -> StoreError:
+    """Why ``path`` could not be written: locked for ``wait`` seconds, read-only, or ``exc``."""
+    if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
+        return StoreTimeoutError(
+            f"SQLite store {path} is locked: another connection held its "
+            f"write lock for {wait:g} s, so a turn could not be stored now"
+        )
+    if isinstance(exc, sqlite3.OperationalError) and is_readonly(exc):
+        return StoreError(
+            f"SQLite store {path} is read-only ({exc}), so no turn could be "
+            "stored; make the file and its directory writable by this process"
+        )
+    return StoreError(f"SQLite store {path} cannot be written: {exc}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from agentcore.errors import StoreError
 from agentcore.stores._codec import (
@@ -14,6 +14,7 @@ from agentcore.stores._codec import (
     duplicate_turn,
     version_conflict,
 )
+from agentcore.stores._sqlite_file import is_busy
 from agentcore.stores._sqlite_heads import HeadCache, data_version, read_heads
 from agentcore.stores.base import SlotHead, StoredTurn
 
@@ -224,3 +225,18 @@ def release_lease(conn: sqlite3.Connection, session_id: str, owner: str) -> bool
     """Give back ``owner``'s lease of ``session_id``; whether ``owner`` held it."""
     rows = conn.execute(_RELEASE_LEASE, (session_id, owner)).fetchall()
     return bool(rows) and float(rows[0][0]) > time.time()
+
+
+def unless_busy(
+    conn: sqlite3.Connection, statement: Callable[[sqlite3.Connection], bool]
+) -> bool | None:
+    """``statement(conn)``, or None when another connection holds the write lock.
+
+    A one-statement write that finds the lock taken has written nothing.
+    """
+    try:
+        return statement(conn)
+    except sqlite3.OperationalError as exc:
+        if is_busy(exc):
+            return None
+        raise

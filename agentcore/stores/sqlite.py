@@ -31,13 +31,13 @@ from agentcore.stores._deadline import LOCK_TRY_SECONDS, Deadline, check_timeout
 from agentcore.stores._sqlite_checkpoint import WalPages
 from agentcore.stores._sqlite_file import (
     UndecodableText,
-    access_problem,
     create_private,
     first_undecodable,
     is_busy,
     is_not_a_database,
-    is_readonly,
     strict_text,
+    why_failed,
+    write_refusal,
 )
 from agentcore.stores._sqlite_heads import HeadCache, data_version, read_heads
 from agentcore.stores._sqlite_inline import INLINE_MAX_CHARS, encoded_chars, inline_candidate
@@ -65,11 +65,6 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 _MEMORY = ":memory:"
-
-
-def _why(path: str, exc: sqlite3.Error) -> str:
-    """``exc`` as a message says it: the permission problem it stands for, when it is one."""
-    return access_problem(path, exc) or str(exc)
 
 
 class SqliteStore(BaseStore):
@@ -148,7 +143,7 @@ class SqliteStore(BaseStore):
                 path, timeout=self._busy_timeout, check_same_thread=False, isolation_level=None
             )
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open SQLite store {path}: {_why(path, exc)}") from exc
+            raise StoreError(f"cannot open SQLite store {path}: {why_failed(path, exc)}") from exc
         conn.text_factory = strict_text
         try:
             self._prepare(conn)
@@ -169,7 +164,7 @@ class SqliteStore(BaseStore):
                     f"{path} is not an SQLite database; give SqliteStore a new file "
                     "or one it created"
                 ) from exc
-            raise StoreError(f"cannot read SQLite store {path}: {_why(path, exc)}") from exc
+            raise StoreError(f"cannot read SQLite store {path}: {why_failed(path, exc)}") from exc
         try:
             # The version and the tables read in one snapshot: another process may be
             # creating the schema right now, and must not look like a foreign database.
@@ -199,7 +194,7 @@ class SqliteStore(BaseStore):
             if version < SCHEMA_VERSION:
                 self._create_or_migrate(conn)
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot set up SQLite store {path}: {_why(path, exc)}") from exc
+            raise StoreError(f"cannot set up SQLite store {path}: {why_failed(path, exc)}") from exc
 
     def _use_wal(self, conn: sqlite3.Connection) -> None:
         """Switch the file to WAL, retrying while other processes open it at the same time.
@@ -270,7 +265,9 @@ class SqliteStore(BaseStore):
                     "damaged there (content not shown)"
                 ) from None
             except sqlite3.Error as exc:
-                raise StoreError(f"SQLite store {self._path}: {_why(self._path, exc)}") from exc
+                raise StoreError(
+                    f"SQLite store {self._path}: {why_failed(self._path, exc)}"
+                ) from exc
 
     def _fetchall(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
         rows: list[Any] = self._call(lambda conn: conn.execute(sql, params).fetchall())
@@ -296,28 +293,35 @@ class SqliteStore(BaseStore):
         """
         encoded = encode_batch(batch) if inline_candidate(batch) else None
         chars = 0 if encoded is None else encoded_chars(encoded)
-        if encoded is not None and chars <= INLINE_MAX_CHARS:
-            written, checkpoint = self._write_now(encoded, chars)
-            if written:
-                if checkpoint:  # stored: the WAL's pages are copied off the event loop
-                    await asyncio.to_thread(self._checkpoint)
-                return
+        if (
+            encoded is not None
+            and chars <= INLINE_MAX_CHARS
+            and await self._here(lambda conn: self._attempt(encoded, 0, chars) or None)
+        ):
+            return
         await asyncio.to_thread(self._write, batch if encoded is None else encoded)
 
-    def _write_now(self, encoded: EncodedWrite, chars: int) -> tuple[bool, bool]:
-        """Commit ``encoded`` on this thread if nothing holds a lock it needs.
+    async def _here(self, work: Callable[[sqlite3.Connection], T | None]) -> T | None:
+        """``work``'s result, run on this thread if nothing holds a lock it needs, else None.
 
-        Returns whether it did, and whether the WAL is due a checkpoint then.
+        ``work`` waits for no lock (busy timeout 0) and returns None, having stored nothing,
+        when the database's write lock was taken; so does this when another call of the
+        store holds its connection. It never awaits, so a cancel lands before it or after
+        its commit. A WAL due a checkpoint after it is checkpointed in a worker thread.
         """
         if not self._lock.acquire(blocking=False):
-            return False, False  # another call of the store is running in a worker thread
+            return None  # another call of the store is running in a worker thread
         try:
             self._check_open()
-            if not self._attempt(encoded, 0, chars):
-                return False, False
-            return True, self._wal is not None and self._wal.due(self._conn)
+            result = work(self._conn)
+            due = result is not None and self._wal is not None and self._wal.due(self._conn)
+        except sqlite3.Error as exc:
+            raise StoreError(f"SQLite store {self._path}: {why_failed(self._path, exc)}") from exc
         finally:
             self._lock.release()
+        if due:  # stored: the WAL's pages are copied off the event loop
+            await asyncio.to_thread(self._checkpoint)
+        return result
 
     def _checkpoint(self) -> None:
         """Checkpoint the WAL if it is due (in a worker thread); nothing when closed."""
@@ -380,12 +384,10 @@ class SqliteStore(BaseStore):
                 raise
             else:
                 self._heads.store(version, encoded.session_id, heads)
-        except sqlite3.OperationalError as exc:
-            if is_busy(exc):
-                return False
-            raise StoreError(f"SQLite store {self._path}: {_why(self._path, exc)}") from exc
         except sqlite3.Error as exc:
-            raise StoreError(f"SQLite store {self._path}: {_why(self._path, exc)}") from exc
+            if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
+                return False
+            raise StoreError(f"SQLite store {self._path}: {why_failed(self._path, exc)}") from exc
         if self._wal is not None:
             self._wal.committed(chars)
         return True
@@ -588,27 +590,13 @@ class SqliteStore(BaseStore):
                     conn.execute("UPDATE schema_version SET version = version")
                 finally:
                     rollback(conn)
-            except sqlite3.OperationalError as exc:
-                if is_busy(exc):
-                    raise StoreTimeoutError(
-                        f"SQLite store {self._path} is locked: another connection held its "
-                        f"write lock for {wait:g} s, so a turn could not be stored now"
-                    ) from exc
-                if is_readonly(exc):
-                    raise StoreError(
-                        f"SQLite store {self._path} is read-only ({exc}), so no turn could be "
-                        "stored; make the file and its directory writable by this process"
-                    ) from exc
-                raise StoreError(f"SQLite store {self._path} cannot be written: {exc}") from exc
             except sqlite3.Error as exc:
-                raise StoreError(f"SQLite store {self._path} cannot be written: {exc}") from exc
+                raise write_refusal(self._path, exc, wait) from exc
 
     async def acquire_lease(self, session_id: str, owner: str, seconds: float) -> bool:
         """Take or renew the lease of ``session_id`` for ``owner``; False if another holds it.
 
-        The expiry is on this host's clock (``time.time()``). Like a turn's
-        write, the statement is tried on the calling thread first and goes to
-        a worker thread only when a lock it needs is taken.
+        The expiry is on this host's clock (``time.time()``); see :meth:`_here`.
         """
         seconds = check_lease(session_id, owner, seconds)
         return await self._lease_call(
@@ -623,31 +611,14 @@ class SqliteStore(BaseStore):
         )
 
     async def _lease_call(self, statement: Callable[[sqlite3.Connection], bool]) -> bool:
-        """Run a one-statement lease write now if nothing holds its locks, else in a thread.
+        """Run a one-statement lease write here if nothing holds its locks, else in a thread."""
 
-        The try on the calling thread waits for nothing (a busy timeout of 0)
-        and never awaits, so it commits whole or changes nothing; a cancel
-        lands before or after it.
-        """
-        if self._lock.acquire(blocking=False):
-            try:
-                self._check_open()
-                self._set_busy_ms(self._conn, 0)
-                result: bool | None = statement(self._conn)
-                due = self._wal is not None and self._wal.due(self._conn)
-            except sqlite3.OperationalError as exc:
-                if not is_busy(exc):
-                    raise StoreError(f"SQLite store {self._path}: {_why(self._path, exc)}") from exc
-                result = None  # locked by another connection: the worker thread waits
-            except sqlite3.Error as exc:
-                raise StoreError(f"SQLite store {self._path}: {_why(self._path, exc)}") from exc
-            finally:
-                self._lock.release()
-            if result is not None:
-                if due:  # the WAL's pages are copied off the event loop
-                    await asyncio.to_thread(self._checkpoint)
-                return result
-        return await asyncio.to_thread(self._call, statement)
+        def now(conn: sqlite3.Connection) -> bool | None:
+            self._set_busy_ms(conn, 0)
+            return sqlite_leases.unless_busy(conn, statement)
+
+        result = await self._here(now)
+        return await asyncio.to_thread(self._call, statement) if result is None else result
 
     async def close(self) -> None:
         """Close the connection; later calls raise :class:`StoreError`. Closing twice is fine."""
