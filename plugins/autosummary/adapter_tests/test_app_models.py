@@ -74,6 +74,15 @@ class Summarizing(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
 
+async def forty_turns(graph: Any) -> CompactorState:
+    """Forty questions through ``graph`` on one thread; the compactor state it keeps."""
+    thread = {"configurable": {"thread_id": "t"}}
+    for turn in range(40):
+        question = HumanMessage(f"question {turn}: " + "apple river stone cloud " * 10)
+        state = await graph.ainvoke({"messages": [question]}, thread)
+    return CompactorState.from_json(state["compaction"])
+
+
 async def test_a_langchain_model_summarizes_for_the_middleware() -> None:
     summarizer = Summarizing()
     compactor = Compactor(summarizer, SummaryConfig(max_context_tokens=WINDOW))
@@ -84,11 +93,7 @@ async def test_a_langchain_model_summarizes_for_the_middleware() -> None:
         middleware=[compaction_middleware(compactor)],
         checkpointer=InMemorySaver(),
     )
-    thread = {"configurable": {"thread_id": "t"}}
-    for turn in range(40):
-        question = HumanMessage(f"question {turn}: " + "apple river stone cloud " * 10)
-        state = await graph.ainvoke({"messages": [question]}, thread)
-    stored = CompactorState.from_json(state["compaction"])
+    stored = await forty_turns(graph)
     assert summarizer.received, "the app's model was never asked for a summary"
     assert all(isinstance(m, BaseMessage) for request in summarizer.received for m in request)
     assert stored.summary is not None
@@ -108,11 +113,7 @@ async def test_a_langchain_model_summarizes_for_the_langgraph_hook() -> None:
             state_schema=compaction_state_schema(),
             checkpointer=InMemorySaver(),
         )
-    thread = {"configurable": {"thread_id": "t"}}
-    for turn in range(40):
-        question = HumanMessage(f"question {turn}: " + "apple river stone cloud " * 10)
-        state = await graph.ainvoke({"messages": [question]}, thread)
-    stored = CompactorState.from_json(state["compaction"])
+    stored = await forty_turns(graph)
     assert summarizer.received and stored.summary is not None
     assert unfence_summary(stored.summary) == summary_text(len(summarizer.received))
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, Literal
 
 from agentcore import (
@@ -54,6 +54,7 @@ from agentcore.plugin_api import (
     LlmTimeoutError,
     RateLimitError,
     ServiceUnavailableError,
+    from_langchain,
     to_langchain,
     to_openai,
 )
@@ -235,7 +236,6 @@ class LangChainSummarizer(ForeignSummarizer):
 
     async def reply(self, request: LlmRequest) -> tuple[str, Usage | None, Stop]:
         message = await self.chat_model.ainvoke(to_langchain(request.messages))
-        content = getattr(message, "content", message)
         usage = getattr(message, "usage_metadata", None)
         reported = None
         if isinstance(usage, Mapping) and ("input_tokens" in usage or "output_tokens" in usage):
@@ -244,7 +244,7 @@ class LangChainSummarizer(ForeignSummarizer):
             reported = Usage(usage.get("input_tokens", 0), usage.get("output_tokens", 0), cached)
         metadata = getattr(message, "response_metadata", None) or {}
         finish = metadata.get("finish_reason") or metadata.get("stop_reason")
-        return content_text(content), reported, stop_reason(finish)
+        return from_langchain([message])[0].text, reported, stop_reason(finish)
 
 
 class CallableSummarizer(ForeignSummarizer):
@@ -300,21 +300,6 @@ def input_items(message: Message) -> list[dict[str, Any]]:
             }
         )
     return items
-
-
-def content_text(content: Any) -> str:
-    """The text of a LangChain message's content: a string, or its text blocks joined."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, Sequence):
-        parts = []
-        for block in content:
-            if isinstance(block, str):
-                parts.append(block)
-            elif isinstance(block, Mapping) and block.get("type") == "text":
-                parts.append(str(block.get("text", "")))
-        return "".join(parts)
-    return str(content)
 
 
 def stop_reason(finish: object) -> Stop:
