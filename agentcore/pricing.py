@@ -5,11 +5,10 @@ Prices come, in this order, from the prices you give a :class:`PriceTable`
 `genai-prices <https://github.com/pydantic/genai-prices>`_ when it is
 installed (the ``prices`` extra, Python 3.11 and later; its maintainers keep
 it current as models ship and prices change, with tiers by prompt length),
-and from
-:data:`LIST_PRICES`, the published prices of current OpenAI, Anthropic and
-Google models kept here by hand as the offline fallback: :data:`PRICES_CHECKED`
-says when they were last compared with the providers' pricing pages
-(:data:`PRICE_SOURCES`). Nothing here downloads prices: genai-prices is read
+and from :data:`LIST_PRICES`, the published prices of current OpenAI,
+Anthropic and Google models kept here by hand as the offline fallback:
+:data:`PRICES_CHECKED` says when they were last compared with the providers'
+pricing pages (:data:`PRICE_SOURCES`). Nothing here downloads prices: genai-prices is read
 from the data its installed version ships.
 
 Example::
