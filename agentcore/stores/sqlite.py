@@ -596,7 +596,7 @@ class SqliteStore(BaseStore):
     async def acquire_lease(self, session_id: str, owner: str, seconds: float) -> bool:
         """Take or renew the lease of ``session_id`` for ``owner``; False if another holds it.
 
-        The expiry is on this host's clock (``time.time()``); see :meth:`_here`.
+        The expiry is on this host's clock (``time.time()``); tried here first, as a write.
         """
         seconds = check_lease(session_id, owner, seconds)
         return await self._lease_call(
