@@ -19,8 +19,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agentcore_autosummary.judging.identifiers import find_identifiers
 from agentcore_autosummary.judging.superseding import compare_identifiers
+from agentcore_autosummary.text.identifiers import find_identifiers
 
 HERE = Path(__file__).resolve().parent.parent
 _FENCE = re.compile(r"(`{3,})text\n(.*)\n\1", re.DOTALL)

@@ -7,13 +7,22 @@ The package is laid out by the stages of a summary, a folder each:
 ``deciding`` (when a summary is due and what it covers: the trigger, the
 plan, the window's budget), ``requesting`` (the prompt, the transcript, the
 reusable prefix, the retry routes, the provider), ``calling`` (the attempt,
-its calls and retries, the segments strategy), ``judging`` (the gate, and the
-text analysis it and the quotes use), ``applying`` (storing a summary, its
+its calls and retries, the segments strategy), ``judging`` (the gate, the
+retention check and the quotes), ``applying`` (storing a summary, its
 fence, fitting the request into the window, the degraded request) and
-``keeping`` (the stored state and the live runtime). Beside them: ``plugin``
-(the hook implementations), ``config``, ``compacting`` (what a user calls
-between turns), ``compactor`` (message lists without a session),
+``keeping`` (the stored state and the live runtime). ``text`` is the text
+analysis the judging stage reads with (words, sentences, identifiers,
+subjects). Beside them: ``plugin`` (the hook implementations), ``config``,
+``compacting`` (what a user calls between turns), ``compactor`` (message
+lists without a session), ``log_names`` (how log lines name a conversation),
 ``adapters``, ``cli`` and ``demo``.
+
+One summary attempt, whoever asks for it (a turn, the background task,
+:func:`compact`), is planned by ``deciding.plan.plan_next`` and run by
+``calling.pipeline.summarize``, which asks for the summary (``calling.retries``
+tries the retry routes, ``calling.summary_calls`` makes each route's calls, and
+every call is sent by ``calling.summarizer.send_summary_request``), has it
+judged (``judging.gate``) and applies it (``applying.storing``).
 """
 
 from importlib import metadata as _metadata
@@ -24,7 +33,6 @@ from agentcore_autosummary.compacting import compact, get_conversation_summary
 from agentcore_autosummary.compactor.compactor import Compaction, Compactor
 from agentcore_autosummary.compactor.compactor_state import CompactorState
 from agentcore_autosummary.config import CORRECTION_KEY, SummaryConfig
-from agentcore_autosummary.judging.retention import find_identifiers
 from agentcore_autosummary.keeping.state import SummaryState
 from agentcore_autosummary.keeping.summary_info import (
     CompactError,
@@ -39,6 +47,7 @@ from agentcore_autosummary.requesting.prompt import (
     STRUCTURED_SUMMARY_PROMPT,
     UPDATE_SUMMARY_PROMPT,
 )
+from agentcore_autosummary.text.identifiers import find_identifiers
 
 __version__ = _metadata.version("agentcore-autosummary")
 """The installed distribution's version (from its package metadata)."""

@@ -160,7 +160,7 @@ class SummaryConfig:
         goals, decisions, facts and identifiers (kept verbatim) and open tasks. A structured
         style replaces the default prompt; it cannot be combined with a custom one.
     :param retention_check: After each summary, look for identifiers (names, versions,
-        sizes, dates, paths, URLs, ids; see ``agentcore_autosummary.judging.identifiers``) of its
+        sizes, dates, paths, URLs, ids; see ``agentcore_autosummary.text.identifiers``) of its
         input that it left out:
         ``"quote"`` appends the sentences that state them, verbatim, under a
         ``Quoted from the conversation:`` line (what the user and the assistant wrote,

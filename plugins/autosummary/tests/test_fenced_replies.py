@@ -9,7 +9,7 @@ from __future__ import annotations
 from agentcore import Agent, AgentBuilder, AgentSession, FocusedConfig, InMemoryStore, LlmRequest
 from agentcore.testing import MockProvider
 from agentcore_autosummary import SummaryConfig, fence_summary, get_conversation_summary
-from agentcore_autosummary.judging.quoting import whole_sentences
+from agentcore_autosummary.text.sentences import whole_sentences
 
 CONFIG = SummaryConfig(
     max_context_tokens=1500,

@@ -40,9 +40,9 @@ from agentcore_autosummary import (
     get_conversation_summary,
 )
 from agentcore_autosummary.deciding.trigger import backoff_turns
-from agentcore_autosummary.judging import gate
 from agentcore_autosummary.judging.gate import SummaryRejectedError
 from agentcore_autosummary.requesting.routes import MAX_EXTRA_CALLS
+from agentcore_autosummary.text.words import folded_words
 
 AGENT = Agent("assistant", system_prompt="You are a helpful assistant.")
 # The retry routes are read from transcript requests; test_prefix_summaries.py has the gate
@@ -382,7 +382,7 @@ def test_the_echoed_share_is_the_share_of_eight_word_runs_found_in_the_input(
 @example("tab\there\x1fand\x0bthere")
 def test_words_are_the_runs_of_word_characters_of_the_folded_text(text: str) -> None:
     # The ASCII spelling of the word list must give what the pattern gives.
-    assert gate._folded_words(text) == re.findall(r"\w+", text.casefold())
+    assert folded_words(text) == re.findall(r"\w+", text.casefold())
 
 
 async def test_a_copy_of_the_written_summary_is_seen_as_one_when_quotes_follow_it() -> None:

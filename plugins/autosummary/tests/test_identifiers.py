@@ -13,9 +13,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agentcore_autosummary import find_identifiers
-from agentcore_autosummary.judging import identifiers as I
-from agentcore_autosummary.judging.identifiers import _UNLED, holds
-from agentcore_autosummary.judging.superseding import word_ends
+from agentcore_autosummary.text import identifiers as I
+from agentcore_autosummary.text.identifiers import _UNLED, holds
+from agentcore_autosummary.text.words import word_ends
 
 
 @pytest.mark.parametrize(

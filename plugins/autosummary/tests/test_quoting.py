@@ -31,7 +31,8 @@ from agentcore import (
 from agentcore.testing import MockProvider
 from agentcore.tokens import get_token_counter
 from agentcore_autosummary import SummaryConfig, get_conversation_summary
-from agentcore_autosummary.judging.quoting import QUOTED, is_statement, quote_missing, sentences
+from agentcore_autosummary.judging.quoting import QUOTED, quote_missing
+from agentcore_autosummary.text.sentences import is_statement, sentences
 
 COUNTER = get_token_counter(None)
 
@@ -399,7 +400,7 @@ def _sentences_by_regex(text: str) -> list[str]:
     out = []
     for part in re.split(r"(?<=[.!?;])\s+|\n+|(?<=[。！？；])", text):
         part = re.sub(r"^- ", "", part.strip()).rstrip(";；").rstrip()
-        if part and part != QUOTED:
+        if part:
             out.append(part)
     return out
 

@@ -36,7 +36,7 @@ from agentcore_autosummary.keeping.runtime import (
     runtime_of,
     session_correction,
 )
-from agentcore_autosummary.subjects import at_turn
+from agentcore_autosummary.log_names import at_turn
 
 logger = logging.getLogger("agentcore.autosummary")
 

@@ -18,7 +18,7 @@ import attrs
 from agentcore import ContextSlot, Message, TurnContext
 from agentcore.plugin_api import TokenCounter, render_parts
 from agentcore_autosummary.deciding.budget import TurnBudget
-from agentcore_autosummary.subjects import at_turn, fields
+from agentcore_autosummary.log_names import at_turn, fields
 
 logger = logging.getLogger("agentcore.autosummary")
 

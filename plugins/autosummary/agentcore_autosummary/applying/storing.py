@@ -32,7 +32,7 @@ from agentcore_autosummary.keeping.state import (
     state_key,
     state_to_json,
 )
-from agentcore_autosummary.subjects import at_turn, fields, subject
+from agentcore_autosummary.log_names import at_turn, fields, session_name
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -60,7 +60,7 @@ async def store_call_cost(ctx: TurnContext, usage: Usage) -> None:
     except Exception as exc:
         ctx.session.cost.add(usage, "summary")
         logger.error(
-            "could not store the cost of a summary call (%s): %s", subject(ctx.session), exc
+            "could not store the cost of a summary call (%s): %s", session_name(ctx.session), exc
         )
 
 
@@ -83,7 +83,7 @@ async def store_data(
         async with lock or contextlib.nullcontext():
             await ctx.session.record_usage(None, "summary", data=data)
     except Exception as exc:
-        logger.error("could not store %s (%s): %s", what, subject(ctx.session), exc)
+        logger.error("could not store %s (%s): %s", what, session_name(ctx.session), exc)
 
 
 async def apply_summary(

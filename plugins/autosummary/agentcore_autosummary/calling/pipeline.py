@@ -33,7 +33,7 @@ from agentcore_autosummary.keeping.summary_info import (
     SummaryReason,
     SummaryRequestInfo,
 )
-from agentcore_autosummary.subjects import at_turn, fields
+from agentcore_autosummary.log_names import at_turn, fields
 
 logger = logging.getLogger("agentcore.autosummary")
 

@@ -25,9 +25,10 @@ from agentcore_autosummary.deciding.pins import unpinned_indices
 from agentcore_autosummary.deciding.plan import Plan
 from agentcore_autosummary.deciding.planner import chunk_end
 from agentcore_autosummary.judging.gate import judge, refusal
-from agentcore_autosummary.judging.quoting import whole_sentences, without_quotes
+from agentcore_autosummary.judging.quoting import without_quotes
 from agentcore_autosummary.keeping.state import Segment
 from agentcore_autosummary.keeping.summary_info import SummaryQuality
+from agentcore_autosummary.log_names import at_turn
 from agentcore_autosummary.requesting.formatting import (
     MAX_CONVERSATION_CHARS,
     format_messages_as_text,
@@ -43,7 +44,7 @@ from agentcore_autosummary.requesting.routes import (
     higher_cap,
 )
 from agentcore_autosummary.requesting.sizing import transcript_tokens
-from agentcore_autosummary.subjects import at_turn
+from agentcore_autosummary.text.sentences import whole_sentences
 
 logger = logging.getLogger("agentcore.autosummary")
 

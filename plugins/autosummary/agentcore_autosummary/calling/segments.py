@@ -37,11 +37,11 @@ from agentcore_autosummary.calling.summary_calls import (
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.deciding.plan import Plan
 from agentcore_autosummary.judging.gate import judge, refusal
-from agentcore_autosummary.judging.quoting import whole_sentences
 from agentcore_autosummary.keeping.runtime import runtime_of
 from agentcore_autosummary.keeping.state import Segment
 from agentcore_autosummary.keeping.summary_info import SummaryQuality
 from agentcore_autosummary.requesting.routes import UPDATE
+from agentcore_autosummary.text.sentences import whole_sentences
 
 logger = logging.getLogger("agentcore.autosummary")
 

@@ -1,4 +1,9 @@
-"""The summary call itself, sized to fit the window."""
+"""The summary call itself: a request sized to fit the window, sent, and its reply read.
+
+Every summary call goes through :func:`send_summary_request`: a transcript request
+(:func:`request_summary`) and a prefix-shaped one (:func:`request_prefix_summary`,
+whose messages :mod:`agentcore_autosummary.requesting.prefix_requests` builds).
+"""
 
 from __future__ import annotations
 
@@ -19,15 +24,21 @@ from agentcore import (
     LlmCycle,
     LlmProvider,
     Message,
+    ToolSpec,
+    TurnContext,
     Usage,
 )
 from agentcore.plugin_api import TokenCounter, valid_text
 from agentcore_autosummary.applying.fencing import SUMMARY_CLOSE, SUMMARY_OPEN, unfence_summary
 from agentcore_autosummary.calling.off_loop import cut_middle
 from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.deciding.plan import Plan
 from agentcore_autosummary.deciding.token_correction import TokenCorrection
+from agentcore_autosummary.log_names import session_name
 from agentcore_autosummary.requesting.formatting import format_messages_as_text
+from agentcore_autosummary.requesting.prefix_requests import prefix_messages
 from agentcore_autosummary.requesting.prompt import build_prompt
+from agentcore_autosummary.requesting.sent import last_sent
 from agentcore_autosummary.requesting.sizing import transcript_tokens
 
 T = TypeVar("T")
@@ -164,15 +175,119 @@ async def request_summary(
         raise SummaryFailedError(
             f"the window leaves {max_tokens} tokens for the reply: no cap above {above} fits"
         )
-    cycle = LlmCycle(provider, model=model, max_tokens=max_tokens, purpose="summary")
-    seconds = call_timeout(config, local, max_tokens)
+    # The message counted is the one sent: its count is kept on it, so a provider
+    # or hook that counts the request (usage of a server that reports none) reuses it.
+    return await send_summary_request(
+        provider, config, [request], SentSize(local, max_tokens, limit), counter, model=model
+    )
+
+
+@frozen
+class SentSize:
+    """The sizes a summary request is sent with.
+
+    ``local`` is the request's local count, ``max_tokens`` the reply cap it is
+    sent with, and ``limit`` the summary's cap (a longer reply is cut to it).
+    """
+
+    local: int
+    max_tokens: int
+    limit: int
+
+
+async def send_summary_request(
+    provider: LlmProvider,
+    config: SummaryConfig,
+    messages: Sequence[Message],
+    size: SentSize,
+    counter: TokenCounter,
+    *,
+    model: str | None,
+    tools: Sequence[ToolSpec] = (),
+    cache_key: str | None = None,
+) -> SummaryReply:
+    """Send one summary request and read its reply: every summary call goes through here.
+
+    One ``purpose="summary"`` call of ``messages`` (and ``tools``, which a
+    prefix-shaped request repeats from the turn it extends), within
+    :func:`call_timeout`; the reply is read by :func:`read_reply`. The server's
+    refusal of the request as too long raises :class:`SummaryOverflowError`;
+    other provider errors and the timeout propagate.
+    """
+    cycle = LlmCycle(
+        provider, model=model, max_tokens=size.max_tokens, purpose="summary", cache_key=cache_key
+    )
+    seconds = call_timeout(config, size.local, size.max_tokens)
     try:
-        # The message counted is the one sent: its count is kept on it, so a provider
-        # or hook that counts the request (usage of a server that reports none) reuses it.
-        result = await _within(seconds, cycle.submit_messages([request]))
+        result = await _within(seconds, cycle.submit_messages(messages, tools))
     except ContextWindowExceededError as exc:
-        raise SummaryOverflowError(local, max_tokens, exc) from exc
-    return await read_reply(result, counter, local, max_tokens, limit)
+        raise SummaryOverflowError(size.local, size.max_tokens, exc) from exc
+    return await read_reply(result, counter, size.local, size.max_tokens, size.limit)
+
+
+async def request_prefix_summary(
+    ctx: TurnContext,
+    provider: LlmProvider,
+    config: SummaryConfig,
+    plan: Plan,
+    fit: SummaryFit,
+    cap: int | None = None,
+    *,
+    new_only: bool = False,
+) -> SummaryReply | None:
+    """Ask for the summary of ``plan`` in the prefix shape; None when that shape cannot apply.
+
+    ``new_only``: a summary of the plan's messages alone, not of the earlier
+    summary (the first request of a ``resummary`` retry).
+
+    None (nothing sent, nothing paid) when no turn request of the slot was
+    sent yet in this live session, when it cannot carry the plan
+    (:func:`prefix_messages`), when the prefix leaves the reply less room in
+    ``config.window`` than ``summary_reserve``, or when the server refused
+    it as too long: the caller then asks for a transcript summary. Otherwise
+    the reply is read as :func:`~agentcore_autosummary.calling.summarizer.request_summary`
+    reads it, with the same errors.
+    """
+    sent = last_sent(ctx.session, plan.slot.id)
+    if sent is None:
+        return None
+    limit = cap if cap is not None else config.summary_tokens
+    messages = prefix_messages(sent, plan, config.summary_prompt, limit, new_only=new_only)
+    if messages is None:
+        return None
+    counter = fit.counter
+    local = await counter.count_messages_async(messages) + counter.count_tools(sent.tools)
+    max_tokens = limit
+    if config.window_guard:
+        max_tokens = min(limit, config.window - fit.correction.apply(fit.model, local))
+        if max_tokens < min(config.summary_reserve, config.summary_tokens):
+            logger.info(
+                "%s: the conversation's prefix (%d tokens) leaves no room for a "
+                "summary in the window: the summary is asked for as a transcript",
+                session_name(ctx.session),
+                local,
+            )
+            return None
+    model = plan.model if plan.model is not None else sent.model
+    try:
+        return await send_summary_request(
+            provider,
+            config,
+            messages,
+            SentSize(local, max_tokens, limit),
+            counter,
+            model=model,
+            tools=sent.tools,
+            cache_key=sent.cache_key,
+        )
+    except SummaryOverflowError as exc:
+        logger.info(
+            "%s: the server refused the prefix-shaped summary request (%s): "
+            "asked for as a transcript",
+            session_name(ctx.session),
+            exc.error,
+        )
+        return None
 
 
 _FENCE_LINE = re.compile(r"\s*(`{3,}|~{3,})[\w-]*\s*")

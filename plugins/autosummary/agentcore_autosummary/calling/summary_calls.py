@@ -28,6 +28,7 @@ from agentcore_autosummary.calling.summarizer import (
     SummaryFit,
     SummaryOverflowError,
     SummaryReply,
+    request_prefix_summary,
     request_summary,
 )
 from agentcore_autosummary.config import SummaryConfig
@@ -44,10 +45,10 @@ from agentcore_autosummary.judging.gate import new_words
 from agentcore_autosummary.judging.quoting import quote_missing, without_quotes
 from agentcore_autosummary.judging.retention import append_missing, log_missing, missing_identifiers
 from agentcore_autosummary.keeping.runtime import learn, runtime_of, session_correction
-from agentcore_autosummary.requesting.prefix_requests import request_prefix_summary, wants_prefix
+from agentcore_autosummary.log_names import session_name
+from agentcore_autosummary.requesting.prefix_requests import wants_prefix
 from agentcore_autosummary.requesting.provider import counting_model, summary_provider
 from agentcore_autosummary.requesting.routes import UPDATE, Route
-from agentcore_autosummary.subjects import subject
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -349,7 +350,7 @@ async def request_prefix_one(
     ``new_only``: of the plan's messages alone, without the earlier summary.
 
     None when that shape cannot apply
-    (:func:`~agentcore_autosummary.requesting.prefix_requests.request_prefix_summary`):
+    (:func:`~agentcore_autosummary.calling.summarizer.request_prefix_summary`):
     nothing was paid and the caller asks for a transcript summary.
     """
     fit = await summary_fit(ctx, config, plan)
@@ -403,7 +404,7 @@ async def check_retention(ctx: TurnContext, config: SummaryConfig, plan: Plan, s
     if not missing:
         return summary
     if config.retention_check == "log":
-        log_missing(subject(ctx.session), missing)
+        log_missing(session_name(ctx.session), missing)
         return summary
     counter = (await summary_fit(ctx, config, plan)).counter
     return append_missing(summary, missing, counter, config.summary_tokens)

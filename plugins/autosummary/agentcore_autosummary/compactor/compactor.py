@@ -60,7 +60,7 @@ from agentcore_autosummary.compactor.message_formats import (
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.deciding.budget import turn_budget
 from agentcore_autosummary.keeping.runtime import runtime_of, session_correction
-from agentcore_autosummary.subjects import SUBJECT
+from agentcore_autosummary.log_names import LOG_NAME
 
 
 @frozen
@@ -219,7 +219,7 @@ class Compactor:
         )
         session = AgentSession(agent, f"compaction-{uuid.uuid4().hex}", self._bundle, mode)
         # The log lines speak of the caller's list, never of this stand-in session.
-        session.stash[SUBJECT] = f"the message list of {_messages(len(messages))}"
+        session.stash[LOG_NAME] = f"the message list of {_messages(len(messages))}"
         try:
             if state.data:
                 await session.record_usage(None, "summary", data=state.data)

@@ -27,7 +27,7 @@ from agentcore.plugin_api import (
 from agentcore_autosummary.calling.off_loop import cut_middle
 from agentcore_autosummary.config import CORRECTION_KEY, SummaryConfig
 from agentcore_autosummary.deciding.token_correction import TokenCorrection, counted_request_async
-from agentcore_autosummary.subjects import subject
+from agentcore_autosummary.log_names import session_name
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -56,7 +56,7 @@ async def load_correction(ctx: TurnContext) -> TokenCorrection:
     try:
         return TokenCorrection.from_json(stored)
     except (TypeError, ValueError) as exc:
-        logger.warning("%s: ignoring stored %s: %s", subject(ctx.session), CORRECTION_KEY, exc)
+        logger.warning("%s: ignoring stored %s: %s", session_name(ctx.session), CORRECTION_KEY, exc)
         return TokenCorrection()
 
 
@@ -65,7 +65,7 @@ async def save_correction(ctx: TurnContext, correction: TokenCorrection) -> None
     try:
         await ctx.memory.set(CORRECTION_KEY, correction.to_json())
     except Exception as exc:
-        logger.error("%s: could not store the token correction: %s", subject(ctx.session), exc)
+        logger.error("%s: could not store the token correction: %s", session_name(ctx.session), exc)
 
 
 @frozen

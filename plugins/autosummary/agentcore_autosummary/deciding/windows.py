@@ -24,7 +24,7 @@ from agentcore_autosummary.config import (
 )
 from agentcore_autosummary.deciding.budget import turn_model
 from agentcore_autosummary.keeping.runtime import runtime_of
-from agentcore_autosummary.subjects import subject
+from agentcore_autosummary.log_names import session_name
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -154,7 +154,7 @@ async def learn_served_window(
         "%s: the server refused a request for model %r as longer than %d tokens, "
         "but the window was taken to be %d: requests are planned for %d tokens from now on "
         "(set summary_config max_context_tokens to the served window to skip this refusal)",
-        subject(ctx.session),
+        session_name(ctx.session),
         model,
         limit,
         window,
@@ -163,7 +163,7 @@ async def learn_served_window(
     try:
         await ctx.memory.set(SERVED_WINDOW_KEY, dict(served))
     except Exception as exc:
-        logger.error("%s: could not store the served window: %s", subject(ctx.session), exc)
+        logger.error("%s: could not store the served window: %s", session_name(ctx.session), exc)
     return True
 
 

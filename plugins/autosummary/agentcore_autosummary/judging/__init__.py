@@ -1,5 +1,5 @@
-"""Judging a summary before it is applied.
+"""Judging a summary before it is applied: the gate, the retention check and the quotes.
 
-The gate, and the text analysis it and the quotes use (identifiers, sentences,
-subjects).
+The text analysis they share (words, sentences, identifiers, subjects) is
+:mod:`agentcore_autosummary.text`.
 """

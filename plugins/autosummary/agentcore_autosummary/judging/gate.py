@@ -19,10 +19,11 @@ from itertools import compress
 from agentcore import Message
 from agentcore_autosummary.calling.summarizer import SummaryFailedError
 from agentcore_autosummary.judging.quoting import without_quotes
-from agentcore_autosummary.judging.retention import find_identifiers
 from agentcore_autosummary.judging.superseding import compare_identifiers
 from agentcore_autosummary.keeping.summary_info import SummaryQuality
 from agentcore_autosummary.requesting.formatting import format_message
+from agentcore_autosummary.text.identifiers import find_identifiers
+from agentcore_autosummary.text.words import folded, folded_words
 
 COPY_RATIO = 0.95
 """A summary at least this similar to the previous one, after new messages, is a copy."""
@@ -55,10 +56,6 @@ MIN_LOST = 2
 """The fewest lost identifiers that refuse a summary."""
 
 _ROLE_LINE = re.compile(r"^\s*(System|User|Assistant|Tool Result|Tool Error)\b[^:\n]{0,40}:")
-_WORDS = re.compile(r"\w+")
-_ASCII_NON_WORD = str.maketrans(
-    {chr(code): " " for code in range(128) if not (chr(code).isalnum() or chr(code) == "_")}
-)
 _RUN = 8
 _SEARCHED_RUNS = 64
 
@@ -69,22 +66,6 @@ class SummaryRejectedError(SummaryFailedError):
     def __init__(self, message: str, quality: SummaryQuality) -> None:
         super().__init__(message)
         self.quality = quality
-
-
-def _normal(text: str) -> str:
-    return " ".join(text.split()).casefold()
-
-
-def _folded_words(text: str) -> list[str]:
-    r"""The words of ``text`` (letters or digits), case-folded, in order.
-
-    The runs ``\w+`` finds; in ASCII text, found by turning every other
-    character into a space and splitting (a few times faster than the pattern).
-    """
-    folded = text.casefold()
-    if folded.isascii():
-        return folded.translate(_ASCII_NON_WORD).split()
-    return _WORDS.findall(folded)
 
 
 def _runs(words: list[str]) -> set[tuple[str, ...]]:
@@ -133,13 +114,9 @@ def runs_found_in_one_pass(runs: set[tuple[str, ...]], words: list[str]) -> set[
     return {tuple(words[at : at + size]) for at in starts} & runs
 
 
-def _words(text: str) -> set[str]:
-    return set(_folded_words(text))
-
-
 def new_words(text: str, previous: str) -> set[str]:
     """The words of ``text`` (letters or digits, any case) that ``previous`` lacks."""
-    return _words(text) - _words(previous)
+    return set(folded_words(text)) - set(folded_words(previous))
 
 
 def _adds(summary: str, previous: str, transcript_words: list[str]) -> bool:
@@ -202,11 +179,11 @@ def judge(
     written = without_quotes(previous) if previous else None
     overlap = 0.0
     if written:
-        overlap = difflib.SequenceMatcher(None, _normal(written), _normal(summary)).ratio()
+        overlap = difflib.SequenceMatcher(None, folded(written), folded(summary)).ratio()
     lines = [line for line in summary.splitlines() if line.strip()]
     role_lines = sum(1 for line in lines if _ROLE_LINE.match(line))
     transcript = "\n".join(format_message(m, max_tool_result_chars) for m in messages)
-    summary_words, transcript_words = _folded_words(summary), _folded_words(transcript)
+    summary_words, transcript_words = folded_words(summary), folded_words(transcript)
     copied = _copied_share(_runs(summary_words), transcript_words)
     echoed = max(role_lines / len(lines) if lines else 0.0, copied)
     kept, lost = compare_identifiers(previous, summary, transcript)

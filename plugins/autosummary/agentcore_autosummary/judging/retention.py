@@ -1,8 +1,8 @@
 """The retention check: identifiers of the summarized messages that a summary left out.
 
-The identifiers are those :func:`~.identifiers.find_identifiers` finds
+The identifiers are those :func:`~agentcore_autosummary.text.identifiers.find_identifiers` finds
 (links, paths, dates and times, amounts and sizes, versions, codes, names,
-long numbers); a summary keeps one when it :func:`~.identifiers.holds` it,
+long numbers); a summary keeps one when it :func:`~agentcore_autosummary.text.identifiers.holds` it,
 verbatim or in another spelling of the same value.
 """
 
@@ -13,15 +13,13 @@ from collections.abc import Iterable, Sequence
 
 from agentcore import Message
 from agentcore.plugin_api import TokenCounter
-from agentcore_autosummary.judging.identifiers import find_identifiers, holds
 from agentcore_autosummary.requesting.formatting import format_message
+from agentcore_autosummary.text.identifiers import find_identifiers, holds
 
 __all__ = [
     "ALSO_MENTIONED",
     "MAX_APPENDED_IDENTIFIERS",
     "append_missing",
-    "find_identifiers",
-    "holds",
     "log_missing",
     "missing_identifiers",
 ]
@@ -70,7 +68,10 @@ def append_missing(
 
 
 def log_missing(where: str, missing: Sequence[str]) -> None:
-    """Log the identifiers a summary of ``where`` (see :mod:`.subjects`) left out, as a warning."""
+    """Log the identifiers a summary of ``where`` left out, as a warning.
+
+    ``where`` names the conversation (:mod:`agentcore_autosummary.log_names`).
+    """
     logger.warning(
         "%s: the summary leaves out %d identifier(s) of the messages it covers: %s",
         where,

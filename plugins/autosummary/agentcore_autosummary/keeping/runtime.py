@@ -21,7 +21,7 @@ from agentcore_autosummary.deciding.budget import (
 )
 from agentcore_autosummary.deciding.token_correction import TokenCorrection
 from agentcore_autosummary.keeping.state import SummaryState, state_from_json, state_key
-from agentcore_autosummary.subjects import subject
+from agentcore_autosummary.log_names import session_name
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -84,7 +84,7 @@ async def learn(
         runtime.correction = learned
         logger.info(
             "%s: the server counts %.3fx agentcore's tokens for model %r",
-            subject(ctx.session),
+            session_name(ctx.session),
             learned.factor(model),
             model,
         )

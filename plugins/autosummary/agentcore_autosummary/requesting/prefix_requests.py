@@ -15,14 +15,7 @@ from __future__ import annotations
 import functools
 import logging
 
-from agentcore import ContextWindowExceededError, LlmCycle, LlmProvider, Message, TurnContext
-from agentcore_autosummary.calling.summarizer import (
-    SummaryFit,
-    SummaryReply,
-    _within,
-    call_timeout,
-    read_reply,
-)
+from agentcore import Message, TurnContext
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.deciding.pins import unpinned
 from agentcore_autosummary.deciding.plan import Plan
@@ -34,8 +27,7 @@ from agentcore_autosummary.requesting.prompt import (
     PREVIOUS_PLACEHOLDER,
     summary_words,
 )
-from agentcore_autosummary.requesting.sent import SentRequest, last_sent, position_of
-from agentcore_autosummary.subjects import subject
+from agentcore_autosummary.requesting.sent import SentRequest, position_of
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -137,64 +129,3 @@ def instruction_message(instruction: str) -> Message:
     message keeps its token counts: the same object is counted once per counter.
     """
     return Message.user(instruction)
-
-
-async def request_prefix_summary(
-    ctx: TurnContext,
-    provider: LlmProvider,
-    config: SummaryConfig,
-    plan: Plan,
-    fit: SummaryFit,
-    cap: int | None = None,
-    *,
-    new_only: bool = False,
-) -> SummaryReply | None:
-    """Ask for the summary of ``plan`` in the prefix shape; None when that shape cannot apply.
-
-    ``new_only``: a summary of the plan's messages alone, not of the earlier
-    summary (the first request of a ``resummary`` retry).
-
-    None (nothing sent, nothing paid) when no turn request of the slot was
-    sent yet in this live session, when it cannot carry the plan
-    (:func:`prefix_messages`), when the prefix leaves the reply less room in
-    ``config.window`` than ``summary_reserve``, or when the server refused
-    it as too long: the caller then asks for a transcript summary. Otherwise
-    the reply is read as :func:`~agentcore_autosummary.calling.summarizer.request_summary`
-    reads it, with the same errors.
-    """
-    sent = last_sent(ctx.session, plan.slot.id)
-    if sent is None:
-        return None
-    limit = cap if cap is not None else config.summary_tokens
-    messages = prefix_messages(sent, plan, config.summary_prompt, limit, new_only=new_only)
-    if messages is None:
-        return None
-    counter = fit.counter
-    local = await counter.count_messages_async(messages) + counter.count_tools(sent.tools)
-    max_tokens = limit
-    if config.window_guard:
-        max_tokens = min(limit, config.window - fit.correction.apply(fit.model, local))
-        if max_tokens < min(config.summary_reserve, config.summary_tokens):
-            logger.info(
-                "%s: the conversation's prefix (%d tokens) leaves no room for a "
-                "summary in the window: the summary is asked for as a transcript",
-                subject(ctx.session),
-                local,
-            )
-            return None
-    model = plan.model if plan.model is not None else sent.model
-    cycle = LlmCycle(
-        provider, model=model, max_tokens=max_tokens, purpose="summary", cache_key=sent.cache_key
-    )
-    seconds = call_timeout(config, local, max_tokens)
-    try:
-        result = await _within(seconds, cycle.submit_messages(messages, sent.tools))
-    except ContextWindowExceededError as exc:
-        logger.info(
-            "%s: the server refused the prefix-shaped summary request (%s): "
-            "asked for as a transcript",
-            subject(ctx.session),
-            exc,
-        )
-        return None
-    return await read_reply(result, counter, local, max_tokens, limit)
