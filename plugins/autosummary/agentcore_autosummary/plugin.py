@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 import pluggy
 
 from agentcore import (
-    AgentSession,
     ContextSlot,
     ModelCallInfo,
     PluginSetting,
@@ -17,6 +16,7 @@ from agentcore import (
     TurnContext,
     hookimpl,
 )
+from agentcore.plugin_api import SessionHandle
 from agentcore_autosummary import hookspecs
 from agentcore_autosummary.applying.fitting import ATTEMPTED_KEY, fit_request
 from agentcore_autosummary.applying.full_mode import focus_full_slot
@@ -82,7 +82,7 @@ def register_settings() -> Sequence[PluginSetting]:
 
 
 @hookimpl
-def check_slot_config(session: AgentSession, slot: ContextSlot, config: SlotConfig) -> None:
+def check_slot_config(session: SessionHandle, slot: ContextSlot, config: SlotConfig) -> None:
     """Refuse pins that cannot fit ``max_context_tokens`` (see :func:`check_pins_fit`)."""
     summary_config = enabled_config(session.bundle.config)
     if summary_config is not None:

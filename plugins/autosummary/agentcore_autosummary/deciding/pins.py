@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agentcore import AgentSession, ConfigError, ContextSlot, Message, SessionError, SlotConfig
-from agentcore.plugin_api import get_token_counter, reply_reservation
+from agentcore import ConfigError, ContextSlot, Message, SessionError, SlotConfig
+from agentcore.plugin_api import SessionHandle, get_token_counter, reply_reservation
 from agentcore_autosummary.config import SummaryConfig
 
 
@@ -34,7 +34,7 @@ def unpinned(slot: ContextSlot, start: int, end: int) -> tuple[Message, ...]:
 
 
 def check_pins_fit(
-    session: AgentSession, slot: ContextSlot, config: SlotConfig, summary: SummaryConfig
+    session: SessionHandle, slot: ContextSlot, config: SlotConfig, summary: SummaryConfig
 ) -> None:
     """Raise :class:`ConfigError` when ``config``'s pins cannot fit the window.
 
