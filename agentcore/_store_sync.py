@@ -15,14 +15,13 @@ from collections.abc import Callable, Mapping, Sequence
 import attrs
 
 from agentcore._cancel import complete_despite_cancel
+from agentcore._slot_config_json import config_from_json, config_to_json
 from agentcore.errors import ConflictError, DuplicateTurnError, SessionError
 from agentcore.messages import Message
 from agentcore.slots import (
     ContextSlot,
     SlotConfig,
     SlotMode,
-    config_from_json,
-    config_to_json,
     window_start,
 )
 from agentcore.stores.base import (

@@ -1,9 +1,10 @@
 """The turn protocol, written once: hooks, the model cycle, the store write, end hooks.
 
 :meth:`TurnRunner.events` runs one turn as an async generator of events. A
-streamed turn (:class:`TurnStream`) hands them to its consumer; a plain turn
-(:meth:`~agentcore.AgentSession.submit_turn`) drains them and returns the
-final message, as httpx's ``send`` is its streaming send plus ``read()``.
+streamed turn (:class:`~agentcore._turn_stream.TurnStream`) hands them to its
+consumer; a plain turn (:meth:`~agentcore.AgentSession.submit_turn`) drains
+them and returns the final message, as httpx's ``send`` is its streaming send
+plus ``read()``. What a turn accepts is checked in :mod:`agentcore._turn_checks`.
 """
 
 from __future__ import annotations
@@ -11,17 +12,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
-from attrs import frozen
 
 from agentcore._cancel import Deadline, DeadlineTimer
 from agentcore._lease import SessionLease
-from agentcore._plain_messages import text_message
 from agentcore._store_sync import StoreSync
+from agentcore._turn_checks import check_reply, new_turn_id
+from agentcore._turn_stream import FinalEvent
 from agentcore.budget import OVERFLOW_KEY, turn_counter
 from agentcore.call_hooks import HookedProvider, tool_call_hooks
 from agentcore.context import TurnContext
@@ -29,14 +29,12 @@ from agentcore.cycle import CycleEvent, CycleResult, LlmCycle
 from agentcore.errors import (
     ConfigError,
     ContextWindowExceededError,
-    EmptyReplyError,
-    SessionError,
     StoreTimeoutError,
     TurnTimeoutError,
 )
 from agentcore.hook_calls import CoreHooks
 from agentcore.llm import LlmResponse, ResponseComplete
-from agentcore.messages import Message, ReasoningBlock, TextBlock, invalid_text, make_valid
+from agentcore.messages import Message, make_valid
 from agentcore.slots import ContextSlot
 
 if TYPE_CHECKING:
@@ -45,97 +43,6 @@ if TYPE_CHECKING:
     from agentcore.session_handle import SessionHandle
 
 logger = logging.getLogger("agentcore")
-
-
-@frozen
-class FinalEvent:
-    """The last event of a turn, handed over once the turn is stored."""
-
-    event: ResponseComplete
-    message: Message
-
-
-def check_user_message(user_input: str | Message) -> Message:
-    """``user_input`` as the user message of a turn; what cannot be one is refused."""
-    if isinstance(user_input, Message):
-        if user_input.role != "user":
-            raise ConfigError(f"a turn takes a user message, got a {user_input.role} message")
-        message = user_input
-    elif not isinstance(user_input, str):
-        raise ConfigError(f"a turn takes a str or a user Message, got {user_input!r}")
-    elif not user_input.strip():
-        raise ConfigError("a turn needs a non-empty user message")
-    else:
-        message = text_message("user", user_input)
-    problem = invalid_text(message)
-    if problem is not None:
-        raise ConfigError(
-            f"the user message is not valid Unicode: {problem}; "
-            "decode its bytes as UTF-8 (or repair them) before submitting"
-        )
-    return message
-
-
-def check_pin_flag(pin: object) -> None:
-    """Refuse a ``pin`` argument that is not a bool."""
-    if not isinstance(pin, bool):
-        raise ConfigError(f"pin must be True or False, got {pin!r}")
-
-
-def new_turn_id() -> str:
-    """A new random turn id: a version 4 UUID in hex, as ``uuid.uuid4().hex`` gives.
-
-    Made from the 16 random bytes directly, without a ``uuid.UUID`` object (a
-    turn makes one: this costs a fifth of it).
-    """
-    raw = bytearray(os.urandom(16))
-    raw[6] = (raw[6] & 0x0F) | 0x40  # version 4
-    raw[8] = (raw[8] & 0x3F) | 0x80  # the RFC 4122 variant
-    return raw.hex()
-
-
-MAX_TURN_ID_CHARS = 200
-"""The longest ``turn_id`` a caller may give (every store engine keeps it whole)."""
-
-
-def check_turn_id(turn_id: object) -> None:
-    """Refuse a ``turn_id`` that is not None or a short, printable, non-empty str."""
-    if turn_id is None:
-        return
-    if (
-        not isinstance(turn_id, str)
-        or not turn_id.strip()
-        or len(turn_id) > MAX_TURN_ID_CHARS
-        or not turn_id.isprintable()
-    ):
-        raise ConfigError(
-            f"turn_id must be None or a non-empty printable str of at most "
-            f"{MAX_TURN_ID_CHARS} characters, got {str(turn_id)[:60]!r}"
-        )
-
-
-def check_reply(result: CycleResult) -> None:
-    """Refuse a turn whose final reply holds no text and no tool call (:class:`EmptyReplyError`).
-
-    Whitespace and reasoning alone do not make a reply; any other block (a
-    tool call, an image, audio) does.
-    """
-    response = result.response
-    for block in response.message.content:
-        if isinstance(block, ReasoningBlock):
-            continue
-        if not isinstance(block, TextBlock) or block.text.strip():
-            return
-    stop = response.stop_reason
-    hint = {
-        "max_tokens": "it stopped at max_tokens: raise the agent's max_tokens",
-        "other": "the provider stopped it (a content filter?)",
-    }.get(stop, "submit the turn again")
-    raise EmptyReplyError(
-        f"the model's reply holds no text and no tool call (stop reason {stop!r}); "
-        f"nothing of the turn was stored: {hint}",
-        stop_reason=stop,
-    )
 
 
 def final_message(added: Sequence[Message], result: CycleResult) -> Message:
@@ -513,68 +420,3 @@ class TurnRunner:
                 ctx.turn_index,
             )
             raise
-
-
-class TurnStream:
-    """The events of a streamed turn.
-
-    Iterate with ``async for`` to get :class:`~agentcore.llm.TextDelta`,
-    :class:`~agentcore.llm.ToolCallDelta`, tool-result and
-    :class:`~agentcore.llm.ResponseComplete` events, each with a ``.text``
-    delta. The turn is stored before the final ``ResponseComplete`` is
-    handed over, so breaking out of the loop after it loses nothing. Or
-    ``await stream.finalize()`` to consume the rest and get the final
-    assistant message. :attr:`message` is set once the turn is stored.
-    """
-
-    def __init__(self, events: AsyncGenerator[CycleEvent | FinalEvent, None]) -> None:
-        self._events = events
-        self._done = False
-        self.message: Message | None = None
-        """The assistant's final message, once the turn has been stored."""
-
-    def __aiter__(self) -> AsyncIterator[CycleEvent]:
-        return self
-
-    async def __anext__(self) -> CycleEvent:
-        if self._done:
-            await self._events.aclose()
-            raise StopAsyncIteration
-        try:
-            item = await self._events.__anext__()
-        except BaseException:
-            self._done = True
-            raise
-        if isinstance(item, FinalEvent):
-            self.message = item.message
-            self._done = True
-            return item.event
-        return item
-
-    async def finalize(self) -> Message:
-        """Consume the remaining events, finalize the turn, return the final message."""
-        async for _ in self:
-            pass
-        if self.message is None:
-            raise SessionError("the stream was closed before its turn was finalized")
-        return self.message
-
-    async def aclose(self) -> None:
-        """Abandon the stream: if the turn was not finalized, nothing is stored."""
-        await self._events.aclose()
-
-
-async def drain(events: AsyncGenerator[CycleEvent | FinalEvent, None]) -> Message:
-    """Run a turn's events to the end and return its final message.
-
-    The generator is run to its end (nothing follows its final event but its
-    ``finally``), so it is finished, by an exception or not, when the loop is:
-    no ``aclose()`` is owed.
-    """
-    message: Message | None = None
-    async for item in events:
-        if isinstance(item, FinalEvent):
-            message = item.message
-    if message is None:
-        raise SessionError("the turn ended without a final message")
-    return message

@@ -1,36 +1,31 @@
 """AgentSession: runs turns against a bundle and persists what they add.
 
 The turn protocol lives in :mod:`agentcore._turns`, the copy of the stored
-session and the one write path in :mod:`agentcore._store_sync`.
+session and the one write path in :mod:`agentcore._store_sync`. The session's
+turn methods are written in :mod:`agentcore._session_turns` and its plugin
+writes in :mod:`agentcore._session_writes`: the class binds them as methods.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import warnings
-from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
+from collections.abc import Coroutine, Sequence
 from typing import Any, TypeVar
 
 import attrs
 
+from agentcore import _session_turns, _session_writes
 from agentcore._background import BackgroundWork
 from agentcore._history import import_history
 from agentcore._slot_pins import change_pins
 from agentcore._store_sync import DEFAULT_SLOT, WRITE_ATTEMPTS, StoreSync
-from agentcore._turns import (
-    TurnRunner,
-    TurnStream,
-    check_pin_flag,
-    check_turn_id,
-    check_user_message,
-    drain,
-)
+from agentcore._turn_stream import TurnStream
+from agentcore._turns import TurnRunner
 from agentcore.agent import Agent
 from agentcore.budget import provider_model
 from agentcore.builder import AgentBundle
-from agentcore.context import TurnContext
 from agentcore.errors import (
     ConfigError,
     ReadonlySessionError,
@@ -39,7 +34,7 @@ from agentcore.errors import (
 )
 from agentcore.messages import Message
 from agentcore.pricing import PriceTable
-from agentcore.session_memory import SessionMemory, check_json, check_key
+from agentcore.session_memory import SessionMemory
 from agentcore.slots import (
     FULL,
     ContextSlot,
@@ -48,9 +43,8 @@ from agentcore.slots import (
     SlotMode,
 )
 from agentcore.stash import Stash
-from agentcore.stores.base import JsonValue, StoreWrite
-from agentcore.sync import run_sync
-from agentcore.usage import CostTracker, Usage
+from agentcore.stores.base import JsonValue
+from agentcore.usage import CostTracker
 from agentcore.validators import NON_NEGATIVE_INT
 
 __all__ = ["DEFAULT_SLOT", "WRITE_ATTEMPTS", "AgentSession", "TurnStream"]
@@ -296,92 +290,12 @@ class AgentSession:
         self._check_writable("pin a message")
         return await change_pins(self, index, slot_id, add=False)
 
-    async def write_slot_config(
-        self,
-        slot_id: str,
-        config: SlotConfig,
-        *,
-        expected_version: int | None = None,
-        data: Mapping[str, JsonValue] | None = None,
-        usage: Usage | None = None,
-        purpose: str = "plugin",
-        retry_on_conflict: bool = False,
-    ) -> None:
-        """Replace a slot's config, store session data and count ``usage``, in one store write.
+    # -- plugin writes (written in agentcore._session_writes) -------------------
 
-        This is how plugins apply a change computed from a slot (a new
-        ``summary_override``): the write also stores the session state with
-        ``usage`` added to the cost under ``purpose`` (default ``"plugin"``;
-        name the plugin's own purpose), so that cost survives a resume.
-        It is conditional on the slot's config version: ``expected_version``
-        (default: the :attr:`ContextSlot.version` this object holds) must
-        still be the stored one. When another write replaced the config since
-        (another plugin's write, a mode change), the write is refused with
-        :class:`~agentcore.errors.ConflictError`, nothing is stored, and the
-        session has reloaded the slot, so the caller can compute the change
-        again; with ``retry_on_conflict`` the new config is written over the
-        newer one instead. Messages another writer appended meanwhile never
-        make it fail. Once the write has committed, the object holds it,
-        even if the caller was cancelled.
-        """
-        self._check_writable("write a slot config")
-        if not isinstance(config, SlotConfig):
-            raise ConfigError(f"config must be a SlotConfig, got {config!r}")
-        if usage is not None and not isinstance(usage, Usage):
-            raise ConfigError(f"usage must be a Usage or None, got {usage!r}")
-        values = dict(data or {})
-        for key, value in values.items():
-            check_key(key)
-            check_json(key, value)
-        slot = await self.get_slot(slot_id)
-        expected = slot.version if expected_version is None else expected_version
-        await self._sync.write_config(
-            slot,
-            config,
-            expected=expected,
-            retry_on_conflict=retry_on_conflict,
-            data=values,
-            usage=usage,
-            purpose=purpose,
-        )
-        await slot.ensure_loaded(self._bundle.store)
+    write_slot_config = _session_writes.write_slot_config
+    record_usage = _session_writes.record_usage
 
-    async def record_usage(
-        self,
-        usage: Usage | None,
-        purpose: str,
-        *,
-        data: Mapping[str, JsonValue] | None = None,
-    ) -> None:
-        """Count ``usage`` under ``purpose`` and store session data, in one store write.
-
-        For plugin work that changes no slot config, such as a model call
-        whose result was dropped: the session state is stored with
-        the new cost, so what the work cost survives a resume. Once the write
-        has committed, the object holds it, even if the caller was cancelled.
-        """
-        self._check_writable("record usage")
-        if usage is not None and not isinstance(usage, Usage):
-            raise ConfigError(f"usage must be a Usage or None, got {usage!r}")
-        if not isinstance(purpose, str) or not purpose:
-            raise ConfigError(f"purpose must be a non-empty str, got {purpose!r}")
-        values = dict(data or {})
-        for key, value in values.items():
-            check_key(key)
-            check_json(key, value)
-        await self.load()
-
-        def write() -> StoreWrite:
-            batch = self._sync.guarded_write()
-            batch.state = self._sync.state(usage=usage, purpose=purpose)
-            batch.data.update(values)
-            return batch
-
-        def stored() -> None:
-            if usage is not None:
-                self._sync.cost.add(usage, purpose)
-
-        await self._sync.commit(write, stored)
+    # -- history ----------------------------------------------------------------
 
     async def load_messages(self, slot_id: str | None = None) -> list[Message]:
         """Exactly what the next request of a slot will carry, before the new user message."""
@@ -448,120 +362,12 @@ class AgentSession:
         self._check_writable("delete session data")
         await self._memory.delete(key)
 
-    # -- between turns ------------------------------------------------------------
+    # -- turns, and blocks between them (written in agentcore._session_turns) --
 
-    @contextlib.asynccontextmanager
-    async def exclusive(self, action: str = "act on the session") -> AsyncIterator[TurnContext]:
-        """Act on the session from outside a turn, as a turn would: ``async with`` it.
-
-        Yields a :class:`~agentcore.TurnContext` for the current slot, the
-        same kind of context a turn hook gets: ``ctx.provider`` (its calls
-        fire ``after_model_call``), ``ctx.slot``, ``ctx.cost``,
-        ``ctx.memory``, ``ctx.session``. Its ``messages`` is empty and its
-        ``turn_index`` is the session's next turn index. While the block
-        runs, the session's turn lock is held, so no turn (nor another
-        ``exclusive`` block) of this object runs meanwhile, and the session
-        has caught up with other writers first. Write with
-        :meth:`write_slot_config` and :meth:`record_usage`, as a hook does;
-        an exception leaves the block and reaches the caller, and what was
-        not written is not stored. Do not start a turn of the same session
-        inside the block: it waits for the lock the block holds.
-
-        Plugins use it for operations a user calls between turns, such as
-        rewriting the slot's context on request.
-
-        :param action: What the caller does, for the errors' wording
-            (``"cannot <action>"``).
-        :raises ReadonlySessionError: the session is read-only.
-        :raises SessionError: a streamed turn is in progress.
-        """
-        if not isinstance(action, str) or not action.strip():
-            raise ConfigError(f"action must be a non-empty str, got {action!r}")
-        self._check_writable(action)
-        self._check_no_open_stream()
-        async with self._turns.lock:
-            await self.load()
-            await self._sync.catch_up()
-            slot = self._sync.slots[self._sync.current]
-            ctx = self._turns.context(slot, Message.user(""), is_stream=False)
-            ctx.messages = []
-            yield ctx
-
-    # -- turns ------------------------------------------------------------------
-
-    async def submit_turn(
-        self, user_input: str | Message, *, pin: bool = False, turn_id: str | None = None
-    ) -> Message:
-        """Run one turn and return the assistant's final message.
-
-        With ``pin`` the user's message is pinned in the same store write as
-        the turn (see :meth:`pin`); a pin that cannot fit is refused with
-        :class:`ConfigError` before any model call, and nothing is stored.
-
-        Follows these steps: check the input (text that is not valid Unicode
-        raises :class:`ConfigError` before any hook or model call), read-only
-        check, catch up with other writers, ``on_turn_start``, load the
-        context, run the model (and tools), append the turn's messages (made
-        valid Unicode) and store them with the state and cost in one store
-        write, advance the turn index, ``on_turn_end``, ``post_turn_end``.
-        A provider error stores nothing. A ``turn_timeout`` reached before the
-        store write raises :class:`~agentcore.errors.TurnTimeoutError`, and
-        nothing is stored; reached later, it skips the end hooks left and the
-        message is returned. A cancel always reaches the caller as
-        ``CancelledError``: before the store write nothing is stored; once the
-        write has begun it completes first (turn index, messages and cost
-        are then held by the object, the reply as :attr:`last_reply`), and the
-        end hooks that have not run are skipped. See docs/failure-semantics.md.
-
-        ``turn_id`` is the turn's idempotency key (a new random one when
-        None): a caller that retries a turn whose outcome it does not know
-        (its process died, the connection dropped) passes the same id, and a
-        turn already stored under it is returned as stored, with no model
-        call and nothing stored twice. The store write of every turn carries
-        its id and the time left of ``turn_timeout``.
-
-        It is :meth:`submit_turn_stream` drained to its end, with the model
-        called without streaming: the two run the same steps.
-        """
-        user_message = check_user_message(user_input)
-        check_pin_flag(pin)
-        check_turn_id(turn_id)
-        self._check_writable("submit a turn")
-        self._check_no_open_stream()
-        return await drain(self._turns.events(user_message, pin=pin, stream=False, turn_id=turn_id))
-
-    def submit_turn_stream(
-        self, user_input: str | Message, *, pin: bool = False, turn_id: str | None = None
-    ) -> TurnStream:
-        """Run one turn, streaming the reply (``pin`` and ``turn_id`` as in :meth:`submit_turn`).
-
-        Iterate the returned :class:`TurnStream` for events. The turn is
-        stored, and ``on_turn_end`` and ``post_turn_end`` have run, before
-        the final :class:`~agentcore.llm.ResponseComplete` event is handed
-        over: a consumer that stops reading after it (or closes the stream)
-        keeps the turn. A stream abandoned before that event stores nothing.
-        The hooks see the index of the streamed turn; :attr:`turn_index`
-        advances when the turn is stored. ``turn_timeout`` covers the turn
-        from its first event on (time the consumer spends between events
-        counts too).
-        """
-        user_message = check_user_message(user_input)
-        check_pin_flag(pin)
-        self._check_writable("submit a turn")
-        self._check_no_open_stream()
-        check_turn_id(turn_id)
-        return TurnStream(self._turns.events(user_message, pin=pin, stream=True, turn_id=turn_id))
-
-    def submit_turn_sync(
-        self, user_input: str | Message, *, pin: bool = False, turn_id: str | None = None
-    ) -> Message:
-        """:meth:`submit_turn` for synchronous code, on a private event loop (:func:`run_sync`).
-
-        :raises SessionError: called where an event loop runs (``async def``, a
-            notebook cell): ``await session.submit_turn(...)`` there instead.
-        """
-        work = self.submit_turn(user_input, pin=pin, turn_id=turn_id)
-        return run_sync(work, instead="session.submit_turn(...)")
+    exclusive = _session_turns.exclusive
+    submit_turn = _session_turns.submit_turn
+    submit_turn_stream = _session_turns.submit_turn_stream
+    submit_turn_sync = _session_turns.submit_turn_sync
 
     # -- background work ---------------------------------------------------------
 

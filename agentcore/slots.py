@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Literal, overload
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 import attrs
 from attrs import define, field, frozen
 
-from agentcore.errors import ConfigError, SessionError
+from agentcore._slot_token_totals import TokenTotals
+from agentcore._window_messages import WindowMessages
+from agentcore.errors import ConfigError
 from agentcore.messages import Message
 from agentcore.pins import pinned_before, pins_converter
 from agentcore.stores.base import JsonValue, MemoryStore
@@ -231,9 +233,8 @@ class ContextSlot:
     _version: int = field(default=0, alias="version", validator=NON_NEGATIVE_INT)
     _pins_held: dict[int, Message] = field(factory=dict, init=False, repr=False)
     """Pinned messages older than the window, by absolute index."""
-    _sums: list[int] = field(factory=lambda: [0], init=False, repr=False)
-    """Running token totals of the loaded messages: ``_sums[i]`` is the sum of the first i."""
-    _sums_key: tuple[str, int] | None = field(default=None, init=False, repr=False)
+    _totals: TokenTotals = field(factory=TokenTotals, init=False, repr=False)
+    """Running token totals of the loaded messages (see :meth:`count_context`)."""
     _parts: tuple[tuple[Any, ...], int | None, tuple[list[Message], int, list[Message]]] | None = (
         field(default=None, init=False, repr=False, eq=False)
     )
@@ -247,7 +248,7 @@ class ContextSlot:
     @property
     def messages(self) -> Sequence[Message]:
         """The raw history by absolute index, oldest first: a read-only view of the window."""
-        return _WindowMessages(self._messages, self._offset, self.id, self._pins_held)
+        return WindowMessages(self._messages, self._offset, self.id, self._pins_held)
 
     @property
     def offset(self) -> int:
@@ -263,7 +264,7 @@ class ContextSlot:
 
     def raw_messages(self, start: int = 0, stop: int | None = None) -> list[Message]:
         """A copy of the raw history from ``start`` to ``stop`` (absolute, loaded indices)."""
-        return _WindowMessages(self._messages, self._offset, self.id, self._pins_held)[start:stop]
+        return WindowMessages(self._messages, self._offset, self.id, self._pins_held)[start:stop]
 
     def _render_parts(self) -> tuple[list[Message], int, list[Message]]:
         """:func:`render_parts` of this slot, made again only when what it reads changed.
@@ -322,28 +323,9 @@ class ContextSlot:
         before, start, after = self._render_parts()
         fixed = await counter.count_messages_async([*before, *after])
         room = None if limit is None else limit - fixed
-        return fixed + await self._window_tokens(counter, start, room)
-
-    async def _window_tokens(self, counter: TokenCounter, start: int, limit: int | None) -> int:
-        """Tokens of loaded raw messages ``start:``, from the running totals.
-
-        With ``limit``, the messages past the running totals are counted newest
-        first and the count stops once it passes ``limit`` (see :meth:`count_context`).
-        """
-        key = (counter.key, self._offset)
-        if self._sums_key != key:
-            self._sums_key, self._sums = key, [0]
-        sums = self._sums
-        totalled = self._offset + len(sums) - 1  # the first message without a running total
-        if limit is not None and totalled < len(self):
-            total = sums[-1] - sums[start - self._offset] if start < totalled else 0
-            for index in range(len(self) - 1, max(start, totalled) - 1, -1):
-                total += await counter.count_message_async(self._messages[index - self._offset])
-                if total > limit:
-                    return total
-        for message in self._messages[len(sums) - 1 :]:  # counted above: their counts are kept
-            sums.append(sums[-1] + await counter.count_message_async(message))
-        return sums[-1] - sums[start - self._offset]
+        return fixed + await self._totals.window_tokens(
+            counter, self._messages, self._offset, start, room
+        )
 
     async def ensure_loaded(self, store: MemoryStore, start: int | None = None) -> None:
         """Read from ``store`` the messages from ``start`` up to the window, and the pinned ones.
@@ -437,12 +419,7 @@ class ContextSlot:
             if self._offset <= index < start:
                 self._pins_held[index] = self._messages[index - self._offset]
         del self._messages[:cut]
-        if self._sums_key is not None and len(self._sums) > cut:  # keep the running totals
-            base = self._sums[cut]
-            self._sums = [total - base for total in self._sums[cut:]]
-            self._sums_key = (self._sums_key[0], start)
-        else:
-            self._sums_key, self._sums = None, [0]
+        self._totals.drop(cut, start)
         self._offset = start
         return cut
 
@@ -455,75 +432,6 @@ class ContextSlot:
         self._messages.extend(messages)
 
 
-class _WindowMessages(Sequence[Message]):
-    """A read-only view of a slot's loaded window, indexed by absolute position."""
-
-    __slots__ = ("_items", "_offset", "_pins", "_slot_id")
-
-    def __init__(
-        self,
-        items: list[Message],
-        offset: int,
-        slot_id: str,
-        pins: Mapping[int, Message] | None = None,
-    ) -> None:
-        self._items = items
-        self._offset = offset
-        self._slot_id = slot_id
-        self._pins = pins or {}
-
-    def _not_loaded(self, index: int) -> SessionError:
-        return SessionError(
-            f"raw message {index} of slot {self._slot_id!r} is not loaded (the slot holds "
-            f"messages {self._offset}.. of {len(self)}): read older messages with "
-            "`await session.history(slot_id, start=..., stop=...)`"
-        )
-
-    @overload
-    def __getitem__(self, index: int) -> Message: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Message]: ...
-
-    def __getitem__(self, index: int | slice) -> Message | list[Message]:
-        total = len(self)
-        if isinstance(index, slice):
-            start, stop, step = index.indices(total)
-            if step != 1:
-                raise SessionError("a slot's message view takes slices with step 1 only")
-            if stop <= start:
-                return []
-            if start < self._offset:
-                raise self._not_loaded(start)
-            return self._items[start - self._offset : stop - self._offset]
-        if index < 0:
-            index += total
-        if not 0 <= index < total:
-            raise IndexError(f"message index {index} out of range (slot holds {total})")
-        if index < self._offset:
-            pinned = self._pins.get(index)
-            if pinned is None:
-                raise self._not_loaded(index)
-            return pinned
-        return self._items[index - self._offset]
-
-    def __iter__(self) -> Iterator[Message]:
-        if self._offset:
-            raise self._not_loaded(0)
-        return iter(self._items)
-
-    def __len__(self) -> int:
-        return self._offset + len(self._items)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence):
-            return self._offset == 0 and list(self._items) == list(other)
-        return NotImplemented
-
-    def __repr__(self) -> str:
-        return f"<{len(self)} messages, {len(self._items)} loaded>"
-
-
 def _runs(indices: Sequence[int]) -> list[range]:
     """Sorted ``indices`` as runs of consecutive numbers."""
     runs: list[range] = []
@@ -533,43 +441,3 @@ def _runs(indices: Sequence[int]) -> list[range]:
         else:
             runs.append(range(index, index + 1))
     return runs
-
-
-STORED_ROLE_WITHOUT_FIELD: SummaryRole = "system"
-"""The ``summary_role`` of a stored Focused config that lacks the field.
-
-Configs stored before the default became ``"user"`` left the field out when
-it held the default, ``"system"``; every config stored since carries it.
-"""
-
-
-def config_to_json(config: SlotConfig) -> dict[str, JsonValue]:
-    """``config`` as stored JSON (a Focused config always with its ``summary_role``)."""
-    from agentcore.serialization import converter
-
-    data: dict[str, JsonValue] = {"mode": "full", "state": dict(config.state)}
-    if config.focused is not None:
-        data["mode"] = "focused"
-        focused = converter.unstructure(config.focused, FocusedConfig)
-        focused["summary_role"] = config.focused.summary_role
-        data["focused"] = focused
-    return data
-
-
-def config_from_json(data: Mapping[str, JsonValue], *, where: str) -> SlotConfig:
-    """The :class:`SlotConfig` stored as ``data``; errors name ``where``."""
-    from agentcore.errors import CorruptDataError
-    from agentcore.serialization import converter
-
-    try:
-        state = dict(data.get("state") or {})
-        if data.get("mode") == "focused":
-            focused = data["focused"]
-            if isinstance(focused, Mapping) and "summary_role" not in focused:
-                focused = {**focused, "summary_role": STORED_ROLE_WITHOUT_FIELD}
-            return SlotConfig(converter.structure(focused, FocusedConfig), state)
-        if data.get("mode") == "full":
-            return SlotConfig(FULL, state)
-    except Exception as exc:
-        raise CorruptDataError(f"stored config of {where} is invalid: {exc}") from exc
-    raise CorruptDataError(f"stored config of {where} has an unknown mode {data.get('mode')!r}")

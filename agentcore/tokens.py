@@ -59,26 +59,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-import tiktoken
-
-from agentcore import _token_text
-from agentcore._token_text import (
-    SLICE_CHARS,
-    arguments_json,
-    base64_size,
-    slices,
-    text_size,
-    tool_json,
+from agentcore import _tiktoken_loading, _token_text, _tool_tokens
+from agentcore._cut_tokens import cut_middle
+from agentcore._tiktoken_loading import (
+    encoding_for_model as encoding_for_model,
 )
+from agentcore._tiktoken_loading import forget_encodings, model_encoding, resolve_encoding
+from agentcore._token_text import SLICE_CHARS, arguments_json, base64_size, slices, text_size
 from agentcore._token_text import (
     estimate_text_tokens as estimate_text_tokens,
 )
-from agentcore.encodings import BUNDLED, load_bundled_encoding
+from agentcore._tool_tokens import ToolTokenCounts
 from agentcore.messages import (
     AudioBlock,
     ContentBlock,
@@ -99,7 +94,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_ENCODING = "cl100k_base"
+DEFAULT_ENCODING = _tiktoken_loading.DEFAULT_ENCODING
 """The encoding used for every model tiktoken does not know."""
 
 ESTIMATE = "estimate"
@@ -108,10 +103,10 @@ ESTIMATE = "estimate"
 CUSTOM = "custom"
 """The :attr:`TokenCounter.encoding_name` of a counter built on a user's function."""
 
-TIMEOUT_ENV_VAR = "AGENTCORE_TIKTOKEN_TIMEOUT"
+TIMEOUT_ENV_VAR = _tiktoken_loading.TIMEOUT_ENV_VAR
 """Seconds to wait for tiktoken to load an encoding; ``0`` skips loading it."""
 
-DEFAULT_TIMEOUT = 5.0
+DEFAULT_TIMEOUT = _tiktoken_loading.DEFAULT_TIMEOUT
 """The wait used when :data:`TIMEOUT_ENV_VAR` is unset or invalid."""
 
 TOKENS_PER_MESSAGE = 3
@@ -132,7 +127,7 @@ AUDIO_BYTES_PER_SECOND = 32_000
 FILE_URL_TOKENS = 85
 """Tokens counted for a file given by URL, whose size is unknown here."""
 
-TOKENS_PER_TOOL = 8
+TOKENS_PER_TOOL = _tool_tokens.TOKENS_PER_TOOL
 """Tokens each tool definition costs besides its JSON (the wrapper a server renders)."""
 
 COUNT_RULES_VERSION = 1
@@ -141,124 +136,14 @@ COUNT_RULES_VERSION = 1
 ESTIMATE_BYTES_PER_TOKEN = _token_text.ESTIMATE_BYTES_PER_TOKEN
 """UTF-8 bytes per token assumed by the estimate, outside CJK scripts."""
 
-TOOL_CACHE_SIZE = 1024
+TOOL_CACHE_SIZE = _tool_tokens.TOOL_CACHE_SIZE
 """Tool-definition counts a counter keeps (by spec, and by JSON); the cache is emptied when full."""
 
 INLINE_COUNT_CHARS = 16_384
 """Texts longer than this are counted in a worker thread by the async methods."""
 
-_MAX_TOKEN_CHARS = 64  # generous: characters one token may span, for cut_middle
-
-_WARNING = (
-    "agentcore.tokens: no tiktoken encoding could be loaded (wanted %r); token counts "
-    "are estimates. Reinstall agentcore (its bundled encodings are missing or damaged), "
-    "or make the encoding file reachable: allow network access once, or copy it into the "
-    "directory named by TIKTOKEN_CACHE_DIR. Set %s to change how long loading may take."
-)
-
 _lock = threading.RLock()
-_encodings: dict[str, Encoding | None] = {}
 _counters: dict[str | None, TokenCounter] = {}
-_warned = False
-
-
-def encoding_for_model(model: str | None) -> str:
-    """Return the name of the encoding to count ``model``'s tokens with.
-
-    OpenAI model names get the encoding tiktoken names for them (a prefix such as
-    ``openai/`` is ignored); every other name, and ``None``, gets
-    :data:`DEFAULT_ENCODING`.
-    """
-    return _model_encoding(model) or DEFAULT_ENCODING
-
-
-def _model_encoding(model: str | None) -> str | None:
-    """The encoding tiktoken names for ``model``, or None for a model it does not know."""
-    if not model:
-        return None
-    for name in dict.fromkeys((model, model.rsplit("/", 1)[-1])):
-        try:
-            return tiktoken.encoding_name_for_model(name)
-        except (KeyError, ValueError):
-            continue
-    return None
-
-
-def _timeout() -> float:
-    raw = os.environ.get(TIMEOUT_ENV_VAR, "").strip()
-    if not raw:
-        return DEFAULT_TIMEOUT
-    try:
-        value = float(raw)
-    except ValueError:
-        logger.debug("ignoring %s=%r: not a number", TIMEOUT_ENV_VAR, raw)
-        return DEFAULT_TIMEOUT
-    return max(value, 0.0) if math.isfinite(value) else DEFAULT_TIMEOUT
-
-
-def _load_encoding(name: str) -> Encoding:
-    """Load the encoding ``name``: bundled ones from disk, others through tiktoken."""
-    if name in BUNDLED:
-        return load_bundled_encoding(name)
-    return tiktoken.get_encoding(name)
-
-
-def _load_bounded(name: str, timeout: float) -> Encoding | None:
-    """Load ``name`` in a daemon thread, waiting at most ``timeout`` seconds."""
-    if timeout <= 0:
-        return None
-    result: list[Encoding] = []
-
-    def work() -> None:
-        try:
-            result.append(_load_encoding(name))
-        except Exception as error:
-            logger.debug("could not load tiktoken encoding %r: %r", name, error)
-
-    thread = threading.Thread(target=work, name=f"agentcore-tiktoken-{name}", daemon=True)
-    thread.start()
-    thread.join(timeout)
-    if not result:
-        if thread.is_alive():
-            logger.debug("loading tiktoken encoding %r took over %ss", name, timeout)
-        return None
-    return result[0]
-
-
-def _load(name: str) -> Encoding | None:
-    """The encoding ``name``, loaded once per process; None when it cannot load.
-
-    Must be called with ``_lock`` held.
-    """
-    if name not in _encodings:
-        if name in BUNDLED:
-            try:
-                _encodings[name] = _load_encoding(name)
-            except Exception as error:
-                logger.debug("could not load bundled encoding %r: %r", name, error)
-                _encodings[name] = None
-        else:
-            _encodings[name] = _load_bounded(name, _timeout())
-    return _encodings[name]
-
-
-def _resolve(wanted: str) -> tuple[Encoding | None, bool]:
-    """Return the encoding to count ``wanted`` with, and whether it is ``wanted`` itself.
-
-    Must be called with ``_lock`` held.
-    """
-    global _warned
-    encoding = _load(wanted)
-    if encoding is not None:
-        return encoding, True
-    fallback = _load(DEFAULT_ENCODING)
-    if fallback is not None:
-        logger.debug("counting %r tokens with %r instead", wanted, DEFAULT_ENCODING)
-        return fallback, False
-    if not _warned:
-        _warned = True
-        logger.warning(_WARNING, wanted, TIMEOUT_ENV_VAR)
-    return None, False
 
 
 class TokenCounter:
@@ -297,17 +182,14 @@ class TokenCounter:
         self._custom = count_text
         self._wanted = encoding_for_model(model)
         self._encoding: Encoding | None = None
-        # id(spec) -> (spec, count): the spec is held, so its id is not reused meanwhile.
-        self._tool_counts: dict[int, tuple[ToolSpec, int]] = {}
+        self._tool_counts = ToolTokenCounts()
         self._role_counts: dict[str, int] = {}
-        self._tool_json_counts: dict[str, int] = {}
         if count_text is not None:
             self._exact = bool(exact)
         else:
-            with _lock:
-                self._encoding, same = _resolve(self._wanted)
+            self._encoding, same = resolve_encoding(self._wanted)
             # cl100k standing in for a model tiktoken does not know is an estimate.
-            self._exact = same and _model_encoding(model) is not None
+            self._exact = same and model_encoding(model) is not None
         if count_text is not None:
             function = name or f"{model}:{_function_name(count_text)}"
             self._key = f"custom:{function}/{COUNT_RULES_VERSION}"
@@ -442,30 +324,7 @@ class TokenCounter:
         with the same spec objects, or with specs whose JSON is the same,
         reads the kept counts.
         """
-        total = 0
-        cache = self._tool_counts
-        for tool in tools:
-            kept = cache.get(id(tool))
-            if kept is not None and kept[0] is tool:
-                total += kept[1]
-                continue
-            count = self._count_tool(tool)
-            if len(cache) >= TOOL_CACHE_SIZE:
-                cache.clear()
-            cache[id(tool)] = (tool, count)
-            total += count
-        return total
-
-    def _count_tool(self, tool: ToolSpec) -> int:
-        """One definition's count, kept by its JSON."""
-        text = tool_json(tool)
-        count = self._tool_json_counts.get(text)
-        if count is None:
-            count = TOKENS_PER_TOOL + self.count_text(text)
-            if len(self._tool_json_counts) >= TOOL_CACHE_SIZE:
-                self._tool_json_counts.clear()
-            self._tool_json_counts[text] = count
-        return count
+        return self._tool_counts.count(tools, self.count_text)
 
     def cut_middle(self, text: str, max_tokens: int) -> str:
         """``text`` cut to at most ``max_tokens`` tokens, keeping its head and tail.
@@ -474,37 +333,8 @@ class TokenCounter:
         out: ``[… 12345 tokens left out …]``. A text that fits is returned as
         it is; with too small a ``max_tokens`` only the marker may remain.
         """
-        total = self.count_text(text)
-        if total <= max_tokens:
-            return text
-        room = max_tokens
-        # Only the ends of a long text are encoded: no token is longer than this.
-        reach = max_tokens * _MAX_TOKEN_CHARS
-        ends = (text[:reach], text[-reach:]) if len(text) > 2 * reach else (text, text)
-        for _ in range(12):
-            keep = max(0, room - 16)
-            if self._encoding is not None and self._custom is None:
-                start = self._encoding.encode_ordinary(ends[0])[: keep // 2 + keep % 2]
-                end_tokens = self._encoding.encode_ordinary(ends[1])
-                # A token boundary may fall inside a character: the bytes of a token
-                # prefix (suffix) can end (start) with part of one, and only there.
-                # Dropping that part keeps every character whole, never a U+FFFD.
-                head = self._encoding.decode_bytes(start).decode("utf-8", errors="ignore")
-                tail = self._encoding.decode_bytes(
-                    end_tokens[len(end_tokens) - keep // 2 :] if keep else []
-                ).decode("utf-8", errors="ignore")
-            else:
-                chars = int(len(text) * keep / max(total, 1))
-                head, tail = text[: chars // 2 + chars % 2], text[len(text) - chars // 2 :]
-                if not chars:
-                    tail = ""
-            left_out = max(total - self.count_text(head) - self.count_text(tail), 1)
-            cut = f"{head}\n[… {left_out} tokens left out …]\n{tail}"
-            over = self.count_text(cut) - max_tokens
-            if over <= 0:
-                return cut
-            room -= max(over, 1)
-        return f"[… {total} tokens left out …]"
+        encoding = self._encoding if self._custom is None else None
+        return cut_middle(text, max_tokens, self.count_text, encoding)
 
     def counted(self, message: Message) -> bool:
         """Whether ``message`` carries this counter's count already (made or stored)."""
@@ -594,8 +424,6 @@ def count_text_tokens(text: str, model: str | None = None) -> int:
 
 def _reset_for_tests() -> None:
     """Forget loaded encodings, shared counters and the estimate warning."""
-    global _warned
     with _lock:
-        _encodings.clear()
         _counters.clear()
-        _warned = False
+        forget_encodings()

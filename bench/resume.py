@@ -44,7 +44,8 @@ from agentcore import (
     SlotConfig,
     SqliteStore,
 )
-from agentcore.slots import SlotMode, config_to_json
+from agentcore._slot_config_json import config_to_json
+from agentcore.slots import SlotMode
 from agentcore.stores import MemoryStore, MessageAppend, StoreWrite
 from agentcore.testing import MockProvider
 from agentcore.tokens import get_token_counter

@@ -7,11 +7,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentcore import ConfigError, FocusedConfig, Message, SlotConfig, ToolUseBlock
+from agentcore._slot_config_json import config_from_json, config_to_json
 from agentcore.slots import (
     SUMMARY_ACKNOWLEDGEMENT,
     ContextSlot,
-    config_from_json,
-    config_to_json,
     focused_window,
     render_context,
 )

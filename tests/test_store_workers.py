@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from agentcore import Message
-from agentcore.slots import config_from_json
+from agentcore._slot_config_json import config_from_json
 
 if TYPE_CHECKING:
     from conftest import StoreEngine

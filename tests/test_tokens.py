@@ -10,7 +10,7 @@ import tiktoken
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentcore import tokens
+from agentcore import _tiktoken_loading, tokens
 from agentcore.encodings import load_bundled_encoding
 from agentcore.messages import ImageBlock, Message, TextBlock, ToolUseBlock, token_counts
 
@@ -27,7 +27,7 @@ from agentcore.tokens import (
     get_token_counter,
 )
 
-_real_load = tokens._load_encoding
+_real_load = _tiktoken_loading._load_encoding
 
 ENGLISH = (
     "The quick brown fox jumps over the lazy dog. Token counts decide what fits "
@@ -50,7 +50,7 @@ def no_encodings(monkeypatch: pytest.MonkeyPatch) -> None:
     def fail(name: str) -> tiktoken.Encoding:
         raise OSError(f"cannot fetch {name}")
 
-    monkeypatch.setattr(tokens, "_load_encoding", fail)
+    monkeypatch.setattr(_tiktoken_loading, "_load_encoding", fail)
     monkeypatch.setenv("AGENTCORE_TIKTOKEN_TIMEOUT", "1")
 
 
@@ -300,7 +300,7 @@ def test_slow_load_of_an_unbundled_encoding_falls_back_promptly(
         release.wait(30)
         raise OSError("no network")
 
-    monkeypatch.setattr(tokens, "_load_encoding", load)
+    monkeypatch.setattr(_tiktoken_loading, "_load_encoding", load)
     monkeypatch.setenv("AGENTCORE_TIKTOKEN_TIMEOUT", "0.2")
     try:
         start = time.monotonic()

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from agentcore import Agent, AgentBuilder, AgentSession, ConfigError, TurnTimeoutError
-from agentcore._turns import new_turn_id
+from agentcore._turn_checks import new_turn_id
 from agentcore.errors import StoreError
 from agentcore.testing import MockProvider
 

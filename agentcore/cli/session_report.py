@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+from agentcore._slot_config_json import config_from_json
 from agentcore.cli.errors import CliError
 from agentcore.cli.message_log import MESSAGE_LOG_KEY, read_log
 from agentcore.cli.money import MODEL_KEY, dollars_for
 from agentcore.serialization import message_to_dict
-from agentcore.slots import config_from_json
 from agentcore.stores.base import MemoryStore
 from agentcore.usage import Usage
 

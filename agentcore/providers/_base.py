@@ -11,9 +11,10 @@ from agentcore.errors import ConfigError, LlmError, MalformedResponseError
 from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
 from agentcore.providers._clock import Limits
 from agentcore.providers._failures import detach
-from agentcore.providers._http import ApiClient, StreamDecoder
+from agentcore.providers._http import ApiClient
 from agentcore.providers._options import HttpOptions, resolve_base_url, settings
 from agentcore.providers._secret import Secret
+from agentcore.providers._stream_decoder import StreamDecoder
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack

@@ -1,11 +1,12 @@
-"""The HTTP side shared by the providers: requests, limits, retries and error mapping.
+"""The HTTP side shared by the providers: requests, limits and retries.
 
 :class:`ApiClient` posts JSON to one API with one ``httpx.AsyncClient``,
 retries what is worth retrying (HTTP 429, 408, 5xx and connection errors)
 with :class:`~agentcore.providers._retry.RetryPolicy`, bounds each call (an
 idle timeout that only real events reset, an optional deadline for the whole
 call, a cap on the bytes of one reply) and turns every failure into an
-:class:`~agentcore.errors.LlmError`.
+:class:`~agentcore.errors.LlmError` (made by
+:class:`~agentcore.providers._api_errors.ApiErrors`).
 
 No error it raises holds an httpx object or a secret: every error leaves
 with its ``__cause__`` and ``__context__`` cleared and a key-free account of
@@ -24,26 +25,14 @@ import logging
 import ssl
 from collections.abc import AsyncGenerator, Callable, Iterable, Iterator, Mapping
 from contextlib import aclosing
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import httpx
 
-from agentcore._bounded_json import NestedTooDeeplyError, loads_bounded
-from agentcore.errors import (
-    BadRequestError,
-    LlmError,
-    MalformedResponseError,
-    ResponseTooLargeError,
-    ServiceUnavailableError,
-)
+from agentcore.errors import BadRequestError, LlmError, ServiceUnavailableError
+from agentcore.providers._api_errors import ApiErrors
 from agentcore.providers._clock import Clock, Limits, chunks
-from agentcore.providers._errors import (
-    ServerError,
-    error_for_status,
-    error_in_stream,
-    is_html,
-    read_server_error,
-)
+from agentcore.providers._errors import ServerError, is_html
 from agentcore.providers._failures import (
     FailedAttempt,
     Failure,
@@ -53,14 +42,13 @@ from agentcore.providers._failures import (
     transport_failure,
 )
 from agentcore.providers._retry import RetryPolicy, parse_retry_after
-from agentcore.providers._secret import Secret, mask_secrets
+from agentcore.providers._secret import Secret
 from agentcore.providers._sse import SseEvent, SseParser
-from agentcore.providers._text import valid_json
+from agentcore.providers._stream_decoder import StreamDecoder, decode_all, not_sse
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
-T_co = TypeVar("T_co", covariant=True)
 
 DEFAULT_TIMEOUT = httpx.Timeout(600.0, connect=10.0)
 """Timeouts of a provider's own client: 10 s to connect, 600 s between bytes."""
@@ -83,32 +71,6 @@ def _default_verify() -> ssl.SSLContext | bool:
         return True
     context: ssl.SSLContext = factory()
     return context
-
-
-class StreamDecoder(Protocol[T_co]):
-    """Turns the events of one streamed response into stream events."""
-
-    @property
-    def done(self) -> bool:
-        """Whether the terminal event has arrived."""
-        ...
-
-    @property
-    def progress(self) -> int:
-        """How many events so far carried content (what resets the idle timeout).
-
-        Content is text, a piece of a tool call, a stop reason, usage or the
-        end of the reply; keep-alives (pings) and empty deltas are not.
-        """
-        ...
-
-    def feed(self, event: SseEvent) -> Iterable[T_co]:
-        """Take one server-sent event and return what it completes."""
-        ...
-
-    def end_of_stream(self) -> None:
-        """The body ended without the terminal event: raise the right LlmError."""
-        ...
 
 
 class ApiClient:
@@ -147,14 +109,14 @@ class ApiClient:
         self.base_url = base_url.rstrip("/")
         self._headers = dict(headers)
         self._auth_headers = auth_headers
-        self._secret = secret
-        self._hidden = tuple(
-            Secret(text)
-            for text in sorted({text for text in hidden if text}, key=len, reverse=True)
+        self._errors = ApiErrors(
+            label=label,
+            secret=secret,
+            key_env=key_env,
+            hidden=hidden,
+            base_url_hint=base_url_hint,
         )
-        self._key_env = key_env
         self._auth = auth
-        self._base_url_hint = base_url_hint
         self.retry = retry
         self.limits = limits if limits is not None else Limits()
         self._timeout = timeout
@@ -188,10 +150,7 @@ class ApiClient:
         replaced only where it stands as a whole token (see
         :func:`~agentcore.providers._secret.mask_secrets`).
         """
-        secrets = [secret.reveal() for secret in self._hidden]
-        if self._secret is not None:
-            secrets.append(self._secret.reveal())
-        return mask_secrets(text, secrets)
+        return self._errors.redact(text)
 
     def scrub(self, error: LlmError) -> LlmError:
         """``error`` with every secret replaced by ``***`` in its message and every text it holds.
@@ -200,11 +159,7 @@ class ApiClient:
         error (a codec quoting tool arguments, a server's echoed body), no
         text of it holds the key, a secret header or the base URL's password.
         """
-        error.args = tuple(self.redact(arg) if isinstance(arg, str) else arg for arg in error.args)
-        for name, value in vars(error).items():
-            if isinstance(value, str):
-                setattr(error, name, self.redact(value))
-        return error
+        return self._errors.scrub(error)
 
     def stream_error(
         self,
@@ -216,25 +171,18 @@ class ApiClient:
         body: str | None = None,
         error: Mapping[str, Any] | None = None,
     ) -> LlmError:
-        """The LlmError for an error event in a stream (see :func:`error_in_stream`).
+        """The LlmError for an error event in a stream (see :meth:`ApiErrors.in_stream`).
 
         ``code`` is the provider's error code (``error_type`` when None),
         ``body`` the event's data and ``error`` its error object.
         """
-        details = ServerError(
-            message=read_server_error(message, redact=self.redact).message,
-            code=code or error_type,
-            body=None if body is None else read_server_error(body, redact=self.redact).body,
-            error=error,
+        return self._errors.in_stream(
+            error_type, status, message, code=code, body=body, error=error
         )
-        return error_in_stream(self.label, error_type, status, details, key_env=self._key_env)
 
     def stream_cut(self, missing: str) -> ServiceUnavailableError:
         """The error for a stream whose body ended before ``missing`` arrived."""
-        return ServiceUnavailableError(
-            f"the stream from the {self.label} ended before {missing}; "
-            "the connection was probably dropped"
-        )
+        return self._errors.stream_cut(missing)
 
     async def post_json(self, path: str, body: Mapping[str, Any]) -> Any:
         """POST ``body`` to ``path`` and return the decoded JSON reply, retrying as allowed.
@@ -308,7 +256,7 @@ class ApiClient:
             if not response.is_success:
                 raise FailedAttempt(await self._status_failure(response, clock))
             content = await self._read_body(response, clock)
-            return self._decode_json(content, response)
+            return self._errors.decode_json(content, response)
         finally:
             await response.aclose()
 
@@ -341,8 +289,8 @@ class ApiClient:
             for item in self._decode_all(decoder, closing, response):
                 yield item
             if not decoder.done:
-                if not seen_event and not closing and _not_sse(head):
-                    raise self._not_an_event_stream(response, head)
+                if not seen_event and not closing and not_sse(head):
+                    raise self._errors.not_an_event_stream(response, head)
                 decoder.end_of_stream()
         finally:
             await response.aclose()
@@ -350,12 +298,12 @@ class ApiClient:
     def _decode_all(
         self, decoder: StreamDecoder[T], events: Iterable[SseEvent], response: httpx.Response
     ) -> Iterator[T]:
-        """:func:`_decode_all`, with the response's request id put on an error it raises."""
+        """:func:`decode_all`, with the response's request id put on an error it raises."""
         try:
-            yield from _decode_all(decoder, events)
+            yield from decode_all(decoder, events)
         except LlmError as exc:
             if exc.request_id is None:
-                exc.request_id = self._request_id(response)
+                exc.request_id = self._errors.request_id(response)
             raise
 
     async def _read_body(self, response: httpx.Response, clock: Clock) -> bytes:
@@ -380,18 +328,7 @@ class ApiClient:
         return chunks(response.aiter_bytes(), clock, limit, too_large)
 
     def _too_large(self, response: httpx.Response, declared: int | None = None) -> LlmError:
-        limit = self.limits.max_reply_bytes
-        size = f"{declared} bytes" if declared is not None else f"more than {limit} bytes"
-        return ResponseTooLargeError(
-            f"the reply from the {self.label} is too large: {size} against a cap of "
-            f"{limit} bytes (max_reply_bytes); the rest was not read",
-            limit_bytes=limit,
-            status_code=response.status_code,
-            request_id=self._request_id(response),
-        )
-
-    def _request_id(self, response: httpx.Response) -> str | None:
-        return read_server_error("", redact=self.redact, headers=response.headers).request_id
+        return self._errors.too_large(response, self.limits.max_reply_bytes, declared)
 
     async def probe_json(
         self, method: str, url: str, body: Mapping[str, Any] | None = None, *, timeout: float = 5.0
@@ -445,29 +382,18 @@ class ApiClient:
             )
         raise BadRequestError(self.redact(message))
 
-    def _decode_json(self, content: bytes, response: httpx.Response) -> Any:
-        try:
-            return valid_json(loads_bounded(content))
-        except NestedTooDeeplyError as exc:
-            problem = f"the {self.label} answered with JSON {exc}"
-        except ValueError as exc:
-            problem = f"the {self.label} answered with invalid JSON ({exc})"
-        details = self._server_error(response, content)
-        snippet = (details.body or "")[:200]
-        raise self._body_error(response, details, f"{problem}: {snippet!r}")
-
     async def _check_event_stream(self, response: httpx.Response, clock: Clock) -> None:
         content_type = response.headers.get("content-type", "")
         if "application/json" in content_type:
             details = await self._read_error(response, clock, typed=False)
-            raise self._malformed(
+            raise self._errors.malformed(
                 response,
                 f"the {self.label} answered a streaming request with {content_type} "
                 f"instead of an event stream: {details.message}",
                 details,
             )
         if is_html("", content_type):
-            raise self._status_error(response, await self._read_error(response, clock))
+            raise self._errors.status_error(response, await self._read_error(response, clock))
 
     # -- the one path of an error body: read it, say what it holds, make the error --
 
@@ -476,73 +402,13 @@ class ApiClient:
     ) -> ServerError:
         """Read an error body (up to :data:`ERROR_BODY_BYTES`) and what the server said in it."""
         raw = await self._read_up_to(response, clock, ERROR_BODY_BYTES, refuse=False)
-        return self._server_error(response, raw, typed=typed)
-
-    def _server_error(
-        self, response: httpx.Response, raw: bytes, *, typed: bool = True
-    ) -> ServerError:
-        """What the server said in ``raw`` and its headers, key-free.
-
-        With ``typed`` the body's content type decides whether it is an HTML page.
-        """
-        content_type = response.headers.get("content-type", "") if typed else ""
-        return read_server_error(
-            raw.decode("utf-8", errors="replace"),
-            redact=self.redact,
-            headers=response.headers,
-            content_type=content_type,
-        )
-
-    def _status_error(
-        self, response: httpx.Response, details: ServerError, *, retry_after: float | None = None
-    ) -> LlmError:
-        """The LlmError the response's status and ``details`` stand for."""
-        return error_for_status(
-            self.label,
-            response.status_code,
-            details,
-            key_env=self._key_env,
-            retry_after=retry_after,
-            base_url_hint=self._base_url_hint,
-        )
-
-    def _malformed(
-        self, response: httpx.Response, message: str, details: ServerError
-    ) -> MalformedResponseError:
-        """A MalformedResponseError carrying the response's status and ``details``."""
-        return MalformedResponseError(
-            message,
-            status_code=response.status_code,
-            code=details.code,
-            body=details.body,
-            request_id=details.request_id,
-        )
-
-    def _not_an_event_stream(self, response: httpx.Response, head: bytes) -> LlmError:
-        """The error for a streamed reply whose body held no event at all."""
-        details = self._server_error(response, head)
-        return self._body_error(
-            response,
-            details,
-            f"the {self.label} answered a streaming request with a body that holds no "
-            f"server-sent event: {details.message!r}",
-        )
-
-    def _body_error(self, response: httpx.Response, details: ServerError, problem: str) -> LlmError:
-        """The error for a success status whose body is not what was asked for.
-
-        An HTML page (a proxy's or a login page) stands for the error of its
-        status; any other body is a :class:`MalformedResponseError` saying ``problem``.
-        """
-        if details.html_title is not None:
-            return self._status_error(response, details)
-        return self._malformed(response, problem, details)
+        return self._errors.server_error(response, raw, typed=typed)
 
     async def _status_failure(self, response: httpx.Response, clock: Clock) -> Failure:
         status = response.status_code
         retry_after = parse_retry_after(response.headers)
         details = await self._read_error(response, clock)
-        error = self._status_error(response, details, retry_after=retry_after)
+        error = self._errors.status_error(response, details, retry_after=retry_after)
         return Failure(
             error,
             retryable=retryable(error, status),
@@ -568,27 +434,3 @@ class ApiClient:
             delay,
         )
         await _sleep(delay)
-
-
-_SSE_STARTS = (b"data:", b"event:", b"id:", b"retry:", b":")
-
-
-def _not_sse(head: bytes) -> bool:
-    """Whether the first bytes of a body are something, and not the start of an event stream."""
-    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    return bool(text) and not text.startswith(_SSE_STARTS)
-
-
-def _decode_all(decoder: StreamDecoder[T], events: Iterable[SseEvent]) -> Iterator[T]:
-    """What ``decoder`` makes of ``events``, up to and including its terminal event."""
-    for event in events:
-        try:
-            items = decoder.feed(event)
-        except ValueError as exc:  # A field the core's classes reject, such as an empty id.
-            problem = str(exc)
-        else:
-            yield from items
-            if decoder.done:
-                return
-            continue
-        raise MalformedResponseError(f"a streamed {event.event} event is invalid: {problem}")

@@ -11,10 +11,10 @@ from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
 from agentcore.providers import _anthropic_codec as codec
 from agentcore.providers._anthropic_stream import AnthropicStreamDecoder
 from agentcore.providers._base import HttpProvider
-from agentcore.providers._http import StreamDecoder
 from agentcore.providers._options import HttpOptions
 from agentcore.providers._reply_room import ReplyRoom
 from agentcore.providers._secret import Secret
+from agentcore.providers._stream_decoder import StreamDecoder
 from agentcore.validators import POSITIVE_INT, STR, one_of
 
 if TYPE_CHECKING:

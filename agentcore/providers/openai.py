@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from agentcore.llm import LlmRequest, LlmResponse, StreamEvent
 from agentcore.providers import _openai_codec as codec
 from agentcore.providers._base import HttpProvider
-from agentcore.providers._http import StreamDecoder
 from agentcore.providers._openai_stream import OpenAIStreamDecoder
 from agentcore.providers._options import HttpOptions
 from agentcore.providers._secret import Secret
+from agentcore.providers._stream_decoder import StreamDecoder
 from agentcore.validators import BOOL, STR, one_of
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from attrs import define, field
 
 from agentcore import MemoryStore, Message
-from agentcore.slots import config_from_json
+from agentcore._slot_config_json import config_from_json
 from agentcore_autosummary.keeping.state import state_from_json, state_key
 from bench.loadtest.workload import SLOT, markers, session_id
 

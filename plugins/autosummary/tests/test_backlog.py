@@ -21,8 +21,8 @@ from agentcore import (
     TurnContext,
     hookimpl,
 )
+from agentcore._slot_config_json import config_to_json
 from agentcore.budget import reply_reservation
-from agentcore.slots import config_to_json
 from agentcore.stores import MessageAppend, StoreWrite
 from agentcore.testing import MockProvider
 from agentcore.tokens import TokenCounter, count_tokens

@@ -18,8 +18,8 @@ from agentcore import (
     SlotConfig,
     ToolUseBlock,
 )
+from agentcore._slot_config_json import config_to_json
 from agentcore.messages import token_counts
-from agentcore.slots import config_to_json
 from agentcore.stores import MessageAppend, StoreWrite
 from agentcore.testing import MockProvider
 from agentcore.tokens import TokenCounter, get_token_counter
