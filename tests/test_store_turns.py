@@ -5,6 +5,8 @@ The contract is tested on every engine; the migrations that add the turn ids kee
 
 from __future__ import annotations
 
+import asyncio
+import json
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,6 +16,7 @@ import pytest
 
 from agentcore.errors import ConflictError, DuplicateTurnError, StoreError
 from agentcore.messages import Message
+from agentcore.serialization import message_to_dict
 from agentcore.stores import (
     MemoryStore,
     MessageAppend,
@@ -175,16 +178,30 @@ async def test_sqlite_migrates_a_version_2_database_keeping_its_rows(tmp_path: P
 async def test_postgres_migrates_a_version_1_schema_keeping_its_rows(
     postgres_dsn: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pytest.importorskip("psycopg")
-    from agentcore.stores import PostgresStore, _pg_schema
+    psycopg = pytest.importorskip("psycopg")
+    from agentcore.stores import PostgresStore, _pg_pool, _pg_schema, _pg_search
 
     full = (_pg_schema._MIGRATIONS, _pg_schema.SCHEMA_VERSION)
     monkeypatch.setattr(_pg_schema, "_MIGRATIONS", full[0][:1])
     monkeypatch.setattr(_pg_schema, "SCHEMA_VERSION", 1)
+    monkeypatch.setattr(_pg_pool, "backfill", lambda conn, where: asyncio.sleep(0))
     async with PostgresStore(postgres_dsn) as old:
-        await old.write(StoreWrite("s", appends={"main": MessageAppend(0, msgs(2))}))
+        await old.check_session("s")  # sets up the version 1 tables
+    # The rows a version 1 release wrote (today's write fills columns version 1 lacks).
+    async with await psycopg.AsyncConnection.connect(postgres_dsn, autocommit=True) as raw:
+        await raw.execute("INSERT INTO agentcore_sessions VALUES ('s', NULL)")
+        await raw.execute(
+            "INSERT INTO agentcore_slots (session_id, slot_id, message_count) "
+            "VALUES ('s', 'main', 2)"
+        )
+        for index, message in enumerate(msgs(2)):
+            await raw.execute(
+                "INSERT INTO agentcore_messages VALUES ('s', 'main', %s, %s)",
+                (index, json.dumps(message_to_dict(message))),
+            )
     monkeypatch.setattr(_pg_schema, "_MIGRATIONS", full[0])
     monkeypatch.setattr(_pg_schema, "SCHEMA_VERSION", full[1])
+    monkeypatch.setattr(_pg_pool, "backfill", _pg_search.backfill)
     async with PostgresStore(postgres_dsn) as new:
         assert await new.load_messages("s", "main") == msgs(2)
         await new.write(turn_write(2, "t1"))

@@ -19,6 +19,7 @@ from agentcore.errors import ConflictError, CorruptDataError, DuplicateTurnError
 from agentcore.messages import Message, set_token_count, token_counts
 from agentcore.serialization import converter, message_to_dict, plain_message
 from agentcore.stores._deadline import check_timeout
+from agentcore.stores._search_text import search_document
 from agentcore.stores.base import (
     MAX_ID_BYTES,
     JsonValue,
@@ -37,10 +38,14 @@ _ConfigDict = dict[str, Any]
 
 @frozen
 class EncodedAppend:
-    """One slot's appended messages, as the JSON text stored for each."""
+    """One slot's appended messages: the JSON text stored for each, and what it is found by.
+
+    ``documents`` are the messages' search texts (see :mod:`agentcore.stores.search`).
+    """
 
     start: int
     bodies: tuple[str, ...]
+    documents: tuple[str, ...]
 
 
 @frozen
@@ -246,7 +251,8 @@ def encode_batch(batch: StoreWrite) -> EncodedWrite:
                     raise StoreError(f"{what} holds text that is not valid Unicode: {exc}") from exc
                 raise StoreError(f"{what} is not JSON-serializable: {exc}") from exc
             bodies.append(body)
-        appends[slot_id] = EncodedAppend(start, tuple(bodies))
+        documents = tuple(search_document(message) for message in append.messages)
+        appends[slot_id] = EncodedAppend(start, tuple(bodies), documents)
 
     data: dict[str, str] = {}
     for key, value in batch.data.items():

@@ -17,6 +17,7 @@ from agentcore.stores._pg_dsn import describe_dsn, parse_dsn
 from agentcore.stores._pg_heads import HeadCache
 from agentcore.stores._pg_listener import ChangeListener
 from agentcore.stores._pg_schema import Connection, migrate, one_line
+from agentcore.stores._pg_search import backfill
 from agentcore.stores.base import BaseStore, SlotHead
 from agentcore.validators import NON_NEGATIVE_INT, POSITIVE_INT, POSITIVE_NUMBER
 
@@ -233,6 +234,7 @@ class PostgresConnections(BaseStore):
                     raise StoreError(f"cannot connect to {self._where}: {one_line(exc)}") from exc
                 try:
                     await migrate(conn, self._where, create=self._create)
+                    await backfill(conn, self._where)
                 finally:
                     await conn.close()
                 await self._pool.open()
@@ -241,6 +243,7 @@ class PostgresConnections(BaseStore):
                 try:
                     async with self._pool.connection() as pooled:
                         await migrate(pooled, self._where, create=self._create)
+                        await backfill(pooled, self._where)
                 except PoolTimeout as exc:
                     raise StoreError(
                         f"cannot connect to {self._where} within {self._timeout:g} s: {exc}"

@@ -122,6 +122,16 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE TRIGGER agentcore_slot_changed AFTER INSERT OR UPDATE OR DELETE "
         "ON agentcore_slots FOR EACH ROW EXECUTE PROCEDURE agentcore_slot_changed()",
     ),
+    # 5 to 6: full-text search of the messages: each message's words (see _search_text) as
+    # a tsvector of the 'simple' configuration, written with the message, under a GIN index.
+    # The rows stored before have none (NULL) until the backfill (_pg_search.backfill)
+    # indexes them in batches; the partial index finds those left at once.
+    (
+        "ALTER TABLE agentcore_messages ADD COLUMN search tsvector",
+        "CREATE INDEX agentcore_messages_search ON agentcore_messages USING gin (search)",
+        "CREATE INDEX agentcore_messages_unindexed ON agentcore_messages (session_id) "
+        "WHERE search IS NULL",
+    ),
 )
 
 CHANGES_CHANNEL = "agentcore_changes"

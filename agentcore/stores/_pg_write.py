@@ -61,7 +61,8 @@ _UPSERT_CONFIG = (
     "SET config = excluded.config, version = s.version + 1"
 )
 _INSERT_MESSAGE = (
-    "INSERT INTO agentcore_messages (session_id, slot_id, idx, body) VALUES (%s, %s, %s, %s)"
+    "INSERT INTO agentcore_messages (session_id, slot_id, idx, body, search) "
+    "VALUES (%s, %s, %s, %s, to_tsvector('simple', %s))"
 )
 _UPSERT_DATA = (
     "INSERT INTO agentcore_session_data (session_id, key, value) VALUES (%s, %s, %s) "
@@ -126,9 +127,11 @@ async def apply_write(
                 [(session_id, slot_id, config) for slot_id, config in batch.slot_configs.items()],
             )
     rows = [
-        (session_id, slot_id, index, body)
+        (session_id, slot_id, index, body, document)
         for slot_id, append in appends
-        for index, body in enumerate(append.bodies, append.start)
+        for index, (body, document) in enumerate(
+            zip(append.bodies, append.documents, strict=True), append.start
+        )
     ]
     if rows:
         async with conn.cursor() as cur:

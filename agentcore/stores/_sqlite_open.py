@@ -22,6 +22,7 @@ from agentcore.stores._sqlite_file import (
     why_failed,
 )
 from agentcore.stores._sqlite_schema import MIGRATIONS, SCHEMA_VERSION
+from agentcore.stores._sqlite_search import backfill
 from agentcore.stores._sqlite_write import rollback
 
 logger = logging.getLogger("agentcore.stores.sqlite")
@@ -100,6 +101,7 @@ def _prepare(conn: sqlite3.Connection, path: str, busy_timeout: float) -> WalPag
         conn.execute("PRAGMA foreign_keys = ON")
         if version < SCHEMA_VERSION:
             _create_or_migrate(conn, path)
+        backfill(conn, path)
     except sqlite3.Error as exc:
         raise StoreError(f"cannot set up SQLite store {path}: {why_failed(path, exc)}") from exc
     return wal

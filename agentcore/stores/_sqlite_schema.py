@@ -76,6 +76,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) WITHOUT ROWID
         """,
     ),
+    # 4 to 5: a full-text index of the messages (FTS5; a row per message that has words,
+    # under the message's rowid), and what is left to index of the messages stored before
+    # (indexed in batches after the migration: see _sqlite_search.backfill).
+    (
+        "CREATE VIRTUAL TABLE IF NOT EXISTS message_search "
+        "USING fts5(doc, tokenize = 'unicode61 remove_diacritics 0')",
+        "CREATE TABLE IF NOT EXISTS search_backfill "
+        "(done INTEGER NOT NULL, until INTEGER NOT NULL)",
+        "INSERT INTO search_backfill (done, until) "
+        "SELECT 0, max(rowid) FROM messages HAVING count(*) > 0",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

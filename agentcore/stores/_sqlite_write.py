@@ -33,6 +33,13 @@ _UPSERT_CONFIG = (
 )
 _SLOT_VERSION = "SELECT version FROM slots WHERE session_id = ? AND slot_id = ?"
 _INSERT_MESSAGE = "INSERT INTO messages (session_id, slot_id, idx, body) VALUES (?, ?, ?, ?)"
+_INDEX_MESSAGE = (
+    "INSERT INTO message_search (rowid, doc) "
+    "SELECT rowid, ? FROM messages WHERE session_id = ? AND slot_id = ? AND idx = ?"
+)
+_UNINDEX_SESSION = (
+    "DELETE FROM message_search WHERE rowid IN (SELECT rowid FROM messages WHERE session_id = ?)"
+)
 _UPSERT_DATA = (
     "INSERT INTO session_data (session_id, key, value) VALUES (?, ?, ?) "
     "ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value"
@@ -144,6 +151,13 @@ def apply_write(
                         for index, body in enumerate(append.bodies, append.start)
                     ],
                 )
+                documents = [
+                    (document, session_id, slot_id, index)
+                    for index, document in enumerate(append.documents, append.start)
+                    if document
+                ]
+                if documents:
+                    conn.executemany(_INDEX_MESSAGE, documents)
         if batch.data:
             conn.executemany(
                 _UPSERT_DATA, [(session_id, key, value) for key, value in batch.data.items()]
@@ -194,6 +208,7 @@ def delete_session(conn: sqlite3.Connection, session_id: str) -> bool:
     """Delete the rows of ``session_id`` from every table, children first, in one transaction."""
     conn.execute("BEGIN IMMEDIATE")
     try:
+        conn.execute(_UNINDEX_SESSION, (session_id,))
         for table in ("messages", "session_data", "turns", "slots"):
             conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
         deleted = conn.execute("DELETE FROM sessions WHERE session_id = ?", (session_id,)).rowcount

@@ -23,6 +23,7 @@ from agentcore.stores._codec import (
     version_conflict,
 )
 from agentcore.stores._deadline import check_timeout
+from agentcore.stores._search_rank import bm25_scores
 from agentcore.stores.base import (
     BaseStore,
     JsonValue,
@@ -31,6 +32,7 @@ from agentcore.stores.base import (
     StoredTurn,
     StoreWrite,
 )
+from agentcore.stores.search import MessageHit, check_search
 
 
 @define
@@ -41,6 +43,8 @@ class _Session:
     data: dict[str, str] = field(factory=dict)
     versions: dict[str, int] = field(factory=dict)
     turns: dict[str, StoredTurn] = field(factory=dict)
+    documents: dict[str, list[tuple[str, ...]]] = field(factory=dict)
+    """Each message's search tokens, by slot, in the order of ``messages``."""
 
 
 class InMemoryStore(BaseStore):
@@ -96,11 +100,51 @@ class InMemoryStore(BaseStore):
             session.versions[slot_id] = session.versions.get(slot_id, 0) + 1
         for slot_id, append in encoded.appends.items():
             session.messages.setdefault(slot_id, []).extend(append.bodies)
+            session.documents.setdefault(slot_id, []).extend(
+                tuple(document.split()) for document in append.documents
+            )
         session.data.update(encoded.data)
         for key in encoded.deleted_data:
             session.data.pop(key, None)
         if encoded.turn_id is not None and encoded.turn is not None:
             session.turns[encoded.turn_id] = encoded.turn
+
+    async def search_messages(
+        self,
+        session_id: str,
+        query: str,
+        *,
+        slot_id: str | None = None,
+        before: int | None = None,
+        limit: int = 5,
+    ) -> list[MessageHit]:
+        """The stored messages of ``session_id`` that best match ``query``, best first.
+
+        See :meth:`~agentcore.stores.search.SearchableStore.search_messages`; ranked by
+        BM25 over the messages searched.
+        """
+        self._check_open()
+        terms = check_search(session_id, query, slot_id, before, limit)
+        session = self._sessions.get(session_id)
+        if session is None or not terms:
+            return []
+        places: list[tuple[str, int]] = []
+        documents: list[tuple[str, ...]] = []
+        for slot, tokens in sorted(session.documents.items()):
+            if slot_id is not None and slot != slot_id:
+                continue
+            kept = tokens if before is None else tokens[:before]
+            places.extend((slot, index) for index in range(len(kept)))
+            documents.extend(kept)
+        scores = bm25_scores(terms, documents)
+        found = [at for at, score in enumerate(scores) if score > 0]
+        found.sort(key=lambda at: (-scores[at], -places[at][1]))
+        hits = []
+        for at in found[:limit]:
+            slot, index = places[at]
+            message = decode_message(session.messages[slot][index], slot, index, session_id)
+            hits.append(MessageHit(slot, index, message, scores[at]))
+        return hits
 
     async def find_turn(self, session_id: str, turn_id: str) -> StoredTurn | None:
         """Return where the write with ``turn_id`` stored its turn, or None."""

@@ -25,6 +25,7 @@ from agentcore.stores._deadline import Deadline, check_timeout
 from agentcore.stores._pg_dsn import describe_dsn, hide_password
 from agentcore.stores._pg_pool import Pool
 from agentcore.stores._pg_schema import SCHEMA_VERSION
+from agentcore.stores._pg_search import search_statement
 from agentcore.stores._pg_write import (
     ACQUIRE_LEASE,
     FIND_TURN,
@@ -34,6 +35,7 @@ from agentcore.stores._pg_write import (
 )
 from agentcore.stores._pg_writes import RESOLVE_SECONDS, WRITE_RETRIES, PostgresWrites
 from agentcore.stores.base import JsonValue, SessionState, SlotHead, StoredTurn
+from agentcore.stores.search import MessageHit, check_search
 
 __all__ = [
     "RESOLVE_SECONDS",
@@ -169,6 +171,32 @@ class PostgresStore(PostgresWrites):
                 )
             messages.append(decode_message(body, slot_id, index, session_id))
         return messages
+
+    async def search_messages(
+        self,
+        session_id: str,
+        query: str,
+        *,
+        slot_id: str | None = None,
+        before: int | None = None,
+        limit: int = 5,
+    ) -> list[MessageHit]:
+        """The stored messages of ``session_id`` that best match ``query``, best first.
+
+        See :meth:`~agentcore.stores.search.SearchableStore.search_messages`; a
+        ``tsquery`` of the ``simple`` configuration on the rows' GIN-indexed ``search``
+        column, ranked by ``ts_rank``.
+        """
+        terms = check_search(session_id, query, slot_id, before, limit)
+        if not terms:
+            return []
+        rows = await self._fetchall(*search_statement(session_id, terms, slot_id, before, limit))
+        return [
+            MessageHit(
+                slot, int(index), decode_message(body, slot, int(index), session_id), float(score)
+            )
+            for slot, index, body, score in rows
+        ]
 
     async def count_messages(self, session_id: str, slot_id: str) -> int:
         """Return how many raw messages a slot holds (one row read, whatever the length)."""

@@ -33,10 +33,12 @@ from agentcore.stores._sqlite_file import UndecodableText, first_undecodable, wr
 from agentcore.stores._sqlite_heads import data_version, read_heads
 from agentcore.stores._sqlite_inline import INLINE_MAX_CHARS, encoded_chars, inline_candidate
 from agentcore.stores._sqlite_schema import SCHEMA_VERSION
+from agentcore.stores._sqlite_search import search as sqlite_search
 from agentcore.stores._sqlite_write import LAST_INDEX, delete_session, rollback
 from agentcore.stores._sqlite_write import find_turn as sqlite_find_turn
 from agentcore.stores._sqlite_writes import SqliteWrites
 from agentcore.stores.base import JsonValue, SessionState, SlotHead, StoredTurn, StoreWrite
+from agentcore.stores.search import MessageHit, check_search
 
 __all__ = ["SCHEMA_VERSION", "SqliteStore"]
 
@@ -242,6 +244,32 @@ class SqliteStore(SqliteWrites):
             return decode_data(rows[0][0], key, session_id) if rows else None
 
         return await asyncio.to_thread(load)
+
+    async def search_messages(
+        self,
+        session_id: str,
+        query: str,
+        *,
+        slot_id: str | None = None,
+        before: int | None = None,
+        limit: int = 5,
+    ) -> list[MessageHit]:
+        """The stored messages of ``session_id`` that best match ``query``, best first.
+
+        See :meth:`~agentcore.stores.search.SearchableStore.search_messages`; an FTS5
+        query of the file's ``message_search`` index, ranked by ``bm25()``.
+        """
+        terms = check_search(session_id, query, slot_id, before, limit)
+        if not terms:
+            return []
+        rows = await asyncio.to_thread(
+            self._call,
+            lambda conn: sqlite_search(conn, session_id, terms, slot_id, before, limit),
+        )
+        return [
+            MessageHit(slot, index, decode_message(body, slot, index, session_id), score)
+            for slot, index, body, score in rows
+        ]
 
     async def data_keys(self, session_id: str) -> list[str]:
         """Return the session-data keys of ``session_id``, sorted."""
