@@ -36,6 +36,7 @@ from agentcore.hook_calls import CoreHooks
 from agentcore.llm import LlmResponse, ResponseComplete
 from agentcore.messages import Message, make_valid
 from agentcore.slots import ContextSlot
+from agentcore.tools import Tool, ToolRegistry
 
 if TYPE_CHECKING:
     from agentcore.agent import Agent
@@ -184,8 +185,10 @@ class TurnRunner:
                     if stream:
                         async with deadline.guard():
                             await self._hooks.on_turn_start(ctx=ctx)
-                        cycle = self._cycle(ctx, user_message)
-                        async with contextlib.aclosing(self._streamed(cycle, deadline)) as items:
+                            tools = await self._turn_tools(ctx)
+                        cycle = self._cycle(ctx, user_message, tools)
+                        streamed_items = self._streamed(cycle, deadline, tools)
+                        async with contextlib.aclosing(streamed_items) as items:
                             async for item in items:
                                 if isinstance(item, tuple):
                                     streamed = item
@@ -280,7 +283,8 @@ class TurnRunner:
     ) -> tuple[ResponseComplete, list[Message], CycleResult]:
         """A plain turn up to its store write: ``on_turn_start``, the model, the counting."""
         await self._hooks.on_turn_start(ctx=ctx)
-        result = await self._complete(self._cycle(ctx, user_message))
+        tools = await self._turn_tools(ctx)
+        result = await self._complete(self._cycle(ctx, user_message, tools), tools)
         check_reply(result)
         added = await self._stored_form(user_message, result)
         return ResponseComplete(result.response), added, result
@@ -291,17 +295,34 @@ class TurnRunner:
         await self._count_for_storage([user_message, *added])
         return added
 
-    async def _complete(self, cycle: LlmCycle) -> CycleResult:
+    async def _turn_tools(self, ctx: TurnContext) -> ToolRegistry | None:
+        """The bundle's tools, with those the plugins offer for this turn (``offer_tools``)."""
         tools = self._session.bundle.tools
+        offered = await self._hooks.offer_tools(ctx=ctx)
+        if not offered:
+            return tools
+        base = tools if tools is not None else ToolRegistry()
+        names = {tool.name for tool in base.tools}
+        kept: list[Tool] = []
+        for tool in offered:
+            if not isinstance(tool, Tool) or tool.name in names:
+                what = f"a tool named {tool.name!r}" if isinstance(tool, Tool) else repr(tool)
+                logger.error("offer_tools: %s is not a new Tool; left out of the turn", what)
+                continue
+            names.add(tool.name)
+            kept.append(tool)
+        return base.with_tools(kept)
+
+    async def _complete(self, cycle: LlmCycle, tools: ToolRegistry | None) -> CycleResult:
         if tools is not None and len(tools):
             return await cycle.submit_with_tools([], tools)
         return await cycle.submit_messages([])
 
     async def _streamed(
-        self, cycle: LlmCycle, deadline: Deadline
+        self, cycle: LlmCycle, deadline: Deadline, tools: ToolRegistry | None
     ) -> AsyncGenerator[CycleEvent | tuple[ResponseComplete, CycleResult], None]:
         """The events of a streamed cycle, then ``(final event, result)``."""
-        stream = cycle.stream_with_tools([], self._session.bundle.tools)
+        stream = cycle.stream_with_tools([], tools)
         try:
             while True:
                 async with deadline.guard():
@@ -316,7 +337,9 @@ class TurnRunner:
         finally:
             await stream.aclose()
 
-    def _cycle(self, ctx: TurnContext, user_message: Message) -> LlmCycle:
+    def _cycle(
+        self, ctx: TurnContext, user_message: Message, tools: ToolRegistry | None
+    ) -> LlmCycle:
         async def prepare(added: Sequence[Message]) -> tuple[Message, ...]:
             ctx.messages = [user_message, *added]
             ctx.context = None
@@ -335,7 +358,6 @@ class TurnRunner:
                 if OVERFLOW_KEY in ctx.stash:
                     del ctx.stash[OVERFLOW_KEY]
 
-        tools = self._session.bundle.tools
         return self._cycle_settings().with_calls(
             ctx.provider,
             prepare=prepare,

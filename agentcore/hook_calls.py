@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from agentcore.session_handle import SessionHandle
     from agentcore.settings import PluginSetting
     from agentcore.slots import ContextSlot, SlotConfig
+    from agentcore.tools import Tool
 
 __all__ = ["CoreHooks", "await_me_maybe", "call_hook"]
 
@@ -61,6 +62,14 @@ class CoreHooks:
         caller = self._pm.hook.before_model_call
         if not hook_is_idle(caller):
             await call_hook(caller, ctx=ctx)
+
+    async def offer_tools(self, *, ctx: TurnContext) -> list[Tool]:
+        """The tools the plugins offer for this turn, in hook order (isolated)."""
+        caller = self._pm.hook.offer_tools
+        if hook_is_idle(caller):
+            return []
+        offered: list[Sequence[Tool]] = await call_hook(caller, ctx=ctx)
+        return [tool for tools in offered for tool in tools]
 
     async def on_turn_end(self, *, ctx: TurnContext) -> None:
         """A turn has been stored; failures are logged."""

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from agentcore.session_handle import SessionHandle
     from agentcore.settings import PluginSetting
     from agentcore.slots import ContextSlot, SlotConfig
+    from agentcore.tools import Tool
 
 PROJECT_NAME = "agentcore"
 """The pluggy project name, also the entry-point group plugins publish in."""
@@ -103,6 +104,23 @@ def before_model_call(ctx: TurnContext) -> Awaitable[None] | None:
     before the call, and nothing of the turn is stored.
 
     :param ctx: The turn's mutable context.
+    """
+
+
+@hookspec
+@hook_policy(isolate=True)
+def offer_tools(ctx: TurnContext) -> Awaitable[Sequence[Tool] | None] | Sequence[Tool] | None:
+    """Return tools to offer the model in this turn, beside the bundle's registry.
+
+    Called once per turn, after :func:`on_turn_start` and before the first
+    model call; the tools returned are offered on every call of the turn and
+    answered like the registry's (its timeout and result limit, the tool call
+    hooks). A tool can close over ``ctx`` to act on the turn's session. A tool
+    whose name is taken (by the registry or by another plugin's tool) is left
+    out, with an error logged; the turn goes on.
+
+    :param ctx: The turn's context.
+    :return: The tools to offer (see :class:`~agentcore.tools.Tool`), or None.
     """
 
 

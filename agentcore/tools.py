@@ -13,7 +13,7 @@ import inspect
 import logging
 import time
 import typing
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
 import attrs
@@ -30,6 +30,7 @@ from agentcore._tool_results import (
     is_small,
     render_bounded,
 )
+from agentcore._tool_timeout import ToolTimedOutError, run_within
 from agentcore._tool_types import ArgumentValueError
 from agentcore.calls import ToolCallInfo
 from agentcore.errors import ToolArgumentError, ToolError
@@ -235,17 +236,8 @@ class ToolCallHooks:
     after: ToolCallHook
 
 
-class _TimedOutError(Exception):
-    pass
-
-
 def _apply(func: Callable[..., Any], kwargs: Mapping[str, Any]) -> Any:
     return func(**kwargs)
-
-
-def _discard_outcome(task: asyncio.Future[Any]) -> None:
-    if not task.cancelled():
-        task.exception()
 
 
 class ToolRegistry:
@@ -317,6 +309,23 @@ class ToolRegistry:
             raise ToolError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
         return tool
+
+    def with_tools(self, tools: Sequence[Tool]) -> ToolRegistry:
+        """A new registry with this one's settings and tools, and ``tools`` besides.
+
+        Raises :class:`~agentcore.errors.ToolError` for a name already taken.
+        """
+        registry = ToolRegistry(
+            timeout=self.timeout,
+            concurrent=self.concurrent,
+            max_result_chars=self.max_result_chars,
+        )
+        registry._tools = dict(self._tools)
+        for tool in tools:
+            if tool.name in registry._tools:
+                raise ToolError(f"a tool named {tool.name!r} is already registered")
+            registry._tools[tool.name] = tool
+        return registry
 
     @overload
     def tool(self, func: F, /) -> F: ...
@@ -444,7 +453,7 @@ class ToolRegistry:
             return _error(call, bounded(text, limit)), None
         try:
             result = await self._invoke(tool, kwargs, limit)
-        except _TimedOutError:
+        except ToolTimedOutError:
             text = f"tool {call.name!r} did not finish within {self.timeout:g} seconds"
             return _error(call, text), TimeoutError(text)
         except NotJsonError as exc:
@@ -471,18 +480,7 @@ class ToolRegistry:
         return [await self.call(call, hooks=hooks) for call in pending]
 
     async def _invoke(self, tool: Tool, kwargs: Mapping[str, Any], limit: int | None) -> str:
-        if self.timeout is None:
-            return await tool._text(kwargs, limit)
-        task = asyncio.ensure_future(tool._text(kwargs, limit))
-        try:
-            done, _ = await asyncio.wait({task}, timeout=self.timeout)
-        finally:
-            if not task.done():
-                task.cancel()
-                task.add_done_callback(_discard_outcome)
-        if not done:
-            raise _TimedOutError
-        return task.result()
+        return await run_within(tool._text(kwargs, limit), self.timeout)
 
 
 def _finished(

@@ -428,6 +428,59 @@ async def test_hook_before_tool_call(make_session: MakeSession) -> None:
     ]
 
 
+async def test_hook_offer_tools(
+    make_session: MakeSession, caplog: pytest.LogCaptureFixture
+) -> None:
+    from agentcore import LlmResponse, Message, ToolRegistry, ToolUseBlock
+    from agentcore.tools import Tool
+
+    seen: list[str] = []
+
+    class Offers:
+        @hookimpl
+        async def offer_tools(self, ctx: TurnContext) -> list[Tool]:
+            async def session_name() -> str:
+                """The name of this session."""
+                seen.append(f"called in turn {ctx.turn_index}")
+                return ctx.session_id
+
+            def clash() -> str:
+                """Taken: the bundle has a tool of this name."""
+                return "never"
+
+            return [Tool.from_function(session_name), Tool.from_function(clash, name="add")]
+
+    class Broken:
+        @hookimpl
+        def offer_tools(self, ctx: TurnContext) -> list[Tool]:
+            raise RuntimeError("no tools today")
+
+    registry = ToolRegistry()
+
+    @registry.tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    calls = [ToolUseBlock("c1", "session_name", {}), ToolUseBlock("c2", "add", {"a": 1, "b": 2})]
+    provider = MockProvider(
+        [LlmResponse(Message.assistant("", calls), stop_reason="tool_use"), "done"]
+    )
+    session = make_session(provider, plugins=(Offers(), Broken()))
+    bundle = attrs.evolve(session.bundle, tools=registry)
+    session = AgentSession(session.agent, "offered", bundle)
+    with caplog.at_level("ERROR"):
+        await session.submit_turn("who are you?")
+    offered = [spec.name for spec in provider.calls[0].tools]
+    assert offered == ["add", "session_name"]  # the bundle's, then the plugin's; no clash
+    results = [m.text for m in provider.calls[1].messages if m.role == "tool"]
+    assert results == ["offered", "3"]
+    assert seen == ["called in turn 0"]
+    assert "a tool named 'add' is not a new Tool" in caplog.text
+    assert "no tools today" in caplog.text
+    assert registry.get("session_name") is None  # the bundle's registry is left as it was
+
+
 async def test_hook_after_tool_call(make_session: MakeSession) -> None:
     from agentcore import LlmResponse, Message, ToolRegistry, ToolUseBlock
     from agentcore.calls import ToolCallInfo
