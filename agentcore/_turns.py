@@ -103,6 +103,7 @@ class TurnRunner:
             memory=session.memory,
             config=bundle.config,
             is_stream=is_stream,
+            tools=bundle.tools,
         )
         ctx.provider = HookedProvider(bundle.provider, self._pm, ctx)
         return ctx
@@ -311,7 +312,8 @@ class TurnRunner:
                 continue
             names.add(tool.name)
             kept.append(tool)
-        return base.with_tools(kept)
+        ctx.tools = base.with_tools(kept)
+        return ctx.tools
 
     async def _complete(self, cycle: LlmCycle, tools: ToolRegistry | None) -> CycleResult:
         if tools is not None and len(tools):

@@ -14,6 +14,7 @@ from agentcore.session_memory import SessionMemory
 from agentcore.slots import ContextSlot
 from agentcore.stash import Stash
 from agentcore.stores.base import MemoryStore
+from agentcore.tools import ToolRegistry
 from agentcore.usage import CostTracker, Usage
 
 
@@ -43,6 +44,10 @@ class TurnContext:
     (the default, reset before every call's ``before_model_call`` hooks)
     sends ``slot.load_messages()``. A ``before_model_call`` hook may set it
     to send another context for that one call; nothing stored changes.
+
+    ``tools`` is what the turn's requests offer the model: the bundle's
+    registry, then (from before the first ``before_model_call``) with the
+    tools plugins offer for this turn (``offer_tools``); None without tools.
     """
 
     session: SessionHandle
@@ -62,3 +67,4 @@ class TurnContext:
     started_at: float = field(factory=time.time)
     context: list[Message] | None = None
     stash: Stash = field(factory=Stash, eq=False, repr=False)
+    tools: ToolRegistry | None = field(default=None, eq=False, repr=False)

@@ -25,13 +25,17 @@ What is here, by job:
 - **Messages**: :func:`valid_text`, :func:`message_to_dict`, the format
   converters (:func:`to_openai`, :func:`from_openai`...), :func:`check_history`.
 - **Slots**: :func:`render_context` and :func:`render_parts` (what a request
-  carries for a slot), :func:`system_message`, :func:`pin_group`, and the
+  carries for a slot), :func:`window_start` (the oldest message it carries),
+  :func:`system_message`, :func:`pin_group`, and the
   types of a Focused slot's fields (``SummaryPosition``, ``SummaryRole``,
   ``DEFAULT_SUMMARY_LABEL``).
 - **Tokens and budgets**: :class:`TokenCounter`, :func:`get_token_counter`,
   :func:`count_tokens`, :func:`count_text_tokens`; :func:`reply_reservation`,
   :func:`provider_model`, ``OVERFLOW_KEY``; :class:`PriceTable`.
-- **Storage**: ``JsonValue``.
+- **Storage**: ``JsonValue``; :class:`SearchableStore`, a store that finds stored
+  messages by what they say (:class:`MessageHit`, and :func:`matching_terms` to
+  tell how much of a query a hit holds).
+- **Tools**: :class:`Tool`, what the ``offer_tools`` hook returns.
 - **Errors**: the kinds of ``LlmError`` a provider of the plugin's own raises
   (:class:`RateLimitError`, :class:`ServiceUnavailableError`...), so the
   core's retries and the plugin's own fallbacks treat it as any provider.
@@ -78,9 +82,11 @@ from agentcore.slots import (
     render_context,
     render_parts,
     system_message,
+    window_start,
 )
 from agentcore.stash import StashKey
 from agentcore.stores.base import JsonValue
+from agentcore.stores.search import MessageHit, SearchableStore, matching_terms
 from agentcore.sync import run_sync
 from agentcore.tokens import (
     INLINE_COUNT_CHARS,
@@ -90,6 +96,7 @@ from agentcore.tokens import (
     count_tokens,
     get_token_counter,
 )
+from agentcore.tools import Tool
 from agentcore.validators import (
     BOOL,
     NON_EMPTY_STR,
@@ -121,15 +128,18 @@ __all__ = [
     "HookedProvider",
     "JsonValue",
     "LlmTimeoutError",
+    "MessageHit",
     "PriceTable",
     "RateLimitError",
     "Rule",
+    "SearchableStore",
     "ServiceUnavailableError",
     "SessionHandle",
     "StashKey",
     "SummaryPosition",
     "SummaryRole",
     "TokenCounter",
+    "Tool",
     "call_hook",
     "check_history",
     "check_provider_name",
@@ -145,6 +155,7 @@ __all__ = [
     "hook_policy",
     "hookspec",
     "is_int",
+    "matching_terms",
     "message_to_dict",
     "one_of",
     "pin_group",
@@ -158,4 +169,5 @@ __all__ = [
     "to_langchain",
     "to_openai",
     "valid_text",
+    "window_start",
 ]

@@ -26,11 +26,18 @@ logger = logging.getLogger("agentcore.stores.postgres")
 BACKFILL_BATCH = 2_000
 """Rows indexed per transaction of the backfill."""
 
+CANDIDATES = 200
+"""The matches of a search ranked in Python (by BM25, as the other stores rank): the
+best this many by ``ts_rank``, which weighs every word alike."""
+
 _SEARCH = (
-    "SELECT m.slot_id, m.idx, m.body, ts_rank(m.search, q) AS score "
+    "SELECT m.slot_id, m.idx, m.body "
     "FROM agentcore_messages AS m, to_tsquery('simple', %s) AS q "
     "WHERE m.session_id = %s{where} AND m.search @@ q "
-    "ORDER BY score DESC, m.idx DESC LIMIT %s"
+    "ORDER BY ts_rank(m.search, q) DESC, m.idx DESC LIMIT %s"
+)
+_SEARCHED = (
+    "SELECT coalesce(sum(message_count), 0) FROM agentcore_slots WHERE session_id = %s{where}"
 )
 _UNINDEXED = (
     "SELECT session_id, slot_id, idx, body FROM agentcore_messages WHERE search IS NULL "
@@ -42,24 +49,32 @@ _INDEX = (
 )
 
 
-def search_statement(
+def search_statements(
     session_id: str,
     terms: Sequence[SearchTerm],
     slot_id: str | None,
     before: int | None,
-    limit: int,
-) -> tuple[str, tuple[object, ...]]:
-    """The query that finds the best matches of ``terms`` (slot, index, body, score rows)."""
+) -> tuple[tuple[str, tuple[object, ...]], tuple[str, tuple[object, ...]]]:
+    """The query of a search's matches, and the query of how many messages it covers.
+
+    The matches come as (slot, index, body) rows, at most :data:`CANDIDATES` of them.
+    """
     where = ""
     parameters: list[object] = [tsquery(terms), session_id]
+    counted: list[object] = [session_id]
     if slot_id is not None:
         where += " AND m.slot_id = %s"
         parameters.append(slot_id)
+        counted.append(slot_id)
     if before is not None:
         where += " AND m.idx < %s"
         parameters.append(before)
-    parameters.append(limit)
-    return _SEARCH.format(where=where), tuple(parameters)
+    parameters.append(CANDIDATES)
+    count_where = " AND slot_id = %s" if slot_id is not None else ""
+    return (
+        (_SEARCH.format(where=where), tuple(parameters)),
+        (_SEARCHED.format(where=count_where), tuple(counted)),
+    )
 
 
 async def backfill(conn: AsyncConnection[Any], where: str) -> None:

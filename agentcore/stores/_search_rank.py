@@ -32,12 +32,22 @@ def term_count(term: SearchTerm, tokens: Sequence[str]) -> int:
     )
 
 
-def bm25_scores(terms: Sequence[SearchTerm], documents: Sequence[Sequence[str]]) -> list[float]:
-    """Each document's BM25 score for ``terms`` (0 for one that holds none of them)."""
+def bm25_scores(
+    terms: Sequence[SearchTerm],
+    documents: Sequence[Sequence[str]],
+    *,
+    total: int | None = None,
+) -> list[float]:
+    """Each document's BM25 score for ``terms`` (0 for one that holds none of them).
+
+    ``total`` is how many documents were searched when ``documents`` are only those
+    that hold a term (every document that holds one must be there, or the terms'
+    document frequencies are wrong); None: ``documents`` are all of them.
+    """
     if not documents or not terms:
         return [0.0] * len(documents)
     counts = [[term_count(term, document) for term in terms] for document in documents]
-    total = len(documents)
+    total = max(total or 0, len(documents))
     average = sum(len(document) for document in documents) / total or 1.0
     idf = []
     for column in range(len(terms)):

@@ -19,6 +19,7 @@ engine's ranking (BM25 for FTS5 and the in-memory store, ``ts_rank`` for Postgre
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -95,33 +96,18 @@ def tokens(text: str) -> list[str]:
 def _message_text(message: Message) -> str:
     """What of ``message`` a reader could look for.
 
-    Its text (a tool result's too), its tool calls' names and arguments, its files' names.
+    Its text (a tool result's too), its tool calls' names and its files' names. A tool
+    call's arguments are left out: what the call found is in its result, and on the
+    quality bench's tuning conversations indexing the arguments put the calls ahead
+    of the results that hold the facts (recall@5 0.98 with them, 1.00 without).
     """
     parts: list[str] = []
     for block in message.content:
         if isinstance(block, TextBlock):
             parts.append(block.text)
-        elif isinstance(block, ToolUseBlock):
-            parts.append(block.name)
-            parts.extend(_values(block.arguments))
-        elif isinstance(block, FileBlock):
+        elif isinstance(block, (ToolUseBlock, FileBlock)):
             parts.append(block.name)
     return "\n".join(parts)
-
-
-def _values(value: object) -> list[str]:
-    """The strings and numbers of a tool call's JSON arguments, keys aside."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, bool) or value is None:
-        return []
-    if isinstance(value, (int, float)):
-        return [str(value)]
-    if isinstance(value, dict):
-        return [text for item in value.values() for text in _values(item)]
-    if isinstance(value, (list, tuple)):
-        return [text for item in value for text in _values(item)]
-    return []
 
 
 def message_tokens(message: Message) -> list[str]:
@@ -133,6 +119,22 @@ def message_tokens(message: Message) -> list[str]:
 def search_document(message: Message) -> str:
     """The text a store indexes for ``message``: its tokens joined by spaces."""
     return " ".join(message_tokens(message))
+
+
+def session_token(session_id: str) -> str:
+    """The token that stands for ``session_id`` in an index's scope column (letters and digits)."""
+    return "s" + hashlib.sha1(session_id.encode("utf-8")).hexdigest()[:20]
+
+
+def slot_token(session_id: str, slot_id: str) -> str:
+    """The token that stands for one slot of one session in an index's scope column."""
+    key = f"{session_id}\x00{slot_id}".encode()
+    return "l" + hashlib.sha1(key).hexdigest()[:20]
+
+
+def search_scope(session_id: str, slot_id: str) -> str:
+    """The scope column of a message's index row: its session's token and its slot's."""
+    return f"{session_token(session_id)} {slot_token(session_id, slot_id)}"
 
 
 def search_terms(query: str) -> list[SearchTerm]:
@@ -163,11 +165,16 @@ def search_terms(query: str) -> list[SearchTerm]:
     return list(found)[:_MAX_QUERY_TERMS]
 
 
-def fts5_query(terms: Sequence[SearchTerm]) -> str:
-    """``terms`` as an FTS5 query: any of them (``"port" OR "servic"* OR "预 算"``)."""
-    return " OR ".join(
+def fts5_query(terms: Sequence[SearchTerm], scope: str) -> str:
+    """``terms`` as an FTS5 query: any of them in ``doc``, in the ``scope`` token's rows.
+
+    ``scope`` is a :func:`session_token` or a :func:`slot_token`: ANDed in, it keeps the
+    search to one session's rows, whatever the other sessions hold.
+    """
+    words = " OR ".join(
         '"' + " ".join(term.tokens) + '"' + ("*" if term.prefix else "") for term in terms
     )
+    return f'scope : "{scope}" AND doc : ({words})'
 
 
 def tsquery(terms: Sequence[SearchTerm]) -> str:

@@ -25,7 +25,7 @@ from agentcore.stores._deadline import Deadline, check_timeout
 from agentcore.stores._pg_dsn import describe_dsn, hide_password
 from agentcore.stores._pg_pool import Pool
 from agentcore.stores._pg_schema import SCHEMA_VERSION
-from agentcore.stores._pg_search import search_statement
+from agentcore.stores._pg_search import search_statements
 from agentcore.stores._pg_write import (
     ACQUIRE_LEASE,
     FIND_TURN,
@@ -35,7 +35,7 @@ from agentcore.stores._pg_write import (
 )
 from agentcore.stores._pg_writes import RESOLVE_SECONDS, WRITE_RETRIES, PostgresWrites
 from agentcore.stores.base import JsonValue, SessionState, SlotHead, StoredTurn
-from agentcore.stores.search import MessageHit, check_search
+from agentcore.stores.search import MessageHit, check_search, rank_hits
 
 __all__ = [
     "RESOLVE_SECONDS",
@@ -185,18 +185,23 @@ class PostgresStore(PostgresWrites):
 
         See :meth:`~agentcore.stores.search.SearchableStore.search_messages`; a
         ``tsquery`` of the ``simple`` configuration on the rows' GIN-indexed ``search``
-        column, ranked by ``ts_rank``.
+        column; the best matches by ``ts_rank`` are ranked again by BM25, as the
+        in-memory store ranks them (``ts_rank`` weighs a common word as a rare one).
         """
         terms = check_search(session_id, query, slot_id, before, limit)
         if not terms:
             return []
-        rows = await self._fetchall(*search_statement(session_id, terms, slot_id, before, limit))
-        return [
-            MessageHit(
-                slot, int(index), decode_message(body, slot, int(index), session_id), float(score)
-            )
-            for slot, index, body, score in rows
+        matches, searched = search_statements(session_id, terms, slot_id, before)
+        rows = await self._fetchall(*matches)
+        counted = await self._fetchall(*searched)
+        total = int(counted[0][0]) if counted else 0
+        if before is not None:
+            total = min(total, before)
+        found = [
+            MessageHit(slot, int(index), decode_message(body, slot, int(index), session_id), 0.0)
+            for slot, index, body in rows
         ]
+        return rank_hits(terms, found, total, limit)
 
     async def count_messages(self, session_id: str, slot_id: str) -> int:
         """Return how many raw messages a slot holds (one row read, whatever the length)."""

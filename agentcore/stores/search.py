@@ -17,15 +17,24 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
+import attrs
 from attrs import frozen
 
 from agentcore.errors import StoreError
 from agentcore.messages import Message
 from agentcore.stores._codec import check_session_id
-from agentcore.stores._search_text import SearchTerm, search_terms
+from agentcore.stores._search_rank import bm25_scores, term_count
+from agentcore.stores._search_text import SearchTerm, message_tokens, search_terms
 from agentcore.validators import is_int
 
-__all__ = ["MAX_SEARCH_LIMIT", "MessageHit", "SearchTerm", "SearchableStore", "search_terms"]
+__all__ = [
+    "MAX_SEARCH_LIMIT",
+    "MessageHit",
+    "SearchTerm",
+    "SearchableStore",
+    "matching_terms",
+    "search_terms",
+]
 
 MAX_SEARCH_LIMIT = 100
 """The most hits one search returns."""
@@ -69,6 +78,33 @@ class SearchableStore(Protocol):
         :raises StoreError: a bad argument (named), or the store failed.
         """
         ...
+
+
+def matching_terms(query: str, message: Message) -> list[SearchTerm]:
+    """The terms of ``query`` that ``message`` holds, as every store matches them.
+
+    A caller that wants more than "holds any term" (a hit that answers most of a
+    question) counts them: scores of different engines do not compare, these do.
+    """
+    tokens = message_tokens(message)
+    return [term for term in search_terms(query) if term_count(term, tokens)]
+
+
+def rank_hits(
+    terms: list[SearchTerm], hits: list[MessageHit], total: int, limit: int
+) -> list[MessageHit]:
+    """The best ``limit`` of ``hits`` by BM25, equal scores newest first, scored.
+
+    ``hits`` are every message that holds a term (or the best of them), ``total``
+    how many messages the search covered.
+    """
+    documents = [message_tokens(hit.message) for hit in hits]
+    scores = bm25_scores(terms, documents, total=total)
+    ranked = sorted(
+        (attrs.evolve(hit, score=score) for hit, score in zip(hits, scores, strict=True)),
+        key=lambda hit: (-hit.score, -hit.index),
+    )
+    return ranked[:limit]
 
 
 def check_search(

@@ -36,6 +36,7 @@ from agentcore_autosummary.config import CORRECTION_KEY, SummaryConfig
 from agentcore_autosummary.keeping.state import SummaryState
 from agentcore_autosummary.keeping.summary_info import (
     CompactError,
+    RecallInfo,
     SummaryInfo,
     SummaryQuality,
     SummaryReason,
@@ -61,6 +62,7 @@ __all__ = [
     "Compaction",
     "Compactor",
     "CompactorState",
+    "RecallInfo",
     "SummaryConfig",
     "SummaryFailedError",
     "SummaryInfo",

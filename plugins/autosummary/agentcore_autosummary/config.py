@@ -42,6 +42,7 @@ QUOTE_SHARE = 0.5
 """With ``retention_check="quote"``, the share of the summary's cap its quotes may add beyond
 it (:attr:`SummaryConfig.quote_tokens`)."""
 RequestShape = Literal["auto", "prefix", "transcript"]
+Recall = Literal["off", "tool", "auto", "both"]
 
 CORRECTION_KEY = "autosummary.token_correction"
 """Session-data key of the token correction the plugin learns from usage."""
@@ -200,6 +201,15 @@ class SummaryConfig:
         ``docs/autosummary.md``, "The gate"). False: every summary the summarizer
         returns is applied, as in the original design (:meth:`seed`); it is still
         checked to shrink the context.
+    :param recall: Whether the model can reach what a summary left out, in the stored
+        history (the store must search: ``agentcore.stores.search``). ``"tool"``: once
+        messages are summarized, the model is offered ``recall_history(query, limit)``;
+        ``"auto"``: before a turn, the summarized messages that best match the user's
+        new message are added to its request in a marked block, within the window;
+        ``"both"``; ``"off"`` (the default). See ``docs/autosummary.md``, "Recall".
+    :param recall_tokens: Tokens one recall may add, tool result or block (None: a
+        sixteenth of the window, at least 64).
+    :param recall_limit: Messages automatic recall adds at most.
     """
 
     trigger_token_ratio: float = field(default=0.4, validator=RATIO)
@@ -235,6 +245,9 @@ class SummaryConfig:
     )
     gate: bool = field(default=True, validator=BOOL)
     segments_ratio: float | None = field(default=None, validator=RATIO.or_none())
+    recall: Recall = field(default="off", validator=one_of("off", "tool", "auto", "both"))
+    recall_tokens: int | None = field(default=None, validator=POSITIVE_INT.or_none())
+    recall_limit: int = field(default=3, validator=POSITIVE_INT)
 
     def __attrs_post_init__(self) -> None:
         if self.summary_style == "structured":
@@ -255,6 +268,13 @@ class SummaryConfig:
                 "re-trigger at once"
             )
         self._check_explicit_sizes()
+
+    @property
+    def recall_room(self) -> int:
+        """Tokens one recall may add: ``recall_tokens``, else a sixteenth of the window."""
+        if self.recall_tokens is not None:
+            return self.recall_tokens
+        return max(64, self.window // 16)
 
     def _check_explicit_sizes(self) -> None:
         """Refuse token sizes the user set that contradict each other or the window.

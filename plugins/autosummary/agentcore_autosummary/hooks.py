@@ -7,7 +7,11 @@ from typing import TYPE_CHECKING
 
 from agentcore import TurnContext
 from agentcore.plugin_api import call_hook
-from agentcore_autosummary.keeping.summary_info import SummaryInfo, SummaryRequestInfo
+from agentcore_autosummary.keeping.summary_info import (
+    RecallInfo,
+    SummaryInfo,
+    SummaryRequestInfo,
+)
 from agentcore_autosummary.requesting.prompt import MESSAGES_PLACEHOLDER
 
 if TYPE_CHECKING:
@@ -61,6 +65,10 @@ class SummaryHooks:
         """A summary failed with ``error``."""
         await call_hook(self._pm.hook.on_summary_error, ctx=ctx, request=request, error=error)
 
+    async def after_recall(self, *, ctx: TurnContext, recall: RecallInfo) -> None:
+        """A recall searched what a summary left out."""
+        await call_hook(self._pm.hook.after_recall, ctx=ctx, recall=recall)
+
 
 async def before_summary(ctx: TurnContext, request: SummaryRequestInfo) -> bool:
     """Fire ``before_summary``; True unless a hook vetoed the summary."""
@@ -82,3 +90,8 @@ async def summary_error(
     """Fire ``on_summary_error``; a failing implementation is logged."""
     hooks = SummaryHooks(ctx.session.bundle.plugin_manager)
     await hooks.on_summary_error(ctx=ctx, request=request, error=error)
+
+
+async def after_recall(ctx: TurnContext, recall: RecallInfo) -> None:
+    """Fire ``after_recall``; a failing implementation is logged."""
+    await SummaryHooks(ctx.session.bundle.plugin_manager).after_recall(ctx=ctx, recall=recall)

@@ -1,4 +1,4 @@
-"""The hooks autosummary adds to agentcore: the summary hooks, before, after and on error.
+"""The hooks autosummary adds to agentcore: the summary hooks (before, after, on error), recall.
 
 The plugin declares them through the core's ``register_hookspecs`` hook, so
 they exist only where autosummary is installed. Implement them with
@@ -16,9 +16,13 @@ from collections.abc import Awaitable
 
 from agentcore import TurnContext
 from agentcore.plugin_api import hook_policy, hookspec
-from agentcore_autosummary.keeping.summary_info import SummaryInfo, SummaryRequestInfo
+from agentcore_autosummary.keeping.summary_info import (
+    RecallInfo,
+    SummaryInfo,
+    SummaryRequestInfo,
+)
 
-HOOK_NAMES = ("before_summary", "after_summary", "on_summary_error")
+HOOK_NAMES = ("before_summary", "after_summary", "on_summary_error", "after_recall")
 """The hooks this module declares."""
 
 
@@ -78,4 +82,19 @@ def on_summary_error(
     :param ctx: The context of the turn (or of the ``compact`` call) the summary belongs to.
     :param request: The summary request that failed, as the hooks left it.
     :param error: What went wrong.
+    """
+
+
+@hookspec
+@hook_policy(isolate=True)
+def after_recall(ctx: TurnContext, recall: RecallInfo) -> Awaitable[None] | None:
+    """A recall searched what a summary left out (``SummaryConfig.recall``).
+
+    Fires for every search: a ``recall_history`` call of the model, and each
+    turn's automatic recall that searched (found or not). ``recall`` holds the
+    query, the indices of the messages found and the tokens added. A pure
+    notification; an exception raised here is logged on the ``agentcore`` logger.
+
+    :param ctx: The context of the turn the recall served.
+    :param recall: What was searched and found.
     """

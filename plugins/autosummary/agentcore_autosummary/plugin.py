@@ -16,7 +16,7 @@ from agentcore import (
     TurnContext,
     hookimpl,
 )
-from agentcore.plugin_api import SessionHandle
+from agentcore.plugin_api import SessionHandle, Tool
 from agentcore_autosummary import hookspecs
 from agentcore_autosummary.applying.fitting import ATTEMPTED_KEY, fit_request
 from agentcore_autosummary.applying.full_mode import focus_full_slot
@@ -45,6 +45,8 @@ from agentcore_autosummary.keeping.runtime import (
     runtime_of,
     session_correction,
 )
+from agentcore_autosummary.recalling.automatic import add_recalled
+from agentcore_autosummary.recalling.tool import recall_tools
 from agentcore_autosummary.requesting.provider import check_summary_provider
 from agentcore_autosummary.requesting.sent import record_sent
 
@@ -95,11 +97,20 @@ async def before_model_call(ctx: TurnContext) -> None:
     """Keep the request about to be sent inside ``max_context_tokens`` (see :func:`fit_request`).
 
     A Full slot is switched to the Focused mode first, unless the app chose
-    the mode (see :mod:`agentcore_autosummary.applying.full_mode`).
+    the mode (see :mod:`agentcore_autosummary.applying.full_mode`). With
+    ``recall="auto"`` the summarized messages that match the user's message are
+    added last (see :mod:`agentcore_autosummary.recalling.automatic`).
     """
     if enabled_config(ctx.config) is not None:
         await focus_full_slot(ctx)
     await fit_request(ctx)
+    await add_recalled(ctx)
+
+
+@hookimpl
+async def offer_tools(ctx: TurnContext) -> list[Tool]:
+    """Offer ``recall_history`` once messages are summarized (``recall="tool"``)."""
+    return await recall_tools(ctx)
 
 
 @hookimpl

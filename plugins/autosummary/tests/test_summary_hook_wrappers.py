@@ -3,7 +3,8 @@
 The hooks are those the plugin's ``register_hookspecs`` adds to a manager
 (read from the manager, so a new one is covered without touching this
 file); a summary that succeeds and one that fails, both through the public
-``compact``, fire them. The core's own hooks: ``tests/test_hook_wrappers.py``.
+``compact``, fire them, and a turn after the summary recalls. The core's own
+hooks: ``tests/test_hook_wrappers.py``.
 """
 
 from __future__ import annotations
@@ -45,7 +46,12 @@ async def _session(fail: bool, wrappers: object) -> AgentSession:
     builder.plugin(autosummary_plugin).plugin(wrappers)
     builder.setting(
         "summary_config",
-        {"max_context_tokens": 4000, "keep_recent_tokens": 100, "retention_check": "off"},
+        {
+            "max_context_tokens": 4000,
+            "keep_recent_tokens": 100,
+            "retention_check": "off",
+            "recall": "auto",
+        },
     )
     session = AgentSession(Agent("a"), "s", builder.build(), FocusedConfig())
     for index in range(4):
@@ -59,8 +65,10 @@ async def test_a_wrapper_runs_on_every_hook_autosummary_adds() -> None:
     fired: list[str] = []
     wrappers = wrapper_plugin(names, fired)
 
-    result = await compact(await _session(False, wrappers))
+    session = await _session(False, wrappers)
+    result = await compact(session)
     assert result.summary == "Set up."
+    await session.submit_turn("Which port does the deployment use?")  # recalls
     with pytest.raises(CompactError, match="summary failed"):
         await compact(await _session(True, wrappers))
 

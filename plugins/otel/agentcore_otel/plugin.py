@@ -51,7 +51,7 @@ from agentcore_otel.settings import SETTINGS, capture_content, tracer_provider
 from agentcore_otel.summaries import applied_attributes, error_quality, quality_attributes
 
 if TYPE_CHECKING:  # autosummary's types: the plugin loads without autosummary
-    from agentcore_autosummary import SummaryInfo, SummaryRequestInfo
+    from agentcore_autosummary import RecallInfo, SummaryInfo, SummaryRequestInfo
 
 TRACER_NAME = "agentcore_otel"
 """The instrumentation scope of every span the plugin makes."""
@@ -305,6 +305,23 @@ def after_tool_call(ctx: TurnContext, call: ToolCallInfo) -> None:
     duration = call.duration or 0.0
     span.end(end_time=_ns(call.started_at + duration))
     _detach(span, token)
+
+
+@hookimpl(optionalhook=True)  # added by autosummary, when installed
+def after_recall(ctx: TurnContext, recall: RecallInfo) -> None:
+    """Record a recall as an event of its turn's span: the query, what it found and added."""
+    state = _state(ctx)
+    if state is None or state.ended:
+        return
+    attributes: dict[str, Any] = {
+        attr.RECALL_WAY: recall.way,
+        attr.RECALL_FOUND: list(recall.found),
+        attr.RECALL_TOKENS: recall.tokens,
+        attr.SLOT_ID: recall.slot_id,
+    }
+    if state.capture:
+        attributes[attr.RECALL_QUERY] = recall.query
+    state.span.add_event(attr.RECALL_EVENT, attributes)
 
 
 @hookimpl(optionalhook=True)  # added by autosummary, when installed

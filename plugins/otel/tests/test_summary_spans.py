@@ -156,3 +156,26 @@ def test_an_estimated_context_size_is_marked_on_the_span() -> None:
 
     assert applied_attributes(info(True))["agentcore.summary.tokens_estimated"] is True
     assert "agentcore.summary.tokens_estimated" not in applied_attributes(info(False))
+
+
+async def test_a_recall_is_an_event_of_its_turns_span(
+    make_session: MakeSession, traces: Traces
+) -> None:
+    summary = {**SUMMARY, "recall": "auto"}
+    session = make_session(
+        MockProvider(responder=_summarizer(lambda number: False)),
+        summary=summary,
+        mode=FocusedConfig(),
+    )
+    await session.submit_turn("The billing service listens on port 8443, said the team.")
+    for number in range(12):
+        await session.submit_turn(f"step {number}: " + " ".join(f"w{n}" for n in range(60)))
+    await session.submit_turn("Which port does the billing service listen on?")
+    last = traces.named("invoke_agent")[-1]
+    events = [event for event in last.events if event.name == "agentcore.recall"]
+    assert len(events) == 1
+    values: dict[str, Any] = dict(events[0].attributes or {})
+    assert values["agentcore.recall.way"] == "auto"
+    assert values["agentcore.recall.found"] == (0,)  # the first message: summarized away
+    assert values["agentcore.recall.tokens"] > 0
+    assert "agentcore.recall.query" not in values  # content is not captured by default

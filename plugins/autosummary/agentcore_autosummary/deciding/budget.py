@@ -137,7 +137,7 @@ class TurnBudget:
 def turn_budget(ctx: TurnContext, config: SummaryConfig, correction: TokenCorrection) -> TurnBudget:
     """The budget of the turn requests of ``ctx``."""
     model = turn_model(ctx)
-    registry = ctx.session.bundle.tools
+    registry = ctx.tools  # the bundle's, and those plugins offer this turn
     tools = tuple(registry.specs()) if registry is not None and len(registry) else ()
     window = config.window
     return TurnBudget(

@@ -146,3 +146,21 @@ class SummaryInfo:
     model: str | None = None
     quality: SummaryQuality | None = None
     tokens_estimated: bool = False
+
+
+@frozen
+class RecallInfo:
+    """One recall: a search of what a summary left out, and what it added (``after_recall``)."""
+
+    slot_id: str
+    """The slot whose summarized messages were searched."""
+    turn_index: int
+    """The turn it served."""
+    way: Literal["tool", "auto"]
+    """``"tool"``: the model called ``recall_history``; ``"auto"``: automatic recall."""
+    query: str
+    """What was searched for: the tool's query, or the user's message."""
+    found: tuple[int, ...]
+    """The raw-history indices of the messages found, best first (those kept only)."""
+    tokens: int
+    """Tokens the recall added: the tool's answer, or the block (0: nothing added)."""

@@ -1,0 +1,95 @@
+"""The search behind recall: the summarized part of a slot's stored history, and its text."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from agentcore import Message, TurnContext
+from agentcore.plugin_api import MessageHit, SearchableStore, TokenCounter, window_start
+from agentcore_autosummary.calling.off_loop import cut_middle
+from agentcore_autosummary.log_names import at_turn
+
+logger = logging.getLogger("agentcore.autosummary")
+
+MAX_RECALLED = 10
+"""The most messages one recall returns."""
+
+
+async def summarized_part(ctx: TurnContext) -> tuple[int, frozenset[int]] | None:
+    """Where the slot's request starts in its raw history, and its pinned messages before it.
+
+    The messages before that start are those a summary replaced (and, with
+    ``max_recent_messages``, those the window dropped). None when the request
+    carries every message (a Full slot, nothing summarized yet), or the store
+    cannot search.
+    """
+    focused = ctx.slot.config.focused
+    if focused is None or not isinstance(ctx.store, SearchableStore):
+        return None
+    start = window_start(ctx.slot.config, ctx.slot.message_count())
+    if start <= 0:
+        return None
+    return start, frozenset(index for index in focused.pinned if index < start)
+
+
+async def find_summarized(ctx: TurnContext, query: str, limit: int) -> list[MessageHit]:
+    """The summarized messages of the slot that best match ``query``, best first.
+
+    Never a message the request still carries (the verbatim tail, a pinned message),
+    never another slot's or session's.
+    """
+    part = await summarized_part(ctx)
+    if part is None or not isinstance(ctx.store, SearchableStore):
+        return []
+    covered, pinned = part
+    limit = max(1, min(limit, MAX_RECALLED))
+    hits = await ctx.store.search_messages(
+        ctx.session_id, query, slot_id=ctx.slot.id, before=covered, limit=limit + len(pinned)
+    )
+    found = [hit for hit in hits if hit.index not in pinned and not _recalled(hit.message)]
+    found = found[:limit]
+    logger.info(
+        "%s: recall of %r found %d summarized message(s)%s",
+        at_turn(ctx),
+        query[:80],
+        len(found),
+        f" ({', '.join(str(hit.index) for hit in found)})" if found else "",
+    )
+    return found
+
+
+def _recalled(message: Message) -> bool:
+    """Whether ``message`` is a recall itself (a call of the tool, or its answer): a copy."""
+    if message.role == "tool":
+        return message.text.startswith(("[message ", "No earlier message of this conversation"))
+    calls = message.tool_calls
+    return bool(calls) and all(call.name == "recall_history" for call in calls) and not message.text
+
+
+def _line(message: Message) -> str:
+    """What ``message`` says, on its own: its text, or its tool calls."""
+    parts = [message.text] if message.text else []
+    for call in message.tool_calls:
+        arguments = json.dumps(dict(call.arguments), ensure_ascii=False)
+        parts.append(f"(called {call.name} with {arguments})")
+    return " ".join(parts) or "(no text)"
+
+
+async def render_hits(hits: list[MessageHit], counter: TokenCounter, max_tokens: int) -> str:
+    """The hits in the conversation's order, one per line, within ``max_tokens`` tokens.
+
+    Each line names the message's place in the history and its author
+    (``[message 12, user] ...``); a long message is cut in the middle to its share.
+    """
+    ordered = sorted(hits, key=lambda hit: hit.index)
+    share = max(16, max_tokens // max(1, len(ordered)) - 8)
+    lines = []
+    for hit in ordered:
+        text = _line(hit.message)
+        if counter.count_text(text) > share:
+            text = await cut_middle(counter, text, share)
+        lines.append(f"[message {hit.index}, {hit.message.role}] {text}")
+    while lines and counter.count_text("\n".join(lines)) > max_tokens:
+        lines.pop()  # the newest go last: what is left still fits
+    return "\n".join(lines)

@@ -1,0 +1,55 @@
+"""``recall_history``: the tool that lets the model search what a summary left out."""
+
+from __future__ import annotations
+
+from agentcore import TurnContext
+from agentcore.plugin_api import Tool
+from agentcore_autosummary.deciding.budget import counter_for, turn_model
+from agentcore_autosummary.deciding.windows import effective_config
+from agentcore_autosummary.hooks import after_recall
+from agentcore_autosummary.keeping.runtime import enabled_config
+from agentcore_autosummary.keeping.summary_info import RecallInfo
+from agentcore_autosummary.recalling.history import (
+    MAX_RECALLED,
+    find_summarized,
+    render_hits,
+    summarized_part,
+)
+
+RECALL_TOOL_NAME = "recall_history"
+"""The name the model calls the recall tool by."""
+
+
+async def recall_tools(ctx: TurnContext) -> list[Tool]:
+    """The recall tool for this turn, when ``recall`` asks for it and messages are summarized."""
+    config = enabled_config(ctx.config)
+    if config is None or config.recall not in ("tool", "both"):
+        return []
+    if await summarized_part(ctx) is None:
+        return []
+    room = (await effective_config(ctx, config)).recall_room
+    counter = counter_for(ctx, turn_model(ctx))
+
+    async def recall_history(query: str, limit: int = 5) -> str:
+        """Search the earlier part of this conversation, which a summary replaced, word for word.
+
+        Use it when the summary lacks a detail that was said before (a name, a number,
+        a path, a decision): the messages that best match are returned with their
+        place in the conversation and who wrote them.
+
+        :param query: The words to look for: names, numbers, what was said.
+        :param limit: How many messages to return, 1 to 10.
+        """
+        hits = await find_summarized(ctx, query, max(1, min(limit, MAX_RECALLED)))
+        if hits:
+            answer = await render_hits(hits, counter, room)
+        else:
+            answer = f"No earlier message of this conversation matches {query!r}."
+        found = tuple(hit.index for hit in hits)
+        tokens = counter.count_text(answer)
+        await after_recall(
+            ctx, RecallInfo(ctx.slot.id, ctx.turn_index, "tool", query, found, tokens)
+        )
+        return answer
+
+    return [Tool.from_function(recall_history, name=RECALL_TOOL_NAME)]

@@ -1,0 +1,284 @@
+"""Recall: a fact a summary left out is found again, by the tool and by automatic recall."""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+from summary_helpers import TINY_WINDOW, StrictServer
+
+from agentcore import (
+    AgentSession,
+    FocusedConfig,
+    InMemoryStore,
+    LlmRequest,
+    LlmResponse,
+    MemoryStore,
+    Message,
+    SqliteStore,
+    ToolUseBlock,
+    TurnContext,
+    hookimpl,
+)
+from agentcore.testing import MockProvider
+from agentcore_autosummary import RecallInfo, SummaryConfig
+from agentcore_autosummary.recalling.automatic import RECALL_ACKNOWLEDGEMENT, RECALL_LABEL
+from agentcore_autosummary.recalling.tool import RECALL_TOOL_NAME
+
+SERVICES = ["auth", "billing", "search", "mailer", "ledger", "gateway"]
+"""Facts of one pattern: a port each. The summaries (``summary #N``) keep none of them."""
+
+MakeSession = Callable[..., AgentSession]
+
+
+def config(recall: str, **overrides: object) -> SummaryConfig:
+    fields: dict[str, object] = {
+        **TINY_WINDOW,
+        "trigger_token_ratio": 0.08,
+        "keep_recent_tokens": 40,
+        "debounce_turns": 1,
+        "recall": recall,
+    }
+    return SummaryConfig(**{**fields, **overrides})  # type: ignore[arg-type]
+
+
+class Model:
+    """Summaries that lose every fact; a turn that calls ``recall_history`` when asked to."""
+
+    def __init__(self, query: str | None = None) -> None:
+        self.query = query
+        self.turns: list[LlmRequest] = []
+        self.summaries = 0
+
+    def __call__(self, request: LlmRequest) -> str | LlmResponse:
+        if request.purpose == "summary":
+            self.summaries += 1
+            return f"summary #{self.summaries}: they talked about services."
+        self.turns.append(request)
+        last = request.messages[-1]
+        offered = [spec.name for spec in request.tools]
+        asked = last.role == "user" and last.text.startswith("Which port")
+        if self.query and asked and RECALL_TOOL_NAME in offered:
+            call = ToolUseBlock("r1", RECALL_TOOL_NAME, {"query": self.query, "limit": 2})
+            return LlmResponse(Message.assistant("", [call]), stop_reason="tool_use")
+        if last.role == "tool":
+            return f"Found it: {last.text}"
+        return "Noted."
+
+
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[MemoryStore]:
+    """Each searchable store: memory, SQLite, and PostgreSQL when a server is given."""
+    if request.param == "memory":
+        yield InMemoryStore()
+        return
+    if request.param == "sqlite":
+        async with SqliteStore(tmp_path / "recall.db") as sqlite:
+            yield sqlite
+        return
+    dsn = os.environ.get("AGENTCORE_TEST_POSTGRES_DSN")
+    if not dsn:
+        pytest.skip("AGENTCORE_TEST_POSTGRES_DSN is not set")
+    from agentcore.stores import PostgresStore
+
+    async with PostgresStore(dsn) as postgres:
+        yield postgres
+
+
+async def tell_the_ports(session: AgentSession) -> None:
+    for number, service in enumerate(SERVICES):
+        await session.submit_turn(f"Note: the {service} service listens on port {8440 + number}.")
+    for filler in range(6):
+        await session.submit_turn(f"Moving on to checklist item {filler} of the rollout plan.")
+
+
+def recalled_blocks(request: LlmRequest) -> list[str]:
+    return [m.text for m in request.messages if m.text.startswith(RECALL_LABEL)]
+
+
+async def assert_summarized_away(session: AgentSession) -> None:
+    """The ledger's fact is out of the context: the summary covers it."""
+    slot = await session.get_slot()
+    context = "\n".join(m.text for m in slot.load_messages())
+    assert "8444" not in context, "the ledger fact is still in the context"
+
+
+async def test_the_tool_finds_a_fact_the_summary_left_out(
+    make_session: MakeSession, store: MemoryStore
+) -> None:
+    model = Model(query="ledger port")
+    session = make_session(
+        MockProvider(responder=model),
+        summary=config("tool"),
+        mode=FocusedConfig(),
+        store=store,
+        session_id=f"tool-{uuid.uuid4().hex}",
+    )
+    await tell_the_ports(session)
+    assert model.summaries > 0
+    reply = await session.submit_turn("Which port does the ledger service use?")
+    assert "ledger service listens on port 8444" in reply.text
+    result = reply.text.removeprefix("Found it: ")
+    sent = model.turns[-1]
+    in_request = {m.text for m in sent.messages if m.role != "tool"}
+    for line in result.splitlines():
+        assert line.startswith("[message "), line
+        assert line.split("] ", 1)[1] not in in_request  # never what the request holds
+
+
+async def test_no_tool_is_offered_before_anything_is_summarized(make_session: MakeSession) -> None:
+    model = Model(query="ledger port")
+    session = make_session(
+        MockProvider(responder=model),
+        summary=config("tool"),
+        mode=FocusedConfig(),
+    )
+    await session.submit_turn("The ledger service listens on port 8444.")
+    assert model.summaries == 0
+    assert all(RECALL_TOOL_NAME not in [s.name for s in r.tools] for r in model.turns)
+
+
+async def test_automatic_recall_adds_the_matching_messages_to_the_request(
+    make_session: MakeSession, store: MemoryStore
+) -> None:
+    model = Model()
+    session = make_session(
+        MockProvider(responder=model),
+        summary=config("auto"),
+        mode=FocusedConfig(),
+        store=store,
+        session_id=f"auto-{uuid.uuid4().hex}",
+    )
+    await tell_the_ports(session)
+    await assert_summarized_away(session)
+    await session.submit_turn("Which port does the ledger service use?")
+    blocks = recalled_blocks(model.turns[-1])
+    assert len(blocks) == 1
+    assert "ledger service listens on port 8444" in blocks[0]
+    assert "billing" not in blocks[0]  # holds one word of the question only
+    # The block goes last, a user message answered "OK.", right before the turn's message.
+    roles = [(m.role, m.text) for m in model.turns[-1].messages[-3:]]
+    assert roles[:2] == [("user", blocks[0]), ("assistant", RECALL_ACKNOWLEDGEMENT)]
+    # A message about nothing summarized gets no block.
+    await session.submit_turn("Thanks, that is all for today.")
+    assert recalled_blocks(model.turns[-1]) == []
+
+
+async def test_a_system_summary_makes_a_system_block(make_session: MakeSession) -> None:
+    model = Model()
+    session = make_session(
+        MockProvider(responder=model),
+        summary=config("auto"),
+        mode=FocusedConfig(summary_role="system"),
+    )
+    await tell_the_ports(session)
+    await session.submit_turn("Which port does the ledger service use?")
+    sent = model.turns[-1].messages
+    assert sent[-2].role == "system" and sent[-2].text.startswith(RECALL_LABEL)
+    assert "ledger service listens on port 8444" in sent[-2].text
+
+
+async def test_a_resumed_session_recalls_from_its_stored_history(
+    tmp_path: Path, make_session: MakeSession
+) -> None:
+    path = tmp_path / "resumed.db"
+    async with SqliteStore(path) as first_store:
+        first = make_session(
+            MockProvider(responder=Model()),
+            summary=config("auto"),
+            store=first_store,
+            mode=FocusedConfig(),
+        )
+        await tell_the_ports(first)
+    model = Model()
+    async with SqliteStore(path) as second_store:
+        second = make_session(
+            MockProvider(responder=model),
+            summary=config("auto"),
+            store=second_store,
+            mode=FocusedConfig(),
+        )
+        await second.submit_turn("Which port does the mailer service use?")
+    assert "mailer service listens on port 8443" in recalled_blocks(model.turns[-1])[0]
+
+
+async def test_recall_never_returns_another_sessions_messages(make_session: MakeSession) -> None:
+    store = InMemoryStore()
+    other = make_session(
+        MockProvider(responder=Model()),
+        summary=config("auto"),
+        store=store,
+        session_id="other",
+        mode=FocusedConfig(),
+    )
+    await tell_the_ports(other)
+    model = Model()
+    mine = make_session(
+        MockProvider(responder=model),
+        summary=config("auto"),
+        store=store,
+        session_id="mine",
+        mode=FocusedConfig(),
+    )
+    for filler in range(12):
+        await mine.submit_turn(f"Rollout checklist item {filler} is done.")
+    await mine.submit_turn("Which port does the ledger service use?")
+    assert all("8444" not in block for block in recalled_blocks(model.turns[-1]))
+
+
+async def test_a_recalled_block_never_pushes_a_request_over_the_window(
+    make_session: MakeSession,
+) -> None:
+    server = StrictServer(2000, ratio=1.0)
+    session = make_session(
+        server.provider,
+        summary=config("auto", recall_tokens=1900, recall_limit=10),
+        mode=FocusedConfig(),
+    )
+    for number, service in enumerate(SERVICES):
+        long = " ".join(f"{service} detail {n} port {8440 + number}." for n in range(40))
+        await session.submit_turn(f"Note: {long}")
+    for filler in range(4):
+        await session.submit_turn(f"Moving on to checklist item {filler}.")
+    await session.submit_turn("Which port and detail does the ledger service use?")
+    last = [call for call in server.provider.calls if call.purpose != "summary"][-1]
+    assert "ledger detail" in recalled_blocks(last)[0]  # a block, sized to the room left
+    assert server.over_budget == []
+
+
+async def test_hook_after_recall(make_session: MakeSession) -> None:
+    """Every recall is seen by the after_recall hook: the automatic ones, the tool's."""
+    seen: list[RecallInfo] = []
+
+    class Watcher:
+        @hookimpl(optionalhook=True)
+        def after_recall(self, ctx: TurnContext, recall: RecallInfo) -> None:
+            seen.append(recall)
+
+    model = Model(query="ledger port")
+    session = make_session(
+        MockProvider(responder=model), summary=config("both"), mode=FocusedConfig()
+    )
+    session.bundle.plugin_manager.register(Watcher())
+    await tell_the_ports(session)
+    assert seen and {recall.way for recall in seen} == {"auto"}  # a search every turn
+    assert all(recall.turn_index > 0 for recall in seen)  # none before the first summary
+    await session.submit_turn("Which port does the ledger service use?")
+    ways = {recall.way: recall for recall in seen if recall.turn_index == 12}
+    assert ways["auto"].query == "Which port does the ledger service use?"
+    assert ways["tool"].query == "ledger port"
+    for recall in ways.values():
+        assert recall.found and recall.tokens > 0 and recall.slot_id == "default"
+
+
+async def test_recall_settings_are_checked() -> None:
+    with pytest.raises(ValueError, match="recall"):
+        SummaryConfig(recall="sometimes")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="recall_tokens"):
+        SummaryConfig(recall_tokens=0)
+    assert SummaryConfig(max_context_tokens=32_000).recall_room == 2_000
+    assert json.loads(json.dumps(SummaryConfig(recall="both").recall)) == "both"
