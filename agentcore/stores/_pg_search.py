@@ -1,7 +1,8 @@
 """The full-text search of :class:`~agentcore.stores.PostgresStore`: its query, and its backfill.
 
 Each message row carries ``search``, the ``to_tsvector('simple', ...)`` of its words
-(see :mod:`agentcore.stores._search_text`), written with the row and indexed by GIN.
+keyed by its session (see :func:`~agentcore.stores._search_text.keyed_document`: a GIN
+lookup then finds that session's rows only), written with the row and indexed by GIN.
 Rows stored before the column existed are indexed once after the migration, in
 batches of :data:`BACKFILL_BATCH` rows, each batch its own transaction: a process
 stopped halfway leaves the rows it did, and the next store to set up goes on (rows
@@ -19,7 +20,13 @@ from psycopg import AsyncConnection
 
 from agentcore.errors import StoreError
 from agentcore.stores._codec import decode_message
-from agentcore.stores._search_text import SearchTerm, search_document, tsquery
+from agentcore.stores._search_text import (
+    SearchTerm,
+    keyed_document,
+    keyed_terms,
+    search_document,
+    tsquery,
+)
 
 logger = logging.getLogger("agentcore.stores.postgres")
 
@@ -60,7 +67,7 @@ def search_statements(
     The matches come as (slot, index, body) rows, at most :data:`CANDIDATES` of them.
     """
     where = ""
-    parameters: list[object] = [tsquery(terms), session_id]
+    parameters: list[object] = [tsquery(keyed_terms(terms, session_id)), session_id]
     counted: list[object] = [session_id]
     if slot_id is not None:
         where += " AND m.slot_id = %s"
@@ -104,7 +111,7 @@ async def backfill(conn: AsyncConnection[Any], where: str) -> None:
                 except StoreError as exc:  # a damaged row: unindexed words, readable as it was
                     logger.warning("%s: not indexed for search: %s", where, exc)
                     document = ""
-                updates.append((document, session_id, slot_id, index))
+                updates.append((keyed_document(document, session_id), session_id, slot_id, index))
             if updates:
                 async with conn.cursor() as cur:
                     await cur.executemany(_INDEX, updates)

@@ -13,6 +13,7 @@ from agentcore.stores._codec import (
     version_conflict,
 )
 from agentcore.stores._pg_schema import Connection
+from agentcore.stores._search_text import keyed_document
 from agentcore.stores.base import SlotHead, StoredTurn
 
 # The session row is written first in every write transaction. Its row lock serializes the
@@ -127,7 +128,7 @@ async def apply_write(
                 [(session_id, slot_id, config) for slot_id, config in batch.slot_configs.items()],
             )
     rows = [
-        (session_id, slot_id, index, body, document)
+        (session_id, slot_id, index, body, keyed_document(document, session_id))
         for slot_id, append in appends
         for index, (body, document) in enumerate(
             zip(append.bodies, append.documents, strict=True), append.start

@@ -14,7 +14,8 @@ A query becomes :class:`SearchTerm`\ s (:func:`search_terms`): its content token
 prefix (``service`` finds ``services``), and a run of CJK characters as its
 overlapping two-character phrases (``预算是多少`` looks for ``预算``, ``算是`` ...).
 A message matches a query when it holds one of its terms; how well is each
-engine's ranking (BM25 for FTS5 and the in-memory store, ``ts_rank`` for PostgreSQL).
+engine's ranking (BM25). SQLite and PostgreSQL key each indexed word by its session
+(:func:`keyed_document`), so a search's cost follows the session, not the store.
 """
 
 from __future__ import annotations
@@ -32,9 +33,12 @@ from agentcore.messages import FileBlock, Message, TextBlock, ToolUseBlock
 __all__ = [
     "SearchTerm",
     "fts5_query",
+    "keyed_document",
+    "keyed_terms",
     "message_tokens",
     "search_document",
     "search_terms",
+    "session_key",
     "tokens",
     "tsquery",
 ]
@@ -121,20 +125,26 @@ def search_document(message: Message) -> str:
     return " ".join(message_tokens(message))
 
 
-def session_token(session_id: str) -> str:
-    """The token that stands for ``session_id`` in an index's scope column (letters and digits)."""
+def session_key(session_id: str) -> str:
+    """The letters and digits an index puts before each word of ``session_id``'s messages.
+
+    A store keys its index by session this way (``s3f9a...billing``): a word's entries
+    are then the session's only, so a search reads as much of the index as the session
+    holds, whatever the other sessions stored.
+    """
     return "s" + hashlib.sha1(session_id.encode("utf-8")).hexdigest()[:20]
 
 
-def slot_token(session_id: str, slot_id: str) -> str:
-    """The token that stands for one slot of one session in an index's scope column."""
-    key = f"{session_id}\x00{slot_id}".encode()
-    return "l" + hashlib.sha1(key).hexdigest()[:20]
+def keyed_document(document: str, session_id: str) -> str:
+    """``document`` (a :func:`search_document`) with each word keyed by its session."""
+    key = session_key(session_id)
+    return " ".join(key + word for word in document.split())
 
 
-def search_scope(session_id: str, slot_id: str) -> str:
-    """The scope column of a message's index row: its session's token and its slot's."""
-    return f"{session_token(session_id)} {slot_token(session_id, slot_id)}"
+def keyed_terms(terms: Sequence[SearchTerm], session_id: str) -> list[SearchTerm]:
+    """``terms`` as they are found in a :func:`keyed_document` of ``session_id``."""
+    key = session_key(session_id)
+    return [SearchTerm(tuple(key + token for token in term.tokens), term.prefix) for term in terms]
 
 
 def search_terms(query: str) -> list[SearchTerm]:
@@ -165,16 +175,11 @@ def search_terms(query: str) -> list[SearchTerm]:
     return list(found)[:_MAX_QUERY_TERMS]
 
 
-def fts5_query(terms: Sequence[SearchTerm], scope: str) -> str:
-    """``terms`` as an FTS5 query: any of them in ``doc``, in the ``scope`` token's rows.
-
-    ``scope`` is a :func:`session_token` or a :func:`slot_token`: ANDed in, it keeps the
-    search to one session's rows, whatever the other sessions hold.
-    """
-    words = " OR ".join(
+def fts5_query(terms: Sequence[SearchTerm]) -> str:
+    """``terms`` as an FTS5 query: any of them (``"port" OR "servic"* OR "预 算"``)."""
+    return " OR ".join(
         '"' + " ".join(term.tokens) + '"' + ("*" if term.prefix else "") for term in terms
     )
-    return f'scope : "{scope}" AND doc : ({words})'
 
 
 def tsquery(terms: Sequence[SearchTerm]) -> str:

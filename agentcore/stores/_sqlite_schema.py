@@ -77,12 +77,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """,
     ),
     # 4 to 5: a full-text index of the messages (FTS5; a row per message that has words,
-    # under the message's rowid: its words, and its scope, the tokens of its session and
-    # slot that a search ANDs in), and what is left to index of the messages stored before
-    # (indexed in batches after the migration: see _sqlite_search.backfill).
+    # under the message's rowid, each word keyed by the session: see
+    # _search_text.keyed_document), and what is left to index of the messages stored
+    # before (indexed in batches after the migration: see _sqlite_search.backfill).
     (
         "CREATE VIRTUAL TABLE IF NOT EXISTS message_search "
-        "USING fts5(doc, scope, tokenize = 'unicode61 remove_diacritics 0')",
+        "USING fts5(doc, tokenize = 'unicode61 remove_diacritics 0')",
         "CREATE TABLE IF NOT EXISTS search_backfill "
         "(done INTEGER NOT NULL, until INTEGER NOT NULL)",
         "INSERT INTO search_backfill (done, until) "

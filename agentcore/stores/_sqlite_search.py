@@ -19,10 +19,9 @@ from agentcore.stores._codec import decode_message
 from agentcore.stores._search_text import (
     SearchTerm,
     fts5_query,
+    keyed_document,
+    keyed_terms,
     search_document,
-    search_scope,
-    session_token,
-    slot_token,
 )
 from agentcore.stores._sqlite_write import rollback
 
@@ -31,10 +30,10 @@ logger = logging.getLogger("agentcore.stores.sqlite")
 BACKFILL_BATCH = 2_000
 """Messages indexed per transaction of the backfill."""
 
-# The scope token in the query keeps FTS5 to the session's rows (or the slot's): the cost of
-# a search follows the session's history, not the store's. The scope column weighs 0.
+# The words are keyed by session (see _search_text.keyed_document): FTS5 reads the entries of
+# this session's words only, so the cost of a search follows the session, not the store.
 _SEARCH = (
-    "SELECT m.slot_id, m.idx, m.body, -bm25(message_search, 1.0, 0.0) AS score "
+    "SELECT m.slot_id, m.idx, m.body, -bm25(message_search) AS score "
     "FROM message_search JOIN messages AS m ON m.rowid = message_search.rowid "
     "WHERE message_search MATCH ? AND m.session_id = ?{where} "
     "ORDER BY score DESC, m.idx DESC LIMIT ?"
@@ -51,8 +50,7 @@ def search(
 ) -> list[tuple[str, int, str, float]]:
     """The rows (slot, index, body, score) of the best matches of ``terms``, best first."""
     where = ""
-    scope = session_token(session_id) if slot_id is None else slot_token(session_id, slot_id)
-    parameters: list[object] = [fts5_query(terms, scope), session_id]
+    parameters: list[object] = [fts5_query(keyed_terms(terms, session_id)), session_id]
     if slot_id is not None:
         where += " AND m.slot_id = ?"
         parameters.append(slot_id)
@@ -89,7 +87,6 @@ def backfill(conn: sqlite3.Connection, path: str) -> None:
             ).fetchall()
             documents = []
             for rowid, session_id, slot_id, index, body in rows:
-                scope = search_scope(session_id, slot_id)
                 try:
                     message = decode_message(body, slot_id, index, session_id)
                 except StoreError as exc:  # a damaged row stays unindexed, and readable as it was
@@ -97,10 +94,9 @@ def backfill(conn: sqlite3.Connection, path: str) -> None:
                     continue
                 document = search_document(message)
                 if document:
-                    documents.append((rowid, document, scope))
+                    documents.append((rowid, keyed_document(document, session_id)))
             conn.executemany(
-                "INSERT OR REPLACE INTO message_search (rowid, doc, scope) VALUES (?, ?, ?)",
-                documents,
+                "INSERT OR REPLACE INTO message_search (rowid, doc) VALUES (?, ?)", documents
             )
             if len(rows) < BACKFILL_BATCH:
                 conn.execute("DELETE FROM search_backfill")

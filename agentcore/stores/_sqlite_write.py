@@ -14,7 +14,7 @@ from agentcore.stores._codec import (
     duplicate_turn,
     version_conflict,
 )
-from agentcore.stores._search_text import search_scope
+from agentcore.stores._search_text import keyed_document
 from agentcore.stores._sqlite_file import is_busy
 from agentcore.stores._sqlite_heads import HeadCache, data_version, read_heads
 from agentcore.stores.base import SlotHead, StoredTurn
@@ -35,8 +35,8 @@ _UPSERT_CONFIG = (
 _SLOT_VERSION = "SELECT version FROM slots WHERE session_id = ? AND slot_id = ?"
 _INSERT_MESSAGE = "INSERT INTO messages (session_id, slot_id, idx, body) VALUES (?, ?, ?, ?)"
 _INDEX_MESSAGE = (
-    "INSERT INTO message_search (rowid, doc, scope) "
-    "SELECT rowid, ?, ? FROM messages WHERE session_id = ? AND slot_id = ? AND idx = ?"
+    "INSERT INTO message_search (rowid, doc) "
+    "SELECT rowid, ? FROM messages WHERE session_id = ? AND slot_id = ? AND idx = ?"
 )
 _UNINDEX_SESSION = (
     "DELETE FROM message_search WHERE rowid IN (SELECT rowid FROM messages WHERE session_id = ?)"
@@ -152,9 +152,8 @@ def apply_write(
                         for index, body in enumerate(append.bodies, append.start)
                     ],
                 )
-                scope = search_scope(session_id, slot_id)
                 documents = [
-                    (document, scope, session_id, slot_id, index)
+                    (keyed_document(document, session_id), session_id, slot_id, index)
                     for index, document in enumerate(append.documents, append.start)
                     if document
                 ]
