@@ -17,7 +17,7 @@ from agentcore import Message
 from agentcore.errors import StoreError
 from agentcore.messages import ToolUseBlock
 from agentcore.stores import InMemoryStore, MemoryStore, SqliteStore
-from agentcore.stores.base import MessageAppend, StoreWrite
+from agentcore.stores.base import MessageAppend, SessionState, StoreWrite
 from agentcore.stores.search import SearchableStore
 
 if TYPE_CHECKING:
@@ -68,6 +68,22 @@ async def test_a_fact_is_found_first_among_facts_of_the_same_pattern(store: Memo
     assert "ledger" in hits[0].message.text
     assert (hits[0].slot_id, hits[0].message) == ("main", same_pattern_history()[hits[0].index])
     assert [hit.score for hit in hits] == sorted((hit.score for hit in hits), reverse=True)
+
+
+async def test_a_hit_names_the_turn_that_wrote_it(store: MemoryStore) -> None:
+    await write(store, "s", [Message.user("imported: the ledger is on port 8444")])
+    for turn in range(3):
+        pair = [Message.user(f"turn {turn}: ledger note {turn}"), Message.assistant("ok")]
+        await store.write(
+            StoreWrite(
+                "s",
+                state=SessionState(turn_index=turn + 1),
+                appends={"main": MessageAppend(1 + 2 * turn, pair)},
+                turn_id=f"t{turn}",
+            )
+        )
+    hits = await searchable(store).search_messages("s", "ledger", limit=10)
+    assert {hit.index: hit.turn_index for hit in hits} == {0: None, 1: 0, 3: 1, 5: 2}
 
 
 async def test_chinese_is_found_by_its_characters(store: MemoryStore) -> None:

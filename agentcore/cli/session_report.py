@@ -11,6 +11,7 @@ from agentcore.cli.message_log import MESSAGE_LOG_KEY, read_log
 from agentcore.cli.money import MODEL_KEY, dollars_for
 from agentcore.serialization import message_to_dict
 from agentcore.stores.base import MemoryStore
+from agentcore.stores.search import SearchableStore
 from agentcore.usage import Usage
 
 
@@ -157,3 +158,28 @@ async def export_records(
     for slot in slot_ids:
         for index, message in enumerate(await store.load_messages(session_id, slot)):
             yield {"slot": slot, "index": index, **message_to_dict(message)}
+
+
+async def found_messages(
+    store: MemoryStore, session_id: str, query: str, limit: int
+) -> list[dict[str, Any]]:
+    """The stored messages of ``session_id`` that best match ``query``, as report rows.
+
+    Each row: ``slot``, ``index``, ``turn`` (None for a message no turn wrote), ``role``,
+    ``text``, ``score``. Raises :class:`~agentcore.cli.errors.CliError` for a store that
+    cannot search, :class:`~agentcore.errors.StoreError` for a bad ``limit``.
+    """
+    if not isinstance(store, SearchableStore):
+        raise CliError(f"{type(store).__name__} cannot search its messages")
+    hits = await store.search_messages(session_id, query, limit=limit)
+    return [
+        {
+            "slot": hit.slot_id,
+            "index": hit.index,
+            "turn": hit.turn_index,
+            "role": hit.message.role,
+            "text": hit.message.text,
+            "score": round(hit.score, 4),
+        }
+        for hit in hits
+    ]

@@ -22,6 +22,7 @@ from agentcore.cli.meter import format_tokens
 from agentcore.cli.money import format_dollars
 from agentcore.cli.session_report import (
     export_records,
+    found_messages,
     require_session,
     session_report,
     session_rows,
@@ -72,6 +73,15 @@ def register(
         metavar="MODEL",
         help="price the cost at this model's list price (default: the model the chat "
         "recorded; no dollars for a model without a price)",
+    )
+    show.add_argument(
+        "--find",
+        metavar="WORDS",
+        help="also list the stored messages that best match WORDS, with the turn each was "
+        "said in (messages no longer in the context included)",
+    )
+    show.add_argument(
+        "--limit", type=int, default=5, metavar="N", help="how many messages --find lists"
     )
     show.set_defaults(handler=_run(_show), parser=show)
 
@@ -158,10 +168,23 @@ async def _list(store: MemoryStore, path: Database, args: argparse.Namespace) ->
 async def _show(store: MemoryStore, path: Database, args: argparse.Namespace) -> None:
     await require_session(store, args.session_id, str(path))
     report = await session_report(store, args.session_id, args.model)
+    found = None
+    if args.find is not None:
+        found = await found_messages(store, args.session_id, args.find, args.limit)
     if args.json:
-        _print_json({**report, "database": str(path)})
+        extra = {} if found is None else {"found": found}
+        _print_json({**report, "database": str(path), **extra})
         return
     print(_render_report(report, path))
+    if found is not None:
+        print(f"\nfound {printable(args.find, multiline=False)!r}")
+        for hit in found or [{"text": "(no stored message matches)"}]:
+            if "turn" not in hit:
+                print(f"  {hit['text']}")
+                continue
+            turn = "-" if hit["turn"] is None else str(hit["turn"])
+            where = f"turn {turn}  slot {printable(hit['slot'], multiline=False)}"
+            print(f"  {where}  message {hit['index']}  {hit['role']}: {_one_line(hit['text'])}")
 
 
 def _render_report(report: dict[str, Any], path: Database) -> str:
@@ -229,6 +252,12 @@ def _wrapped(text: str, *, indent: str) -> list[str]:
             or [indent.rstrip()]
         )
     return lines
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one printable line, cut to :data:`_VALUE_PREVIEW` characters."""
+    line = printable(" ".join(text.split()), multiline=False)
+    return line if len(line) <= _VALUE_PREVIEW else f"{line[: _VALUE_PREVIEW - 3]}..."
 
 
 def _preview(value: Any) -> str:

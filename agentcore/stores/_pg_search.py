@@ -38,7 +38,10 @@ CANDIDATES = 200
 best this many by ``ts_rank``, which weighs every word alike."""
 
 _SEARCH = (
-    "SELECT m.slot_id, m.idx, m.body "
+    "SELECT m.slot_id, m.idx, m.body, "
+    "(SELECT NULLIF(t.turn_index, 0) - 1 FROM agentcore_turns AS t "
+    "WHERE t.session_id = m.session_id "
+    "AND t.slot_id = m.slot_id AND t.start <= m.idx AND m.idx < t.stop LIMIT 1) "
     "FROM agentcore_messages AS m, to_tsquery('simple', %s) AS q "
     "WHERE m.session_id = %s{where} AND m.search @@ q "
     "ORDER BY ts_rank(m.search, q) DESC, m.idx DESC LIMIT %s"
@@ -64,7 +67,7 @@ def search_statements(
 ) -> tuple[tuple[str, tuple[object, ...]], tuple[str, tuple[object, ...]]]:
     """The query of a search's matches, and the query of how many messages it covers.
 
-    The matches come as (slot, index, body) rows, at most :data:`CANDIDATES` of them.
+    The matches come as (slot, index, body, turn) rows, at most :data:`CANDIDATES` of them.
     """
     where = ""
     parameters: list[object] = [tsquery(keyed_terms(terms, session_id)), session_id]

@@ -33,7 +33,9 @@ BACKFILL_BATCH = 2_000
 # The words are keyed by session (see _search_text.keyed_document): FTS5 reads the entries of
 # this session's words only, so the cost of a search follows the session, not the store.
 _SEARCH = (
-    "SELECT m.slot_id, m.idx, m.body, -bm25(message_search) AS score "
+    "SELECT m.slot_id, m.idx, m.body, -bm25(message_search) AS score, "
+    "(SELECT NULLIF(t.turn_index, 0) - 1 FROM turns AS t WHERE t.session_id = m.session_id "
+    "AND t.slot_id = m.slot_id AND t.start <= m.idx AND m.idx < t.stop LIMIT 1) "
     "FROM message_search JOIN messages AS m ON m.rowid = message_search.rowid "
     "WHERE message_search MATCH ? AND m.session_id = ?{where} "
     "ORDER BY score DESC, m.idx DESC LIMIT ?"
@@ -47,8 +49,8 @@ def search(
     slot_id: str | None,
     before: int | None,
     limit: int,
-) -> list[tuple[str, int, str, float]]:
-    """The rows (slot, index, body, score) of the best matches of ``terms``, best first."""
+) -> list[tuple[str, int, str, float, int | None]]:
+    """The rows (slot, index, body, score, turn) of the best matches of ``terms``, best first."""
     where = ""
     parameters: list[object] = [fts5_query(keyed_terms(terms, session_id)), session_id]
     if slot_id is not None:
@@ -59,7 +61,10 @@ def search(
         parameters.append(before)
     parameters.append(limit)
     rows = conn.execute(_SEARCH.format(where=where), parameters).fetchall()
-    return [(str(slot), int(index), str(body), float(score)) for slot, index, body, score in rows]
+    return [
+        (str(slot), int(index), str(body), float(score), None if turn is None else int(turn))
+        for slot, index, body, score, turn in rows
+    ]
 
 
 def backfill(conn: sqlite3.Connection, path: str) -> None:

@@ -143,7 +143,17 @@ class InMemoryStore(BaseStore):
         for at in found[:limit]:
             slot, index = places[at]
             message = decode_message(session.messages[slot][index], slot, index, session_id)
-            hits.append(MessageHit(slot, index, message, scores[at]))
+            turn = next(
+                (
+                    stored.turn_index - 1
+                    for stored in session.turns.values()
+                    if stored.slot_id == slot
+                    and stored.start <= index < stored.stop
+                    and stored.turn_index  # None, or 0: no turn of the session
+                ),
+                None,
+            )
+            hits.append(MessageHit(slot, index, message, scores[at], turn))
         return hits
 
     async def find_turn(self, session_id: str, turn_id: str) -> StoredTurn | None:

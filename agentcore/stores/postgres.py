@@ -198,8 +198,14 @@ class PostgresStore(PostgresWrites):
         if before is not None:
             total = min(total, before)
         found = [
-            MessageHit(slot, int(index), decode_message(body, slot, int(index), session_id), 0.0)
-            for slot, index, body in rows
+            MessageHit(
+                slot,
+                int(index),
+                decode_message(body, slot, int(index), session_id),
+                0.0,
+                None if turn is None else int(turn),
+            )
+            for slot, index, body, turn in rows
         ]
         return rank_hits(terms, found, total, limit)
 

@@ -52,6 +52,9 @@ class MessageHit:
     """The message, as stored."""
     score: float
     """How well it matched: higher is better, comparable within one search only."""
+    turn_index: int | None = None
+    """The turn that wrote it, as :attr:`agentcore.TurnContext.turn_index` counts (0 for
+    the first); None for a message written without a turn id (an imported history)."""
 
 
 @runtime_checkable

@@ -267,8 +267,8 @@ class SqliteStore(SqliteWrites):
             lambda conn: sqlite_search(conn, session_id, terms, slot_id, before, limit),
         )
         return [
-            MessageHit(slot, index, decode_message(body, slot, index, session_id), score)
-            for slot, index, body, score in rows
+            MessageHit(slot, index, decode_message(body, slot, index, session_id), score, turn)
+            for slot, index, body, score, turn in rows
         ]
 
     async def data_keys(self, session_id: str) -> list[str]:

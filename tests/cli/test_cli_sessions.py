@@ -85,6 +85,23 @@ def test_show_json(run_cli: RunCli, db: Path) -> None:
     assert report["data"] == {"conversation_summary": SUMMARY}
 
 
+def test_show_finds_where_something_was_said(run_cli: RunCli, db: Path) -> None:
+    result = run_cli("sessions", "show", "s1", "--db", str(db), "--find", "how often backups")
+    assert result.returncode == 0, result.stderr
+    found = result.stdout.split("\nfound 'how often backups'\n")[1].splitlines()
+    # Summarized messages are found too (the summary covers messages 0..3).
+    assert "  turn 2  slot default  message 4  user: how often?" in found
+    assert "  turn 1  slot default  message 2  user: backups?" in found
+    report = json.loads(
+        run_cli("sessions", "show", "s1", "--db", str(db), "--find", "ünïcödé", "--json").stdout
+    )
+    assert report["found"][0]["slot"] == "notes" and report["found"][0]["turn"] == 3
+    nothing = run_cli("sessions", "show", "s1", "--db", str(db), "--find", "zebra")
+    assert nothing.stdout.endswith("found 'zebra'\n  (no stored message matches)\n")
+    bad = run_cli("sessions", "show", "s1", "--db", str(db), "--find", "x", "--limit", "0")
+    assert bad.returncode != 0 and "limit from 1 to 100" in bad.stderr
+
+
 def test_export_jsonl(run_cli: RunCli, db: Path) -> None:
     result = run_cli("sessions", "export", "s1", "--db", str(db))
     assert result.returncode == 0, result.stderr

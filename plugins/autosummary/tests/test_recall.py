@@ -125,8 +125,9 @@ async def test_the_tool_finds_a_fact_the_summary_left_out(
     result = reply.text.removeprefix("Found it: ")
     sent = model.turns[-1]
     in_request = {m.text for m in sent.messages if m.role != "tool"}
+    assert "[turn 4, user] Note: the ledger service listens on port 8444." in result
     for line in result.splitlines():
-        assert line.startswith("[message "), line
+        assert line.startswith("[turn "), line
         assert line.split("] ", 1)[1] not in in_request  # never what the request holds
 
 

@@ -59,10 +59,17 @@ async def find_summarized(ctx: TurnContext, query: str, limit: int) -> list[Mess
     return found
 
 
+def _place(hit: MessageHit) -> str:
+    """Where ``hit`` was said: its turn, else its place in the slot's history."""
+    return f"turn {hit.turn_index}" if hit.turn_index is not None else f"message {hit.index}"
+
+
 def _recalled(message: Message) -> bool:
     """Whether ``message`` is a recall itself (a call of the tool, or its answer): a copy."""
     if message.role == "tool":
-        return message.text.startswith(("[message ", "No earlier message of this conversation"))
+        return message.text.startswith(
+            ("[turn ", "[message ", "No earlier message of this conversation")
+        )
     calls = message.tool_calls
     return bool(calls) and all(call.name == "recall_history" for call in calls) and not message.text
 
@@ -79,8 +86,9 @@ def _line(message: Message) -> str:
 async def render_hits(hits: list[MessageHit], counter: TokenCounter, max_tokens: int) -> str:
     """The hits in the conversation's order, one per line, within ``max_tokens`` tokens.
 
-    Each line names the message's place in the history and its author
-    (``[message 12, user] ...``); a long message is cut in the middle to its share.
+    Each line names where the message was said and who wrote it (``[turn 4, user] ...``;
+    ``[message 12, user]`` for one no turn wrote, such as an imported history); a long
+    message is cut in the middle to its share.
     """
     ordered = sorted(hits, key=lambda hit: hit.index)
     share = max(16, max_tokens // max(1, len(ordered)) - 8)
@@ -89,7 +97,7 @@ async def render_hits(hits: list[MessageHit], counter: TokenCounter, max_tokens:
         text = _line(hit.message)
         if counter.count_text(text) > share:
             text = await cut_middle(counter, text, share)
-        lines.append(f"[message {hit.index}, {hit.message.role}] {text}")
+        lines.append(f"[{_place(hit)}, {hit.message.role}] {text}")
     while lines and counter.count_text("\n".join(lines)) > max_tokens:
         lines.pop()  # the newest go last: what is left still fits
     return "\n".join(lines)

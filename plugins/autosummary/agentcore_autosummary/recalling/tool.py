@@ -34,8 +34,8 @@ async def recall_tools(ctx: TurnContext) -> list[Tool]:
         """Search the earlier part of this conversation, which a summary replaced, word for word.
 
         Use it when the summary lacks a detail that was said before (a name, a number,
-        a path, a decision): the messages that best match are returned with their
-        place in the conversation and who wrote them.
+        a path, a decision): the messages that best match are returned with the turn
+        they were said in and who wrote them.
 
         :param query: The words to look for: names, numbers, what was said.
         :param limit: How many messages to return, 1 to 10.
