@@ -481,6 +481,31 @@ async def test_hook_offer_tools(
     assert registry.get("session_name") is None  # the bundle's registry is left as it was
 
 
+async def test_offered_tools_answer_a_streamed_turn(make_session: MakeSession) -> None:
+    from agentcore import LlmResponse, Message, ToolUseBlock
+    from agentcore.tools import Tool
+
+    class Offers:
+        @hookimpl
+        def offer_tools(self, ctx: TurnContext) -> list[Tool]:
+            def session_name() -> str:
+                """The name of this session."""
+                return ctx.session_id
+
+            return [Tool.from_function(session_name)]
+
+    call = ToolUseBlock("c1", "session_name", {})
+    provider = MockProvider(
+        [LlmResponse(Message.assistant("", [call]), stop_reason="tool_use"), "done"]
+    )
+    session = make_session(provider, plugins=(Offers(),))
+    reply = await session.submit_turn_stream("who are you?").finalize()
+    assert reply.text == "done"
+    assert [spec.name for spec in provider.calls[0].tools] == ["session_name"]
+    results = [m.text for m in provider.calls[1].messages if m.role == "tool"]
+    assert results == [session.session_id]
+
+
 async def test_hook_after_tool_call(make_session: MakeSession) -> None:
     from agentcore import LlmResponse, Message, ToolRegistry, ToolUseBlock
     from agentcore.calls import ToolCallInfo

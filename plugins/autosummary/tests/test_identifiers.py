@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from agentcore_autosummary import find_identifiers
 from agentcore_autosummary.text import identifiers as I
 from agentcore_autosummary.text.identifiers import _UNLED, holds
-from agentcore_autosummary.text.words import word_ends
+from agentcore_autosummary.text.words import one_space, word_ends
 
 
 @pytest.mark.parametrize(
@@ -398,7 +398,7 @@ _SPACED = st.text(
 @example("")
 def test_whitespace_runs_become_one_space_as_the_regular_expression_makes_them(text: str) -> None:
     # The fast spelling of re.sub(r"\s+", " ", text) that identifiers are looked up in.
-    assert I._one_space(text) == re.sub(r"\s+", " ", text)
+    assert one_space(text) == re.sub(r"\s+", " ", text)
     assert I._normal(text) == re.sub(r"\s+", " ", I._SEPARATOR.sub("", text)).casefold()
 
 

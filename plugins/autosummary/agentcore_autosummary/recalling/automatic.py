@@ -23,7 +23,7 @@ from agentcore_autosummary.deciding.windows import effective_config
 from agentcore_autosummary.hooks import after_recall
 from agentcore_autosummary.keeping.runtime import enabled_config, runtime_of, session_correction
 from agentcore_autosummary.keeping.summary_info import RecallInfo
-from agentcore_autosummary.recalling.history import find_summarized, render_hits, summarized_part
+from agentcore_autosummary.recalling.history import find_summarized, render_hits
 
 RECALL_LABEL = (
     "Recalled from earlier in this conversation (messages a summary replaced, found by "
@@ -73,9 +73,11 @@ async def _recalled_block(ctx: TurnContext, max_tokens: int) -> tuple[Message, .
     """The block of the summarized messages that match the user's message (may be empty)."""
     query = ctx.messages[0].text if ctx.messages else ""
     config = enabled_config(ctx.config)
-    if not query.strip() or config is None or await summarized_part(ctx) is None:
-        return ()  # nothing to search: no recall, no hook
+    if not query.strip() or config is None:
+        return ()
     hits = await find_summarized(ctx, query, config.recall_limit)
+    if hits is None:
+        return ()  # nothing to search: no recall, no hook
     wanted = len(matching_terms(query, Message.user(query)))
     needed = min(MIN_MATCHED_TERMS, wanted)
     hits = [hit for hit in hits if needed and len(matching_terms(query, hit.message)) >= needed]

@@ -33,15 +33,16 @@ async def summarized_part(ctx: TurnContext) -> tuple[int, frozenset[int]] | None
     return start, frozenset(index for index in focused.pinned if index < start)
 
 
-async def find_summarized(ctx: TurnContext, query: str, limit: int) -> list[MessageHit]:
+async def find_summarized(ctx: TurnContext, query: str, limit: int) -> list[MessageHit] | None:
     """The summarized messages of the slot that best match ``query``, best first.
 
     Never a message the request still carries (the verbatim tail, a pinned message),
-    never another slot's or session's.
+    never another slot's or session's. None when there is nothing to search (see
+    :func:`summarized_part`): no search was made.
     """
     part = await summarized_part(ctx)
     if part is None or not isinstance(ctx.store, SearchableStore):
-        return []
+        return None
     covered, pinned = part
     limit = max(1, min(limit, MAX_RECALLED))
     hits = await ctx.store.search_messages(

@@ -40,7 +40,7 @@ async def recall_tools(ctx: TurnContext) -> list[Tool]:
         :param query: The words to look for: names, numbers, what was said.
         :param limit: How many messages to return, 1 to 10.
         """
-        hits = await find_summarized(ctx, query, max(1, min(limit, MAX_RECALLED)))
+        hits = await find_summarized(ctx, query, max(1, min(limit, MAX_RECALLED))) or []
         if hits:
             answer = await render_hits(hits, counter, room)
         else:

@@ -40,6 +40,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from agentcore_autosummary.text.words import one_space
+
 _L = r"(?<![A-Za-z0-9_])"
 """Not after an ASCII letter, digit or underscore."""
 _R = r"(?![A-Za-z0-9_])"
@@ -317,25 +319,7 @@ _MONTH_DAY = re.compile(
 
 def _normal(text: str) -> str:
     """``text`` case-folded, without thousands separators, one space between words."""
-    return _one_space(_SEPARATOR.sub("", text)).casefold()
-
-
-def _one_space(text: str) -> str:
-    r"""``re.sub(r"\s+", " ", text)``: each run of whitespace made one space, edges included.
-
-    ``str.split`` cuts at the characters ``\s`` matches (``str.isspace``), and
-    joining its words is many times faster than the substitution on a long text
-    (a transcript of a few thousand words).
-    """
-    words = text.split()
-    joined = " ".join(words)
-    if not words:
-        return " " if text else ""
-    if text[0].isspace():
-        joined = " " + joined
-    if text[-1].isspace():
-        joined += " "
-    return joined
+    return one_space(_SEPARATOR.sub("", text)).casefold()
 
 
 @lru_cache(maxsize=4)
