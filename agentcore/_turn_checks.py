@@ -13,7 +13,7 @@ import os
 from agentcore._plain_messages import text_message
 from agentcore.cycle import CycleResult
 from agentcore.errors import ConfigError, EmptyReplyError
-from agentcore.messages import Message, ReasoningBlock, TextBlock, invalid_text
+from agentcore.messages import Message, OpaqueBlock, ReasoningBlock, TextBlock, invalid_text
 
 
 def check_user_message(user_input: str | Message) -> Message:
@@ -78,12 +78,12 @@ def check_turn_id(turn_id: object) -> None:
 def check_reply(result: CycleResult) -> None:
     """Refuse a turn whose final reply holds no text and no tool call (:class:`EmptyReplyError`).
 
-    Whitespace and reasoning alone do not make a reply; any other block (a
-    tool call, an image, audio) does.
+    Whitespace, reasoning and opaque items alone do not make a reply; any
+    other block (a tool call, an image, audio) does.
     """
     response = result.response
     for block in response.message.content:
-        if isinstance(block, ReasoningBlock):
+        if isinstance(block, ReasoningBlock | OpaqueBlock):
             continue
         if not isinstance(block, TextBlock) or block.text.strip():
             return

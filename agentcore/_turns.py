@@ -345,6 +345,7 @@ class TurnRunner:
         async def prepare(added: Sequence[Message]) -> tuple[Message, ...]:
             ctx.messages = [user_message, *added]
             ctx.context = None
+            ctx.request_body.clear()
             await self._hooks.before_model_call(ctx=ctx)
             if ctx.context is not None:
                 return (*ctx.context, *ctx.messages)
@@ -366,6 +367,7 @@ class TurnRunner:
             on_overflow=on_overflow,
             # Tool hooks are awaited around tool calls: a bundle without tools makes none.
             tool_hooks=tool_call_hooks(self._pm, ctx) if tools is not None and len(tools) else None,
+            request_body=lambda: ctx.request_body,
         )
 
     def _cycle_settings(self) -> LlmCycle:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from attrs import define, field
 
@@ -44,6 +45,10 @@ class TurnContext:
     (the default, reset before every call's ``before_model_call`` hooks)
     sends ``slot.load_messages()``. A ``before_model_call`` hook may set it
     to send another context for that one call; nothing stored changes.
+    ``request_body`` likewise holds JSON fields the next call's request
+    adds to its body (:attr:`~agentcore.llm.LlmRequest.extra_body`), emptied
+    before every call's ``before_model_call`` hooks: a field of the
+    provider's API that agentcore does not model, for that one call.
 
     ``tools`` is what the turn's requests offer the model: the bundle's
     registry, then (from before the first ``before_model_call``) with the
@@ -66,5 +71,6 @@ class TurnContext:
     extra: dict[str, object] = field(factory=dict)
     started_at: float = field(factory=time.time)
     context: list[Message] | None = None
+    request_body: dict[str, Any] = field(factory=dict)
     stash: Stash = field(factory=Stash, eq=False, repr=False)
     tools: ToolRegistry | None = field(default=None, eq=False, repr=False)

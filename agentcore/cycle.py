@@ -9,7 +9,8 @@ written in :mod:`agentcore._cycle_progress`, the streamed loop in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import attrs
@@ -75,6 +76,7 @@ _REQUEST_FIELDS_KNOWN = tuple(f.name for f in attrs.fields(LlmRequest)) == (
     "cache_key",
     "tool_choice",
     "output",
+    "extra_body",
 )
 _new = object.__new__
 _set = object.__setattr__
@@ -91,6 +93,11 @@ PrepareCall = Prepare
 """Called before each provider call with the messages the cycle has added so far;
 returns every message of the request: the context, then those added messages
 (which it may shorten for the request; the cycle's result keeps them whole)."""
+
+RequestBody = Callable[[], Mapping[str, Any]]
+"""Called as each request is made; returns the JSON fields added to its body."""
+
+_NO_FIELDS: Mapping[str, Any] = MappingProxyType({})
 
 OverflowCall = Overflow
 """Called when the provider refused a request as too long for its window, with
@@ -117,6 +124,8 @@ class LlmCycle:
     (raised before any reply event) with the messages of exactly one retry of
     that call; a second refusal propagates. ``tool_hooks``, when given, are
     awaited around every tool call (see :meth:`ToolRegistry.call`).
+    ``request_body``, when given, is called as each request is made: the
+    fields it returns go on that request (:attr:`LlmRequest.extra_body`).
     ``tool_choice`` (see :attr:`LlmRequest.tool_choice`) goes on the first
     provider call; ``"required"`` and a tool's name then give way to the
     provider's default (``"auto"``), so the tool loop can end, while
@@ -139,6 +148,7 @@ class LlmCycle:
     cache_key: str | None = field(default=None, kw_only=True, validator=CACHE_KEY)
     tool_choice: str | None = field(default=None, kw_only=True, validator=TOOL_CHOICE)
     output: OutputSpec[Any] | None = field(default=None, kw_only=True, converter=output_spec)
+    request_body: RequestBody | None = field(default=None, kw_only=True)
 
     def with_calls(
         self,
@@ -147,8 +157,12 @@ class LlmCycle:
         prepare: PrepareCall | None,
         on_overflow: OverflowCall | None,
         tool_hooks: ToolCallHooks | None,
+        request_body: RequestBody | None = None,
     ) -> LlmCycle:
-        """A copy with another provider, ``prepare``, ``on_overflow`` and ``tool_hooks``.
+        """A copy with another provider and other per-turn callbacks.
+
+        ``prepare``, ``on_overflow``, ``tool_hooks`` and ``request_body`` are
+        set as given.
 
         The other settings were checked when this cycle was made and are not checked
         again, as ``attrs.evolve`` would; ``provider`` is. For a caller that runs
@@ -163,6 +177,7 @@ class LlmCycle:
         _set(cycle, "prepare", prepare)
         _set(cycle, "on_overflow", on_overflow)
         _set(cycle, "tool_hooks", tool_hooks)
+        _set(cycle, "request_body", request_body)
         return cycle
 
     def request(
@@ -176,6 +191,7 @@ class LlmCycle:
         choice = self.tool_choice
         if not first and choice not in (None, "auto", "none"):
             choice = None
+        body = _NO_FIELDS if self.request_body is None else dict(self.request_body())
         if _REQUEST_FIELDS_KNOWN:
             # Every setting was checked when the cycle was made: the request is built
             # without running the validators again (a turn makes one or more).
@@ -191,6 +207,7 @@ class LlmCycle:
                 ("cache_key", self.cache_key),
                 ("tool_choice", choice),
                 ("output", self.output),
+                ("extra_body", body),
             ):
                 _set(request, name, value)
             return request
@@ -205,6 +222,7 @@ class LlmCycle:
             cache_key=self.cache_key,
             tool_choice=choice,
             output=self.output,
+            extra_body=body,
         )
 
     async def _complete(
@@ -284,6 +302,6 @@ _PROVIDER_FIELD = attrs.fields(LlmCycle).provider
 _SETTING_FIELDS = tuple(
     name
     for name in _CYCLE_FIELDS
-    if name not in ("provider", "prepare", "on_overflow", "tool_hooks")
+    if name not in ("provider", "prepare", "on_overflow", "tool_hooks", "request_body")
 )
 """The fields :meth:`LlmCycle.with_calls` copies: every one but those it is given."""

@@ -92,7 +92,9 @@ def before_model_call(ctx: TurnContext) -> Awaitable[None] | None:
     replaces ``ctx.messages`` with shortened copies (a tool result cut to fit)
     shortens them in this request only, the turn stores them whole; one that
     sets ``ctx.context`` sends that list instead of ``ctx.slot.load_messages()``
-    in this request only (it is reset before every call's hooks).
+    in this request only (it is reset before every call's hooks); one that
+    puts fields in ``ctx.request_body`` adds them to this request's body
+    (emptied before every call's hooks too).
     ``ctx.stash[agentcore.budget.OVERFLOW_KEY]`` holds the server's
     :class:`~agentcore.errors.ContextWindowExceededError` when the call is the
     one retry after the server refused the request as too long

@@ -82,6 +82,13 @@ def _tool_tuple(tools: Iterable[ToolSpec]) -> tuple[ToolSpec, ...]:
     return tuple(tools)
 
 
+def _body_fields(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
+        raise ConfigError(
+            f"extra_body must be a mapping of body field names to JSON values, got {value!r}"
+        )
+
+
 @frozen
 class LlmRequest:
     """One call to a model.
@@ -98,7 +105,10 @@ class LlmRequest:
     None: the provider's default, which is ``"auto"``) says whether the model
     may, must or must not call ``tools``; it is sent only with tools.
     ``output`` asks for a reply that is JSON of its schema (see
-    :mod:`agentcore.output`).
+    :mod:`agentcore.output`). ``extra_body`` holds JSON fields an HTTP
+    provider adds to this request's body, over its own fields and its
+    ``extra_body`` option (a field of the API that agentcore does not model,
+    for one request); a provider without a JSON body ignores them.
     """
 
     messages: Sequence[Message] = field(converter=_message_tuple)
@@ -111,6 +121,7 @@ class LlmRequest:
     cache_key: str | None = field(default=None, validator=CACHE_KEY)
     tool_choice: str | None = field(default=None, kw_only=True, validator=TOOL_CHOICE)
     output: OutputSpec[Any] | None = field(default=None, kw_only=True, validator=_output)
+    extra_body: Mapping[str, Any] = field(factory=dict, kw_only=True, validator=_body_fields)
 
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "other"]

@@ -117,7 +117,48 @@ class ReasoningBlock:
         return "reasoning"
 
 
-ContentBlock = TextBlock | ToolUseBlock | ImageBlock | AudioBlock | FileBlock | ReasoningBlock
+def _json_object(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
+        raise ValueError(f"{type(instance).__name__}.{attribute.name} must be a JSON object")
+
+
+@frozen
+class OpaqueBlock:
+    """An item of a provider's API that only that API reads, kept to be sent back as it came.
+
+    ``api`` names the wire format that made it (``"openai-responses"``) and
+    ``item`` is the item's JSON, unchanged: an encrypted item a server
+    returns and expects back in later requests, which agentcore cannot read.
+    The provider of ``api`` sends it back in its place; the other providers
+    leave it out of their requests. ``tokens`` is what it costs in a request
+    when the server said so (None: estimated from its JSON's length). Not
+    part of :attr:`Message.text`.
+    """
+
+    api: str = field(validator=[attrs.validators.instance_of(str), _non_empty])
+    item: Mapping[str, Any] = field(validator=_json_object)
+    tokens: int | None = field(
+        default=None,
+        validator=attrs.validators.optional(
+            [attrs.validators.instance_of(int), attrs.validators.ge(0)]
+        ),
+    )
+
+    @property
+    def kind(self) -> str:
+        """The block's kind as it appears in stored JSON: ``"opaque"``."""
+        return "opaque"
+
+    @property
+    def item_type(self) -> str | None:
+        """The item's own ``"type"`` field, when it has a string one."""
+        value = self.item.get("type")
+        return value if isinstance(value, str) else None
+
+
+ContentBlock = (
+    TextBlock | ToolUseBlock | ImageBlock | AudioBlock | FileBlock | ReasoningBlock | OpaqueBlock
+)
 """Any block a message's content may hold."""
 
 BLOCK_TYPES: tuple[type[ContentBlock], ...] = (
@@ -127,6 +168,7 @@ BLOCK_TYPES: tuple[type[ContentBlock], ...] = (
     AudioBlock,
     FileBlock,
     ReasoningBlock,
+    OpaqueBlock,
 )
 
 

@@ -17,6 +17,7 @@ from agentcore.messages import (
     FileBlock,
     ImageBlock,
     Message,
+    OpaqueBlock,
     ReasoningBlock,
     TextBlock,
     ToolUseBlock,
@@ -31,6 +32,7 @@ _BLOCK_TAGS: dict[type[Any], str] = {
     AudioBlock: "audio",
     FileBlock: "file",
     ReasoningBlock: "reasoning",
+    OpaqueBlock: "opaque",
 }
 
 converter = make_converter(omit_if_default=True, forbid_extra_keys=True)

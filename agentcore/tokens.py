@@ -39,7 +39,10 @@ is counted block by block:
   guessed from the data size as 16 kHz 16-bit mono PCM;
 * a file: the tokens of its name, plus, for inline data, one token per
   :data:`ESTIMATE_BYTES_PER_TOKEN` bytes, or :data:`FILE_URL_TOKENS` for a file
-  given by URL.
+  given by URL;
+* an opaque item (:class:`~agentcore.messages.OpaqueBlock`): its ``tokens``
+  when the server gave them, else one token per :data:`ESTIMATE_BYTES_PER_TOKEN`
+  bytes of its JSON.
 
 Tool definitions are counted by :meth:`TokenCounter.count_tools`: each costs
 :data:`TOKENS_PER_TOOL` plus the tokens of its definition as the
@@ -80,6 +83,7 @@ from agentcore.messages import (
     FileBlock,
     ImageBlock,
     Message,
+    OpaqueBlock,
     TextBlock,
     ToolUseBlock,
     set_token_count,
@@ -380,6 +384,10 @@ class TokenCounter:
             if block.data is not None:
                 return count + math.ceil(base64_size(block.data) / ESTIMATE_BYTES_PER_TOKEN)
             return count + FILE_URL_TOKENS
+        if isinstance(block, OpaqueBlock):
+            if block.tokens is not None:
+                return block.tokens
+            return math.ceil(len(arguments_json(block.item)) / ESTIMATE_BYTES_PER_TOKEN)
         return 0
 
 

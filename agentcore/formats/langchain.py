@@ -29,6 +29,7 @@ from agentcore.messages import (
     FileBlock,
     ImageBlock,
     Message,
+    OpaqueBlock,
     ReasoningBlock,
     TextBlock,
     ToolUseBlock,
@@ -90,6 +91,7 @@ def _encode(lc: Any, message: Message) -> Any:
 
 
 def _content(blocks: Sequence[ContentBlock]) -> str | list[dict[str, Any]]:
+    blocks = [block for block in blocks if not isinstance(block, OpaqueBlock)]  # no LangChain form
     if len(blocks) == 1 and isinstance(blocks[0], TextBlock):
         return blocks[0].text
     return [_encode_block(block) for block in blocks]
@@ -112,6 +114,8 @@ def _encode_block(block: ContentBlock) -> dict[str, Any]:
         return {"type": "audio", "base64": block.data, "mime_type": block.media_type}
     if isinstance(block, ReasoningBlock):
         raise ConfigError("reasoning belongs in an assistant message")
+    if isinstance(block, OpaqueBlock):
+        raise ConfigError(f"an item only the {block.api} API reads has no LangChain form")
     raise ConfigError(f"a tool call ({block.name!r}) belongs in an assistant message")
 
 

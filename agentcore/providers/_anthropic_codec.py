@@ -13,7 +13,8 @@ call becomes user text and a call without its result assistant text (see
 assistant turn gets a user turn of :data:`LEADING_USER_TEXT` first; in a
 user turn the ``tool_result`` blocks come before any other block; a final
 assistant turn (a prefill) loses its trailing whitespace. Nothing else is
-left out or changed. Images
+left out or changed, except opaque items of another API
+(:class:`~agentcore.messages.OpaqueBlock`), which only that API reads. Images
 become ``image`` blocks, files ``document`` blocks (``text/*`` data as a
 plain-text source). Audio is refused: the API takes none.
 
@@ -45,6 +46,7 @@ from agentcore.messages import (
     FileBlock,
     ImageBlock,
     Message,
+    OpaqueBlock,
     ReasoningBlock,
     TextBlock,
     ToolUseBlock,
@@ -242,6 +244,7 @@ def _encode_blocks(message: Message) -> list[dict[str, Any]]:
         for block in message.content
         if not (isinstance(block, TextBlock) and not block.text.strip())
         and not (isinstance(block, ReasoningBlock) and _unsendable(block, message))
+        and not isinstance(block, OpaqueBlock)  # another API's item: only it reads it
     ]
 
 

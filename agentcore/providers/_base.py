@@ -172,6 +172,7 @@ class HttpProvider:
             raise TypeError(f"expected an LlmRequest, got {type(request).__name__}")
         body = self._encode_request(request, model=request.model or self._model, stream=stream)
         body.update(self._extra_body)
+        body.update(request.extra_body)
         return body
 
     def _auth_headers(self, secret: Secret | None) -> dict[str, str]:

@@ -14,7 +14,8 @@ its result text of its assistant message, their content kept (see
 :mod:`agentcore.providers._order`). Nothing is left out.
 
 Reasoning blocks are never sent (DeepSeek's API refuses ``reasoning_content``
-in a request). The tool choice and the output schema (``response_format``)
+in a request), nor opaque items (:class:`~agentcore.messages.OpaqueBlock`),
+which only the API that made them reads. The tool choice and the output schema (``response_format``)
 are encoded by :mod:`agentcore.providers._choice`.
 
 Replies: text, refusals (kept as text), reasoning (``reasoning_content``, or
@@ -39,6 +40,7 @@ from agentcore.messages import (
     FileBlock,
     ImageBlock,
     Message,
+    OpaqueBlock,
     ReasoningBlock,
     TextBlock,
     ToolUseBlock,
@@ -151,7 +153,7 @@ def _encodeassistant_message(message: Message) -> dict[str, Any]:
                     },
                 }
             )
-        elif not isinstance(block, ReasoningBlock):  # Reasoning is never sent back.
+        elif not isinstance(block, ReasoningBlock | OpaqueBlock):  # Never sent back here.
             raise BadRequestError(
                 "the OpenAI Chat Completions API takes only text and tool calls in an "
                 f"assistant message, not a {block.kind} block"
@@ -165,7 +167,9 @@ def _encodeassistant_message(message: Message) -> dict[str, Any]:
 
 
 def _encode_user_content(content: tuple[ContentBlock, ...]) -> str | list[dict[str, Any]]:
-    content = tuple(block for block in content if not isinstance(block, ReasoningBlock))
+    content = tuple(
+        block for block in content if not isinstance(block, ReasoningBlock | OpaqueBlock)
+    )
     if not content:
         return ""
     if len(content) == 1 and isinstance(content[0], TextBlock):
@@ -195,6 +199,8 @@ def _encode_part(block: ContentBlock) -> dict[str, Any]:
         }
     if isinstance(block, ReasoningBlock):
         raise BadRequestError("reasoning can only be part of an assistant message")
+    if isinstance(block, OpaqueBlock):
+        raise BadRequestError(f"an item only the {block.api} API reads cannot be sent here")
     raise BadRequestError(
         f"a tool call cannot be part of a user message (tool {block.name!r}); "
         "put it in an assistant message"
