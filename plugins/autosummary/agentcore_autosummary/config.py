@@ -33,7 +33,7 @@ from agentcore_autosummary.requesting.prompt import (
 )
 
 Trigger = Literal["context", "cumulative"]
-Strategy = Literal["incremental", "full", "segments"]
+Strategy = Literal["incremental", "full", "segments", "server"]
 Mode = Literal["inline", "background"]
 SummaryStyle = Literal["prose", "structured"]
 RetentionCheck = Literal["quote", "append", "log", "off"]
@@ -133,7 +133,11 @@ class SummaryConfig:
         messages the summary does not cover yet alone, the summary kept as parts in
         order, the two oldest merged when they outgrow :attr:`summary_room` (see
         ``agentcore_autosummary.calling.segments``). Either way the summary then covers
-        everything before the recent tail, which stays verbatim.
+        everything before the recent tail, which stays verbatim. ``"server"``: the
+        provider's server compacts the conversation itself when a request passes the
+        trigger (the OpenAI Responses provider, ``openai-responses:``), and its encrypted
+        item stands for the summary; on any other provider, as ``"incremental"`` (see
+        ``agentcore_autosummary.calling.server``).
     :param mode: ``"inline"``: summarize before the turn returns; ``"background"``:
         summarize after it, without adding latency.
     :param max_summary_tokens: Cap on the summary's length: a summary request's
@@ -220,7 +224,7 @@ class SummaryConfig:
     max_tool_result_chars: int = field(default=500, validator=NON_NEGATIVE_INT)
     trigger: Trigger = field(default="context", validator=one_of("context", "cumulative"))
     strategy: Strategy = field(
-        default="incremental", validator=one_of("incremental", "full", "segments")
+        default="incremental", validator=one_of("incremental", "full", "segments", "server")
     )
     mode: Mode = field(default="inline", validator=one_of("inline", "background"))
     max_summary_tokens: int | None = field(default=None, validator=POSITIVE_INT.or_none())

@@ -21,6 +21,12 @@ from agentcore_autosummary import hookspecs
 from agentcore_autosummary.applying.fitting import ATTEMPTED_KEY, fit_request
 from agentcore_autosummary.applying.full_mode import focus_full_slot
 from agentcore_autosummary.calling.pipeline import catch_up, summarize_quietly
+from agentcore_autosummary.calling.server import (
+    ask_server,
+    server_compacts,
+    server_declined,
+    take_server_item,
+)
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.deciding.budget import (
     counter_for,
@@ -99,10 +105,14 @@ async def before_model_call(ctx: TurnContext) -> None:
     A Full slot is switched to the Focused mode first, unless the app chose
     the mode (see :mod:`agentcore_autosummary.applying.full_mode`). With
     ``recall="auto"`` the summarized messages that match the user's message are
-    added last (see :mod:`agentcore_autosummary.recalling.automatic`).
+    added last (see :mod:`agentcore_autosummary.recalling.automatic`). Under
+    ``strategy="server"`` the request asks the server to compact past the trigger
+    (see :mod:`agentcore_autosummary.calling.server`).
     """
-    if enabled_config(ctx.config) is not None:
+    config = enabled_config(ctx.config)
+    if config is not None:
         await focus_full_slot(ctx)
+        ask_server(ctx, await effective_config(ctx, config))
     await fit_request(ctx)
     await add_recalled(ctx)
 
@@ -136,6 +146,8 @@ async def post_turn_end(ctx: TurnContext) -> None:
     correction = await session_correction(ctx, runtime)
     model = turn_model(ctx)
     tokens = await measure(ctx, config, counter_for(ctx, model), correction.factor(model))
+    if server_compacts(ctx, config) and await take_server_item(ctx, config, runtime) is not None:
+        return
     pending = runtime.pending.get(slot.id)
     if pending is not None and not pending.done():
         return
@@ -143,6 +155,12 @@ async def post_turn_end(ctx: TurnContext) -> None:
         return  # this turn already tried before a call
     state = await load_state(ctx, runtime)
     covered, _ = covered_and_previous(slot, state)
+    if (
+        server_compacts(ctx, config)
+        and not server_declined(ctx, runtime, config)
+        and not window_drops(slot, covered)
+    ):
+        return  # the server compacts when a request passes the trigger
     if config.trigger == "cumulative":
         if not (await cumulative_due(ctx, config) or window_drops(slot, covered)):
             return

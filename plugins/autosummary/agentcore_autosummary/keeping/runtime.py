@@ -47,6 +47,8 @@ class SessionRuntime:
     """Per slot: why the last automatic summary made no room, for the degraded request's log."""
     told_full: set[str] = field(factory=set)
     """Slots whose Full mode, chosen by the app, the plugin has warned about (once each)."""
+    told_server: bool = False
+    """Whether the plugin has warned that the server does not compact (once a session)."""
 
 
 RUNTIME = StashKey[SessionRuntime]("autosummary runtime")

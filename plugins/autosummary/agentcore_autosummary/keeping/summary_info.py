@@ -8,9 +8,10 @@ from attrs import define, frozen
 
 from agentcore import Message, SessionError, Usage
 
-SummaryReason = Literal["watermark", "budget", "compact"]
+SummaryReason = Literal["watermark", "budget", "compact", "server"]
 """Why a summary is made: the trigger fired after a turn (``"watermark"``), a request
-would not fit the window (``"budget"``), or the user asked (``"compact"``)."""
+would not fit the window (``"budget"``), the user asked (``"compact"``), or the
+provider's server compacted the conversation in a turn's call (``"server"``)."""
 
 
 class CompactError(SessionError):
@@ -110,7 +111,9 @@ class SummaryInfo:
 
     :param slot_id: The slot summarized.
     :param turn_index: The turn the summary belongs to.
-    :param reason: Why it was made (``"watermark"``, ``"budget"`` or ``"compact"``).
+    :param reason: Why it was made (``"watermark"``, ``"budget"``, ``"compact"``, or
+        ``"server"``: the provider's server compacted in a turn's call, and ``summary``
+        is a note saying its item cannot be read).
     :param summary: The summary as the summarizer wrote it (the slot's
         ``summary_override`` holds it fenced as data: see
         :func:`~agentcore_autosummary.fence_summary`).

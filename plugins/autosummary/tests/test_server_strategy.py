@@ -1,0 +1,206 @@
+"""``strategy="server"``: the provider's server compacts at the trigger; elsewhere, our summary."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from summary_helpers import TINY_WINDOW
+
+from agentcore import (
+    AgentSession,
+    ContentBlock,
+    FocusedConfig,
+    LlmRequest,
+    LlmResponse,
+    Message,
+    OpaqueBlock,
+    SqliteStore,
+    TextBlock,
+    TurnContext,
+    Usage,
+    hookimpl,
+)
+from agentcore.testing import MockProvider
+from agentcore.tokens import TokenCounter
+from agentcore_autosummary import SummaryConfig, SummaryInfo, get_conversation_summary
+
+COUNTER = TokenCounter("estimate")
+MakeSession = Callable[..., AgentSession]
+
+
+def config(**overrides: Any) -> SummaryConfig:
+    fields: dict[str, Any] = {
+        **TINY_WINDOW,
+        "strategy": "server",
+        "trigger_token_ratio": 0.2,
+        "keep_recent_tokens": 40,
+        "debounce_turns": 1,
+    }
+    return SummaryConfig(**{**fields, **overrides})
+
+
+class ResponsesServer:
+    """A Responses-API model that compacts its input as the documentation says.
+
+    When a request asks for compaction (``context_management``) and its
+    input passes the threshold, the reply starts with an encrypted
+    ``compaction`` item; ``compacts=False`` plays a compatible server that
+    ignores the field. Every request is kept; summary calls are counted.
+    """
+
+    api = "openai-responses"
+
+    def __init__(self, *, compacts: bool = True) -> None:
+        self.compacts = compacts
+        self.turns: list[LlmRequest] = []
+        self.summaries = 0
+        self.items = 0
+
+    def __call__(self, request: LlmRequest) -> str | LlmResponse:
+        if request.purpose == "summary":
+            self.summaries += 1
+            return f"summary #{self.summaries}: the user asked about rollout steps."
+        self.turns.append(request)
+        tokens = COUNTER.count_messages(list(request.messages))
+        usage = Usage(tokens, 5)
+        asked = request.extra_body.get("context_management")
+        if self.compacts and asked and tokens >= asked[0]["compact_threshold"]:
+            self.items += 1
+            item = {
+                "type": "compaction",
+                "id": f"cmp_{self.items}",
+                "encrypted_content": f"gAAAA-{self.items}-" + "z" * 40,
+            }
+            content: list[ContentBlock] = [
+                OpaqueBlock("openai-responses", item),
+                TextBlock("Noted."),
+            ]
+            return LlmResponse(Message("assistant", content), usage=usage)
+        return LlmResponse(Message.assistant("Noted."), usage=usage)
+
+
+class Provider(MockProvider):
+    """A mock provider that says it speaks the Responses API."""
+
+    api = "openai-responses"
+
+
+class Summaries:
+    def __init__(self) -> None:
+        self.infos: list[SummaryInfo] = []
+
+    @hookimpl
+    def after_summary(self, ctx: TurnContext, summary: SummaryInfo) -> None:
+        self.infos.append(summary)
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
+    async with SqliteStore(tmp_path / "server.db") as opened:
+        yield opened
+
+
+async def talk(session: AgentSession, turns: int, start: int = 0) -> None:
+    for number in range(start, start + turns):
+        await session.submit_turn(
+            f"Step {number} of the rollout: check the gateway, the queue depth, the error "
+            "rate of the last hour and the logs of every worker before moving on."
+        )
+
+
+def first_items(request: LlmRequest) -> list[str]:
+    """The compaction items the request sends, by id."""
+    return [
+        str(block.item["id"])
+        for message in request.messages
+        for block in message.content
+        if isinstance(block, OpaqueBlock)
+    ]
+
+
+async def test_the_server_compacts_at_the_trigger_and_its_item_leads_the_window(
+    make_session: MakeSession, store: SqliteStore
+) -> None:
+    model = ResponsesServer()
+    summarizer = MockProvider([])  # a summary call would exhaust it
+    summaries = Summaries()
+    summary_config = config(summary_provider=summarizer)
+    session = make_session(
+        Provider(responder=model), summary=summary_config, mode=FocusedConfig(), store=store
+    )
+    session.bundle.plugin_manager.register(summaries)
+    await talk(session, 12)
+
+    trigger = summary_config.trigger_tokens
+    asked = [turn.extra_body.get("context_management") for turn in model.turns]
+    assert asked[0] == [{"type": "compaction", "compact_threshold": trigger}]
+    assert all(field is not None for field in asked)
+    assert model.items >= 1 and model.summaries == 0 and summarizer.calls == []
+    [first, *_] = summaries.infos
+    assert first.reason == "server" and "cannot be read" in first.summary
+    assert first.usage is not None and first.usage.input_tokens >= trigger
+
+    # The request after each item starts with it: what came before is covered.
+    slot = await session.get_slot()
+    focused = slot.config.focused
+    assert focused is not None and focused.summary_override is None
+    context = slot.load_messages()
+    assert isinstance(context[1].content[0], OpaqueBlock)  # after the system prompt
+    assert first_items(model.turns[-1])[0] == f"cmp_{model.items}"
+    assert await get_conversation_summary(session) == summaries.infos[-1].summary
+
+
+async def test_a_resumed_session_sends_the_stored_item_first(
+    make_session: MakeSession, store: SqliteStore
+) -> None:
+    model = ResponsesServer()
+    session = make_session(
+        Provider(responder=model), summary=config(), mode=FocusedConfig(), store=store
+    )
+    await talk(session, 12)
+    assert model.items >= 1
+    newest = f"cmp_{model.items}"
+
+    resumed_model = ResponsesServer(compacts=False)
+    resumed = make_session(Provider(responder=resumed_model), summary=config(), store=store)
+    await resumed.submit_turn("Where were we?")
+    [request] = resumed_model.turns
+    assert first_items(request) == [newest]
+    leading = request.messages[1].content[0]  # right after the system prompt
+    assert isinstance(leading, OpaqueBlock) and leading.item["id"] == newest
+
+
+async def test_on_chat_completions_the_plugin_summarizes_itself(
+    make_session: MakeSession, store: SqliteStore
+) -> None:
+    model = ResponsesServer()
+    summaries = Summaries()
+    session = make_session(
+        MockProvider(responder=model), summary=config(), mode=FocusedConfig(), store=store
+    )
+    session.bundle.plugin_manager.register(summaries)
+    await talk(session, 12)
+    assert all(turn.extra_body == {} for turn in model.turns)
+    assert model.items == 0 and model.summaries >= 1
+    assert summaries.infos and all(info.reason == "watermark" for info in summaries.infos)
+    assert "summary #" in (await get_conversation_summary(session) or "")
+
+
+async def test_a_server_that_ignores_the_field_gets_our_summary_and_one_warning(
+    make_session: MakeSession, store: SqliteStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    model = ResponsesServer(compacts=False)
+    session = make_session(
+        Provider(responder=model), summary=config(), mode=FocusedConfig(), store=store
+    )
+    with caplog.at_level(logging.WARNING, logger="agentcore.autosummary"):
+        await talk(session, 16)
+    assert model.items == 0 and model.summaries >= 2
+    warnings = [r for r in caplog.records if "did not compact" in r.getMessage()]
+    assert len(warnings) == 1
+    window = await session.load_messages()
+    assert COUNTER.count_messages(window) < TINY_WINDOW["max_context_tokens"]
