@@ -13,6 +13,7 @@ from bench.quality.conversations import Script
 from bench.quality.facts import known_values, score
 from bench.quality.server import Call
 from bench.quality.systems import SYSTEMS, Requests
+from bench.quality.waits import wait_table
 
 QUALITY_START = "<!-- bench:quality:start -->"
 QUALITY_END = "<!-- bench:quality:end -->"
@@ -179,6 +180,14 @@ def body(data: dict[str, Any], titles: dict[str, str]) -> str:
         "",
     ]
     lines += kind_tables(data["results"])
+    waits = wait_table(data["results"], {key: SYSTEMS[key][0] for key in SYSTEMS})
+    if waits:
+        think = meta.get("think", 0.0)
+        lines += [
+            f"**What the caller waited per turn** (a pause of {think:g} s after each turn)",
+            "",
+        ]
+        lines += waits
     for conversation, results in data["results"].items():
         facts = next(iter(results.values())).get("facts", "?")
         lines += [f"**{titles.get(conversation, conversation)}** ({facts} facts)", ""]

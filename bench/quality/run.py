@@ -90,6 +90,8 @@ def run_one(
         )
         result["answers"] = asked
         result["answer_verdicts"] = tally(asked)
+    if requests.waits:
+        result["waits"] = requests.waits
     return {"status": "ok", "seconds": round(time.perf_counter() - start, 1), **result}
 
 
@@ -182,6 +184,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--budget", type=int, default=BUDGET, help="context budget, tokens")
     parser.add_argument("--cap", type=int, default=CAP, help="summary cap, tokens")
     parser.add_argument("--n-ctx", type=int, default=N_CTX, help="the server's --n_ctx")
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="seconds of a person's pause after each of agentcore's turns (the wait table)",
+    )
     parser.add_argument("--merge", action="store_true", help="add to the saved results")
     parser.add_argument("--update-docs", action="store_true", help="refresh docs/benchmarks.md")
     parser.add_argument("--out", type=Path, default=HERE / "results")
@@ -212,6 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "cap": args.cap,
         "n_ctx": args.n_ctx,
         "answers": not args.no_answers,
+        "think": args.think,
     }
     data: dict[str, Any] = {"meta": meta, "results": {}}
     if args.merge and saved.is_file():
@@ -223,7 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         data["meta"].setdefault("commands", [data["meta"]["command"]]).append(meta["command"])
     server = servers.start(model_path, args.out / "quality-server.log", n_ctx=args.n_ctx)
     proxy = servers.Proxy(server.base_url)
-    settings = Settings(budget=args.budget, cap=args.cap, base_url=proxy.base_url)
+    settings = Settings(budget=args.budget, cap=args.cap, base_url=proxy.base_url, think=args.think)
     try:
         for conversation in conversations:
             script = script_for(conversation)

@@ -27,6 +27,7 @@ request carried and the tokens the server generated.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import os
@@ -52,6 +53,8 @@ class Settings:
     base_url: str
     peer_trigger: float = 0.75
     peer_keep: float = 0.25
+    think: float = 0.0
+    """Seconds slept after each of agentcore's turns: a person's pause (``--think``)."""
 
     @property
     def trigger_tokens(self) -> int:
@@ -70,6 +73,8 @@ class Requests:
 
     calls: list[tuple[int, list[Pair]]] = field(default_factory=list)
     turn: int = 0
+    waits: list[dict[str, Any]] = field(default_factory=list)
+    """agentcore's turns: what the caller waited (``bench.quality.waits``)."""
 
     def add(self, pairs: Sequence[Pair]) -> None:
         """Record one turn request."""
@@ -110,6 +115,7 @@ async def _agentcore(
     *,
     structured: bool,
     strategy: str | None = None,
+    mode: str | None = None,
 ) -> None:
     from agentcore import (
         Agent,
@@ -124,6 +130,7 @@ async def _agentcore(
     from agentcore.providers.openai import OpenAIProvider
     from agentcore.testing import MockProvider
     from agentcore_autosummary import SummaryConfig
+    from bench.quality.waits import TimedProvider, timed_turn
     from bench.systems.agentcore_systems import _tool_uses, pair
 
     steps = TurnScript()
@@ -143,13 +150,15 @@ async def _agentcore(
     summarizer = OpenAIProvider(
         MODEL_ALIAS, base_url=settings.base_url, api_key="none", timeout=None, max_retries=0
     )
+    timed = TimedProvider(summarizer)
     config = SummaryConfig(
         max_context_tokens=settings.budget,
         max_summary_tokens=settings.cap,
-        summary_provider=summarizer,
+        summary_provider=timed,
         timeout=None,
         **({"summary_style": "structured"} if structured else {}),
         **({"strategy": strategy} if strategy else {}),
+        **({"mode": mode} if mode else {}),
         **agentcore_overrides(),
     )
     bundle = (
@@ -166,7 +175,9 @@ async def _agentcore(
         for index, turn in enumerate(script.turns):
             requests.turn = index
             steps.start(turn)
-            await session.submit_turn(turn.user)
+            requests.waits.append({"turn": index, **await timed_turn(session, turn.user, timed)})
+            if settings.think:
+                await asyncio.sleep(settings.think)
     finally:
         await session.aclose()
         await summarizer.aclose()
@@ -338,6 +349,10 @@ SYSTEMS: dict[str, tuple[str, Runner]] = {
     "agentcore-segments": (
         'agentcore, strategy="segments"',
         functools.partial(_agentcore, structured=False, strategy="segments"),
+    ),
+    "agentcore-background": (
+        'agentcore, mode="background"',
+        functools.partial(_agentcore, structured=False, mode="background"),
     ),
     "langmem": ("langmem summarize_messages", _langmem),
     "langchain": ("LangChain SummarizationMiddleware", _langchain),
