@@ -42,6 +42,7 @@ def config(recall: str, **overrides: object) -> SummaryConfig:
         "keep_recent_tokens": 40,
         "debounce_turns": 1,
         "recall": recall,
+        "retention_check": "off",  # the quotes would keep the ports: a summary that loses them
     }
     return SummaryConfig(**{**fields, **overrides})  # type: ignore[arg-type]
 

@@ -14,6 +14,15 @@ names, long numbers). An identifier of the previous summary is
   ``the launch date is April 14`` by ``the launch date is now May 5``); in
   Chinese, within the 16 characters after it (``预算是12万元`` by ``预算现在是15万元``);
 - **lost** otherwise.
+
+A value of one subject is not superseded by the value of another subject of the
+same pattern: when the clause that gave the value names a topic (see
+:func:`~agentcore_autosummary.text.subjects.topic`: ``auth`` in ``the auth service
+listens on port 8440``), only a later clause that names it again gives the subject a
+new value (``the billing service listens on port 8441`` does not). And a value is
+withdrawn (:func:`withdraws`) when a later clause negates its name before it: ``we
+are not using Redis after all`` withdraws ``Redis 7.2``; in Chinese, ``不``, ``没``,
+``别``, ``取消`` or ``放弃`` before it.
 """
 
 from __future__ import annotations
@@ -22,18 +31,37 @@ import re
 from itertools import islice
 
 from agentcore_autosummary.text.identifiers import find_identifiers, holds
-from agentcore_autosummary.text.subjects import subject, subjects_after
-from agentcore_autosummary.text.words import starts_cjk, word_ends
+from agentcore_autosummary.text.subjects import (
+    clause_before,
+    names_topic,
+    subject,
+    subjects_after,
+    topic,
+)
+from agentcore_autosummary.text.words import has_cjk, starts_cjk, word_ends
 
 _SPLIT_WORD = re.compile(r"\S+")
 _LOOK_AHEAD_WORDS = 4
 _LOOK_AHEAD_CHARS = 16
+_NAME = re.compile(r"[^\W\d_][\w.+#-]*[\w+#]|[^\W\d_]")
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|no longer|instead of|rather than|without|drop(?:ped|ping)?|"
+    r"remov(?:e|ed|ing)|scrap(?:ped|ping)?|cancel(?:l?ed|ling)?|abandon(?:ed|ing)?)\b|n't\b",
+    re.IGNORECASE,
+)
+_CJK_NEGATION = re.compile("不|没|别|取消|放弃")
 
 
-def gets_new_value(identifier: str, word: str, transcript: str) -> bool:
-    """Whether ``transcript`` gives ``word`` an identifier other than ``identifier``."""
+def gets_new_value(identifier: str, word: str, transcript: str, about: str | None = None) -> bool:
+    """Whether ``transcript`` gives ``word`` an identifier other than ``identifier``.
+
+    With ``about`` (the topic of the clause that gave ``identifier``), only a
+    use of ``word`` in a clause that names that topic counts.
+    """
     cjk = starts_cjk(word)
     for end in word_ends(word, transcript):
+        if about is not None and not names_topic(about, end, transcript):
+            continue
         if cjk:
             window = transcript[end : end + _LOOK_AHEAD_CHARS]
         else:
@@ -44,15 +72,41 @@ def gets_new_value(identifier: str, word: str, transcript: str) -> bool:
     return False
 
 
+def withdraws(identifier: str, later: str) -> bool:
+    """Whether ``later`` negates the name of ``identifier`` (``not using Redis``).
+
+    The name is the identifier's first word of letters (``Redis`` of ``Redis
+    7.2``); a clause of ``later`` that holds it after a negation (see the
+    module) withdraws the value. An identifier without letters (a number, a
+    date) has no name to withdraw.
+    """
+    name = _NAME.search(identifier)
+    if name is None or len(name.group()) < 3:
+        return False
+    # A whole word among Latin letters; a CJK character may touch it (不用Redis).
+    uses = re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(name.group())}(?![A-Za-z0-9_])", later, re.I)
+    for use in uses:
+        clause = clause_before(use.start(), later)
+        negation = _CJK_NEGATION if has_cjk(clause) else _NEGATION
+        if negation.search(clause):
+            return True
+    return False
+
+
 def is_superseded(identifier: str, sentence: str, later: str) -> bool:
     """Whether ``identifier``'s subject in ``sentence`` gets a new value in ``later``.
 
     The subject is the word before the value (``the launch date is April 14``)
-    or, without one, a word right after it (``April 14 launch date``).
+    or, without one, a word right after it (``April 14 launch date``); a
+    later use of it counts only in a clause that names the same topic. A
+    value ``later`` withdraws (:func:`withdraws`) is superseded too.
     """
+    if withdraws(identifier, later):
+        return True
     word = subject(identifier, sentence)
+    about = topic(identifier, sentence)
     words = [word] if word is not None else subjects_after(identifier, sentence)
-    return any(gets_new_value(identifier, each, later) for each in words)
+    return any(gets_new_value(identifier, each, later, about) for each in words)
 
 
 def compare_identifiers(
@@ -72,7 +126,10 @@ def compare_identifiers(
         elif holds(transcript, identifier):
             continue
         else:
+            if withdraws(identifier, transcript):
+                continue
             word = subject(identifier, previous)
-            if word is None or not gets_new_value(identifier, word, transcript):
+            about = topic(identifier, previous)
+            if word is None or not gets_new_value(identifier, word, transcript, about):
                 lost.append(identifier)
     return tuple(kept), tuple(lost)

@@ -6,15 +6,28 @@ content word (3 or more letters, not a digit run, not a stop word) among the
 names (``April 14 launch date``) has its subjects after it (:func:`subjects_after`).
 In Chinese, where words are not split by spaces, the subject is the two characters
 before the value, a verb such as 是, 为 or 改为 aside (``预算是12万元``: ``预算``).
+
+A subject word alone does not tell apart facts of one pattern: in ``the auth
+service listens on port 8440`` and ``the billing service listens on port 8441``
+both values are of ``port``. The clause's *topic* (:func:`topic`) does: its first
+content word (``auth``, ``billing``; in Chinese its first two characters, a leading
+pronoun aside), which a later statement of the same subject names again (``auth now
+listens on port 9000``).
 """
 
 from __future__ import annotations
 
 import re
 
-from agentcore_autosummary.text.words import CJK, words
+from agentcore_autosummary.text.words import CJK, has_cjk, starts_cjk, words
+
+_CJK_RUN = re.compile(f"[{CJK}]+")
 
 _LOOK_BACK_WORDS = 4
+_CLAUSE_WORDS = 8
+_CLAUSE_END = re.compile(r"[.;:!?,，。；：！？()（）\n]")
+_CJK_LEAD_WORDS = "我们|咱们|你们|他们|她们|我|你|他|她|它|现在|目前|另外|还有|然后|那么"
+_CJK_LEAD = re.compile(rf"^(?:{_CJK_LEAD_WORDS})?的?(?=[{CJK}]{{2}})")
 _CJK_SUBJECT = re.compile(
     rf"([{CJK}]{{2}})(?:现在|目前|已经|改成|改为|换成|定为|调整为|先用|改用|用|是|为|在|：|:|\s)*$"
 )
@@ -89,6 +102,44 @@ def subject(identifier: str, text: str) -> str | None:
         if _is_content_word(word):
             return word.casefold()
     return None
+
+
+def clause_before(at: int, text: str) -> str:
+    """The clause that ends at ``at`` in ``text``: back to a punctuation mark, at most 8 words."""
+    head = text[max(0, at - 160) : at]
+    ends = [found.end() for found in _CLAUSE_END.finditer(head)]
+    clause = head[ends[-1] :] if ends else head
+    return clause if has_cjk(clause) else " ".join(clause.split()[-_CLAUSE_WORDS:])
+
+
+def topic(identifier: str, text: str) -> str | None:
+    """The first content word of the clause that gives ``identifier`` its value in ``text``.
+
+    In Chinese, the clause's first two characters, a leading pronoun or linking
+    word (``我们``, ``现在``...) and ``的`` aside. None without one, or when it is
+    the subject itself (nothing more to tell the value's subject by).
+    """
+    at = text.find(identifier)
+    if at < 0:
+        return None
+    clause = clause_before(at, text)
+    cjk = _CJK_RUN.search(clause)
+    if cjk is not None and cjk.start() == len(clause) - len(clause.lstrip()):
+        run = _CJK_LEAD.sub("", cjk.group())
+        return run[:2] if len(run) >= 2 and run[:2] != subject(identifier, text) else None
+    for word in words(clause):
+        if _is_content_word(word):
+            folded = word.casefold()
+            return None if folded == subject(identifier, text) else folded
+    return None
+
+
+def names_topic(word: str, at: int, text: str) -> bool:
+    """Whether the clause ending at ``at`` (a subject's end) in ``text`` names topic ``word``."""
+    clause = clause_before(at, text)
+    if starts_cjk(word):
+        return word in clause
+    return word in (each.casefold() for each in words(clause))
 
 
 def subjects_after(identifier: str, text: str) -> list[str]:

@@ -1,0 +1,120 @@
+"""Facts of one pattern stay apart, and a withdrawn value is not quoted back as true.
+
+Ten services each listen on their own port: a later port is the value of
+another service, not an update of the earlier ones, so a summary that keeps
+none of them is followed by all ten. "We are not using Redis after all"
+withdraws the Redis decision: the quotes do not state it as true. A value
+changed for the same subject is still never quoted (``test_quoting.py``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agentcore import Agent, AgentBuilder, AgentSession, FocusedConfig, InMemoryStore, LlmRequest
+from agentcore.testing import MockProvider
+from agentcore_autosummary import SummaryConfig, get_conversation_summary
+from agentcore_autosummary.judging.superseding import is_superseded, withdraws
+
+SERVICES = ["auth", "billing", "search", "mailer", "ledger", "gateway", "catalog", "orders"]
+SERVICES += ["metrics", "notifier"]
+
+
+def forgetful(request: LlmRequest) -> str:
+    """A summarizer that keeps no fact; turns answer "Noted."."""
+    if request.purpose != "summary":
+        return "Noted."
+    return "The user set up the services of the platform and discussed the stack."
+
+
+async def run(statements: list[str], fillers: int) -> AgentSession:
+    config = SummaryConfig(
+        max_context_tokens=3000,
+        max_summary_tokens=250,
+        trigger_token_ratio=0.25,
+        keep_recent_tokens=60,
+        debounce_turns=1,
+    )
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=forgetful))
+        .store(InMemoryStore())
+        .setting("summary_config", config)
+        .build()
+    )
+    session = AgentSession(Agent("assistant"), "apart", bundle, FocusedConfig())
+    for text in statements:
+        await session.submit_turn(text)
+    for number in range(fillers):
+        await session.submit_turn(f"Checklist item {number}: " + "review the plan again " * 8)
+    return session
+
+
+async def context_text(session: AgentSession) -> str:
+    return "\n".join(message.text for message in await session.load_messages())
+
+
+async def test_ten_ports_of_ten_services_all_survive_a_summary() -> None:
+    statements = [
+        f"The {service} service listens on port {8440 + number}."
+        for number, service in enumerate(SERVICES)
+    ]
+    session = await run(statements, 12)
+    assert await get_conversation_summary(session) is not None
+    context = await context_text(session)
+    assert "Checklist item 0" not in context, "the statements were never summarized"
+    for statement in statements:
+        assert statement in context
+
+
+async def test_a_withdrawn_value_is_not_quoted_as_true() -> None:
+    statements = [
+        "We will use Redis 7.2 for the session cache.",
+        "The message queue is RabbitMQ 3.12.",
+        "Actually, we are not using Redis after all; the session cache stays in PostgreSQL 16.",
+    ]
+    session = await run(statements, 20)
+    summary = await get_conversation_summary(session)
+    assert summary is not None
+    context = await context_text(session)
+    assert "Checklist item 0" not in context, "the statements were never summarized"
+    assert "We will use Redis 7.2" not in context
+    assert "RabbitMQ 3.12" in context and "PostgreSQL 16" in context
+
+
+@pytest.mark.parametrize(
+    ("identifier", "sentence", "later", "superseded"),
+    [
+        (
+            "8440",
+            "The auth service listens on port 8440.",
+            "The billing one uses port 8441.",
+            False,
+        ),
+        ("8440", "The auth service listens on port 8440.", "auth moved to port 9000.", True),
+        ("April 14", "The launch date is April 14.", "The launch date is now May 5.", True),
+        ("30 s", "We set the timeout to 30 s.", "Raise the timeout to 60 s.", True),
+        ("8440", "认证模块的端口是8440。", "计费模块的端口是8441。", False),
+        ("8440", "认证模块的端口是8440。", "认证模块的端口改为9000。", True),
+        ("12万元", "我们的预算是12万元。", "预算现在是15万元。", True),
+    ],
+)
+def test_a_later_value_updates_only_the_subject_its_clause_names(
+    identifier: str, sentence: str, later: str, superseded: bool
+) -> None:
+    assert is_superseded(identifier, sentence, later) is superseded
+
+
+@pytest.mark.parametrize(
+    ("identifier", "later", "withdrawn"),
+    [
+        ("Redis 7.2", "Actually, we are not using Redis after all.", True),
+        ("Redis 7.2", "We dropped Redis for the cache.", True),
+        ("Redis 7.2", "我们不用Redis了。", True),
+        ("Redis 7.2", "No, Redis stays: it is fast enough.", False),
+        ("Redis 7.2", "Redis is the cache.", False),
+        ("8440", "Port 8440 is not open yet.", False),
+    ],
+)
+def test_a_negated_name_withdraws_its_value(identifier: str, later: str, withdrawn: bool) -> None:
+    assert withdraws(identifier, later) is withdrawn
