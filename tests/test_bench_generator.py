@@ -18,6 +18,7 @@ from bench.quality import generator, report
 from bench.quality.answers import ask_all, judge, question_request, tally
 from bench.quality.conversations import Script
 from bench.quality.facts import Fact, denies, mentions, score
+from bench.quality.systems import no_turns
 
 ALL_SEEDS = [seed for seeds in generator.SEEDS.values() for seed in seeds]
 EVERY_SCRIPT = [(kind, seed) for kind in generator.KINDS for seed in ALL_SEEDS]
@@ -400,3 +401,37 @@ def test_agentcore_replays_a_generated_conversation_and_is_asked_from_its_final_
         "right" if "SEV-1" in severity.value else "stale" if "SEV-1" in severity.old else "missing"
     )
     assert "severity" in verdicts[expected]
+
+
+def test_with_automatic_recall_each_question_is_asked_from_the_request_its_turn_sends(
+    summarizer: str,
+) -> None:
+    pytest.importorskip(
+        "agentcore_autosummary", reason="the agentcore system summarizes with autosummary"
+    )
+    from agentcore_autosummary.recalling.automatic import RECALL_LABEL
+    from bench.quality import server as servers
+    from bench.quality.run import run_one
+    from bench.quality.systems import Settings
+
+    script = generator.generate("incident", 901)
+    proxy = servers.Proxy(summarizer)
+    try:
+        settings = Settings(budget=2048, cap=256, base_url=proxy.base_url)
+        result = run_one("agentcore-recall", script, settings, proxy)
+    finally:
+        proxy.close()
+    assert result["status"] == "ok" and "warning" not in result
+    asked = [call for call in proxy.calls if call.system.endswith("/answers")]
+    assert len(asked) == len(script.facts)
+    final = result["final_context"]
+    recalled = [
+        call
+        for call in asked
+        if any(RECALL_LABEL in message["content"] for message in call.messages)
+    ]
+    assert recalled, "no question brought back a summarized message"
+    for call, fact in zip(asked, script.facts, strict=True):
+        # Each ends with its question; the questions' turns stored nothing.
+        assert call.messages[-1] == question_request(final, fact.question, script.language)[-1]
+    assert result["turn_calls"] == no_turns(script.turns)

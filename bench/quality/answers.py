@@ -17,7 +17,7 @@ would notice a lost fact:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -92,11 +92,19 @@ def ask(client: httpx.Client, base_url: str, model: str, messages: list[dict[str
 
 
 def ask_all(
-    facts: Sequence[Fact], language: str, final: Sequence[Pair], base_url: str, model: str
+    facts: Sequence[Fact],
+    language: str,
+    final: Sequence[Pair],
+    base_url: str,
+    model: str,
+    contexts: Mapping[str, Sequence[Pair]] | None = None,
 ) -> list[dict[str, Any]]:
     """One question per fact from ``final``: each answer with its verdict, in fact order.
 
-    A failed request is recorded as ``"failed"`` with its reason; the others still run.
+    ``contexts`` gives, by fact, the request of that fact's question turn, when
+    the system adds to it (automatic recall): the question is asked from it
+    instead of ``final``. A failed request is recorded as ``"failed"`` with its
+    reason; the others still run.
     """
     out: list[dict[str, Any]] = []
     with httpx.Client(timeout=_TIMEOUT) as client:
@@ -104,7 +112,8 @@ def ask_all(
             question = question_of(fact, language)
             record: dict[str, Any] = {"fact": fact.key, "question": question}
             try:
-                answer = ask(client, base_url, model, question_request(final, question, language))
+                context = (contexts or {}).get(fact.key, final)
+                answer = ask(client, base_url, model, question_request(context, question, language))
             except (httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
                 record.update(answer="", verdict="failed", error=f"{type(exc).__name__}: {exc}")
             else:

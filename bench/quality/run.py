@@ -86,7 +86,12 @@ def run_one(
     if answers:
         proxy.system = f"{script.key}/{key}/answers"
         asked = ask_all(
-            script.facts, script.language, result["final_context"], proxy.base_url, MODEL_ALIAS
+            script.facts,
+            script.language,
+            result["final_context"],
+            proxy.base_url,
+            MODEL_ALIAS,
+            contexts=requests.questions,
         )
         result["answers"] = asked
         result["answer_verdicts"] = tally(asked)

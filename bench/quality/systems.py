@@ -75,6 +75,8 @@ class Requests:
     turn: int = 0
     waits: list[dict[str, Any]] = field(default_factory=list)
     """agentcore's turns: what the caller waited (``bench.quality.waits``)."""
+    questions: dict[str, list[Pair]] = field(default_factory=dict)
+    """With recall: per fact, the request its question's turn would send (recall included)."""
 
     def add(self, pairs: Sequence[Pair]) -> None:
         """Record one turn request."""
@@ -116,6 +118,7 @@ async def _agentcore(
     structured: bool,
     strategy: str | None = None,
     mode: str | None = None,
+    recall: str | None = None,
 ) -> None:
     from agentcore import (
         Agent,
@@ -134,8 +137,12 @@ async def _agentcore(
     from bench.systems.agentcore_systems import _tool_uses, pair
 
     steps = TurnScript()
+    asking: list[str] = []
 
     def respond(request: LlmRequest) -> LlmResponse:
+        if asking:  # a question's turn: keep its request, store nothing
+            requests.questions[asking[0]] = [pair(message) for message in request.messages]
+            raise QuestionCaptured(asking[0])
         requests.add([pair(message) for message in request.messages])
         step = steps.next_step()
         return LlmResponse(Message.assistant(step.text, _tool_uses(step.calls)))
@@ -159,6 +166,7 @@ async def _agentcore(
         **({"summary_style": "structured"} if structured else {}),
         **({"strategy": strategy} if strategy else {}),
         **({"mode": mode} if mode else {}),
+        **({"recall": recall} if recall else {}),
         **agentcore_overrides(),
     )
     bundle = (
@@ -178,9 +186,36 @@ async def _agentcore(
             requests.waits.append({"turn": index, **await timed_turn(session, turn.user, timed)})
             if settings.think:
                 await asyncio.sleep(settings.think)
+        if recall:
+            await capture_questions(session, script, asking)
     finally:
         await session.aclose()
         await summarizer.aclose()
+
+
+class QuestionCaptured(Exception):
+    """Ends a question's turn once its request is kept: the session stores nothing of it."""
+
+
+async def capture_questions(session: Any, script: Script, asking: list[str]) -> None:
+    """Submit each fact's question as a turn and keep the request it would send.
+
+    The turn model raises :class:`QuestionCaptured` on the request, so the
+    turn fails and nothing of it is stored: every question sees the session as
+    the conversation left it, with what automatic recall adds for that question.
+    """
+    from bench.quality.answers import question_of
+
+    for fact in script.facts:
+        asking[:] = [fact.key]
+        try:
+            await session.submit_turn(question_of(fact, script.language))
+        except QuestionCaptured:
+            pass
+        except Exception as exc:  # the recall hook may wrap nothing; the cause says
+            if not isinstance(exc.__cause__, QuestionCaptured):
+                raise
+    asking.clear()
 
 
 # -- langmem and LangChain ----------------------------------------------------------
@@ -353,6 +388,10 @@ SYSTEMS: dict[str, tuple[str, Runner]] = {
     "agentcore-background": (
         'agentcore, mode="background"',
         functools.partial(_agentcore, structured=False, mode="background"),
+    ),
+    "agentcore-recall": (
+        'agentcore, recall="auto"',
+        functools.partial(_agentcore, structured=False, recall="auto"),
     ),
     "langmem": ("langmem summarize_messages", _langmem),
     "langchain": ("LangChain SummarizationMiddleware", _langchain),
