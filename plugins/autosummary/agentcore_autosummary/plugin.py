@@ -36,6 +36,7 @@ from agentcore_autosummary.deciding.tails import (
 )
 from agentcore_autosummary.deciding.trigger import is_due, may_retry, measure
 from agentcore_autosummary.deciding.windows import effective_config, known_config
+from agentcore_autosummary.keeping.attachment_turns import note_attachment_turns
 from agentcore_autosummary.keeping.runtime import (
     SETTING,
     covered_and_previous,
@@ -122,13 +123,18 @@ def after_model_call(ctx: TurnContext, call: ModelCallInfo) -> None:
 
 @hookimpl
 async def post_turn_end(ctx: TurnContext) -> None:
-    """The summary checkpoint: learn from the reply's usage, summarize at the watermark."""
+    """The summary checkpoint: learn from the reply's usage, summarize at the watermark.
+
+    First the turn of the attachments the turn sent is noted, for the record of a
+    later summary (:mod:`agentcore_autosummary.keeping.attachment_turns`).
+    """
     config = enabled_config(ctx.config)
     if config is None:
         return
     config = await effective_config(ctx, config)
     runtime = runtime_of(ctx.session)
     slot = ctx.slot
+    await note_attachment_turns(ctx, runtime)
     sent = runtime.sent.pop(slot.id, None)
     usage = ctx.response.usage if ctx.response is not None else None
     if sent is not None and usage is not None:

@@ -160,7 +160,7 @@ async def summarize(
         await record_failure(ctx, runtime, plan)
         await summary_error(ctx, request, exc)
         raise
-    if not applied:
+    if applied is None:
         if strict:
             raise CompactError("a newer summary was applied meanwhile; this one was dropped")
         return None
@@ -169,7 +169,7 @@ async def summarize(
         slot_id=plan.slot.id,
         turn_index=plan.turn_index,
         reason=reason,
-        summary=summary,
+        summary=applied.text,
         start=plan.start,
         end=plan.end,
         covers=plan.covers,
@@ -180,6 +180,8 @@ async def summarize(
         model=plan.model,
         quality=quality,
         tokens_estimated=before.estimated or after.estimated,
+        attachments=applied.attachments,
+        kept=applied.kept,
     )
     await after_summary(ctx, info)
     return info
