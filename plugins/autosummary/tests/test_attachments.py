@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from attachment_helpers import (
     assert_no_attachment_dropped,
     config,
@@ -27,7 +28,9 @@ from agentcore import (
     SqliteStore,
     TextBlock,
 )
+from agentcore.budget import reply_reservation
 from agentcore.testing import MockProvider
+from agentcore.tokens import get_token_counter
 from agentcore_autosummary import get_conversation_summary
 from agentcore_autosummary.applying.record import RECORD_HEADING
 
@@ -205,3 +208,56 @@ async def test_an_image_that_does_not_fit_is_recorded_and_requests_fit_the_windo
     assert images_of(request) == [picture(3), picture(4)]  # 3 wanted; one more did not fit
     assert recorded(summary_of(request)) == {0: ["image"], 2: ["image"], 4: ["image"]}
     await assert_no_attachment_dropped(session, server.calls("turn"))
+
+
+async def kept_image_then_down(
+    window: int, make_session: MakeSession
+) -> tuple[StrictServer, AgentSession]:
+    """Three photos, one summary keeping the second photo pinned; then no summary succeeds."""
+    server = StrictServer(window, ratio=1.0)
+
+    def summarize_once(request: LlmRequest) -> str:
+        if server.summaries:
+            raise RuntimeError("the summarizer is down")
+        server.summaries += 1
+        return "summary #1: photos of the garden."
+
+    server.summary = summarize_once
+    settings = config(max_context_tokens=window)
+    session = make_session(server.provider, summary=settings, mode=FocusedConfig())
+    for number in range(3):
+        await session.submit_turn(photo_turn(number))
+    slot = await session.get_slot()
+    assert slot.config.focused is not None and slot.config.focused.pinned == (2,)
+    return server, session
+
+
+@pytest.mark.parametrize("alone", [False, True], ids=["beside-the-context", "alone"])
+async def test_kept_images_give_way_to_a_request_that_does_not_fit(
+    make_session: MakeSession, alone: bool
+) -> None:
+    window = 4000
+    server, session = await kept_image_then_down(window, make_session)
+    slot = await session.get_slot()
+    # A message that fits only once the kept image is given up: with it, the request
+    # (beside the context; or alone, the smallest request, with the system prompt and
+    # the pins) is about half the kept message's tokens over the window.
+    counter = get_token_counter(None)
+    context = await session.load_messages()
+    if alone:
+        context = [context[0], slot.messages[2]]
+    kept = counter.count_messages([slot.messages[2]])
+    budget = window - reply_reservation(None, window)
+    words = ["word"] * (budget - counter.count_messages(context) + kept // 2)
+    while counter.count_messages([*context, Message.user(" ".join(words))]) > budget + kept // 2:
+        words.pop()
+    await session.submit_turn(" ".join(words))
+    assert server.over_budget == [] and server.rejected == []
+    slot = await session.get_slot()
+    assert slot.config.focused is not None and slot.config.focused.pinned == ()
+    request = server.calls("turn")[-1].messages
+    summary = summary_of((await session.get_slot()).load_messages())
+    assert recorded(summary) == {0: ["image"], 2: ["image"]}
+    if not alone:
+        assert images_of(request) == [picture(2)]  # the verbatim tail's
+        await assert_no_attachment_dropped(session, server.calls("turn"))

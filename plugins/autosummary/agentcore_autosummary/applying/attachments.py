@@ -14,7 +14,9 @@ is named in the summary's record (:mod:`agentcore_autosummary.applying.record`):
   recorded.
 
 With the record and the new pins in place, the summary must still leave a smaller
-context; the oldest kept images are given up (recorded) until it does.
+context; the oldest kept images are given up (recorded) until it does. And a request
+that does not fit the window once a summary was tried gives up every kept image
+(:func:`release_kept_images`).
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ from collections.abc import Sequence
 import attrs
 from attrs import frozen
 
-from agentcore import ContextSlot, Message, SessionError, TurnContext
-from agentcore.plugin_api import TokenCounter, pin_group, system_message
+from agentcore import ConflictError, ContextSlot, Message, SessionError, TurnContext
+from agentcore.plugin_api import JsonValue, TokenCounter, pin_group, system_message
 from agentcore_autosummary.applying.fencing import fence_summary
 from agentcore_autosummary.applying.record import record_lines, record_text, with_record
 from agentcore_autosummary.calling.summarizer import SummaryFailedError
@@ -41,8 +43,18 @@ from agentcore_autosummary.keeping.attachments import (
     image_count,
     records_of,
 )
-from agentcore_autosummary.keeping.runtime import SessionRuntime, session_correction
-from agentcore_autosummary.keeping.state import SummaryState
+from agentcore_autosummary.keeping.runtime import (
+    SessionRuntime,
+    load_state,
+    previous_summary,
+    session_correction,
+)
+from agentcore_autosummary.keeping.state import (
+    SummaryState,
+    state_from_json,
+    state_key,
+    state_to_json,
+)
 from agentcore_autosummary.log_names import at_turn
 
 logger = logging.getLogger("agentcore.autosummary")
@@ -73,8 +85,13 @@ async def settle_attachments(
     plan: Plan,
     summary: str,
     state: SummaryState,
+    pending: Sequence[Message] = (),
 ) -> Settled:
     """Keep the newest images of what ``plan`` covers, record the other attachments (module).
+
+    ``pending``: the turn's messages not stored yet, which its request carries beside
+    the slot's context (a summary made for a request that does not fit): the room of
+    the kept images leaves them out.
 
     Raises :class:`SummaryFailedError` when the summary with its record leaves no
     smaller context even with no image kept.
@@ -105,13 +122,15 @@ async def settle_attachments(
     worst = sorted((*state.attachments, *records), key=lambda record: record.index)
     fixed = [*([system_message(slot.system_prompt)] if slot.system_prompt else [])]
     fixed += [slot.messages[index] for index in sorted(user) if index < plan.covers]
+    fixed += pending
     if worst:
         fixed.append(Message.user(record_text(worst, record_lines(config))))
     tail = sum(image_count(message) for message in slot.raw_messages(plan.covers))
     kept_units: list[KeepUnit] = []
     if config.keep_images > 0:
         correction = await session_correction(ctx, runtime)
-        room = image_room(config, correction, turn_model(ctx), counter.count_messages(fixed))
+        fixed_tokens = await counter.count_messages_async(fixed)
+        room = image_room(config, correction, turn_model(ctx), fixed_tokens)
         kept_units = choose_kept(units, max(0, config.keep_images - tail), room)
     while True:
         settled = _settled(config, summary, state, user, kept_units, {**messages, **gone}, turns)
@@ -223,3 +242,55 @@ async def _message(ctx: TurnContext, slot: ContextSlot, index: int) -> Message:
     except SessionError:
         stored = await ctx.store.load_messages(ctx.session_id, slot.id, index, index + 1)
         return stored[0]
+
+
+async def release_kept_images(
+    ctx: TurnContext, config: SummaryConfig, runtime: SessionRuntime
+) -> bool:
+    """Unpin the images the plugin keeps in ``ctx.slot`` and record them; whether it did.
+
+    What a request that does not fit the window gives up once no summary made room:
+    the plugin's own pins go, the summary's record names their attachments, in one
+    conditional slot-config write (with the state and the ``memory_key`` snapshot).
+    Nothing is released when the slot holds none, or when another write landed first.
+    """
+    slot = ctx.slot
+    focused = slot.config.focused
+    async with runtime.lock:
+        state = await load_state(ctx, runtime)
+        if focused is None or focused.summary_override is None or not state.kept:
+            return False
+        leaving = {index: await _message(ctx, slot, index) for index in state.kept}
+        user = set(focused.pinned) - set(state.kept)
+        summary = previous_summary(focused.summary_override) or ""
+        settled = _settled(config, summary, state, user, (), leaving, dict(state.turns))
+        released = attrs.evolve(
+            focused, summary_override=fence_summary(settled.text), pinned=settled.pinned
+        )
+        new_state = attrs.evolve(
+            state, attachments=settled.attachments, kept=(), turns=settled.turns
+        )
+        data: dict[str, JsonValue] = {
+            config.memory_key: settled.text,
+            state_key(slot.id): state_to_json(new_state),
+        }
+        try:
+            await ctx.session.write_slot_config(
+                slot.id,
+                attrs.evolve(slot.config, mode=released),
+                expected_version=slot.version,
+                data=data,
+                purpose="summary",
+            )
+        except ConflictError:
+            stored = await ctx.memory.get(state_key(slot.id))
+            runtime.states[slot.id] = state_from_json(stored, slot_id=slot.id)
+            return False
+        runtime.states[slot.id] = new_state
+    logger.info(
+        "%s: the request does not fit the window: the %d kept image message(s) are "
+        "recorded in the summary and no longer sent",
+        at_turn(ctx),
+        len([index for index, message in leaving.items() if image_count(message)]),
+    )
+    return True

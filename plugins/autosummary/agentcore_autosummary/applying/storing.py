@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -12,6 +13,7 @@ import attrs
 from agentcore import (
     ConflictError,
     FocusedConfig,
+    Message,
     TurnContext,
     Usage,
 )
@@ -95,11 +97,13 @@ async def apply_summary(
     summary: str,
     version: int,
     segments: tuple[Segment, ...] = (),
+    pending: Sequence[Message] = (),
 ) -> Settled | None:
     """Write the summary, its snapshot and the session state at once.
 
     ``segments`` are the parts the summary is made of (``strategy="segments"``),
-    kept in the state for the next summary.
+    kept in the state for the next summary. ``pending``: the turn's messages not
+    stored yet, which its request carries too (a summary made to fit it).
 
     The attachments of what the summary covers are settled first
     (:func:`~agentcore_autosummary.applying.attachments.settle_attachments`): the
@@ -122,7 +126,7 @@ async def apply_summary(
     slot = plan.slot
     async with runtime.lock:
         before = runtime.states.get(slot.id, SummaryState())
-        settled = await settle_attachments(ctx, config, runtime, plan, summary, before)
+        settled = await settle_attachments(ctx, config, runtime, plan, summary, before, pending)
         summary = settled.text
         # A Focused slot's config holds the summary; the state keeps its own copy
         # only for a slot without one. The memory_key snapshot is the public copy.

@@ -148,7 +148,12 @@ async def summarize(
         made = await isolated(make_summary_parts(attrs.evolve(ctx, cost=spent), config, plan))
         summary, plan, quality, segments = made
         usage = spent.total("summary") if spent.breakdown() else None
-        applied = await apply_summary(ctx, config, runtime, plan, summary, version, segments)
+        # A summary made for a request that does not fit: its turn's messages are not
+        # stored yet, and the request carries them beside what the summary leaves.
+        pending = ctx.messages if reason == "budget" else ()
+        applied = await apply_summary(
+            ctx, config, runtime, plan, summary, version, segments, pending
+        )
     except Exception as exc:
         logger.error(
             "summary failed (%s): %s: %s",
