@@ -86,11 +86,17 @@ def register_settings() -> Sequence[PluginSetting]:
 
 @hookimpl
 def check_slot_config(session: SessionHandle, slot: ContextSlot, config: SlotConfig) -> None:
-    """Refuse pins that cannot fit ``max_context_tokens`` (see :func:`check_pins_fit`)."""
+    """Refuse pins that cannot fit ``max_context_tokens`` (see :func:`check_pins_fit`).
+
+    The pins the plugin keeps images with are not counted, when this live session
+    has read the slot's state: they give way to a request that does not fit.
+    """
     summary_config = enabled_config(session.bundle.config)
     if summary_config is not None:
         summary_config = known_config(session.bundle, summary_config)
-        check_pins_fit(session, slot, config, summary_config)
+        state = runtime_of(session).states.get(slot.id)
+        kept = state.kept if state is not None else ()
+        check_pins_fit(session, slot, config, summary_config, kept)
 
 
 @hookimpl

@@ -37,15 +37,23 @@ from agentcore_autosummary.applying.record import RECORD_HEADING
 MakeSession = Callable[..., AgentSession]
 
 
+@pytest.mark.parametrize(
+    ("shape", "strategy"),
+    [("transcript", "incremental"), ("prefix", "incremental"), ("transcript", "segments")],
+)
 async def test_five_images_summarized_twice_keep_the_newest_two_and_name_the_others(
-    make_session: MakeSession,
+    make_session: MakeSession, shape: str, strategy: str
 ) -> None:
     provider = MockProvider(responder=Replies())
-    session = make_session(provider, summary=config(), mode=FocusedConfig())
+    settings = config(request_shape=shape, strategy=strategy)
+    session = make_session(provider, summary=settings, mode=FocusedConfig())
     for number in range(5):
         await session.submit_turn(photo_turn(number))
     await session.submit_turn("What do the photos have in common?")
     assert len(provider.calls_for("summary")) == 2
+    # The prefix shape sends the last turn request, its images and record included.
+    second = provider.calls_for("summary")[1].messages
+    assert bool(images_of(second)) == (shape == "prefix")
     request = provider.calls_for("turn")[-1].messages
     assert images_of(request) == [picture(3), picture(4)]
     summary = summary_of(request)

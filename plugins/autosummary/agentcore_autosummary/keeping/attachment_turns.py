@@ -27,8 +27,11 @@ async def note_attachment_turns(ctx: TurnContext, runtime: SessionRuntime) -> No
     """Note the turn of the attachments ``ctx``'s stored turn added to its slot.
 
     ``ctx.messages`` are the turn's messages, the last ones of ``ctx.slot``. A failed
-    write is logged; the record then names those attachments by message alone.
+    write is logged; the record then names those attachments by message alone. A
+    Full slot, which no summary covers, is left alone.
     """
+    if ctx.slot.config.focused is None:
+        return
     first = ctx.slot.message_count() - len(ctx.messages)
     seen = {
         first + offset: ctx.turn_index
