@@ -27,6 +27,7 @@ from agentcore import (
     Message,
     SqliteStore,
     TextBlock,
+    ToolUseBlock,
 )
 from agentcore.budget import reply_reservation
 from agentcore.testing import MockProvider
@@ -269,3 +270,38 @@ async def test_kept_images_give_way_to_a_request_that_does_not_fit(
     if not alone:
         assert images_of(request) == [picture(2)]  # the verbatim tail's
         await assert_no_attachment_dropped(session, server.calls("turn"))
+
+
+async def test_an_image_in_a_tool_result_is_kept_with_its_call(make_session: MakeSession) -> None:
+    provider = MockProvider(responder=Replies())
+    session = make_session(provider, summary=config(keep_images=1), mode=FocusedConfig())
+    call = ToolUseBlock("shot-1", "screenshot", {})
+    shot = ImageBlock(data=picture(5))
+    chart = FileBlock("chart.csv", "text/csv", data=picture(6, 40))
+    await session.import_history(
+        [
+            Message.user("Take a screenshot of the dashboard. " + "It shows the load. " * 40),
+            Message.assistant("", [call]),
+            Message("tool", [TextBlock("Here it is."), shot, chart], tool_call_id="shot-1"),
+            Message.assistant("Done. " + "The load was steady all week. " * 40),
+        ]
+    )
+    for number in range(3):
+        await session.submit_turn(f"Next step {number}.")
+    slot = await session.get_slot()
+    assert slot.config.focused is not None
+    assert slot.config.focused.summary_covers >= 4
+    assert slot.config.focused.pinned == (1, 2)  # the call with its result
+    request = provider.calls_for("turn")[-1].messages
+    assert [m for m in request if shot in m.content and chart in m.content]
+    assert RECORD_HEADING not in summary_of(request)  # nothing left the request
+
+
+async def test_an_imported_attachment_is_named_by_its_message(make_session: MakeSession) -> None:
+    provider = MockProvider(responder=Replies())
+    session = make_session(provider, summary=config(keep_images=0), mode=FocusedConfig())
+    await session.import_history([photo_turn(1), Message.assistant("A garden.")])
+    for number in range(3):
+        await session.submit_turn(f"Next step {number}.")
+    summary = summary_of(provider.calls_for("turn")[-1].messages)
+    assert "- image (image/png, 120 bytes), message 0" in summary

@@ -134,6 +134,8 @@ async def settle_attachments(
         kept_units = choose_kept(units, max(0, config.keep_images - tail), room)
     while True:
         settled = _settled(config, summary, state, user, kept_units, {**messages, **gone}, turns)
+        if settled.text == summary and settled.pinned == focused.pinned:
+            return settled  # as the summary was checked to shrink the context
         applied = attrs.evolve(
             focused,
             summary_override=fence_summary(settled.text),
@@ -200,15 +202,19 @@ async def _units(
     user: set[int],
     counter: TokenCounter,
 ) -> list[KeepUnit]:
-    """A :class:`KeepUnit` for each message of ``messages`` holding an image."""
+    """A :class:`KeepUnit` for each group of messages holding an image (one per group)."""
     units: list[KeepUnit] = []
-    for index, message in messages.items():
+    seen: set[tuple[int, ...]] = set()
+    for index, message in sorted(messages.items()):
         if not image_count(message):
             continue
         if index in still:
             indices = _run(still, index)
         else:
             indices = [i for i in _group(slot, index) if i < covers and i not in user]
+        if tuple(indices) in seen:
+            continue  # another image of the same group: counted with it
+        seen.add(tuple(indices))
         group = [messages.get(i) or slot.messages[i] for i in indices]
         images = sum(image_count(member) for member in group)
         tokens = await counter.count_messages_async(group)
