@@ -22,7 +22,10 @@ One summary attempt, whoever asks for it (a turn, the background task,
 ``calling.pipeline.summarize``, which asks for the summary (``calling.retries``
 tries the retry routes, ``calling.summary_calls`` makes each route's calls, and
 every call is sent by ``calling.summarizer.send_summary_request``), has it
-judged (``judging.gate``) and applies it (``applying.storing``).
+judged (``judging.gate``) and applies it (``applying.storing``). Applying a
+summary settles the attachments it covers (``applying.attachments``): the
+newest images stay pinned (``deciding.kept_images``), every other image, file
+and audio is named in the record the summary ends with (``applying.record``).
 """
 
 from importlib import metadata as _metadata
@@ -33,6 +36,7 @@ from agentcore_autosummary.compacting import compact, get_conversation_summary
 from agentcore_autosummary.compactor.compactor import Compaction, Compactor
 from agentcore_autosummary.compactor.compactor_state import CompactorState
 from agentcore_autosummary.config import CORRECTION_KEY, SummaryConfig
+from agentcore_autosummary.keeping.attachments import AttachmentRecord
 from agentcore_autosummary.keeping.state import SummaryState
 from agentcore_autosummary.keeping.summary_info import (
     CompactError,
@@ -58,6 +62,7 @@ __all__ = [
     "DEFAULT_SUMMARY_PROMPT",
     "STRUCTURED_SUMMARY_PROMPT",
     "UPDATE_SUMMARY_PROMPT",
+    "AttachmentRecord",
     "CompactError",
     "Compaction",
     "Compactor",

@@ -214,6 +214,12 @@ class SummaryConfig:
     :param recall_tokens: Tokens one recall may add, tool result or block (None: a
         sixteenth of the window, at least 64).
     :param recall_limit: Messages automatic recall adds at most.
+    :param keep_images: Images of the summarized messages the request keeps carrying:
+        after a summary, the newest this many images of the history (those of the
+        verbatim tail first) stay, their messages pinned by the plugin while they fit;
+        every other image, file and audio a summary covers is named in its record.
+        0: no image is kept, and automatic recall sends none. See
+        ``docs/autosummary.md``, "Images and files across a summary".
     """
 
     trigger_token_ratio: float = field(default=0.4, validator=RATIO)
@@ -252,6 +258,7 @@ class SummaryConfig:
     recall: Recall = field(default="off", validator=one_of("off", "tool", "auto", "both"))
     recall_tokens: int | None = field(default=None, validator=POSITIVE_INT.or_none())
     recall_limit: int = field(default=3, validator=POSITIVE_INT)
+    keep_images: int = field(default=2, validator=NON_NEGATIVE_INT)
 
     def __attrs_post_init__(self) -> None:
         if self.summary_style == "structured":

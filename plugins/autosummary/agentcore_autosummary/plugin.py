@@ -42,6 +42,7 @@ from agentcore_autosummary.deciding.tails import (
 )
 from agentcore_autosummary.deciding.trigger import is_due, may_retry, measure
 from agentcore_autosummary.deciding.windows import effective_config, known_config
+from agentcore_autosummary.keeping.attachment_turns import note_attachment_turns
 from agentcore_autosummary.keeping.runtime import (
     SETTING,
     covered_and_previous,
@@ -91,11 +92,17 @@ def register_settings() -> Sequence[PluginSetting]:
 
 @hookimpl
 def check_slot_config(session: SessionHandle, slot: ContextSlot, config: SlotConfig) -> None:
-    """Refuse pins that cannot fit ``max_context_tokens`` (see :func:`check_pins_fit`)."""
+    """Refuse pins that cannot fit ``max_context_tokens`` (see :func:`check_pins_fit`).
+
+    The pins the plugin keeps images with are not counted, when this live session
+    has read the slot's state: they give way to a request that does not fit.
+    """
     summary_config = enabled_config(session.bundle.config)
     if summary_config is not None:
         summary_config = known_config(session.bundle, summary_config)
-        check_pins_fit(session, slot, config, summary_config)
+        state = runtime_of(session).states.get(slot.id)
+        kept = state.kept if state is not None else ()
+        check_pins_fit(session, slot, config, summary_config, kept)
 
 
 @hookimpl
@@ -132,13 +139,18 @@ def after_model_call(ctx: TurnContext, call: ModelCallInfo) -> None:
 
 @hookimpl
 async def post_turn_end(ctx: TurnContext) -> None:
-    """The summary checkpoint: learn from the reply's usage, summarize at the watermark."""
+    """The summary checkpoint: learn from the reply's usage, summarize at the watermark.
+
+    First the turn of the attachments the turn sent is noted, for the record of a
+    later summary (:mod:`agentcore_autosummary.keeping.attachment_turns`).
+    """
     config = enabled_config(ctx.config)
     if config is None:
         return
     config = await effective_config(ctx, config)
     runtime = runtime_of(ctx.session)
     slot = ctx.slot
+    await note_attachment_turns(ctx, runtime)
     sent = runtime.sent.pop(slot.id, None)
     usage = ctx.response.usage if ctx.response is not None else None
     if sent is not None and usage is not None:

@@ -176,7 +176,7 @@ def test_summary_format_messages() -> None:
         "Assistant: 请提供英文文本 [Tool: translate]",
         "Tool Result [call_1]: 这是中文翻译",
         "Tool Error [call_2]: failed",
-        "User: [image]",
+        "User: [image: a.png]",
         "User: 谢谢",
         "Assistant: 不客气",
     ]

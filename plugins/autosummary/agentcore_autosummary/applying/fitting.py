@@ -10,6 +10,7 @@ from agentcore import (
     TurnContext,
 )
 from agentcore.plugin_api import OVERFLOW_KEY, StashKey
+from agentcore_autosummary.applying.attachments import release_kept_images
 from agentcore_autosummary.applying.leaving_out import leave_out_oldest
 from agentcore_autosummary.calling.pipeline import catch_up, summarize_quietly
 from agentcore_autosummary.config import SummaryConfig
@@ -49,14 +50,17 @@ async def fit_request(ctx: TurnContext) -> None:
 
     The request's size is its corrected count plus tool definitions plus the
     reply reservation (:mod:`agentcore_autosummary.deciding.budget`). A turn whose own
-    new input (with the system prompt and the pinned messages) cannot fit is
-    refused with :class:`~agentcore.errors.ContextWindowExceededError` before
-    any call. When the request would not fit: wait for a pending background
-    summary; if it still would not fit, summarize now whatever the debounce
+    new input (with the system prompt and the pinned messages, but for those the
+    plugin keeps for images) cannot fit is refused with
+    :class:`~agentcore.errors.ContextWindowExceededError` before any call.
+    When the request would not fit: wait for a pending background summary;
+    if it still would not fit, summarize now whatever the debounce
     says (once per turn, and once more after the server refused the request
     as too long; while attempts keep failing, at most every
     :func:`~agentcore_autosummary.deciding.trigger.backoff_turns` turns), giving up
-    as much of the verbatim tail as needed; if it still would not fit, cut
+    as much of the verbatim tail as needed; if it still would not fit, give up
+    the images the plugin keeps (recorded in the summary:
+    :func:`~agentcore_autosummary.applying.attachments.release_kept_images`); then cut
     the turn's in-flight tool results for this request; if it still would
     not fit, degrade: this request leaves out the oldest messages the
     summary does not cover (:func:`leave_out_oldest`), and the turn goes out
@@ -83,8 +87,10 @@ async def fit_request(ctx: TurnContext) -> None:
         # It fits as it is (the common turn): so does the smallest request, a part of it.
         runtime.sent[ctx.slot.id] = local
         return
-    await refuse_oversized_input(ctx, budget)
+    await refuse_oversized_input(ctx, budget, (await load_state(ctx, runtime)).kept)
     tokens = await make_room(ctx, config, runtime, budget, forced=overflow is not None)
+    if tokens > budget.window and await release_kept_images(ctx, config, runtime):
+        tokens = await budget.turn_size(ctx, exact=False)
     if tokens > budget.window and await cut_tool_results(ctx, budget, tokens - budget.window):
         tokens = await budget.turn_size(ctx, exact=False)
     if tokens > budget.window:

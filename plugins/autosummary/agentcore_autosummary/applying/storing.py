@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -12,10 +13,12 @@ import attrs
 from agentcore import (
     ConflictError,
     FocusedConfig,
+    Message,
     TurnContext,
     Usage,
 )
 from agentcore.plugin_api import JsonValue
+from agentcore_autosummary.applying.attachments import Settled, settle_attachments
 from agentcore_autosummary.applying.fencing import fence_summary
 from agentcore_autosummary.config import SESSION_COUNTER_KEY, SummaryConfig
 from agentcore_autosummary.deciding.budget import (
@@ -94,18 +97,23 @@ async def apply_summary(
     summary: str,
     version: int,
     segments: tuple[Segment, ...] = (),
-) -> bool:
+    pending: Sequence[Message] = (),
+) -> Settled | None:
     """Write the summary, its snapshot and the session state at once.
 
     ``segments`` are the parts the summary is made of (``strategy="segments"``),
-    kept in the state for the next summary.
+    kept in the state for the next summary. ``pending``: the turn's messages not
+    stored yet, which its request carries too (a summary made to fit it).
 
-    A Focused slot's ``summary_override`` receives the summary fenced as data
-    (:func:`~agentcore_autosummary.applying.fencing.fence_summary`); the ``memory_key``
-    snapshot and :class:`~agentcore_autosummary.SummaryInfo` hold it as the
-    summarizer wrote it.
+    The attachments of what the summary covers are settled first
+    (:func:`~agentcore_autosummary.applying.attachments.settle_attachments`): the
+    newest images stay pinned, the others are named in the summary's record.
+    A Focused slot's ``summary_override`` receives the summary and its record
+    fenced as data (:func:`~agentcore_autosummary.applying.fencing.fence_summary`);
+    the ``memory_key`` snapshot and :class:`~agentcore_autosummary.SummaryInfo` hold
+    them unfenced.
 
-    Returns False when the summary was dropped for a newer one. What the
+    Returns what was written, or None when the summary was dropped for a newer one. What the
     summary's calls cost is not added: each call's usage was stored as the
     call returned (:func:`store_call_cost`), so the state written here
     already holds it.
@@ -117,6 +125,9 @@ async def apply_summary(
     """
     slot = plan.slot
     async with runtime.lock:
+        before = runtime.states.get(slot.id, SummaryState())
+        settled = await settle_attachments(ctx, config, runtime, plan, summary, before, pending)
+        summary = settled.text
         # A Focused slot's config holds the summary; the state keeps its own copy
         # only for a slot without one. The memory_key snapshot is the public copy.
         state = SummaryState(
@@ -126,6 +137,9 @@ async def apply_summary(
             generation=plan.base_generation + 1,
             summary=summary if slot.config.focused is None else None,
             segments=segments,
+            attachments=settled.attachments,
+            kept=settled.kept,
+            turns=settled.turns,
         )
         data: dict[str, Any] = {
             config.memory_key: summary,
@@ -142,6 +156,7 @@ async def apply_summary(
                 summary_covers=plan.covers,
                 summary_role=config.summary_role or focused.summary_role,
                 summary_position=config.summary_position or focused.summary_position,
+                pinned=settled.pinned,
             )
             new_config = attrs.evolve(slot.config, mode=new_focused)
         try:
@@ -159,14 +174,14 @@ async def apply_summary(
             )
             stored = await ctx.memory.get(state_key(slot.id))
             runtime.states[slot.id] = state_from_json(stored, slot_id=slot.id)
-            return False
+            return None
         runtime.states[slot.id] = state
         logger.info(
             "summary written (%s): covers messages 0..%d",
             fields(ctx, slot.id, plan.turn_index),
             plan.covers - 1,
         )
-        return True
+        return settled
 
 
 async def record_failure(ctx: TurnContext, runtime: SessionRuntime, plan: Plan) -> None:

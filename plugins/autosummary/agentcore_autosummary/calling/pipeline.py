@@ -148,7 +148,12 @@ async def summarize(
         made = await isolated(make_summary_parts(attrs.evolve(ctx, cost=spent), config, plan))
         summary, plan, quality, segments = made
         usage = spent.total("summary") if spent.breakdown() else None
-        applied = await apply_summary(ctx, config, runtime, plan, summary, version, segments)
+        # A summary made for a request that does not fit: its turn's messages are not
+        # stored yet, and the request carries them beside what the summary leaves.
+        pending = ctx.messages if reason == "budget" else ()
+        applied = await apply_summary(
+            ctx, config, runtime, plan, summary, version, segments, pending
+        )
     except Exception as exc:
         logger.error(
             "summary failed (%s): %s: %s",
@@ -160,7 +165,7 @@ async def summarize(
         await record_failure(ctx, runtime, plan)
         await summary_error(ctx, request, exc)
         raise
-    if not applied:
+    if applied is None:
         if strict:
             raise CompactError("a newer summary was applied meanwhile; this one was dropped")
         return None
@@ -169,7 +174,7 @@ async def summarize(
         slot_id=plan.slot.id,
         turn_index=plan.turn_index,
         reason=reason,
-        summary=summary,
+        summary=applied.text,
         start=plan.start,
         end=plan.end,
         covers=plan.covers,
@@ -180,6 +185,8 @@ async def summarize(
         model=plan.model,
         quality=quality,
         tokens_estimated=before.estimated or after.estimated,
+        attachments=applied.attachments,
+        kept=applied.kept,
     )
     await after_summary(ctx, info)
     return info

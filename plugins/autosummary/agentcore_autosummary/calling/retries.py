@@ -9,7 +9,6 @@ import attrs
 from attrs import frozen
 
 from agentcore import Message, TurnContext
-from agentcore_autosummary.applying.fencing import unfence_summary
 from agentcore_autosummary.calling.segments import make_segment_summary
 from agentcore_autosummary.calling.summarizer import SummaryCutError, SummaryFailedError
 from agentcore_autosummary.calling.summary_calls import (
@@ -26,6 +25,7 @@ from agentcore_autosummary.deciding.plan import Plan
 from agentcore_autosummary.deciding.planner import chunk_end
 from agentcore_autosummary.judging.gate import judge, refusal
 from agentcore_autosummary.judging.quoting import without_quotes
+from agentcore_autosummary.keeping.runtime import previous_summary
 from agentcore_autosummary.keeping.state import Segment
 from agentcore_autosummary.keeping.summary_info import SummaryQuality
 from agentcore_autosummary.log_names import at_turn
@@ -118,8 +118,7 @@ async def _make_summary(
     focused = plan.slot.config.focused
     previous = plan.previous
     if focused is not None:  # the summary the slot holds, as the summarizer wrote it
-        override = focused.summary_override
-        previous = None if override is None else unfence_summary(override)
+        previous = previous_summary(focused.summary_override)
     made = await attempt(ctx, config, plan, UPDATE, previous)
     base = made.plan
     tried = [UPDATE.name]

@@ -30,6 +30,7 @@ from agentcore import (
 )
 from agentcore.plugin_api import TokenCounter, valid_text
 from agentcore_autosummary.applying.fencing import SUMMARY_CLOSE, SUMMARY_OPEN, unfence_summary
+from agentcore_autosummary.applying.record import without_record
 from agentcore_autosummary.calling.off_loop import cut_middle
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.deciding.plan import Plan
@@ -301,7 +302,10 @@ def unfenced(text: str) -> str:
     fence lines that open or close the reply go: a code block inside it stays.
     A reply wrapped in the summary's own fence (``<summary>`` and ``</summary>``
     lines, as a prefix request shows the previous summary) is unfenced
-    (:func:`~agentcore_autosummary.applying.fencing.unfence_summary`).
+    (:func:`~agentcore_autosummary.applying.fencing.unfence_summary`). A record of
+    attachments copied from the previous summary is taken off
+    (:func:`~agentcore_autosummary.applying.record.without_record`): the gate judges
+    the model's own text, and the plugin writes the record.
     """
     lines = text.strip().splitlines()
     while lines and _FENCE_LINE.fullmatch(lines[0]):
@@ -312,8 +316,8 @@ def unfenced(text: str) -> str:
         # The summary fence the context sends the previous summary in, copied around
         # the reply (a prefix request shows it): taken off and undone, never fenced twice.
         body = "\n".join(lines[1:-1])
-        return unfence_summary(f"{SUMMARY_OPEN}\n{body}\n{SUMMARY_CLOSE}").strip()
-    text = "\n".join(lines).strip()
+        return without_record(unfence_summary(f"{SUMMARY_OPEN}\n{body}\n{SUMMARY_CLOSE}").strip())
+    text = without_record("\n".join(lines).strip())
     # The fence's label on a line of its own (a fence copied as "```\ntext\n```").
     return "" if text == "text" else text
 

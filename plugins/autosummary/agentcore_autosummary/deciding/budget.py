@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from attrs import frozen
 
@@ -164,18 +164,23 @@ def overflow_prompt_tokens(
     return max(1, limit - (max_tokens or 0) + 1)
 
 
-async def refuse_oversized_input(ctx: TurnContext, budget: TurnBudget) -> None:
+async def refuse_oversized_input(
+    ctx: TurnContext, budget: TurnBudget, kept: Collection[int] = ()
+) -> None:
     """Raise when the user's message cannot fit the window whatever is summarized.
 
     The smallest request a turn can send holds the system prompt, the pinned
     messages, the user's message and the tool definitions, plus the reply
-    reservation: everything else can be summarized or left out.
+    reservation: everything else can be summarized or left out, the pins of
+    ``kept`` too (those the plugin made to keep images, which a request that does
+    not fit gives up: see ``agentcore_autosummary.applying.attachments``).
     """
     system = ctx.session.agent.system_prompt
     slot = ctx.slot
     focused = slot.config.focused
     count = slot.message_count()
-    pins = [] if focused is None else [slot.messages[i] for i in focused.pinned if i < count]
+    pinned = () if focused is None else [i for i in focused.pinned if i not in kept]
+    pins = [slot.messages[i] for i in pinned if i < count]
     smallest = [*([system_message(system)] if system else []), *pins, ctx.messages[0]]
     size = await budget.size(smallest)
     if size <= budget.window:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from agentcore import ConfigError, ContextSlot, Message, SessionError, SlotConfig
 from agentcore.plugin_api import SessionHandle, get_token_counter, reply_reservation
 from agentcore_autosummary.config import SummaryConfig
@@ -34,21 +36,28 @@ def unpinned(slot: ContextSlot, start: int, end: int) -> tuple[Message, ...]:
 
 
 def check_pins_fit(
-    session: SessionHandle, slot: ContextSlot, config: SlotConfig, summary: SummaryConfig
+    session: SessionHandle,
+    slot: ContextSlot,
+    config: SlotConfig,
+    summary: SummaryConfig,
+    kept: Collection[int] = (),
 ) -> None:
     """Raise :class:`ConfigError` when ``config``'s pins cannot fit the window.
 
     A request always carries the system prompt and every pinned message;
     with room for a summary (``max_summary_tokens``) and the reply
     reservation they must fit ``max_context_tokens``, or no turn could be
-    sent once the rest is summarized.
+    sent once the rest is summarized. The pins of ``kept`` (those the plugin
+    made to keep images, which a request that does not fit gives up) are not
+    counted.
     """
     focused = config.focused
     if focused is None or not focused.pinned or not summary.window_guard:
         return
     agent = session.agent
     counter = agent.token_counter or get_token_counter(agent.model)
-    pins = [slot.messages[index] for index in focused.pinned if index < slot.message_count()]
+    count = slot.message_count()
+    pins = [slot.messages[index] for index in focused.pinned if index < count and index not in kept]
     pinned_tokens = counter.count_messages(pins)
     system = (
         counter.count_messages([Message.system(agent.system_prompt)]) if agent.system_prompt else 0

@@ -14,6 +14,7 @@ from agentcore import (
 )
 from agentcore.plugin_api import SessionHandle, StashKey
 from agentcore_autosummary.applying.fencing import unfence_summary
+from agentcore_autosummary.applying.record import without_record
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.deciding.budget import (
     load_correction,
@@ -109,10 +110,16 @@ def covered_and_previous(slot: ContextSlot, state: SummaryState) -> tuple[int, s
     The summary as the summarizer wrote it: a Focused slot's fenced
     ``summary_override`` is unfenced
     (:func:`~agentcore_autosummary.applying.fencing.unfence_summary`; one stored
-    before the fence existed is returned as it is).
+    before the fence existed is returned as it is), without the plugin's record of
+    attachments (:func:`~agentcore_autosummary.applying.record.without_record`): the
+    next summary is asked for, and judged, without it, and the plugin writes it again.
     """
     focused = slot.config.focused
     if focused is not None:
-        override = focused.summary_override
-        return focused.summary_covers, None if override is None else unfence_summary(override)
+        return focused.summary_covers, previous_summary(focused.summary_override)
     return state.covered, state.summary
+
+
+def previous_summary(override: str | None) -> str | None:
+    """The summary a slot's ``summary_override`` holds, unfenced, without its record."""
+    return None if override is None else without_record(unfence_summary(override))

@@ -8,6 +8,7 @@ import cattrs
 from attrs import frozen
 
 from agentcore import CorruptDataError
+from agentcore_autosummary.keeping.attachments import AttachmentRecord
 
 
 @frozen
@@ -39,6 +40,16 @@ class SummaryState:
         the next attempt waits ``agentcore_autosummary.deciding.trigger.backoff_turns`` turns.
     :param segments: Under ``strategy="segments"``, the parts the summary is made of,
         oldest first (stored only when there are some).
+    :param attachments: The record: every attachment the summary covers and the
+        request no longer carries, oldest first (see
+        ``agentcore_autosummary.applying.record``; stored only when there are some,
+        so a state stored before the field existed loads with none).
+    :param kept: The raw indices the plugin pinned itself to keep images in the request
+        (``SummaryConfig.keep_images``); the slot's other pins are the user's (stored
+        only when there are some).
+    :param turns: ``(raw index, turn)`` of the messages holding attachments, as the
+        plugin saw their turns written, for those the record may name later (stored
+        only when there are some).
     """
 
     last_summary_turn: int | None = None
@@ -48,7 +59,13 @@ class SummaryState:
     summary: str | None = None
     failures: int = 0
     segments: tuple[Segment, ...] = ()
+    attachments: tuple[AttachmentRecord, ...] = ()
+    kept: tuple[int, ...] = ()
+    turns: tuple[tuple[int, int], ...] = ()
 
+
+_OPTIONAL = ("segments", "attachments", "kept", "turns")
+"""Fields stored only when not empty, so the data stored without them stays as it was."""
 
 STATE_KEY_PREFIX = "autosummary/"
 """Session-data keys of the plugin's per-slot state start with this."""
@@ -65,8 +82,9 @@ _converter = cattrs.Converter(forbid_extra_keys=True)
 def state_to_json(state: SummaryState) -> dict[str, Any]:
     """``state`` as JSON-ready data."""
     data: dict[str, Any] = _converter.unstructure(state)
-    if not state.segments:
-        del data["segments"]  # the data other strategies have always stored
+    for name in _OPTIONAL:
+        if not data[name]:
+            del data[name]  # the data stored before the field existed
     return data
 
 

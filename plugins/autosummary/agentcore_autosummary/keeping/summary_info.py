@@ -7,6 +7,7 @@ from typing import Literal
 from attrs import define, frozen
 
 from agentcore import Message, SessionError, Usage
+from agentcore_autosummary.keeping.attachments import AttachmentRecord
 
 SummaryReason = Literal["watermark", "budget", "compact", "server"]
 """Why a summary is made: the trigger fired after a turn (``"watermark"``), a request
@@ -114,8 +115,9 @@ class SummaryInfo:
     :param reason: Why it was made (``"watermark"``, ``"budget"``, ``"compact"``, or
         ``"server"``: the provider's server compacted in a turn's call, and ``summary``
         is a note saying its item cannot be read).
-    :param summary: The summary as the summarizer wrote it (the slot's
-        ``summary_override`` holds it fenced as data: see
+    :param summary: The summary as the summarizer wrote it, followed by the
+        plugin's record of the attachments it replaced, when there are some (the
+        slot's ``summary_override`` holds it fenced as data: see
         :func:`~agentcore_autosummary.fence_summary`).
     :param start: Index of the first raw message the summarizer read.
     :param end: Index after the last raw message it read.
@@ -133,6 +135,11 @@ class SummaryInfo:
     :param model: The model the summary call asked for (None: the provider's default).
     :param quality: The gate's record of the summary (None when no gate ran).
     :param tokens_estimated: Whether ``tokens_before`` or ``tokens_after`` holds an estimate.
+    :param attachments: The record of attachments (images, files, audio) the
+        summaries of the slot replaced so far, oldest first: what the end of
+        ``summary`` names.
+    :param kept: The raw indices the plugin pins to keep the newest images in the
+        request (``SummaryConfig.keep_images``).
     """
 
     slot_id: str
@@ -149,6 +156,8 @@ class SummaryInfo:
     model: str | None = None
     quality: SummaryQuality | None = None
     tokens_estimated: bool = False
+    attachments: tuple[AttachmentRecord, ...] = ()
+    kept: tuple[int, ...] = ()
 
 
 @frozen

@@ -12,18 +12,31 @@ message when the slot sends its summary as one. The block takes at most
 ``SummaryConfig.recall_room`` tokens, and no more than the turn's first request
 leaves of the window; it is left out of a later call of the turn (a tool round)
 that it would push past the window.
+
+The block names the attachments its messages held; a user-role block also brings
+back their images themselves (after its text), best match first, while they take at
+most half its room, unless ``SummaryConfig.keep_images`` is 0. Files and audio are
+named only, and a system block sends text alone.
 """
 
 from __future__ import annotations
 
-from agentcore import Message, TurnContext
-from agentcore.plugin_api import StashKey, matching_terms, system_message
+from collections.abc import Sequence
+
+from agentcore import ImageBlock, Message, TextBlock, TurnContext
+from agentcore.plugin_api import (
+    MessageHit,
+    StashKey,
+    TokenCounter,
+    matching_terms,
+    system_message,
+)
 from agentcore_autosummary.deciding.budget import counter_for, turn_budget, turn_model
 from agentcore_autosummary.deciding.windows import effective_config
 from agentcore_autosummary.hooks import after_recall
 from agentcore_autosummary.keeping.runtime import enabled_config, runtime_of, session_correction
 from agentcore_autosummary.keeping.summary_info import RecallInfo
-from agentcore_autosummary.recalling.history import find_summarized, render_hits
+from agentcore_autosummary.recalling.history import find_summarized, hit_heading, render_hits
 
 RECALL_LABEL = (
     "Recalled from earlier in this conversation (messages a summary replaced, found by "
@@ -69,6 +82,33 @@ async def add_recalled(ctx: TurnContext) -> None:
     runtime.sent[ctx.slot.id] = await budget.turn_local(ctx)
 
 
+def image_tokens(counter: TokenCounter, image: ImageBlock) -> int:
+    """What ``image`` adds to a message's token count."""
+    return counter.count_messages([Message.user([image])]) - counter.count_messages(
+        [Message.user([])]
+    )
+
+
+def recalled_images(
+    hits: Sequence[MessageHit], counter: TokenCounter, max_tokens: int
+) -> list[tuple[int, ImageBlock]]:
+    """The images of ``hits`` the block brings back (raw index, image): best hit first.
+
+    While they fit ``max_tokens`` together (half the recall's room); files and audio
+    are named only.
+    """
+    chosen: list[tuple[int, ImageBlock]] = []
+    used = 0
+    for hit in hits:
+        for block in hit.message.content:
+            if isinstance(block, ImageBlock):
+                cost = image_tokens(counter, block)
+                if used + cost <= max_tokens:
+                    chosen.append((hit.index, block))
+                    used += cost
+    return chosen
+
+
 async def _recalled_block(ctx: TurnContext, max_tokens: int) -> tuple[Message, ...]:
     """The block of the summarized messages that match the user's message (may be empty)."""
     query = ctx.messages[0].text if ctx.messages else ""
@@ -82,17 +122,25 @@ async def _recalled_block(ctx: TurnContext, max_tokens: int) -> tuple[Message, .
     needed = min(MIN_MATCHED_TERMS, wanted)
     hits = [hit for hit in hits if needed and len(matching_terms(query, hit.message)) >= needed]
     counter = counter_for(ctx, turn_model(ctx))
+    focused = ctx.slot.config.focused
+    as_system = focused is not None and focused.summary_role == "system"
+    images: list[tuple[int, ImageBlock]] = []
+    if not as_system and config.keep_images > 0:
+        images = recalled_images(hits, counter, max_tokens // 2)
+    room = max_tokens - counter.count_text(RECALL_LABEL) - 8
+    room -= sum(image_tokens(counter, image) for _, image in images)
     text = ""
     if hits:
-        text = await render_hits(hits, counter, max_tokens - counter.count_text(RECALL_LABEL) - 8)
+        text = await render_hits(hits, counter, room, frozenset(index for index, _ in images))
     block: tuple[Message, ...] = ()
-    if text:
-        focused = ctx.slot.config.focused
-        if focused is not None and focused.summary_role == "system":
-            block = (system_message(f"{RECALL_LABEL}\n{text}"),)
-        else:
-            user = Message.user(f"{RECALL_LABEL}\n{text}")
-            block = (user, Message.assistant(RECALL_ACKNOWLEDGEMENT))
+    if text and as_system:
+        block = (system_message(f"{RECALL_LABEL}\n{text}"),)
+    elif text:
+        lines = {hit.index: hit_heading(hit) for hit in hits}
+        # An image goes with its message's line: one the room left out takes its image along.
+        shown = [image for index, image in images if f"\n{lines[index]} " in f"\n{text}"]
+        user = Message.user([TextBlock(f"{RECALL_LABEL}\n{text}"), *shown])
+        block = (user, Message.assistant(RECALL_ACKNOWLEDGEMENT))
     found = tuple(hit.index for hit in hits) if block else ()
     tokens = await counter.count_messages_async(block) if block else 0
     recall = RecallInfo(ctx.slot.id, ctx.turn_index, "auto", query, found, tokens)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import logging
 
-from agentcore import Message, TurnContext
+from agentcore import ImageBlock, Message, TurnContext
 from agentcore.plugin_api import MessageHit, SearchableStore, TokenCounter, window_start
 from agentcore_autosummary.calling.off_loop import cut_middle
+from agentcore_autosummary.keeping.attachments import attachments, describe, record_of
 from agentcore_autosummary.log_names import at_turn
 
 logger = logging.getLogger("agentcore.autosummary")
@@ -75,30 +76,48 @@ def _recalled(message: Message) -> bool:
     return bool(calls) and all(call.name == "recall_history" for call in calls) and not message.text
 
 
-def _line(message: Message) -> str:
-    """What ``message`` says, on its own: its text, or its tool calls."""
+def _line(message: Message, shown: bool = False) -> str:
+    """What ``message`` says, on its own: its text, its tool calls, its attachments named.
+
+    ``shown``: its images come with the recalled block (automatic recall).
+    """
     parts = [message.text] if message.text else []
     for call in message.tool_calls:
         arguments = json.dumps(dict(call.arguments), ensure_ascii=False)
         parts.append(f"(called {call.name} with {arguments})")
+    for block in attachments(message):
+        below = ", shown below" if shown and isinstance(block, ImageBlock) else ""
+        parts.append(f"[attached {describe(record_of(block, 0, None))}{below}]")
     return " ".join(parts) or "(no text)"
 
 
-async def render_hits(hits: list[MessageHit], counter: TokenCounter, max_tokens: int) -> str:
+def hit_heading(hit: MessageHit) -> str:
+    """The start of ``hit``'s line: where it was said and who wrote it (``[turn 4, user]``)."""
+    return f"[{_place(hit)}, {hit.message.role}]"
+
+
+async def render_hits(
+    hits: list[MessageHit],
+    counter: TokenCounter,
+    max_tokens: int,
+    shown: frozenset[int] = frozenset(),
+) -> str:
     """The hits in the conversation's order, one per line, within ``max_tokens`` tokens.
 
     Each line names where the message was said and who wrote it (``[turn 4, user] ...``;
-    ``[message 12, user]`` for one no turn wrote, such as an imported history); a long
-    message is cut in the middle to its share.
+    ``[message 12, user]`` for one no turn wrote, such as an imported history) and the
+    attachments it held (``[attached image "cat.png" (image/png, 1,234 bytes)]``; those of
+    the hits whose raw index is in ``shown`` are said to be shown below); a long message is
+    cut in the middle to its share.
     """
     ordered = sorted(hits, key=lambda hit: hit.index)
     share = max(16, max_tokens // max(1, len(ordered)) - 8)
     lines = []
     for hit in ordered:
-        text = _line(hit.message)
+        text = _line(hit.message, hit.index in shown)
         if counter.count_text(text) > share:
             text = await cut_middle(counter, text, share)
-        lines.append(f"[{_place(hit)}, {hit.message.role}] {text}")
+        lines.append(f"{hit_heading(hit)} {text}")
     while lines and counter.count_text("\n".join(lines)) > max_tokens:
         lines.pop()  # the newest go last: what is left still fits
     return "\n".join(lines)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agentcore import Message, TextBlock, ToolUseBlock
+from agentcore_autosummary.keeping.attachments import ATTACHMENT_TYPES, attachment_name
 from agentcore_autosummary.requesting.tool_excerpts import tool_result_excerpt
 
 MAX_CONVERSATION_CHARS = 30_000
@@ -24,8 +25,11 @@ def format_message(message: Message, max_tool_result_chars: int = 500) -> str:
     ``Tool Result [id]:`` or ``Tool Error [id]:`` followed by its text, or
     for a longer one than ``max_tool_result_chars`` characters, its excerpt
     (head, tail and the lines holding values between them:
-    ``agentcore_autosummary.requesting.tool_excerpts.tool_result_excerpt``); any other block becomes
-    ``[{kind}]``, so a user's image reads ``User: [image]``. The entry's
+    ``agentcore_autosummary.requesting.tool_excerpts.tool_result_excerpt``); an
+    attachment becomes ``[{kind}: {name}]`` (a file's name, an image URL's last
+    segment), or ``[{kind}]`` without a name, so a user's inline image reads
+    ``User: [image]`` and a file ``User: [file: report.pdf]``; any other block
+    becomes ``[{kind}]``. The entry's
     further lines are indented by two spaces, so only the first line of an
     entry begins with a role: text that holds ``"\nAssistant: ..."`` cannot
     pass for another entry.
@@ -50,6 +54,9 @@ def _label_and_body(message: Message, max_tool_result_chars: int) -> tuple[str, 
                 parts.append(block.text)
         elif isinstance(block, ToolUseBlock):
             parts.append(f"[Tool: {block.name}]")
+        elif isinstance(block, ATTACHMENT_TYPES):
+            name = attachment_name(block)
+            parts.append(f"[{block.kind}: {name}]" if name else f"[{block.kind}]")
         else:
             parts.append(f"[{block.kind}]")
     return _ROLE_NAMES[message.role], " ".join(parts)
