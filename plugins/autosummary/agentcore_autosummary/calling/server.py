@@ -35,7 +35,7 @@ from agentcore_autosummary.applying.storing import context_size_now
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.hooks import after_summary
 from agentcore_autosummary.keeping.runtime import SessionRuntime, load_state
-from agentcore_autosummary.keeping.state import SummaryState, state_key, state_to_json
+from agentcore_autosummary.keeping.state import state_key, state_to_json
 from agentcore_autosummary.keeping.summary_info import SummaryInfo
 from agentcore_autosummary.log_names import fields, session_name
 
@@ -130,11 +130,16 @@ async def take_server_item(
     started = time.perf_counter()
     before = ctx.response.usage if ctx.response is not None else None
     state = await load_state(ctx, runtime)
-    new_state = SummaryState(
+    # The plugin's pins and its record of attachments stay: the item covers what they name.
+    new_state = attrs.evolve(
+        state,
         last_summary_turn=ctx.turn_index,
         last_attempt_turn=ctx.turn_index,
         covered=index,
         generation=state.generation + 1,
+        summary=None,
+        failures=0,
+        segments=(),
     )
     note = server_note(index)
     new_focused = attrs.evolve(focused, summary_override=None, summary_covers=index)
