@@ -114,7 +114,7 @@ def responses_response(
 
 
 def responses_reply(
-    text: str,
+    text: str = "Hello!",
     stop: str | None = None,
     model: str = MODEL,
     usage: dict[str, Any] | None = None,
@@ -124,7 +124,7 @@ def responses_reply(
     return responses_response([message_item(text)], incomplete=incomplete, model=model, usage=usage)
 
 
-def responses_stream(
+def responses_events(
     texts: Sequence[str] = ("Hel", "lo", "!"),
     *,
     tool_calls: Sequence[tuple[str, str, Sequence[str]]] = (),
@@ -133,10 +133,10 @@ def responses_stream(
     model: str = MODEL,
     end: bool = True,
     incomplete: str | None = None,
-) -> list[SseItem]:
+) -> list[tuple[str, dict[str, Any]]]:
     """The events of a reply: ``reasoning`` (an item), ``texts``, then ``tool_calls``."""
     numbers = itertools.count()
-    events: list[SseItem] = []
+    events: list[tuple[str, dict[str, Any]]] = []
 
     def add(kind: str, **fields: Any) -> None:
         events.append((kind, {"type": kind, "sequence_number": next(numbers), **fields}))
@@ -148,7 +148,11 @@ def responses_stream(
     output: list[dict[str, Any]] = []
     if reasoning is not None:
         index = len(output)
-        add("response.output_item.added", output_index=index, item={**reasoning, "summary": []})
+        add(
+            "response.output_item.added",
+            output_index=index,
+            item={"id": reasoning["id"], "type": "reasoning", "summary": []},
+        )
         add("response.output_item.done", output_index=index, item=reasoning)
         output.append(reasoning)
     if texts:
@@ -219,6 +223,30 @@ def responses_stream(
         kind = "response.incomplete" if incomplete else "response.completed"
         add(kind, response=final)
     return events
+
+
+def responses_stream(
+    texts: Sequence[str] = ("Hel", "lo", "!"),
+    *,
+    tool_calls: Sequence[tuple[str, str, Sequence[str]]] = (),
+    reasoning: dict[str, Any] | None = None,
+    usage: dict[str, Any] | None = None,
+    model: str = MODEL,
+    end: bool = True,
+    incomplete: str | None = None,
+) -> list[SseItem]:
+    """:func:`responses_events` as the loopback server takes them."""
+    return list(
+        responses_events(
+            texts,
+            tool_calls=tool_calls,
+            reasoning=reasoning,
+            usage=usage,
+            model=model,
+            end=end,
+            incomplete=incomplete,
+        )
+    )
 
 
 def responses_error_event(message: str, code: str | None = "server_error") -> SseItem:
