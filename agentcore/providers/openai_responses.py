@@ -53,7 +53,7 @@ class OpenAIResponsesProvider(HttpProvider):
     :param model: The model used when a request names none (``request.model``
         overrides it per call).
     :param base_url: The API root, ``OPENAI_BASE_URL`` when None, else
-        :data:`~agentcore.providers.openai.DEFAULT_BASE_URL`.
+        ``https://api.openai.com/v1`` (as for :class:`~agentcore.providers.OpenAIProvider`).
     :param api_key: Sent as ``Authorization: Bearer``; ``OPENAI_API_KEY``
         when None. Optional: local servers need none.
     :param options: The other HTTP options (``timeout``, ``idle_timeout``,
@@ -69,7 +69,8 @@ class OpenAIResponsesProvider(HttpProvider):
         items' encrypted content (``include: ["reasoning.encrypted_content"]``),
         which lets the reasoning go back to the model with ``store`` False:
         ``"auto"`` (the default) asks unless the model is of a family that
-        does not reason (:data:`NO_ENCRYPTED_REASONING`) or the server
+        does not reason
+        (:data:`~agentcore.providers.openai_responses.NO_ENCRYPTED_REASONING`) or the server
         refused it for the model once (the refused request is sent again
         without it, and the model's later requests go without it); ``"on"``
         always asks; ``"off"`` never does.
