@@ -140,7 +140,7 @@ def encode_input(messages: Sequence[Message], *, store: bool = False) -> list[di
             items.append(_message("system", [_text_part(message, "a system message")]))
         else:
             parts = [_input_part(block, "a user message", audio=True) for block in message.content]
-            items.append(_message("user", parts))
+            items.append(_message("user", parts or [{"type": "input_text", "text": ""}]))
     return items
 
 

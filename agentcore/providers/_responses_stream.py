@@ -113,7 +113,7 @@ class ResponsesStreamDecoder:
             raise self._error(payload.get("error") or payload, event.data)
         if kind == "response.failed":
             response = expect_dict(payload.get("response"), "response.failed.response")
-            raise self._error(response.get("error") or response, event.data)
+            raise self._error(response.get("error") or {"message": "no error given"}, event.data)
         if kind in _CONTENT_EVENTS or (
             isinstance(kind, str) and kind.endswith(".delta") and bool(payload.get("delta"))
         ):
@@ -134,7 +134,10 @@ class ResponsesStreamDecoder:
         elif kind == "response.output_item.done":
             return self._item_done(self._index(payload), self._raw_item(payload))
         elif kind in TERMINAL_EVENTS:
-            return self._complete(expect_dict(payload.get("response"), f"{kind}.response"))
+            response = expect_dict(payload.get("response"), f"{kind}.response")
+            if kind == "response.incomplete":
+                response.setdefault("status", "incomplete")
+            return self._complete(response)
         return []
 
     def end_of_stream(self) -> None:

@@ -162,6 +162,24 @@ async def test_a_failure_before_any_text_is_retried(
     assert len(llm_server.requests) == 2
 
 
+async def test_terminal_events_that_leave_out_their_status_or_error(
+    llm_server: LlmServer, provider: OpenAIResponsesProvider
+) -> None:
+    cut = responses_events(["Once"], incomplete="max_output_tokens")
+    del cut[-1][1]["response"]["status"]
+    llm_server.reply_sse(cut)
+    assert final(await collect(provider, hello())).response.stop_reason == "max_tokens"
+    failed = responses_response([], status="failed")
+    llm_server.reply_sse(
+        [
+            *responses_stream(["x"], end=False),
+            ("response.failed", {"type": "response.failed", "response": failed}),
+        ]
+    )
+    with pytest.raises(ServiceUnavailableError, match="no error given"):
+        await collect(provider, hello())
+
+
 @pytest.mark.parametrize(
     ("event", "error"),
     [
