@@ -99,17 +99,22 @@ class ReasoningBlock:
     """The model's reasoning before its answer, as the provider's wire carries it.
 
     ``text`` is the reasoning (OpenAI-compatible servers' ``reasoning_content``,
-    Anthropic's ``thinking``). ``signature`` is Anthropic's signature of a
-    thinking block and ``data`` the encrypted content of a redacted one
-    (``text`` then empty); the Anthropic provider sends such blocks back, as
-    its API wants them in a tool loop, and leaves out blocks with neither.
-    The OpenAI-compatible provider never sends reasoning back. Not part of
-    :attr:`Message.text`.
+    Anthropic's ``thinking``, the text of an OpenAI Responses reasoning item).
+    ``signature`` is Anthropic's signature of a thinking block and ``data``
+    the encrypted content of a redacted one (``text`` then empty); the
+    Anthropic provider sends such blocks back, as its API wants them in a
+    tool loop, and leaves out blocks with neither. ``id`` is the id of an
+    OpenAI Responses reasoning item (``rs_...``), whose ``data`` is then the
+    item's ``encrypted_content``; the Responses provider sends such blocks
+    back as reasoning items, and the Anthropic provider leaves them out
+    (another provider's). The Chat Completions provider never sends
+    reasoning back. Not part of :attr:`Message.text`.
     """
 
     text: str = field(default="", validator=attrs.validators.instance_of(str))
     signature: str | None = None
     data: str | None = None
+    id: str | None = None
 
     @property
     def kind(self) -> str:

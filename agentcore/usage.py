@@ -25,12 +25,16 @@ class Usage:
     ``cache_write_tokens`` the part it reported as written to the cache
     (Anthropic's ``cache_creation_input_tokens``; OpenAI reports none, so 0).
     Both are inside ``input_tokens``; providers bill them at their own rates.
+    ``reasoning_tokens`` is the part of ``output_tokens`` the model spent
+    reasoning before its answer (OpenAI Responses'
+    ``output_tokens_details.reasoning_tokens``; 0 when unknown), billed as output.
     """
 
     input_tokens: int = field(default=0, validator=_non_negative)
     output_tokens: int = field(default=0, validator=_non_negative)
     cached_input_tokens: int = field(default=0, validator=_non_negative)
     cache_write_tokens: int = field(default=0, validator=_non_negative)
+    reasoning_tokens: int = field(default=0, validator=_non_negative)
 
     @classmethod
     def from_input_output(cls, input_tokens: int, output_tokens: int) -> Usage:
@@ -58,11 +62,12 @@ class Usage:
         # Sums of validated counts are valid: made without running the validators again
         # (a turn adds usages several times). Every field is a count, so each is summed.
         total = _new(Usage)
-        if _FOUR_FIELDS:
+        if _KNOWN_FIELDS:
             _set(total, "input_tokens", self.input_tokens + other.input_tokens)
             _set(total, "output_tokens", self.output_tokens + other.output_tokens)
             _set(total, "cached_input_tokens", self.cached_input_tokens + other.cached_input_tokens)
             _set(total, "cache_write_tokens", self.cache_write_tokens + other.cache_write_tokens)
+            _set(total, "reasoning_tokens", self.reasoning_tokens + other.reasoning_tokens)
             return total
         for name in _USAGE_FIELDS:  # pragma: no cover - a Usage with other fields
             _set(total, name, getattr(self, name) + getattr(other, name))
@@ -71,11 +76,12 @@ class Usage:
 
 _USAGE_FIELDS = tuple(field.name for field in attrs.fields(Usage))
 """The counts :meth:`Usage.__add__` sums: every field of :class:`Usage`."""
-_FOUR_FIELDS = _USAGE_FIELDS == (
+_KNOWN_FIELDS = _USAGE_FIELDS == (
     "input_tokens",
     "output_tokens",
     "cached_input_tokens",
     "cache_write_tokens",
+    "reasoning_tokens",
 )
 _new = object.__new__
 _set = object.__setattr__

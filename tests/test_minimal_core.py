@@ -46,6 +46,10 @@ PER_FILE = {
     # of the word, unrelated to the summary feature.
     "agentcore/tools.py": frozenset({"summary"}),
     "agentcore/_docstrings.py": frozenset({"summary"}),
+    # The OpenAI Responses API's wire names for a reasoning item's readable text (a list
+    # named "summary" of parts of type "summary_text"), which the Responses codec must read
+    # and send back: another sense of the word. This one module spells them.
+    "agentcore/providers/_responses_reasoning.py": frozenset({"summary", "summary_text"}),
     # docs/hookspecs.md says which plugin adds which further hooks (issue 27, item 4):
     # the plugin's name and its three hooks, in its table of hooks plugins add.
     "docs/hookspecs.md": frozenset(

@@ -56,10 +56,14 @@ DEFAULT_MAX_CONTEXT_TOKENS = 32_000
 """A window for plugins' commands that need one without ``--max-context-tokens``;
 ``chat`` finds its window instead (:mod:`agentcore.cli.window`)."""
 
-BASE_URL_ENVS = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+BASE_URL_ENVS = {
+    "openai": "OPENAI_BASE_URL",
+    "openai-responses": "OPENAI_BASE_URL",
+    "anthropic": "ANTHROPIC_BASE_URL",
+}
 """The variable that sets the API root of each built-in provider."""
 
-KEY_OPTIONAL_WITH_BASE_URL = {"openai"}
+KEY_OPTIONAL_WITH_BASE_URL = {"openai", "openai-responses"}
 """Providers whose servers other than the default (Ollama, vLLM...) may need no key."""
 
 
@@ -119,13 +123,15 @@ def add_provider_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PROVIDER:MODEL",
         help="the model, as PROVIDER:MODEL (default: %(default)s, set with "
         "'agentcore models default'; e.g. "
-        "anthropic:claude-3-5-haiku-latest, or openai:llama3.1 with --base-url for Ollama)",
+        "anthropic:claude-3-5-haiku-latest, openai-responses:gpt-5-mini for OpenAI's "
+        "Responses API, or openai:llama3.1 with --base-url for Ollama)",
     )
     parser.add_argument(
         "--base-url",
         metavar="URL",
-        help="the API root of an OpenAI-compatible server, e.g. http://localhost:11434/v1 "
-        "for Ollama or http://localhost:8000/v1 for vLLM",
+        help="the API root of an OpenAI-compatible server (for openai: and "
+        "openai-responses: models), e.g. http://localhost:11434/v1 for Ollama or "
+        "http://localhost:8000/v1 for vLLM",
     )
     parser.add_argument(
         "--timeout",
@@ -270,7 +276,8 @@ def check_api_key(args: argparse.Namespace) -> None:
     env = API_KEY_ENVS.get(prefix)
     if env is None or os.environ.get(env, "").strip():
         return
-    custom_server = args.base_url is not None or bool(os.environ.get(BASE_URL_ENVS[prefix]))
+    base_url_env = BASE_URL_ENVS.get(prefix, "")
+    custom_server = args.base_url is not None or bool(base_url_env and os.environ.get(base_url_env))
     if prefix in KEY_OPTIONAL_WITH_BASE_URL and custom_server:
         return  # A local server (Ollama, vLLM...) may need no key.
     also = " (or pass --base-url for a local server that needs no key)"

@@ -14,7 +14,11 @@ from agentcore.errors import (
     ServiceUnavailableError,
 )
 
-API_KEY_ENVS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+API_KEY_ENVS = {
+    "openai": "OPENAI_API_KEY",
+    "openai-responses": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+}
 """The variable that holds the key of each built-in provider."""
 
 _LIBRARY_HINTS = (

@@ -249,8 +249,12 @@ def _encode_blocks(message: Message) -> list[dict[str, Any]]:
 
 
 def _unsendable(block: ReasoningBlock, message: Message) -> bool:
-    """Reasoning the API would refuse: unsigned (another provider's), or not the assistant's."""
-    return message.role != "assistant" or (block.signature is None and block.data is None)
+    """Reasoning the API would refuse: another provider's, or not the assistant's.
+
+    Another provider's is unsigned, or an OpenAI Responses reasoning item (it has an id).
+    """
+    theirs = block.id is not None or (block.signature is None and block.data is None)
+    return message.role != "assistant" or theirs
 
 
 def _encode_block(block: ContentBlock, where: str, *, tool_calls: bool = False) -> dict[str, Any]:

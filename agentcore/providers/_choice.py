@@ -5,6 +5,11 @@ or ``{"type": "function", "function": {"name": ...}}``, sent only with
 tools; an output schema as ``response_format: {"type": "json_schema",
 "json_schema": {"name", "schema", "description"?, "strict"?}}``.
 
+OpenAI Responses: ``tool_choice`` as ``"auto"``, ``"none"``, ``"required"`` or
+``{"type": "function", "name": ...}``, sent only with tools; an output schema
+as ``text: {"format": {"type": "json_schema", "name", "schema",
+"description"?, "strict"?}}``.
+
 Anthropic: ``tool_choice`` as ``{"type": "auto" | "none" | "any"}`` or
 ``{"type": "tool", "name": ...}``; an output schema as one more tool (named
 after the schema, its ``input_schema`` the schema) that the model is made to
@@ -56,6 +61,30 @@ def openai_fields(request: LlmRequest) -> dict[str, Any]:
         if output.strict:
             json_schema["strict"] = True
         fields["response_format"] = {"type": "json_schema", "json_schema": json_schema}
+    return fields
+
+
+def responses_fields(request: LlmRequest) -> dict[str, Any]:
+    """The ``tool_choice`` and ``text`` fields of a Responses API body."""
+    fields: dict[str, Any] = {}
+    choice = request.tool_choice
+    if request.tools and choice is not None:
+        _check_named(request)
+        fields["tool_choice"] = (
+            choice if choice in TOOL_CHOICES else {"type": "function", "name": choice}
+        )
+    output = request.output
+    if output is not None:
+        schema: dict[str, Any] = {
+            "type": "json_schema",
+            "name": output.name,
+            "schema": dict(output.schema),
+        }
+        if output.description:
+            schema["description"] = output.description
+        if output.strict:
+            schema["strict"] = True
+        fields["text"] = {"format": schema}
     return fields
 
 

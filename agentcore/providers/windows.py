@@ -2,7 +2,8 @@
 
 :func:`known_context_window` looks a model name up in :data:`KNOWN_CONTEXT_WINDOWS`
 by longest prefix. :func:`discover_context_window` tries that table, then,
-for an OpenAI-compatible provider, asks the server, in this order:
+for an OpenAI-compatible provider (Chat Completions or Responses), asks the
+server, in this order:
 
 - llama.cpp: ``GET {root}/props`` → ``default_generation_settings.n_ctx``;
 - vLLM: ``GET {base_url}/models`` → ``max_model_len`` of the model's entry;
@@ -210,7 +211,8 @@ async def discover_context_window(provider: LlmProvider, model: str | None) -> i
     wrapped = getattr(provider, "wrapped", provider)
     if isinstance(wrapped, HttpProvider) and isinstance(name, str) and name:
         from agentcore.providers.openai import OpenAIProvider
+        from agentcore.providers.openai_responses import OpenAIResponsesProvider
 
-        if isinstance(wrapped, OpenAIProvider):
+        if isinstance(wrapped, OpenAIProvider | OpenAIResponsesProvider):
             return await server_context_window(wrapped, name)
     return None

@@ -1,4 +1,4 @@
-"""A loopback server that speaks OpenAI's Chat Completions API, for chat tests."""
+"""A loopback server that speaks OpenAI's Chat Completions and Responses APIs, for chat tests."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+import fake_responses
 
 POLL_SECONDS = 0.05
 """How often the serving thread checks for shutdown: the end of a test waits at most this."""
@@ -33,8 +35,11 @@ def is_summary_text(text: str) -> bool:
 
 def reply_for(body: dict[str, Any]) -> str:
     """A summary request gets :data:`SUMMARY_REPLY`; a turn gets its last message echoed."""
-    last = body["messages"][-1]["content"]
-    text = last if isinstance(last, str) else "".join(part.get("text", "") for part in last)
+    if "input" in body:  # A Responses API request.
+        text = fake_responses.last_user_text(body)
+    else:
+        last = body["messages"][-1]["content"]
+        text = last if isinstance(last, str) else "".join(part.get("text", "") for part in last)
     if is_summary_text(text):
         return SUMMARY_REPLY
     return f"You said: {text}. " + "Here is a longer answer to fill the context. " * 4
@@ -59,6 +64,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length", "0"))
         body = json.loads(self.rfile.read(length))
+        if self.path.endswith("/responses"):
+            self._responses(body)
+            return
         if not self.path.endswith("/chat/completions"):
             self.send_error(404)  # Also the window look-ups of an unknown model.
             return
@@ -85,6 +93,26 @@ class _Handler(BaseHTTPRequestHandler):
             self._stream(body, reply, usage)
         else:
             self._complete(body, reply, usage)
+
+    def _responses(self, body: dict[str, Any]) -> None:
+        """Answer a Responses API request: its reply, whole or as its events."""
+        self.server.requests.append(body)
+        if self.server.fail_status is not None:
+            self._error(self.server.fail_status, "the fake server was told to fail", "fake_error")
+            return
+        reply = reply_for(body)
+        usage = fake_responses.usage_of(body, reply) if self.server.send_usage else None
+        if body.get("stream"):
+            data = fake_responses.stream_events(body, reply, usage)
+            content_type = "text/event-stream"
+        else:
+            data = json.dumps(fake_responses.response_object(body, reply, usage)).encode()
+            content_type = "application/json"
+        self.send_response(200)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def _error(self, status: int, message: str, code: str) -> None:
         data = json.dumps(

@@ -4,8 +4,8 @@ A :class:`ProviderCase` says, for one provider, how to build it against the
 loopback server, the wire bodies its API answers with (a reply, a stream, an
 error) and what a user should get back. ``test_provider_contract.py`` writes
 each behaviour the providers share once and runs it over :data:`CASES`; the
-wire details only one provider has stay in ``test_openai.py`` and
-``test_anthropic.py``.
+wire details only one provider has stay in ``test_openai.py``,
+``test_openai_responses.py`` and ``test_anthropic.py``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 from agentcore.llm import LlmRequest, StreamEvent, ToolSpec
 from agentcore.messages import AudioBlock, FileBlock, ImageBlock, Message, ToolUseBlock
-from agentcore.providers import AnthropicProvider, OpenAIProvider
+from agentcore.providers import AnthropicProvider, OpenAIProvider, OpenAIResponsesProvider
 from agentcore.usage import Usage
 
 from .conftest import ANTHROPIC_KEY, OPENAI_KEY
@@ -32,8 +32,16 @@ from .payloads import (
     openai_tool_call,
     openai_usage,
 )
+from .responses_payloads import (
+    call_item,
+    message_item,
+    responses_reply,
+    responses_response,
+    responses_stream,
+    responses_usage,
+)
 
-Provider = OpenAIProvider | AnthropicProvider
+Provider = OpenAIProvider | AnthropicProvider | OpenAIResponsesProvider
 """A provider the shared tests run against."""
 
 ToolCallWire = tuple[str, str, Sequence[str]]
@@ -121,6 +129,8 @@ class ProviderCase:
     malformed_bodies: Sequence[object] = field(default_factory=list)
     unsupported: Sequence[tuple[Sequence[Message], str]] = field(default_factory=list)
     """Requests refused before sending that only this provider refuses, with the reason."""
+    max_tokens_key: str = "max_tokens"
+    """The body field that carries ``max_tokens``."""
 
     def reply(
         self,
@@ -363,7 +373,99 @@ ANTHROPIC = ProviderCase(
 )
 """The Anthropic Messages provider."""
 
-CASES = (OPENAI, ANTHROPIC)
+
+def _responses_stream(
+    texts: Sequence[str],
+    tool_calls: Sequence[ToolCallWire],
+    usage: dict[str, Any] | None,
+    model: str,
+    end: bool,
+) -> list[SseItem]:
+    return responses_stream(texts, tool_calls=tool_calls, usage=usage, model=model, end=end)
+
+
+def _responses_tool_reply(text: str | None, calls: Sequence[ToolUseBlock]) -> dict[str, Any]:
+    items = [message_item(text)] if text is not None else []
+    items += [call_item(c.id, c.name, dict(c.arguments)) for c in calls]
+    return responses_response(items)
+
+
+def _input_text(role: str, text: str) -> dict[str, Any]:
+    return {"type": "message", "role": role, "content": [{"type": "input_text", "text": text}]}
+
+
+RESPONSES = ProviderCase(
+    name="openai-responses",
+    cls=OpenAIResponsesProvider,
+    model="gpt-5-mini",
+    api_key=OPENAI_KEY,
+    options={"backoff_base": 0.01, "backoff_max": 0.05},
+    url=lambda server: server.openai_url,
+    default_base_url="https://api.openai.com/v1",
+    key_env="OPENAI_API_KEY",
+    base_url_env="OPENAI_BASE_URL",
+    path="/v1/responses",
+    auth_headers=lambda key: {"authorization": f"Bearer {key}"},
+    absent_headers=("x-api-key",),
+    hello_body={
+        "model": "gpt-5-mini",
+        "input": [_input_text("system", "Be brief."), _input_text("user", "Hi")],
+        "store": False,
+        "include": ["reasoning.encrypted_content"],
+    },
+    reply_wire=responses_reply,
+    tool_reply_wire=_responses_tool_reply,
+    tool_reply_text="I'll check both.",
+    tools_wire=[
+        {
+            "type": "function",
+            "name": "get_weather",
+            "description": "The weather in a city.",
+            "parameters": dict(WEATHER.parameters),
+        }
+    ],
+    reply_model="gpt-5-mini-2025-08-07",
+    stream_wire=_responses_stream,
+    stream_extra_body={"store": False},
+    stream_chunk_size=5,
+    stream_end_match="response.completed",
+    error=_openai_error,
+    retried_status=500,
+    usage_wire=responses_usage(1200, 30, cached=1024, reasoning=12),
+    usage=Usage(1200, 30, cached_input_tokens=1024, reasoning_tokens=12),
+    uncached_input_tokens=176,
+    stop_reasons=[
+        ("completed", "end_turn"),
+        ("max_output_tokens", "max_tokens"),
+        ("content_filter", "other"),
+    ],
+    bad_kwargs=[
+        {"store": "no"},
+        {"encrypted_reasoning": "always"},
+        {"cache": "always"},
+        {"prompt_cache_key": ""},
+    ],
+    malformed_bodies=[
+        {"id": "resp_1"},
+        {"output": "Hello"},
+        {"output": [{"type": "message", "content": [{"type": "output_text"}]}]},
+        {"output": [{"type": "function_call", "call_id": "c", "arguments": "{}"}]},
+        {"output": [{"type": "function_call", "name": "f", "arguments": "{}"}]},
+        {"output": [{"type": "function_call", "call_id": "c", "name": "f", "arguments": "[1]"}]},
+        {"output": [{"type": "reasoning", "id": "rs_1", "summary": "thinking"}]},
+        {"output": [], "usage": {"input_tokens": -1}},
+        {"output": [], "status": "incomplete", "incomplete_details": "max_output_tokens"},
+        [1, 2],
+    ],
+    unsupported=[
+        ([Message("assistant", [ImageBlock(url="https://x/a.png")])], "assistant message"),
+        ([Message.user([FileBlock(name="a.pdf")])], "neither data= nor url="),
+    ],
+    max_tokens_key="max_output_tokens",
+)
+"""The OpenAI Responses provider."""
+
+CASES = (OPENAI, ANTHROPIC, RESPONSES)
 """Every provider the shared tests run over."""
 
 SHARED_BAD_KWARGS: Sequence[Mapping[str, Any]] = (

@@ -21,13 +21,14 @@ from agentcore.errors import (
 )
 from agentcore.llm import LlmRequest
 from agentcore.messages import Message
-from agentcore.providers import AnthropicProvider, OpenAIProvider
+from agentcore.providers import AnthropicProvider, OpenAIProvider, OpenAIResponsesProvider
 from agentcore.providers._base import HttpProvider
 from agentcore.providers._errors import MAX_BODY_CHARS
 
 from .conftest import ANTHROPIC_KEY
 from .loopback import LlmServer
 from .payloads import anthropic_stream, openai_chunk
+from .responses_payloads import responses_stream
 
 REQUEST = LlmRequest([Message.user("Hi")])
 
@@ -39,6 +40,8 @@ def make(kind: str, server: LlmServer, **options: Any) -> HttpProvider:
         return AnthropicProvider(
             "claude-sonnet-4-5", base_url=server.url, api_key=ANTHROPIC_KEY, **options
         )
+    if kind == "responses":
+        return OpenAIResponsesProvider("some-model", base_url=server.openai_url, **options)
     return OpenAIProvider("some-model", base_url=server.openai_url, **options)
 
 
@@ -66,6 +69,20 @@ OVERFLOWS: list[tuple[str, str, int, dict[str, Any], int | None, int | None, int
         ),
         130412,
         128000,
+        None,
+    ),
+    (
+        "openai-responses",
+        "responses",
+        400,
+        openai_style(
+            "Your input exceeds the context window of this model. This model's maximum "
+            "context length is 400000 tokens. However, your messages resulted in 401200 tokens.",
+            "invalid_request_error",
+            "context_length_exceeded",
+        ),
+        401200,
+        400000,
         None,
     ),
     (
@@ -267,10 +284,22 @@ async def test_overflow_carries_the_servers_figures_and_is_never_retried(
         assert len(llm_server.requests) == 1  # never retried, not even the HTTP 500 ones
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+@pytest.mark.parametrize("kind", ["openai", "anthropic", "responses"])
 async def test_overflow_in_an_error_event_of_a_stream(kind: str, llm_server: LlmServer) -> None:
-    if kind == "openai":
-        error_event: Any = openai_style(
+    error_event: Any
+    if kind == "responses":
+        error_event = {
+            "type": "error",
+            "code": "context_length_exceeded",
+            "message": "This model's maximum context length is 4096 tokens. However, your "
+            "messages resulted in 4476 tokens.",
+            "param": None,
+            "sequence_number": 2,
+        }
+        events = [*responses_stream()[:2], ("error", error_event)]
+        llm_server.reply_sse(events, headers={"x-request-id": "req-7"})
+    elif kind == "openai":
+        error_event = openai_style(
             "request (4476 tokens) exceeds the available context size (4096 tokens), "
             "try increasing it",
             "exceed_context_size_error",

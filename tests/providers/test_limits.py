@@ -24,13 +24,14 @@ from agentcore.errors import (
 )
 from agentcore.llm import LlmRequest
 from agentcore.messages import Message
-from agentcore.providers import AnthropicProvider, OpenAIProvider
+from agentcore.providers import AnthropicProvider, OpenAIProvider, OpenAIResponsesProvider
 from agentcore.providers._base import HttpProvider
 from agentcore.providers._clock import DEFAULT_MAX_REPLY_BYTES
 
 from .conftest import ANTHROPIC_KEY
 from .loopback import LlmServer, Reply, encode_sse
 from .payloads import anthropic_stream, openai_chunk, openai_completion, openai_stream
+from .responses_payloads import responses_stream
 
 REQUEST = LlmRequest([Message.user("Hi")])
 GUARD = 15.0
@@ -49,9 +50,20 @@ def make(kind: str, server: LlmServer, **options: Any) -> HttpProvider:
     options.setdefault("max_retries", 0)
     if kind == "openai":
         return OpenAIProvider("gpt-4o-mini", base_url=server.openai_url, **options)
+    if kind == "responses":
+        return OpenAIResponsesProvider("gpt-5-mini", base_url=server.openai_url, **options)
     return AnthropicProvider(
         "claude-sonnet-4-5", base_url=server.url, api_key=ANTHROPIC_KEY, **options
     )
+
+
+def text_stream(kind: str, texts: list[str]) -> list[Any]:
+    """The events of a streamed reply of ``texts`` on the wire of ``kind``."""
+    if kind == "openai":
+        return openai_stream(texts)
+    if kind == "responses":
+        return responses_stream(texts)
+    return anthropic_stream((("text", texts),))
 
 
 async def consume(provider: HttpProvider) -> list[Any]:
@@ -70,13 +82,12 @@ async def expect_error(awaitable: Awaitable[Any], error: type[Exception]) -> tup
 # -- the idle timeout ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+@pytest.mark.parametrize("kind", ["openai", "anthropic", "responses"])
 async def test_a_stream_that_drips_a_byte_every_200_ms_times_out(
     kind: str, llm_server: LlmServer
 ) -> None:
     # One real event, then the rest of the stream one byte every 0.2 s (about 90 s in all).
-    first = openai_stream(["Hi"])[:2] if kind == "openai" else anthropic_stream()[:2]
-    head = encode_sse(first)
+    head = encode_sse(text_stream(kind, ["Hi"])[:2])
     tail = encode_sse([openai_chunk({"content": "x" * 400})]) if kind == "openai" else b"x" * 450
     llm_server.reply(
         Reply(
@@ -93,7 +104,7 @@ async def test_a_stream_that_drips_a_byte_every_200_ms_times_out(
     assert elapsed < 10.0  # 0.7 s idle (plus the first chunk's 0.2 s), far below the drip's 90 s
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+@pytest.mark.parametrize("kind", ["openai", "anthropic", "responses"])
 async def test_keep_alive_comments_do_not_keep_a_stream_alive(
     kind: str, llm_server: LlmServer
 ) -> None:
@@ -114,7 +125,7 @@ async def test_anthropic_pings_alone_do_not_keep_a_stream_alive(llm_server: LlmS
     assert elapsed < 10.0  # the pings would go on for 30 s
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+@pytest.mark.parametrize("kind", ["openai", "anthropic", "responses"])
 async def test_empty_deltas_do_not_keep_a_stream_alive(kind: str, llm_server: LlmServer) -> None:
     # The start of a reply, then 40 events with an empty delta, one every 0.25 s (10 s), then
     # the text and the end: without content for 1.5 s (idle_timeout), the call fails.
@@ -122,6 +133,18 @@ async def test_empty_deltas_do_not_keep_a_stream_alive(kind: str, llm_server: Ll
         events = openai_stream(["late"])
         head, tail = events[:1], events[1:]
         empty: Any = openai_chunk({"content": ""})
+    elif kind == "responses":
+        events = responses_stream(["late"])
+        head, tail = events[:4], events[4:]  # up to the message's first content part
+        empty = (
+            "response.output_text.delta",
+            {
+                "type": "response.output_text.delta",
+                "output_index": 0,
+                "content_index": 0,
+                "delta": "",
+            },
+        )
     else:
         events = anthropic_stream((("text", ["late"]),))
         head, tail = events[:2], events[2:]
@@ -148,13 +171,12 @@ async def test_empty_deltas_do_not_keep_a_stream_alive(kind: str, llm_server: Ll
     assert elapsed < 15.0  # the drip would go on for 30 s before the text
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+@pytest.mark.parametrize("kind", ["openai", "anthropic", "responses"])
 async def test_real_events_reset_the_idle_timeout(kind: str, llm_server: LlmServer) -> None:
     # Each event comes 0.2 s after the last: 16 of them take over 3 s, twice the idle
     # timeout, while no gap between two content events comes near it (generous under load).
     words = [f"w{i} " for i in range(16)]
-    events = openai_stream(words) if kind == "openai" else anthropic_stream((("text", words),))
-    chunks = [encode_sse([event]) for event in events]
+    chunks = [encode_sse([event]) for event in text_stream(kind, words)]
     llm_server.reply(Reply(200, content_type="text/event-stream", chunks=chunks, chunk_delay=0.2))
     async with make(kind, llm_server, idle_timeout=1.5) as provider:
         events_seen, _ = await bounded(consume(provider))
@@ -200,16 +222,12 @@ def test_bad_limits_are_refused(llm_server: LlmServer, options: dict[str, Any]) 
 # -- the per-call deadline ----------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+@pytest.mark.parametrize("kind", ["openai", "anthropic", "responses"])
 async def test_call_timeout_bounds_a_stream_that_keeps_sending(
     kind: str, llm_server: LlmServer
 ) -> None:
     # Real events every 0.1 s for 30 s: the idle timeout never fires, the deadline does.
-    if kind == "openai":
-        events = openai_stream([f"{i} " for i in range(300)])
-    else:
-        events = anthropic_stream((("text", [f"{i} " for i in range(300)]),))
-    chunks = [encode_sse([event]) for event in events]
+    chunks = [encode_sse([event]) for event in text_stream(kind, [f"{i} " for i in range(300)])]
     llm_server.reply(Reply(200, content_type="text/event-stream", chunks=chunks, chunk_delay=0.1))
     seen: list[Any] = []
 
@@ -250,14 +268,9 @@ async def test_call_timeout_bounds_a_slow_non_streamed_reply(llm_server: LlmServ
 # -- the reply cap ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+@pytest.mark.parametrize("kind", ["openai", "anthropic", "responses"])
 async def test_a_streamed_reply_over_the_cap_is_refused(kind: str, llm_server: LlmServer) -> None:
-    piece = "y" * 1000
-    if kind == "openai":
-        events = openai_stream([piece] * 200)
-    else:
-        events = anthropic_stream((("text", [piece] * 200),))
-    llm_server.reply_sse(events, chunk_size=4096, chunk_delay=0)
+    llm_server.reply_sse(text_stream(kind, ["y" * 1000] * 200), chunk_size=4096, chunk_delay=0)
     async with make(kind, llm_server, max_reply_bytes=50_000) as provider:
         error, _ = await expect_error(consume(provider), ResponseTooLargeError)
     assert isinstance(error, ResponseTooLargeError) and isinstance(error, MalformedResponseError)

@@ -8,7 +8,9 @@ Messages API (first message user, user and assistant alternating, a
 ``tool_result`` only in the user turn right after its ``tool_use``, results
 first in that turn, no blank text), OpenAI's Chat Completions (a ``tool``
 message right after the assistant message whose ``tool_calls`` it answers,
-every call answered). No text of the request may be lost.
+every call answered), OpenAI's Responses API (a ``function_call_output``
+after its ``function_call``, every call answered, a reasoning item followed
+by the assistant item it led to). No text of the request may be lost.
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcore.llm import LlmRequest
-from agentcore.messages import Message, TextBlock, ToolUseBlock
-from agentcore.providers import AnthropicProvider, OpenAIProvider
+from agentcore.messages import ContentBlock, Message, ReasoningBlock, TextBlock, ToolUseBlock
+from agentcore.providers import AnthropicProvider, OpenAIProvider, OpenAIResponsesProvider
 
 from .payloads import anthropic_message, openai_completion
+from .responses_payloads import responses_reply
 
 
 def _capture(reply: dict[str, Any]) -> tuple[httpx.AsyncClient, list[dict[str, Any]]]:
@@ -56,6 +59,13 @@ async def _anthropic_body(messages: list[Message], cache: str = "off") -> dict[s
 async def _openai_body(messages: list[Message]) -> dict[str, Any]:
     client, bodies = _capture(openai_completion())
     async with client, OpenAIProvider("gpt-5-mini", api_key="k", http_client=client) as p:
+        await p.complete(LlmRequest(messages))
+    return bodies[0]
+
+
+async def _responses_body(messages: list[Message]) -> dict[str, Any]:
+    client, bodies = _capture(responses_reply())
+    async with client, OpenAIResponsesProvider("gpt-5-mini", http_client=client) as p:
         await p.complete(LlmRequest(messages))
     return bodies[0]
 
@@ -113,6 +123,26 @@ def assert_openai_rules(body: dict[str, Any]) -> None:
                 answered.add(later["tool_call_id"])
             ids = {call["id"] for call in message["tool_calls"]}
             assert ids <= answered, "every tool_call_id has its tool message"
+
+
+def assert_responses_rules(body: dict[str, Any]) -> None:
+    """The rules of OpenAI's Responses API on ``body["input"]``."""
+    items = body["input"]
+    called: list[str] = []
+    for index, item in enumerate(items):
+        if item["type"] == "function_call":
+            called.append(item["call_id"])
+        elif item["type"] == "function_call_output":
+            assert item["call_id"] in called, "an output follows its call"
+        elif item["type"] == "reasoning":
+            assert "encrypted_content" in item, "only reasoning the API can read goes back"
+            rest = [later for later in items[index + 1 :] if later["type"] != "reasoning"]
+            following = rest[0] if rest else {}
+            assert following.get("type") == "function_call" or (
+                following.get("role") == "assistant"
+            ), "a reasoning item is followed by the item it led to"
+    answered = {item["call_id"] for item in items if item["type"] == "function_call_output"}
+    assert set(called) <= answered, "every call has its output"
 
 
 def _texts(messages: list[Message]) -> Iterator[str]:
@@ -255,6 +285,19 @@ def _message(draw: st.DrawFn) -> Message:
 _conversations = st.lists(_message(), min_size=0, max_size=12)
 
 
+@st.composite
+def _with_reasoning(draw: st.DrawFn) -> Message:
+    """A message of :func:`_message`; an assistant one may start with reasoning items."""
+    message = draw(_message())
+    if message.role != "assistant":
+        return message
+    thoughts: list[ContentBlock] = [
+        ReasoningBlock(draw(_words), data=draw(st.sampled_from([None, "enc"])), id=f"rs_{n}")
+        for n in range(draw(st.integers(0, 2)))
+    ]
+    return Message("assistant", [*thoughts, *message.content])
+
+
 @settings(deadline=None, max_examples=150)
 @given(_conversations)
 def test_any_message_list_encodes_as_anthropic_requires(messages: list[Message]) -> None:
@@ -273,4 +316,12 @@ def test_any_message_list_encodes_as_anthropic_requires(messages: list[Message])
 def test_any_message_list_encodes_as_openai_requires(messages: list[Message]) -> None:
     body = asyncio.run(_openai_body(messages))
     assert_openai_rules(body)
+    assert_nothing_lost(messages, body)
+
+
+@settings(deadline=None, max_examples=150)
+@given(st.lists(_with_reasoning(), min_size=0, max_size=12))
+def test_any_message_list_encodes_as_the_responses_api_requires(messages: list[Message]) -> None:
+    body = asyncio.run(_responses_body(messages))
+    assert_responses_rules(body)
     assert_nothing_lost(messages, body)

@@ -1,7 +1,7 @@
 """What every HTTP provider does alike, tested once over ``provider_cases.CASES``.
 
-Each test runs for the OpenAI-compatible and the Anthropic provider against
-the loopback server; the wire bodies and expected results come from the
+Each test runs for every provider of ``CASES`` (Chat Completions, Responses,
+Anthropic) against the loopback server; the wire bodies and expected results come from the
 provider's :class:`~tests.providers.provider_cases.ProviderCase`.
 """
 
@@ -106,7 +106,7 @@ async def test_request_model_and_max_tokens_override_the_defaults(
 
     assert response.model == "custom-model-1"
     assert [r.json["model"] for r in llm_server.requests] == ["custom-model-1"] * 2
-    assert llm_server.requests[0].json["max_tokens"] == 300
+    assert llm_server.requests[0].json[case.max_tokens_key] == 300
     assert isinstance(events[-1], ResponseComplete)
     assert events[-1].response.model == "custom-model-1"
 

@@ -36,7 +36,7 @@ class EchoPlugin:
 
 
 def test_builtin_prefixes(pm: pluggy.PluginManager) -> None:
-    assert sorted(available_providers(pm)) == ["anthropic", "ollama", "openai"]
+    assert sorted(available_providers(pm)) == ["anthropic", "ollama", "openai", "openai-responses"]
 
 
 def test_openai_by_name(pm: pluggy.PluginManager) -> None:
@@ -76,7 +76,9 @@ def test_malformed_names(pm: pluggy.PluginManager, name: str) -> None:
 
 
 def test_unknown_prefix_lists_the_known_ones(pm: pluggy.PluginManager) -> None:
-    with pytest.raises(ConfigError, match=r"'mistral'.*known prefixes: anthropic, ollama, openai"):
+    with pytest.raises(
+        ConfigError, match=r"'mistral'.*known prefixes: anthropic, ollama, openai, openai-responses"
+    ):
         get_provider("mistral:large", plugin_manager=pm)
 
 
@@ -94,7 +96,13 @@ async def test_hook_register_providers(pm: pluggy.PluginManager) -> None:
         provider = get_provider("echo:any-model", plugin_manager=pm)
         assert isinstance(provider, MockProvider)
         assert provider.model == "any-model"
-        assert sorted(available_providers(pm)) == ["anthropic", "echo", "ollama", "openai"]
+        assert sorted(available_providers(pm)) == [
+            "anthropic",
+            "echo",
+            "ollama",
+            "openai",
+            "openai-responses",
+        ]
     finally:
         pm.unregister(plugin)
     with pytest.raises(ConfigError):

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from agentcore.errors import AuthenticationError, LlmError
 from agentcore.llm import LlmRequest
 from agentcore.messages import Message
-from agentcore.providers import AnthropicProvider, OpenAIProvider
+from agentcore.providers import AnthropicProvider, OpenAIProvider, OpenAIResponsesProvider
 from agentcore.providers._base import HttpProvider
 from agentcore.providers._secret import MASK, MIN_MASKED_ANYWHERE_CHARS, mask_secrets
 
@@ -24,8 +24,9 @@ REQUEST = LlmRequest([Message.user("Hi")])
 
 
 def make(kind: str, server: LlmServer) -> HttpProvider:
-    if kind == "openai":
-        return OpenAIProvider(
+    if kind in ("openai", "responses"):
+        cls = OpenAIProvider if kind == "openai" else OpenAIResponsesProvider
+        return cls(
             "gpt-4o-mini",
             base_url=server.openai_url,
             api_key=SECRET,
@@ -42,12 +43,12 @@ def make(kind: str, server: LlmServer) -> HttpProvider:
 
 
 def error_body(kind: str, message: str) -> dict[str, object]:
-    if kind == "openai":
+    if kind in ("openai", "responses"):
         return openai_error(message, "invalid_request_error", "invalid_api_key")
     return anthropic_error("authentication_error", message)
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+@pytest.mark.parametrize("kind", ["openai", "anthropic", "responses"])
 async def test_key_never_leaks(
     kind: str, llm_server: LlmServer, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -157,14 +158,15 @@ def test_one_character_key_examples() -> None:
     assert mask_secrets("no secrets", [""]) == "no secrets"
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+@pytest.mark.parametrize("kind", ["openai", "anthropic", "responses"])
 async def test_a_one_character_key_leaves_the_words_of_an_error_alone(
     kind: str, llm_server: LlmServer
 ) -> None:
     message = "Key lookup failed: the key k is unknown; check your keys at https://example.com"
     llm_server.reply_json(error_body(kind, message), status=401)
-    cls = OpenAIProvider if kind == "openai" else AnthropicProvider
-    url = llm_server.openai_url if kind == "openai" else llm_server.url
+    classes = {"openai": OpenAIProvider, "responses": OpenAIResponsesProvider}
+    cls = classes.get(kind, AnthropicProvider)
+    url = llm_server.url if kind == "anthropic" else llm_server.openai_url
     async with cls("m", base_url=url, api_key="k") as provider:
         with pytest.raises(AuthenticationError) as info:
             await provider.complete(REQUEST)

@@ -16,7 +16,7 @@ import pytest
 from agentcore import Agent, AgentBuilder, AgentSession
 from agentcore.llm import LlmRequest, ResponseComplete, TextDelta, ToolCallDelta
 from agentcore.messages import Message
-from agentcore.providers import AnthropicProvider, OpenAIProvider
+from agentcore.providers import AnthropicProvider, OpenAIProvider, OpenAIResponsesProvider
 from agentcore.providers._base import HttpProvider
 from agentcore.providers._text import TextJoiner, valid_text
 from agentcore.stores import SqliteStore
@@ -24,6 +24,7 @@ from agentcore.stores import SqliteStore
 from .conftest import ANTHROPIC_KEY
 from .loopback import LlmServer
 from .payloads import anthropic_message, anthropic_stream, openai_completion, openai_stream
+from .responses_payloads import responses_reply, responses_stream
 
 REQUEST = LlmRequest([Message.user("Smile")])
 HIGH, LOW = "\ud83d", "\ude00"  # the two halves of U+1F600 😀
@@ -33,6 +34,8 @@ GRIN = "\U0001f600"
 def make(kind: str, server: LlmServer) -> HttpProvider:
     if kind == "openai":
         return OpenAIProvider("gpt-4o-mini", base_url=server.openai_url, max_retries=0)
+    if kind == "responses":
+        return OpenAIResponsesProvider("gpt-5-mini", base_url=server.openai_url, max_retries=0)
     return AnthropicProvider(
         "claude-sonnet-4-5", base_url=server.url, api_key=ANTHROPIC_KEY, max_retries=0
     )
@@ -41,6 +44,8 @@ def make(kind: str, server: LlmServer) -> HttpProvider:
 def stream_of(kind: str, pieces: list[str]) -> list[Any]:
     if kind == "openai":
         return openai_stream(pieces)
+    if kind == "responses":
+        return responses_stream(pieces)
     return anthropic_stream((("text", pieces),))
 
 
@@ -77,7 +82,7 @@ def test_valid_text() -> None:
     assert [joiner.feed(HIGH), joiner.feed(HIGH), joiner.flush()] == ["", "\ufffd", "\ufffd"]
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+@pytest.mark.parametrize("kind", ["openai", "anthropic", "responses"])
 async def test_a_pair_split_across_two_chunks_is_joined(kind: str, llm_server: LlmServer) -> None:
     llm_server.reply_sse(stream_of(kind, ["Hi " + HIGH, LOW + " there"]))
     async with make(kind, llm_server) as provider:
@@ -87,7 +92,7 @@ async def test_a_pair_split_across_two_chunks_is_joined(kind: str, llm_server: L
     assert all(utf8(delta) for delta in deltas)
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+@pytest.mark.parametrize("kind", ["openai", "anthropic", "responses"])
 async def test_the_two_halves_in_chunks_of_their_own(kind: str, llm_server: LlmServer) -> None:
     llm_server.reply_sse(stream_of(kind, [HIGH, LOW, HIGH, LOW]))
     async with make(kind, llm_server) as provider:
@@ -96,7 +101,7 @@ async def test_the_two_halves_in_chunks_of_their_own(kind: str, llm_server: LlmS
     assert deltas == [GRIN, GRIN]
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+@pytest.mark.parametrize("kind", ["openai", "anthropic", "responses"])
 @pytest.mark.parametrize(
     ("pieces", "expected"),
     [
@@ -116,11 +121,13 @@ async def test_lone_surrogates_become_the_replacement_character(
     assert "".join(deltas) == expected
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+@pytest.mark.parametrize("kind", ["openai", "anthropic", "responses"])
 async def test_non_streamed_replies_are_valid_text(kind: str, llm_server: LlmServer) -> None:
     text = "a" + HIGH + " b" + LOW + " " + HIGH + LOW
     if kind == "openai":
         llm_server.reply_json(openai_completion(text, model="gpt" + HIGH))
+    elif kind == "responses":
+        llm_server.reply_json(responses_reply(text, model="gpt" + HIGH))
     else:
         llm_server.reply_json(anthropic_message(text, model="claude" + HIGH))
     async with make(kind, llm_server) as provider:
@@ -129,12 +136,14 @@ async def test_non_streamed_replies_are_valid_text(kind: str, llm_server: LlmSer
     assert response.model is not None and response.model.endswith("\ufffd")
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+@pytest.mark.parametrize("kind", ["openai", "anthropic", "responses"])
 async def test_tool_arguments_split_across_fragments(kind: str, llm_server: LlmServer) -> None:
     # The pair is cut between two argument fragments, and one more half is alone.
     fragments = ['{"mood": "' + HIGH, LOW + '", "lone": "x' + LOW + '"}']
     if kind == "openai":
         llm_server.reply_sse(openai_stream([], tool_calls=[("call_1", "emote", fragments)]))
+    elif kind == "responses":
+        llm_server.reply_sse(responses_stream([], tool_calls=[("call_1", "emote", fragments)]))
     else:
         llm_server.reply_sse(anthropic_stream((("tool_use", ("toolu_1", "emote", fragments)),)))
     async with make(kind, llm_server) as provider:
@@ -143,7 +152,7 @@ async def test_tool_arguments_split_across_fragments(kind: str, llm_server: LlmS
     assert dict(call.arguments) == {"mood": GRIN, "lone": "x\ufffd"}
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+@pytest.mark.parametrize("kind", ["openai", "anthropic", "responses"])
 async def test_a_streamed_turn_with_a_split_pair_is_stored(
     kind: str, llm_server: LlmServer, tmp_path: Any
 ) -> None:
