@@ -38,7 +38,6 @@ from bench.billing import Block, OpenAICache, dollars, turn_start
 from bench.conversations import generated
 
 MODEL = "gpt-4.1-mini"
-SUMMARY_MARK = "Summarize"
 
 
 @dataclass
@@ -118,9 +117,8 @@ class ResponsesServer:
             Block(hash(json.dumps(item, sort_keys=True)), self._tokens(item)) for item in items
         ]
         billed = self.cache.bill(blocks, self.ledger.now)
-        last = json.dumps(items[-1].get("content", "")) if items else ""
         output: list[dict[str, Any]] = []
-        if SUMMARY_MARK in last:
+        if body.get("max_output_tokens"):  # only the plugin's summary requests set a cap
             self.ledger.summaries += 1
             text = "The user and the assistant worked through the plan. " * (self.item_tokens // 10)
             out_tokens = self.counter.count_text(text)
@@ -143,7 +141,9 @@ class ResponsesServer:
                     {
                         "type": "compaction",
                         "id": f"cmp_{number}",
-                        "encrypted_content": f"gAAAAB{number:06d}" + "x" * 64,
+                        # base64 of the item's text: 4 bytes a token, 4 characters per 3 bytes
+                        "encrypted_content": f"gAAAAB{number:06d}"
+                        + "x" * (self.item_tokens * 16 // 3),
                     }
                 )
                 out_tokens += self.item_tokens

@@ -29,11 +29,17 @@ assistant message, when the API can use it: it carries its encrypted
 content (or the server keeps responses, ``store``), and a text or a tool
 call follows it in the message (the API refuses a reasoning item without
 the item it led to). Any other reasoning (another provider's) is left out.
+An :class:`~agentcore.messages.OpaqueBlock` of this API (an encrypted item
+the server returned, such as a condensed conversation of its own) is sent
+back as it came, where it stands in its assistant message; another API's is
+left out.
 
 Replies: the ``output`` items in their order: ``message`` items
 (``output_text`` and ``refusal`` parts, kept as text), ``function_call``
 items and ``reasoning`` items (see :mod:`agentcore.providers._responses_reasoning`);
-other items (built-in tools' calls) are left out. ``status`` and
+an item of another kind that carries ``encrypted_content`` is kept whole as an
+:class:`~agentcore.messages.OpaqueBlock` (the server wants it back); other
+items (built-in tools' calls) are left out. ``status`` and
 ``incomplete_details.reason`` give the stop reason, ``usage`` the tokens.
 Streamed replies are :mod:`agentcore.providers._responses_stream`'s.
 """
@@ -52,6 +58,7 @@ from agentcore.messages import (
     FileBlock,
     ImageBlock,
     Message,
+    OpaqueBlock,
     ReasoningBlock,
     TextBlock,
     ToolUseBlock,
@@ -77,6 +84,8 @@ TOOL_ERROR_PREFIX = "Error: "
 """Put before the output of a ``function_call_output`` whose tool result has ``is_error`` set."""
 
 API = "the OpenAI Responses API"
+API_NAME = "openai-responses"
+"""The ``api`` of the opaque items this API returns and takes back."""
 
 _AUDIO_FORMATS: Mapping[str, str] = {
     "audio/wav": "wav",
@@ -175,6 +184,9 @@ def _assistant_items(message: Message, *, store: bool) -> Iterator[dict[str, Any
         elif isinstance(block, ReasoningBlock):
             if _sendable(block, blocks[position + 1 :], store=store):
                 yield encode_reasoning(block)
+        elif isinstance(block, OpaqueBlock):
+            if block.api == API_NAME:  # another API's item: only that API reads it
+                yield dict(block.item)
         else:
             raise BadRequestError(
                 f"{API} takes only text, tool calls and reasoning in an assistant message, "
@@ -257,8 +269,15 @@ def decode_response(data: Any, *, requested_model: str) -> LlmResponse:
     )
 
 
-def decode_item(raw: Any, where: str) -> TextBlock | ToolUseBlock | ReasoningBlock | None:
-    """The block of one output item; None for an item of no kind agentcore keeps."""
+def decode_item(
+    raw: Any, where: str
+) -> TextBlock | ToolUseBlock | ReasoningBlock | OpaqueBlock | None:
+    """The block of one output item; None for an item of no kind agentcore keeps.
+
+    An item of another kind that carries ``encrypted_content`` (the server wants
+    it back in later requests and only the server reads it) is kept whole as an
+    :class:`~agentcore.messages.OpaqueBlock` (see :func:`opaque_item`).
+    """
     item = expect_dict(raw, where)
     kind = item.get("type")
     if kind == "message":
@@ -267,7 +286,19 @@ def decode_item(raw: Any, where: str) -> TextBlock | ToolUseBlock | ReasoningBlo
         return decode_call(item, where)
     if kind == "reasoning":
         return decode_reasoning(item, where)
-    return None
+    return opaque_item(item)
+
+
+def opaque_item(item: dict[str, Any]) -> OpaqueBlock | None:
+    """``item`` kept to be sent back, when it is an encrypted item of another kind.
+
+    Its ``type`` must be a string and its ``encrypted_content`` a non-empty
+    string; the block's ``tokens`` are left for the token counter to estimate.
+    """
+    content = item.get("encrypted_content")
+    if not isinstance(item.get("type"), str) or not isinstance(content, str) or not content:
+        return None
+    return OpaqueBlock(API_NAME, item)
 
 
 def message_text(item: dict[str, Any], where: str) -> str:

@@ -21,13 +21,21 @@ from attrs import define, field
 from agentcore._bounded_json import NestedTooDeeplyError, loads_bounded
 from agentcore.errors import LlmError, MalformedResponseError
 from agentcore.llm import LlmResponse, ResponseComplete, StreamEvent, TextDelta, ToolCallDelta
-from agentcore.messages import ContentBlock, Message, ReasoningBlock, TextBlock, ToolUseBlock
+from agentcore.messages import (
+    ContentBlock,
+    Message,
+    OpaqueBlock,
+    ReasoningBlock,
+    TextBlock,
+    ToolUseBlock,
+)
 from agentcore.providers._http import ApiClient
 from agentcore.providers._responses_codec import (
     decode_call,
     decode_usage,
     merge_text,
     message_text,
+    opaque_item,
     stop_reason_of,
 )
 from agentcore.providers._responses_reasoning import decode_reasoning
@@ -61,6 +69,7 @@ class _Item:
     done_arguments: str | None = None
     call: ToolUseBlock | None = None
     reasoning: ReasoningBlock | None = None
+    opaque: OpaqueBlock | None = None
     finished: bool = False
 
     @property
@@ -218,6 +227,8 @@ class ResponsesStreamDecoder:
             return self._emit_call(item)
         if item.kind == "reasoning":
             item.reasoning = decode_reasoning(raw, "a streamed reasoning item")
+        else:
+            item.opaque = opaque_item(raw)
         return []
 
     def _flush(self, item: _Item) -> list[StreamEvent]:
@@ -247,6 +258,8 @@ class ResponsesStreamDecoder:
                     blocks.append(item.call)
             elif item.reasoning is not None:
                 blocks.append(item.reasoning)
+            elif item.opaque is not None:
+                blocks.append(item.opaque)
         merged = merge_text(blocks)
         self._done = True
         events.append(

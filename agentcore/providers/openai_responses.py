@@ -82,6 +82,8 @@ class OpenAIResponsesProvider(HttpProvider):
         ``cache_key`` (the conversation it belongs to), when it has one.
     """
 
+    api = codec.API_NAME
+    """The ``api`` of the opaque items it returns and sends back: ``"openai-responses"``."""
     display_name = "OpenAI Responses"
     default_base_url = DEFAULT_BASE_URL
     base_url_env = "OPENAI_BASE_URL"

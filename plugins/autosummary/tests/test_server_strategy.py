@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import logging
-from collections.abc import AsyncIterator, Callable
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +27,7 @@ from agentcore import (
     Usage,
     hookimpl,
 )
+from agentcore.providers import OpenAIProvider, OpenAIResponsesProvider
 from agentcore.testing import MockProvider
 from agentcore.tokens import TokenCounter
 from agentcore_autosummary import SummaryConfig, SummaryInfo, get_conversation_summary
@@ -204,3 +208,122 @@ async def test_a_server_that_ignores_the_field_gets_our_summary_and_one_warning(
     assert len(warnings) == 1
     window = await session.load_messages()
     assert COUNTER.count_messages(window) < TINY_WINDOW["max_context_tokens"]
+
+
+# -- end to end: the Responses provider and a loopback server -------------------------
+
+
+class Loopback:
+    """A loopback server of both OpenAI APIs, as their documentation describes them.
+
+    ``POST /v1/responses`` compacts an input past ``compact_threshold`` tokens
+    (four characters a token) into an encrypted ``compaction`` item before its
+    reply; ``POST /v1/chat/completions`` answers plainly. Every request body is kept.
+    """
+
+    def __init__(self) -> None:
+        self.bodies: list[tuple[str, dict[str, Any]]] = []
+        self.items = 0
+        loopback = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                loopback.bodies.append((self.path, body))
+                reply = loopback.answer(self.path, body)
+                data = json.dumps(reply).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return None
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def answer(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        if path.endswith("/chat/completions"):
+            text = "summary: rollout steps." if "max_tokens" in body else "Noted."
+            return {
+                "choices": [{"message": {"role": "assistant", "content": text}}],
+                "usage": {"prompt_tokens": len(json.dumps(body)) // 4, "completion_tokens": 3},
+            }
+        tokens = len(json.dumps(body["input"])) // 4
+        output: list[dict[str, Any]] = []
+        threshold = [entry["compact_threshold"] for entry in body.get("context_management", [])]
+        if threshold and tokens >= threshold[0]:
+            self.items += 1
+            output.append(
+                {"type": "compaction", "id": f"cmp_{self.items}", "encrypted_content": "gAAAA" * 8}
+            )
+        output.append(
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Noted."}],
+            }
+        )
+        return {
+            "object": "response",
+            "status": "completed",
+            "model": body["model"],
+            "output": output,
+            "usage": {"input_tokens": tokens, "output_tokens": 3},
+        }
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def loopback() -> Iterator[Loopback]:
+    served = Loopback()
+    yield served
+    served.close()
+
+
+def responses_inputs(loopback: Loopback) -> list[list[dict[str, Any]]]:
+    return [body["input"] for path, body in loopback.bodies if path.endswith("/responses")]
+
+
+async def test_on_the_responses_api_the_item_is_stored_resumed_and_sent_first(
+    make_session: MakeSession, store: SqliteStore, loopback: Loopback
+) -> None:
+    provider = OpenAIResponsesProvider("gpt-5-mini", base_url=loopback.url, api_key="sk-test")
+    session = make_session(provider, summary=config(), mode=FocusedConfig(), store=store)
+    await talk(session, 12)
+    assert loopback.items >= 1
+    inputs = responses_inputs(loopback)
+    after = next(i for i, sent in enumerate(inputs) if any(x["type"] == "compaction" for x in sent))
+    assert inputs[after][1]["type"] == "compaction"  # right after the system prompt
+    assert all(path.endswith("/responses") for path, _ in loopback.bodies)  # no summary call
+    await provider.aclose()
+
+    again = OpenAIResponsesProvider("gpt-5-mini", base_url=loopback.url, api_key="sk-test")
+    resumed = make_session(again, summary=config(), store=store)
+    await resumed.submit_turn("Where were we?")
+    first = responses_inputs(loopback)[-1]
+    assert first[1] == {
+        "type": "compaction",
+        "id": f"cmp_{loopback.items}",
+        "encrypted_content": "gAAAA" * 8,
+    }
+    await again.aclose()
+
+
+async def test_on_chat_completions_the_same_config_makes_our_summary(
+    make_session: MakeSession, store: SqliteStore, loopback: Loopback
+) -> None:
+    provider = OpenAIProvider("gpt-4o-mini", base_url=loopback.url, api_key="sk-test")
+    session = make_session(provider, summary=config(), mode=FocusedConfig(), store=store)
+    await talk(session, 12)
+    summaries = [body for _, body in loopback.bodies if "max_tokens" in body]
+    assert summaries, "no summary call"
+    assert not any("context_management" in body for _, body in loopback.bodies)
+    assert "summary: rollout steps." in (await get_conversation_summary(session) or "")
+    await provider.aclose()
