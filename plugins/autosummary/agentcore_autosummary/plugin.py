@@ -23,6 +23,7 @@ from agentcore_autosummary.applying.full_mode import focus_full_slot
 from agentcore_autosummary.calling.pipeline import catch_up, summarize_quietly
 from agentcore_autosummary.calling.server import (
     ask_server,
+    carries_server_item,
     server_compacts,
     server_declined,
     take_server_item,
@@ -153,7 +154,7 @@ async def post_turn_end(ctx: TurnContext) -> None:
     await note_attachment_turns(ctx, runtime)
     sent = runtime.sent.pop(slot.id, None)
     usage = ctx.response.usage if ctx.response is not None else None
-    if sent is not None and usage is not None:
+    if sent is not None and usage is not None and not carries_server_item(ctx, config):
         await learn(ctx, runtime, turn_model(ctx), sent, usage.input_tokens)
     correction = await session_correction(ctx, runtime)
     model = turn_model(ctx)

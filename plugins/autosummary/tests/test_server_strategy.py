@@ -58,8 +58,9 @@ class ResponsesServer:
 
     api = "openai-responses"
 
-    def __init__(self, *, compacts: bool = True) -> None:
+    def __init__(self, *, compacts: bool = True, item_cost: int = 0) -> None:
         self.compacts = compacts
+        self.item_cost = item_cost
         self.turns: list[LlmRequest] = []
         self.summaries = 0
         self.items = 0
@@ -70,6 +71,7 @@ class ResponsesServer:
             return f"summary #{self.summaries}: the user asked about rollout steps."
         self.turns.append(request)
         tokens = COUNTER.count_messages(list(request.messages))
+        tokens += self.item_cost * len(first_items(request))  # the server's size of its items
         usage = Usage(tokens, 5)
         asked = request.extra_body.get("context_management")
         if self.compacts and asked and tokens >= asked[0]["compact_threshold"]:
@@ -156,6 +158,27 @@ async def test_the_server_compacts_at_the_trigger_and_its_item_leads_the_window(
     assert isinstance(context[1].content[0], OpaqueBlock)  # after the system prompt
     assert first_items(model.turns[-1])[0] == f"cmp_{model.items}"
     assert await get_conversation_summary(session) == summaries.infos[-1].summary
+
+
+async def test_an_item_larger_than_its_json_teaches_the_correction_nothing(
+    make_session: MakeSession, store: SqliteStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The server counts each item as 1,500 tokens where its JSON makes about 30: a
+    # correction learned from requests that carry one would take every text as 4 times
+    # its size, and size every later request (and the window guard) by it.
+    model = ResponsesServer(item_cost=1500)
+    session = make_session(
+        Provider(responder=model), summary=config(), mode=FocusedConfig(), store=store
+    )
+    with caplog.at_level(logging.INFO, logger="agentcore.autosummary"):
+        await talk(session, 20)
+    assert model.items >= 2 and model.summaries == 0
+    factors = [
+        float(record.getMessage().split("counts ")[1].split("x")[0])
+        for record in caplog.records
+        if "the server counts" in record.getMessage()
+    ]
+    assert all(factor < 1.5 for factor in factors), factors
 
 
 async def test_a_resumed_session_sends_the_stored_item_first(

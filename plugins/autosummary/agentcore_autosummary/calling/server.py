@@ -89,6 +89,18 @@ def holds_server_item(message: Message) -> bool:
     )
 
 
+def carries_server_item(ctx: TurnContext, config: SummaryConfig) -> bool:
+    """Whether the turn's request carried a server's item (``strategy="server"`` only).
+
+    Its tokens are estimated from its encrypted JSON, so a request that carries
+    one teaches the token correction nothing about text: the plugin learns only
+    from the others.
+    """
+    return config.strategy == "server" and any(
+        holds_server_item(message) for message in ctx.slot.load_messages()
+    )
+
+
 def server_declined(ctx: TurnContext, runtime: SessionRuntime, config: SummaryConfig) -> bool:
     """Whether the turn's last call passed the threshold and came back without an item.
 
