@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 
+import pytest
 from summary_helpers import TINY_WINDOW
 
 from agentcore import (
@@ -15,6 +17,7 @@ from agentcore import (
     Usage,
 )
 from agentcore.testing import MockProvider
+from agentcore.tokens import get_token_counter
 from agentcore_autosummary import SummaryConfig, fence_summary, get_conversation_summary
 
 MakeSession = Callable[..., AgentSession]
@@ -142,3 +145,33 @@ async def test_aclose_waits_for_pending_summaries(make_session: MakeSession) -> 
     async with session:
         await session.submit_turn(LONG)
     assert await get_conversation_summary(session) == "done in the background"
+
+
+async def test_a_turn_waits_at_most_half_its_deadline_then_goes_out_inside_the_window(
+    agent: Agent, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A summary that takes longer than the turn may wait never fails the turn."""
+    gate = GatedSummaries()
+    provider = MockProvider(responder=gate)
+    bundle = (
+        AgentBuilder()
+        .provider(provider)
+        .store(InMemoryStore())
+        .setting("summary_config", BACKGROUND)
+        .turn_timeout(4.0)
+        .build()
+    )
+    session = AgentSession(agent, "slow", bundle, FocusedConfig())
+    await session.submit_turn("word " * 1600)
+    await asyncio.wait_for(gate.started.wait(), 5)
+    with caplog.at_level(logging.WARNING, logger="agentcore.autosummary"):
+        reply = await session.submit_turn("second message " * 100)  # the summary never ends
+    assert reply.text == "reply"
+    assert any("did not wait longer than" in r.getMessage() for r in caplog.records)
+    request = provider.calls_for("turn")[1]
+    sent = get_token_counter(None).count_messages(list(request.messages))
+    assert sent <= TINY_WINDOW["max_context_tokens"]
+    assert "word word" not in request.messages[1].text  # the oldest message was left out
+    gate.release.set()
+    await session.aclose()
+    assert await get_conversation_summary(session) == "background summary #1"

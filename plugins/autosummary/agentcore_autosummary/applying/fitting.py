@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 from agentcore import (
@@ -12,6 +11,7 @@ from agentcore import (
 from agentcore.plugin_api import OVERFLOW_KEY, StashKey
 from agentcore_autosummary.applying.attachments import release_kept_images
 from agentcore_autosummary.applying.leaving_out import leave_out_oldest
+from agentcore_autosummary.applying.pending import wait_pending
 from agentcore_autosummary.calling.pipeline import catch_up, summarize_quietly
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.deciding.budget import (
@@ -53,7 +53,9 @@ async def fit_request(ctx: TurnContext) -> None:
     new input (with the system prompt and the pinned messages, but for those the
     plugin keeps for images) cannot fit is refused with
     :class:`~agentcore.errors.ContextWindowExceededError` before any call.
-    When the request would not fit: wait for a pending background summary;
+    When the request would not fit: wait for a pending background summary
+    (at most half of what is left of the turn's deadline, see
+    :mod:`agentcore_autosummary.applying.pending`);
     if it still would not fit, summarize now whatever the debounce
     says (once per turn, and once more after the server refused the request
     as too long; while attempts keep failing, at most every
@@ -118,7 +120,7 @@ async def before_window_drops(ctx: TurnContext, runtime: SessionRuntime) -> None
         return
     covered, _ = covered_and_previous(ctx.slot, await load_state(ctx, runtime))
     if window_drops(ctx.slot, covered):
-        await asyncio.shield(pending)
+        await wait_pending(ctx, pending)
 
 
 async def make_room(
@@ -142,7 +144,11 @@ async def make_room(
             at_turn(ctx),
             config.window,
         )
-        await asyncio.shield(pending)
+        if not await wait_pending(ctx, pending):
+            runtime.why[ctx.slot.id] = (
+                "the summary running in the background took longer than the turn may wait"
+            )
+            return await budget.turn_size(ctx, exact=False)
     tokens = await budget.turn_size(ctx, exact=False)
     if tokens <= budget.window and not forced:
         return tokens
