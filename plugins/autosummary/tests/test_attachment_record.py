@@ -32,6 +32,7 @@ from agentcore_autosummary.applying.record import (
     with_record,
     without_record,
 )
+from agentcore_autosummary.keeping.attachments import MAX_STORED_RECORDS, folded
 from agentcore_autosummary.keeping.state import state_from_json, state_to_json
 
 RECORDS = (
@@ -57,6 +58,26 @@ def test_a_long_record_counts_its_oldest_attachments() -> None:
         "- 2 earlier: 1 file, 1 image, messages 0 to 3",
         '- image "cat.jpg" (image/jpeg, by URL), message 5',
     ]
+
+
+def test_a_long_history_of_attachments_keeps_a_bounded_state_and_the_same_record() -> None:
+    many = tuple(
+        AttachmentRecord("image" if n % 3 else "file", n * 2, n, f"a{n}.png", "image/png", 10)
+        for n in range(500)
+    )
+    stored = folded(many)
+    assert len(stored) <= MAX_STORED_RECORDS + 2  # one counted record per kind
+    assert sum(record.count for record in stored) == len(many)
+    newer = AttachmentRecord("image", 1000, 500, "new.png", "image/png", 10)
+    again_folded = folded((*stored, newer))  # the next summary folds its state again
+    assert sum(record.count for record in again_folded) == len(many) + 1
+    assert len(again_folded) <= MAX_STORED_RECORDS + 2
+    for lines in (3, 10, 20):
+        assert record_text(stored, lines) == record_text(many, lines)
+    again = state_from_json(
+        state_to_json(SummaryState(attachments=stored)), slot_id="default"
+    ).attachments
+    assert again == stored
 
 
 def test_the_record_comes_off_exactly() -> None:

@@ -39,6 +39,7 @@ from agentcore_autosummary.deciding.kept_images import KeepUnit, choose_kept, im
 from agentcore_autosummary.deciding.plan import Plan
 from agentcore_autosummary.keeping.attachments import (
     AttachmentRecord,
+    folded,
     has_attachments,
     image_count,
     records_of,
@@ -181,6 +182,7 @@ def _settled(
         if index not in kept:
             records.extend(records_of(message, index, turns.get(index)))
     records.sort(key=lambda record: record.index)
+    records = list(folded(tuple(records)))  # a bounded state, however long the history
     # The turns of what is recorded now are in the record; those of kept images stay.
     left = tuple(
         sorted(item for item in turns.items() if item[0] not in leaving or item[0] in kept)

@@ -52,13 +52,17 @@ def record_text(records: Sequence[AttachmentRecord], max_lines: int) -> str:
     named = list(records[-max_lines:]) if max_lines > 0 else []
     older = records[: len(records) - len(named)]
     if older:
-        kinds = Counter(record.kind for record in older)
+        kinds: Counter[str] = Counter()
+        for record in older:
+            kinds[record.kind] += record.count
         counts = ", ".join(
             f"{count} {_PLURALS.get(kind, kind) if count > 1 else kind}"
             for kind, count in sorted(kinds.items())
         )
-        first, last = older[0].index, older[-1].index
-        lines.append(f"{_ITEM}{len(older)} earlier: {counts}, messages {first} to {last}")
+        first = min(record.index for record in older)
+        last = max(record.index if record.last is None else record.last for record in older)
+        total = sum(kinds.values())
+        lines.append(f"{_ITEM}{total} earlier: {counts}, messages {first} to {last}")
     lines.extend(f"{_ITEM}{describe(record)}, {place(record)}" for record in named)
     return "\n".join(lines)
 

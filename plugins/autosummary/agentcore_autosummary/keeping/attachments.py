@@ -40,6 +40,10 @@ class AttachmentRecord:
         (None for an inline image and for audio).
     :param media_type: Its media type (``"image/png"``).
     :param size: Its size in bytes (the base64 data decoded), or None for one given by URL.
+    :param count: How many attachments of ``kind`` it stands for: 1, or more for the
+        oldest ones of a long record, counted together (see :func:`folded`), which
+        the messages ``index`` to ``last`` held.
+    :param last: The raw index of the last message a counted record covers (None: 1).
     """
 
     kind: str
@@ -48,6 +52,39 @@ class AttachmentRecord:
     name: str | None = None
     media_type: str = ""
     size: int | None = None
+    count: int = 1
+    last: int | None = None
+
+
+MAX_STORED_RECORDS = 64
+"""The most records a slot's state keeps one by one; older ones are counted together."""
+
+
+def folded(records: tuple[AttachmentRecord, ...]) -> tuple[AttachmentRecord, ...]:
+    """``records`` (oldest first) with all but the newest :data:`MAX_STORED_RECORDS` counted.
+
+    The older ones become one record per kind (``count``, ``index`` to ``last``),
+    so the state a slot stores, and so each of its writes, stays bounded however
+    many attachments the conversation had. A record names at most a line per 50
+    tokens of the summary's cap one by one (fewer than this), so the text it
+    writes is the same.
+    """
+    if len(records) <= MAX_STORED_RECORDS:
+        return records
+    older, newest = records[:-MAX_STORED_RECORDS], records[-MAX_STORED_RECORDS:]
+    by_kind: dict[str, list[AttachmentRecord]] = {}
+    for record in older:
+        by_kind.setdefault(record.kind, []).append(record)
+    counted = [
+        AttachmentRecord(
+            kind=kind,
+            index=min(record.index for record in group),
+            count=sum(record.count for record in group),
+            last=max(record.last if record.last is not None else record.index for record in group),
+        )
+        for kind, group in by_kind.items()
+    ]
+    return (*sorted(counted, key=lambda record: record.index), *newest)
 
 
 def attachments(message: Message) -> list[Attachment]:
