@@ -41,7 +41,7 @@ class AttachmentRecord:
     :param media_type: Its media type (``"image/png"``).
     :param size: Its size in bytes (the base64 data decoded), or None for one given by URL.
     :param count: How many attachments of ``kind`` it stands for: 1, or more for the
-        oldest ones of a long record, counted together (see :func:`folded`), which
+        oldest ones of a long record, counted together (see ``folded``), which
         the messages ``index`` to ``last`` held.
     :param last: The raw index of the last message a counted record covers (None: 1).
     """
