@@ -50,6 +50,7 @@ from agentcore_autosummary.keeping.runtime import (
     enabled_config,
     learn,
     load_state,
+    note_turn_start,
     runtime_of,
     session_correction,
 )
@@ -151,6 +152,7 @@ async def post_turn_end(ctx: TurnContext) -> None:
     config = await effective_config(ctx, config)
     runtime = runtime_of(ctx.session)
     slot = ctx.slot
+    note_turn_start(ctx, runtime)
     await note_attachment_turns(ctx, runtime)
     sent = runtime.sent.pop(slot.id, None)
     usage = ctx.response.usage if ctx.response is not None else None

@@ -50,8 +50,9 @@ def config(recall: str, **overrides: object) -> SummaryConfig:
 class Model:
     """Summaries that lose every fact; a turn that calls ``recall_history`` when asked to."""
 
-    def __init__(self, query: str | None = None) -> None:
+    def __init__(self, query: str | None = None, turns: str | None = None) -> None:
         self.query = query
+        self.turns_asked = turns
         self.turns: list[LlmRequest] = []
         self.summaries = 0
 
@@ -64,7 +65,10 @@ class Model:
         offered = [spec.name for spec in request.tools]
         asked = last.role == "user" and last.text.startswith("Which port")
         if self.query and asked and RECALL_TOOL_NAME in offered:
-            call = ToolUseBlock("r1", RECALL_TOOL_NAME, {"query": self.query, "limit": 2})
+            arguments: dict[str, object] = {"query": self.query, "limit": 2}
+            if self.turns_asked is not None:
+                arguments["turns"] = self.turns_asked
+            call = ToolUseBlock("r1", RECALL_TOOL_NAME, arguments)
             return LlmResponse(Message.assistant("", [call]), stop_reason="tool_use")
         if last.role == "tool":
             return f"Found it: {last.text}"
@@ -130,6 +134,39 @@ async def test_the_tool_finds_a_fact_the_summary_left_out(
     for line in result.splitlines():
         assert line.startswith("[turn "), line
         assert line.split("] ", 1)[1] not in in_request  # never what the request holds
+
+
+@pytest.mark.parametrize(
+    ("turns", "found"),
+    [
+        ("0-2", ["auth", "billing", "search"]),
+        ("4", ["ledger"]),
+        ("7-9", []),
+        ("the start", None),
+    ],
+)
+async def test_the_tool_narrows_a_search_to_the_turns_it_is_given(
+    make_session: MakeSession, turns: str, found: list[str] | None
+) -> None:
+    model = Model(query="service listens port", turns=turns)
+    session = make_session(
+        MockProvider(responder=model), summary=config("tool"), mode=FocusedConfig()
+    )
+    await tell_the_ports(session)
+    reply = await session.submit_turn("Which port does the ledger service use?")
+    result = reply.text.removeprefix("Found it: ")
+    if found is None:
+        assert result.startswith("turns must be a turn or a range of turns")
+        return
+    if not found:
+        assert result.startswith(f"No earlier message of turns {turns} matches")
+        return
+    lines = result.splitlines()
+    assert all(line.startswith("[turn ") for line in lines), lines
+    named = {
+        service for service in SERVICES if any(f"the {service} service" in line for line in lines)
+    }
+    assert named and named <= set(found)
 
 
 async def test_no_tool_is_offered_before_anything_is_summarized(make_session: MakeSession) -> None:

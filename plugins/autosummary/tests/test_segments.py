@@ -207,3 +207,22 @@ def test_the_segments_room_is_a_share_of_the_window_never_below_a_summary_s() ->
     assert config.segments_room == 3000
     assert _config(segments_ratio=0.01).segments_room == _config().summary_room
     assert _config().segments_room == _config().summary_room
+
+
+async def test_each_part_names_the_turns_it_came_from(make_session: MakeSession) -> None:
+    summarizer = Extractor()
+    summarizer.fail_merges = True  # the parts stay apart
+    config = _config(max_summary_tokens=40, retention_check="off")
+    session = make_session(MockProvider(responder=summarizer), summary=config, mode=FocusedConfig())
+    await _talk(session)
+    summary = _summary((await session.get_slot()).config.focused)
+    stretches = re.findall(r"Part \d+ \(turns? (\d+)(?:-(\d+))?, messages (\d+)-(\d+)\)", summary)
+    assert len(stretches) >= 2
+    previous_last = -1
+    for first, last, start, end in stretches:
+        # Turn t writes messages 2t and 2t + 1 (a user message and its reply).
+        assert int(first) == (int(start) - 1) // 2
+        assert int(last or first) == (int(end) - 1) // 2
+        # The parts follow one another (one may end inside a turn the next one ends).
+        assert int(first) in (previous_last, previous_last + 1)
+        previous_last = int(last or first)

@@ -37,7 +37,7 @@ from agentcore_autosummary.calling.summary_calls import (
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.deciding.plan import Plan
 from agentcore_autosummary.judging.gate import judge, refusal
-from agentcore_autosummary.keeping.runtime import runtime_of
+from agentcore_autosummary.keeping.runtime import runtime_of, turn_span
 from agentcore_autosummary.keeping.state import Segment
 from agentcore_autosummary.keeping.summary_info import SummaryQuality
 from agentcore_autosummary.requesting.routes import UPDATE
@@ -64,10 +64,20 @@ def render_segments(segments: Sequence[Segment]) -> str:
     if len(segments) == 1:
         return segments[0].text
     parts = [
-        f"Part {number} (messages {segment.start + 1}-{segment.end}):\n{segment.text}"
+        f"Part {number} ({_stretch(segment)}):\n{segment.text}"
         for number, segment in enumerate(segments, 1)
     ]
     return "\n\n".join([SEGMENTS_HEADER, *parts])
+
+
+def _stretch(segment: Segment) -> str:
+    """Where a part comes from: its turns, when known, and its messages."""
+    messages = f"messages {segment.start + 1}-{segment.end}"
+    if segment.turns is None:
+        return messages
+    first, last = segment.turns
+    turns = f"turn {first}" if first == last else f"turns {first}-{last}"
+    return f"{turns}, {messages}"
 
 
 def earlier_segments(plan: Plan, stored: Sequence[Segment]) -> tuple[Segment, ...]:
@@ -109,7 +119,8 @@ async def make_segment_summary(
     if stop_reason == "max_tokens":
         text = whole_sentences(text) or text
     text = await check_retention(ctx, config, fresh, text)
-    segments = (*earlier, Segment(start=plan.start, end=plan.covers, text=text))
+    turns = turn_span(runtime, plan.slot.id, plan.start, plan.covers)
+    segments = (*earlier, Segment(start=plan.start, end=plan.covers, text=text, turns=turns))
     segments = await _merged_to_fit(ctx, config, plan, segments)
     summary = render_segments(segments)
     await check_shrinks(ctx, plan, summary, config)
@@ -150,7 +161,9 @@ async def _merged_to_fit(
             # Degrade: the segments stay apart; the window guard sizes the request.
             logger.info("the merge of two summary segments failed: %s: %s", type(exc).__name__, exc)
             break
-        segments = (Segment(start=first.start, end=second.end, text=merged), *segments[2:])
+        turns = (first.turns[0], second.turns[1]) if first.turns and second.turns else None
+        merged_part = Segment(start=first.start, end=second.end, text=merged, turns=turns)
+        segments = (merged_part, *segments[2:])
     return segments
 
 

@@ -50,6 +50,46 @@ class SessionRuntime:
     """Slots whose Full mode, chosen by the app, the plugin has warned about (once each)."""
     told_server: bool = False
     """Whether the plugin has warned that the server does not compact (once a session)."""
+    turn_starts: dict[str, list[tuple[int, int]]] = field(factory=dict)
+    """Per slot: ``(first raw index, turn)`` of the turns this live session saw stored,
+    the newest :data:`KEPT_TURN_STARTS` (see :func:`turn_span`)."""
+
+
+KEPT_TURN_STARTS = 1024
+"""The most turn starts a live session remembers per slot."""
+
+
+def note_turn_start(ctx: TurnContext, runtime: SessionRuntime) -> None:
+    """Remember where the turn just stored starts in its slot (``runtime.turn_starts``)."""
+    first = ctx.slot.message_count() - len(ctx.messages)
+    if first < 0:
+        return
+    starts = runtime.turn_starts.setdefault(ctx.slot.id, [])
+    if starts and starts[-1][0] >= first:
+        return
+    starts.append((first, ctx.turn_index))
+    if len(starts) > KEPT_TURN_STARTS:
+        del starts[: len(starts) - KEPT_TURN_STARTS]
+
+
+def turn_span(
+    runtime: SessionRuntime, slot_id: str, start: int, end: int
+) -> tuple[int, int] | None:
+    """The first and last turn that wrote raw messages ``start`` to ``end - 1`` of ``slot_id``.
+
+    None unless this live session saw the turn of ``start`` stored (a resumed
+    session, an imported history): a summary then names its messages only.
+    """
+    starts = runtime.turn_starts.get(slot_id, [])
+    if not starts or start < starts[0][0] or end <= start:
+        return None
+    first = last = None
+    for index, turn in starts:
+        if index <= start:
+            first = turn
+        if index < end:
+            last = turn
+    return None if first is None or last is None else (first, last)
 
 
 RUNTIME = StashKey[SessionRuntime]("autosummary runtime")

@@ -18,11 +18,14 @@ class Segment:
     :param start: The first raw message of the slot it summarizes.
     :param end: The raw message after the last one it summarizes.
     :param text: Its summary, quotes included.
+    :param turns: The first and last turn that wrote those messages, when the plugin
+        saw them stored (None: a resumed session's or an imported history's).
     """
 
     start: int
     end: int
     text: str
+    turns: tuple[int, int] | None = None
 
 
 @frozen

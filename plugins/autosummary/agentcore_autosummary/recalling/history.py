@@ -17,6 +17,10 @@ MAX_RECALLED = 10
 """The most messages one recall returns."""
 
 
+NARROWED_CANDIDATES = 100
+"""How many of the best matches a recall narrowed to some turns looks among."""
+
+
 async def summarized_part(ctx: TurnContext) -> tuple[int, frozenset[int]] | None:
     """Where the slot's request starts in its raw history, and its pinned messages before it.
 
@@ -34,11 +38,15 @@ async def summarized_part(ctx: TurnContext) -> tuple[int, frozenset[int]] | None
     return start, frozenset(index for index in focused.pinned if index < start)
 
 
-async def find_summarized(ctx: TurnContext, query: str, limit: int) -> list[MessageHit] | None:
+async def find_summarized(
+    ctx: TurnContext, query: str, limit: int, turns: tuple[int, int] | None = None
+) -> list[MessageHit] | None:
     """The summarized messages of the slot that best match ``query``, best first.
 
     Never a message the request still carries (the verbatim tail, a pinned message),
-    never another slot's or session's. None when there is nothing to search (see
+    never another slot's or session's. With ``turns`` (first, last), only the
+    messages those turns wrote (:attr:`MessageHit.turn_index`), among the best
+    :data:`NARROWED_CANDIDATES`. None when there is nothing to search (see
     :func:`summarized_part`): no search was made.
     """
     part = await summarized_part(ctx)
@@ -46,10 +54,16 @@ async def find_summarized(ctx: TurnContext, query: str, limit: int) -> list[Mess
         return None
     covered, pinned = part
     limit = max(1, min(limit, MAX_RECALLED))
+    wanted = NARROWED_CANDIDATES if turns is not None else limit + len(pinned)
     hits = await ctx.store.search_messages(
-        ctx.session_id, query, slot_id=ctx.slot.id, before=covered, limit=limit + len(pinned)
+        ctx.session_id, query, slot_id=ctx.slot.id, before=covered, limit=wanted
     )
     found = [hit for hit in hits if hit.index not in pinned and not _recalled(hit.message)]
+    if turns is not None:
+        first, last = turns
+        found = [
+            hit for hit in found if hit.turn_index is not None and first <= hit.turn_index <= last
+        ]
     found = found[:limit]
     logger.info(
         "%s: recall of %r found %d summarized message(s)%s",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from agentcore import TurnContext
 from agentcore.plugin_api import Tool
 from agentcore_autosummary.deciding.budget import counter_for, turn_model
@@ -30,7 +32,7 @@ async def recall_tools(ctx: TurnContext) -> list[Tool]:
     room = (await effective_config(ctx, config)).recall_room
     counter = counter_for(ctx, turn_model(ctx))
 
-    async def recall_history(query: str, limit: int = 5) -> str:
+    async def recall_history(query: str, limit: int = 5, turns: str = "") -> str:
         """Search the earlier part of this conversation, which a summary replaced, word for word.
 
         Use it when the summary lacks a detail that was said before (a name, a number,
@@ -39,10 +41,17 @@ async def recall_tools(ctx: TurnContext) -> list[Tool]:
 
         :param query: The words to look for: names, numbers, what was said.
         :param limit: How many messages to return, 1 to 10.
+        :param turns: Only messages of these turns, as the summary's parts name them:
+            "7" or "7-12" (empty: any turn).
         """
-        hits = await find_summarized(ctx, query, max(1, min(limit, MAX_RECALLED))) or []
+        span = turn_range(turns)
+        if isinstance(span, str):
+            return span
+        hits = await find_summarized(ctx, query, max(1, min(limit, MAX_RECALLED)), span) or []
         if hits:
             answer = await render_hits(hits, counter, room)
+        elif span is not None:
+            answer = f"No earlier message of turns {turns.strip()} matches {query!r}."
         else:
             answer = f"No earlier message of this conversation matches {query!r}."
         found = tuple(hit.index for hit in hits)
@@ -53,3 +62,18 @@ async def recall_tools(ctx: TurnContext) -> list[Tool]:
         return answer
 
     return [Tool.from_function(recall_history, name=RECALL_TOOL_NAME)]
+
+
+_TURNS = re.compile(r"\s*(\d+)\s*(?:(?:-|to|\.\.)\s*(\d+)\s*)?")
+
+
+def turn_range(text: str) -> tuple[int, int] | str | None:
+    """The turns ``text`` names ("7", "7-12"): None for any; a str says what is wrong."""
+    if not text.strip():
+        return None
+    found = _TURNS.fullmatch(text)
+    if found is None:
+        return f"turns must be a turn or a range of turns, such as 7 or 7-12, not {text!r}."
+    first = int(found.group(1))
+    last = int(found.group(2)) if found.group(2) is not None else first
+    return (first, last) if first <= last else (last, first)
