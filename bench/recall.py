@@ -74,8 +74,57 @@ async def open_store(engine: str, folder: Path, name: str) -> MemoryStore:
     return PostgresStore(dsn)
 
 
-async def quality(set_name: str, engines: Sequence[str]) -> None:
-    print(f"recall of planted facts, {set_name} set (seeds {SEEDS[set_name]}), no model")
+CJK_WAYS = ("chars", "bigrams", "chars-only")
+"""How CJK text may be searched (``--cjk``): what the stores do (``chars``: a character a
+token, a query's run as its two-character phrases), or, to measure against it,
+``bigrams`` (a run indexed and looked for as its overlapping two-character words) and
+``chars-only`` (a query's characters looked for one by one, no phrases)."""
+
+
+def use_cjk(way: str) -> None:
+    """Make every store search CJK text the ``way`` given (see :data:`CJK_WAYS`)."""
+    from agentcore.stores import _search_text as text
+    from agentcore.stores import search
+
+    if way == "bigrams":
+        plain_tokens = text.tokens
+
+        def bigram_tokens(value: str) -> list[str]:
+            out: list[str] = []
+            run: list[str] = []
+            for token in [*plain_tokens(value), ""]:
+                if token and text._CJK_CHARACTER.fullmatch(token):
+                    run.append(token)
+                    continue
+                if len(run) == 1:
+                    out.append(run[0])
+                out.extend(a + b for a, b in zip(run, run[1:], strict=False))
+                run = []
+                if token:
+                    out.append(token)
+            return out
+
+        text.tokens = bigram_tokens  # type: ignore[assignment]
+    elif way == "chars-only":
+        plain_terms = text.search_terms
+
+        def character_terms(query: str) -> list[text.SearchTerm]:
+            found: dict[text.SearchTerm, None] = {}
+            for term in plain_terms(query):
+                for token in term.tokens if len(term.tokens) > 1 else (term.tokens[0],):
+                    found.setdefault(text.SearchTerm((token,), term.prefix), None)
+            return list(found)
+
+        text.search_terms = character_terms  # type: ignore[assignment]
+        search.search_terms = character_terms  # type: ignore[assignment]
+
+
+async def quality(set_name: str, engines: Sequence[str], cjk: str = "chars") -> None:
+    use_cjk(cjk)
+    print(
+        f"recall of planted facts, {set_name} set (seeds {SEEDS[set_name]}), no model, "
+        f"CJK searched as {cjk}"
+    )
     print("| engine | kind | facts | recall@1 | recall@5 |")
     print("|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
@@ -227,12 +276,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     q = sub.add_parser("quality", help="recall@1 and recall@5 of planted facts")
     q.add_argument("--set", choices=sorted(SEEDS), default="tuning")
     q.add_argument("--engines", nargs="+", default=["memory", "sqlite"])
+    q.add_argument("--cjk", choices=CJK_WAYS, default="chars", help="how CJK text is searched")
     lat = sub.add_parser("latency", help="search and write time as the store grows")
     lat.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000])
     lat.add_argument("--engines", nargs="+", default=["sqlite"])
     args = parser.parse_args(argv)
     if args.command == "quality":
-        asyncio.run(quality(args.set, args.engines))
+        asyncio.run(quality(args.set, args.engines, args.cjk))
     else:
         asyncio.run(latency(args.sizes, args.engines))
     return 0
