@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +99,7 @@ def use_cjk(way: str) -> None:
                     continue
                 if len(run) == 1:
                     out.append(run[0])
-                out.extend(a + b for a, b in zip(run, run[1:], strict=False))
+                out.extend(a + b for a, b in pairwise(run))
                 run = []
                 if token:
                     out.append(token)
