@@ -196,20 +196,17 @@ class LlmCycle:
             # Every setting was checked when the cycle was made: the request is built
             # without running the validators again (a turn makes one or more).
             request: LlmRequest = _new(LlmRequest)
-            for name, value in (
-                ("messages", tuple(messages)),
-                ("tools", tuple(tools)),
-                ("model", self.model),
-                ("max_tokens", self.max_tokens),
-                ("purpose", self.purpose),
-                ("temperature", self.temperature),
-                ("stop", self.stop),
-                ("cache_key", self.cache_key),
-                ("tool_choice", choice),
-                ("output", self.output),
-                ("extra_body", body),
-            ):
-                _set(request, name, value)
+            _set(request, "messages", tuple(messages))
+            _set(request, "tools", tuple(tools))
+            _set(request, "model", self.model)
+            _set(request, "max_tokens", self.max_tokens)
+            _set(request, "purpose", self.purpose)
+            _set(request, "temperature", self.temperature)
+            _set(request, "stop", self.stop)
+            _set(request, "cache_key", self.cache_key)
+            _set(request, "tool_choice", choice)
+            _set(request, "output", self.output)
+            _set(request, "extra_body", body)
             return request
         return LlmRequest(
             messages,
