@@ -52,25 +52,28 @@ def _traced(caller: pluggy.HookCaller) -> bool:
     return bool(getattr(manager, "trace_calls", False))
 
 
-_CallerFacts = tuple[pluggy.HookCaller, Any, HookPolicy, bool, bool]
+_CallerFacts = tuple[pluggy.HookCaller, Any, HookPolicy, bool, bool, Mapping[str, Any]]
 _FACTS: dict[pluggy.HookCaller, _CallerFacts] = {}
 _MAX_FACTS = 4096
 """How many hook callers' facts :func:`_facts` keeps (several per plugin manager)."""
 
 
 def _facts(caller: pluggy.HookCaller) -> _CallerFacts:
-    """``(caller, spec, policy, firstresult, traced)``: read once per caller and spec.
+    """``(caller, spec, policy, firstresult, traced, defaults)``: read once per caller and spec.
 
-    A hook's spec, and so its policy and ``firstresult``, is kept with it; a spec
-    set later (``add_hookspecs`` after the plugin) is read afresh. Tracing is the
-    manager's, fixed when it was created.
+    A hook's spec, and so its policy, ``firstresult`` and the defaults of its
+    arguments, is kept with it; a spec set later (``add_hookspecs`` after the
+    plugin) is read afresh. Tracing is the manager's, fixed when it was created.
     """
     spec = caller.spec
     kept = _FACTS.get(caller)  # a caller hashes by its identity
     if kept is not None and kept[1] is spec:
         return kept
     firstresult = bool(spec is not None and spec.opts.get("firstresult"))
-    facts = (caller, spec, caller_policy(caller), firstresult, _traced(caller))
+    defaults: Mapping[str, Any] = {}
+    if spec is not None:
+        defaults = getattr(spec, "kwargdefaults", None) or {}
+    facts = (caller, spec, caller_policy(caller), firstresult, _traced(caller), defaults)
     if len(_FACTS) >= _MAX_FACTS:
         _FACTS.clear()
     _FACTS[caller] = facts
@@ -111,17 +114,15 @@ async def call_hook(caller: pluggy.HookCaller, /, **kwargs: Any) -> Any:
 
     :raises TypeError: The hook is declared ``sync=True``: call it as pluggy does.
     """
-    _, spec, policy, firstresult, trace = _facts(caller)
+    _, _, policy, firstresult, trace, defaults = _facts(caller)
     name = caller.name
     if policy.sync:
         raise TypeError(f"the hook {name!r} is synchronous: call it as pm.hook.{name}(...)")
     impls = caller.get_hookimpls()
     if not impls and not trace:  # the common case of a hook no plugin implements
         return None if firstresult else []
-    if spec is not None:
-        defaults: Mapping[str, Any] = getattr(spec, "kwargdefaults", None) or {}
-        if defaults:
-            kwargs = {**defaults, **kwargs}
+    if defaults:
+        kwargs = {**defaults, **kwargs}
     if trace:
         trace_before(name, impls, kwargs)
     elif len(impls) == 1 and not (impls[0].wrapper or impls[0].hookwrapper):

@@ -52,7 +52,9 @@ taught must not size another's requests.
 
 def provider_windows(bundle: AgentBundle) -> ProviderWindows:
     """The record of ``bundle.provider`` in the bundle's stash, made on first use."""
-    records = bundle.stash.setdefault(WINDOWS, {})
+    records = bundle.stash.get(WINDOWS, None)
+    if records is None:
+        records = bundle.stash.setdefault(WINDOWS, {})
     record = records.get(id(bundle.provider))
     if record is None or record.provider is not bundle.provider:
         record = records[id(bundle.provider)] = ProviderWindows(bundle.provider)
