@@ -40,8 +40,8 @@ Prints, each figure the median of many turns after a warm-up:
 
 The model is an instant fake (a fixed reply and usage, no counting), so the
 figures are agentcore's own cost. Run from the repository root with the
-development environment: ``.venv/bin/python -m bench.turn_floor`` (about a
-minute; ``--turns`` changes how many turns each figure takes). Nothing here
+development environment: ``.venv/bin/python -m bench.turn_floor`` (a minute or
+two; ``--turns`` changes how many turns each figure takes). Nothing here
 is part of the tests.
 """
 
