@@ -52,28 +52,31 @@ def _traced(caller: pluggy.HookCaller) -> bool:
     return bool(getattr(manager, "trace_calls", False))
 
 
-_CallerFacts = tuple[pluggy.HookCaller, Any, HookPolicy, bool, bool]
-_FACTS: dict[int, _CallerFacts] = {}
+_CallerFacts = tuple[pluggy.HookCaller, Any, HookPolicy, bool, bool, Mapping[str, Any]]
+_FACTS: dict[pluggy.HookCaller, _CallerFacts] = {}
 _MAX_FACTS = 4096
 """How many hook callers' facts :func:`_facts` keeps (several per plugin manager)."""
 
 
 def _facts(caller: pluggy.HookCaller) -> _CallerFacts:
-    """``(caller, spec, policy, firstresult, traced)``: read once per caller and spec.
+    """``(caller, spec, policy, firstresult, traced, defaults)``: read once per caller and spec.
 
-    A hook's spec, and so its policy and ``firstresult``, is kept with it; a spec
-    set later (``add_hookspecs`` after the plugin) is read afresh. Tracing is the
-    manager's, fixed when it was created.
+    A hook's spec, and so its policy, ``firstresult`` and the defaults of its
+    arguments, is kept with it; a spec set later (``add_hookspecs`` after the
+    plugin) is read afresh. Tracing is the manager's, fixed when it was created.
     """
     spec = caller.spec
-    kept = _FACTS.get(id(caller))
-    if kept is not None and kept[0] is caller and kept[1] is spec:
+    kept = _FACTS.get(caller)  # a caller hashes by its identity
+    if kept is not None and kept[1] is spec:
         return kept
     firstresult = bool(spec is not None and spec.opts.get("firstresult"))
-    facts = (caller, spec, caller_policy(caller), firstresult, _traced(caller))
+    defaults: Mapping[str, Any] = {}
+    if spec is not None:
+        defaults = getattr(spec, "kwargdefaults", None) or {}
+    facts = (caller, spec, caller_policy(caller), firstresult, _traced(caller), defaults)
     if len(_FACTS) >= _MAX_FACTS:
         _FACTS.clear()
-    _FACTS[id(caller)] = facts
+    _FACTS[caller] = facts
     return facts
 
 
@@ -111,18 +114,34 @@ async def call_hook(caller: pluggy.HookCaller, /, **kwargs: Any) -> Any:
 
     :raises TypeError: The hook is declared ``sync=True``: call it as pluggy does.
     """
-    _, spec, policy, firstresult, trace = _facts(caller)
+    _, _, policy, firstresult, trace, defaults = _facts(caller)
     name = caller.name
     if policy.sync:
         raise TypeError(f"the hook {name!r} is synchronous: call it as pm.hook.{name}(...)")
     impls = caller.get_hookimpls()
     if not impls and not trace:  # the common case of a hook no plugin implements
         return None if firstresult else []
-    if spec is not None:
-        defaults: Mapping[str, Any] = getattr(spec, "kwargdefaults", None) or {}
+    if defaults:
         kwargs = {**defaults, **kwargs}
     if trace:
         trace_before(name, impls, kwargs)
+    elif len(impls) == 1 and not (impls[0].wrapper or impls[0].hookwrapper):
+        # One implementation, no wrapper (most hooks): the loop below, without the
+        # wrappers' bookkeeping.
+        impl = impls[0]
+        args, extra = _arguments(impl, kwargs)
+        try:
+            value = impl.function(*args, **extra) if extra else impl.function(*args)
+            if type(value) is _COROUTINE or (value is not None and inspect.isawaitable(value)):
+                value = await value
+        except Exception as exc:
+            if not policy.isolate or isinstance(exc, policy.propagate):
+                raise
+            _log_failure(impl, name, kwargs)
+            value = None
+        if firstresult:
+            return value
+        return [] if value is None else [value]
     isolate, propagate = policy.isolate, policy.propagate
     results: list[Any] = []
     exception: BaseException | None = None
@@ -134,7 +153,12 @@ async def call_hook(caller: pluggy.HookCaller, /, **kwargs: Any) -> Any:
                 if impl.wrapper or impl.hookwrapper:
                     teardowns.append((impl, _start_wrapper(impl, args, extra)))
                     continue
-                value = await await_me_maybe(impl.function(*args, **extra))
+                value = impl.function(*args, **extra) if extra else impl.function(*args)
+                # An async implementation's coroutine, told at once; anything else that
+                # is awaitable (a future, an object with __await__) too, as pluggy's
+                # results would be awaited by await_me_maybe.
+                if type(value) is _COROUTINE or (value is not None and inspect.isawaitable(value)):
+                    value = await value
             except Exception as exc:
                 if not isolate or isinstance(exc, propagate):
                     raise
@@ -147,17 +171,18 @@ async def call_hook(caller: pluggy.HookCaller, /, **kwargs: Any) -> Any:
     except BaseException as exc:
         exception = exc
     result: Any = (results[0] if results else None) if firstresult else results
-    for impl, teardown in reversed(teardowns):
-        try:
-            result = _finish_wrapper(impl, teardown, result, exception)
-            exception = None
-        except Exception as exc:
-            if not isolate or exc is exception or isinstance(exc, propagate):
+    if teardowns:
+        for impl, teardown in reversed(teardowns):
+            try:
+                result = _finish_wrapper(impl, teardown, result, exception)
+                exception = None
+            except Exception as exc:
+                if not isolate or exc is exception or isinstance(exc, propagate):
+                    exception = exc
+                else:
+                    _log_failure(impl, name, kwargs)
+            except BaseException as exc:
                 exception = exc
-            else:
-                _log_failure(impl, name, kwargs)
-        except BaseException as exc:
-            exception = exc
     if exception is not None:
         raise exception
     if trace:
@@ -165,15 +190,25 @@ async def call_hook(caller: pluggy.HookCaller, /, **kwargs: Any) -> Any:
     return result
 
 
+_COROUTINE = types.CoroutineType
+"""What an ``async def`` implementation returns: awaited without :func:`inspect.isawaitable`."""
+
+
 def _arguments(impl: HookImpl, kwargs: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
     """The positional and keyword arguments of ``impl`` from the call's ``kwargs``."""
     try:
-        args = [kwargs[name] for name in impl.argnames]
+        args = list(map(kwargs.__getitem__, impl.argnames))
     except KeyError as missing:
         raise HookCallError(f"hook call must provide argument {missing.args[0]!r}") from missing
     # A parameter with a default gets the call's value when the call gives one.
-    names: tuple[str, ...] = tuple(getattr(impl, "kwargnames", ()))
+    names: tuple[str, ...] = getattr(impl, "kwargnames", ())
+    if not names:
+        return args, _NO_EXTRA
     return args, {name: kwargs[name] for name in names if name in kwargs}
+
+
+_NO_EXTRA: dict[str, Any] = {}
+"""The keyword arguments of an implementation without defaulted parameters (never changed)."""
 
 
 def _start_wrapper(

@@ -49,15 +49,26 @@ class TokenTotals:
         sums = self._sums
         count = offset + len(messages)
         totalled = offset + len(sums) - 1  # the first message without a running total
+        counted: list[int] = []  # the counts read newest first, below, newest first
         if limit is not None and totalled < count:
             total = sums[-1] - sums[start - offset] if start < totalled else 0
             for index in range(count - 1, max(start, totalled) - 1, -1):
-                total += await counter.count_message_async(messages[index - offset])
+                tokens = await counter.count_message_async(messages[index - offset])
+                counted.append(tokens)
+                total += tokens
                 if total > limit:
                     return total
-        for message in messages[len(sums) - 1 :]:  # counted above: their counts are kept
-            sums.append(sums[-1] + await counter.count_message_async(message))
-        return sums[-1] - sums[start - offset]
+        # Each message past the running totals is added to them: those just counted
+        # from the counts read above (the newest ones), the others counted now.
+        last = sums[-1]
+        unread = count - totalled - len(counted)  # the oldest ones, not read above
+        for message in messages[len(sums) - 1 : len(sums) - 1 + unread]:
+            last += await counter.count_message_async(message)
+            sums.append(last)
+        for tokens in reversed(counted):
+            last += tokens
+            sums.append(last)
+        return last - sums[start - offset]
 
     def drop(self, cut: int, offset: int) -> None:
         """Forget the first ``cut`` loaded messages: the window now starts at ``offset``."""

@@ -149,6 +149,7 @@ class TurnRunner:
                 self.lock.release()
 
         sync, lease = self._sync, self.lease
+        hooks = self._hooks  # the session's plugin manager is its bundle's, fixed for the turn
         try:
             deadline = self.deadline()
             async with deadline.guard():
@@ -185,9 +186,9 @@ class TurnRunner:
                     streamed: tuple[ResponseComplete, CycleResult] | None = None
                     if stream:
                         async with deadline.guard():
-                            await self._hooks.on_turn_start(ctx=ctx)
-                            tools = await self._turn_tools(ctx)
-                        cycle = self._cycle(ctx, user_message, tools)
+                            await hooks.on_turn_start(ctx=ctx)
+                            tools = await self._turn_tools(ctx, hooks)
+                        cycle = self._cycle(ctx, user_message, tools, hooks)
                         streamed_items = self._streamed(cycle, deadline, tools)
                         async with contextlib.aclosing(streamed_items) as items:
                             async for item in items:
@@ -205,7 +206,7 @@ class TurnRunner:
                                 added = await self._stored_form(user_message, result)
                                 done = (event, added, result)
                             else:
-                                done = await self._plain(ctx, user_message)
+                                done = await self._plain(ctx, user_message, hooks)
                             reply = final_message(done[1], done[2])
                             stored_now = await self._store(
                                 slot,
@@ -235,7 +236,7 @@ class TurnRunner:
                     else:  # another writer stored this turn id meanwhile: hand over its reply
                         duplicate = sync.last_reply or reply
             except BaseException as exc:
-                await self._hooks.on_turn_error(ctx=ctx, error=exc)
+                await hooks.on_turn_error(ctx=ctx, error=exc)
                 raise
             if duplicate is not None:
                 release()
@@ -246,9 +247,9 @@ class TurnRunner:
                 assert reply is not None  # set before the turn was stored
                 # Past its deadline, a stored turn skips its remaining end hooks and is
                 # handed over; a cancel of the caller propagates. No end hook, no guard.
-                if self._hooks.has_end_hooks():
+                if hooks.has_end_hooks():
                     async with deadline.guard(consume=True):
-                        await self._end_turn(ctx, user_message, added, result)
+                        await self._end_turn(ctx, user_message, added, result, hooks)
                 release()
                 yield FinalEvent(event, reply)
         finally:
@@ -280,12 +281,12 @@ class TurnRunner:
         )
 
     async def _plain(
-        self, ctx: TurnContext, user_message: Message
+        self, ctx: TurnContext, user_message: Message, hooks: CoreHooks
     ) -> tuple[ResponseComplete, list[Message], CycleResult]:
         """A plain turn up to its store write: ``on_turn_start``, the model, the counting."""
-        await self._hooks.on_turn_start(ctx=ctx)
-        tools = await self._turn_tools(ctx)
-        result = await self._complete(self._cycle(ctx, user_message, tools), tools)
+        await hooks.on_turn_start(ctx=ctx)
+        tools = await self._turn_tools(ctx, hooks)
+        result = await self._complete(self._cycle(ctx, user_message, tools, hooks), tools)
         check_reply(result)
         added = await self._stored_form(user_message, result)
         return ResponseComplete(result.response), added, result
@@ -296,10 +297,10 @@ class TurnRunner:
         await self._count_for_storage([user_message, *added])
         return added
 
-    async def _turn_tools(self, ctx: TurnContext) -> ToolRegistry | None:
+    async def _turn_tools(self, ctx: TurnContext, hooks: CoreHooks) -> ToolRegistry | None:
         """The bundle's tools, with those the plugins offer for this turn (``offer_tools``)."""
         tools = self._session.bundle.tools
-        offered = await self._hooks.offer_tools(ctx=ctx)
+        offered = await hooks.offer_tools(ctx=ctx)
         if not offered:
             return tools
         base = tools if tools is not None else ToolRegistry()
@@ -340,13 +341,17 @@ class TurnRunner:
             await stream.aclose()
 
     def _cycle(
-        self, ctx: TurnContext, user_message: Message, tools: ToolRegistry | None
+        self,
+        ctx: TurnContext,
+        user_message: Message,
+        tools: ToolRegistry | None,
+        hooks: CoreHooks,
     ) -> LlmCycle:
         async def prepare(added: Sequence[Message]) -> tuple[Message, ...]:
             ctx.messages = [user_message, *added]
             ctx.context = None
             ctx.request_body.clear()
-            await self._hooks.before_model_call(ctx=ctx)
+            await hooks.before_model_call(ctx=ctx)
             if ctx.context is not None:
                 return (*ctx.context, *ctx.messages)
             return ctx.slot.load_messages_with(ctx.messages)  # one copy: the request's
@@ -429,15 +434,20 @@ class TurnRunner:
             await counter.count_message_async(message)
 
     async def _end_turn(
-        self, ctx: TurnContext, user_message: Message, added: list[Message], result: CycleResult
+        self,
+        ctx: TurnContext,
+        user_message: Message,
+        added: list[Message],
+        result: CycleResult,
+        hooks: CoreHooks,
     ) -> None:
         """Run the end hooks of a stored turn; a cancel skips the rest of them and propagates."""
         ctx.messages = [user_message, *added]
         ctx.usage = result.usage
         ctx.response = result.response
         try:
-            await self._hooks.on_turn_end(ctx=ctx)
-            await self._hooks.post_turn_end(ctx=ctx)
+            await hooks.on_turn_end(ctx=ctx)
+            await hooks.post_turn_end(ctx=ctx)
         except asyncio.CancelledError:
             logger.warning(
                 "session %r turn %d was cancelled in its end hooks, after it was stored: "

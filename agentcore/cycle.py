@@ -171,8 +171,19 @@ class LlmCycle:
         """
         _check_provider(self, _PROVIDER_FIELD, provider)
         cycle: LlmCycle = _new(LlmCycle)
-        for name in _SETTING_FIELDS:
-            _set(cycle, name, getattr(self, name))
+        if _SETTINGS_KNOWN:  # the settings set one by one (a session's every turn makes one)
+            _set(cycle, "model", self.model)
+            _set(cycle, "max_tokens", self.max_tokens)
+            _set(cycle, "temperature", self.temperature)
+            _set(cycle, "stop", self.stop)
+            _set(cycle, "purpose", self.purpose)
+            _set(cycle, "max_tool_rounds", self.max_tool_rounds)
+            _set(cycle, "cache_key", self.cache_key)
+            _set(cycle, "tool_choice", self.tool_choice)
+            _set(cycle, "output", self.output)
+        else:  # pragma: no cover - a cycle with other settings
+            for name in _SETTING_FIELDS:
+                _set(cycle, name, getattr(self, name))
         _set(cycle, "provider", provider)
         _set(cycle, "prepare", prepare)
         _set(cycle, "on_overflow", on_overflow)
@@ -196,20 +207,17 @@ class LlmCycle:
             # Every setting was checked when the cycle was made: the request is built
             # without running the validators again (a turn makes one or more).
             request: LlmRequest = _new(LlmRequest)
-            for name, value in (
-                ("messages", tuple(messages)),
-                ("tools", tuple(tools)),
-                ("model", self.model),
-                ("max_tokens", self.max_tokens),
-                ("purpose", self.purpose),
-                ("temperature", self.temperature),
-                ("stop", self.stop),
-                ("cache_key", self.cache_key),
-                ("tool_choice", choice),
-                ("output", self.output),
-                ("extra_body", body),
-            ):
-                _set(request, name, value)
+            _set(request, "messages", tuple(messages))
+            _set(request, "tools", tuple(tools))
+            _set(request, "model", self.model)
+            _set(request, "max_tokens", self.max_tokens)
+            _set(request, "purpose", self.purpose)
+            _set(request, "temperature", self.temperature)
+            _set(request, "stop", self.stop)
+            _set(request, "cache_key", self.cache_key)
+            _set(request, "tool_choice", choice)
+            _set(request, "output", self.output)
+            _set(request, "extra_body", body)
             return request
         return LlmRequest(
             messages,
@@ -305,3 +313,15 @@ _SETTING_FIELDS = tuple(
     if name not in ("provider", "prepare", "on_overflow", "tool_hooks", "request_body")
 )
 """The fields :meth:`LlmCycle.with_calls` copies: every one but those it is given."""
+_SETTINGS_KNOWN = _SETTING_FIELDS == (
+    "model",
+    "max_tokens",
+    "temperature",
+    "stop",
+    "purpose",
+    "max_tool_rounds",
+    "cache_key",
+    "tool_choice",
+    "output",
+)
+"""Whether the settings are the ones :meth:`LlmCycle.with_calls` sets by name."""

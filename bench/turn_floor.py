@@ -19,6 +19,11 @@ Prints, each figure the median of many turns after a warm-up:
   (in blocks between its turns, see :class:`Paired`: a shared machine's speed
   drifts within a run, by two times and more);
 - the non-summarizing autosummary turn with 4 and with 40 tools registered;
+- the published figure: the SQLite turn with autosummary (never summarizing) and
+  the direct store write of the same turn, measured side by side in one event loop
+  (alternating blocks of turns, see :func:`beside_store_write`), their ratio, and
+  the floor measured beside them; with the summary turn's median (instant
+  summarizer) from the table above;
 - the decoding of one stored message (text, and two tool calls): json.loads
   alone, json.loads with cattrs (every message before the fast path), and the
   stores' decode;
@@ -30,12 +35,13 @@ Prints, each figure the median of many turns after a warm-up:
   ``git worktree add /tmp/c37 c37a590`` or ``git archive``), the memory and
   SQLite turns without plugins and the SQLite turn with autosummary of that
   checkout and of this one, in alternating child processes (same loop, same
-  instant model), side by side with their ratio.
+  instant model), side by side with their ratio; and the published figure and the
+  summary turn of both, the same way.
 
 The model is an instant fake (a fixed reply and usage, no counting), so the
 figures are agentcore's own cost. Run from the repository root with the
-development environment: ``.venv/bin/python -m bench.turn_floor`` (about a
-minute; ``--turns`` changes how many turns each figure takes). Nothing here
+development environment: ``.venv/bin/python -m bench.turn_floor`` (a minute or
+two; ``--turns`` changes how many turns each figure takes). Nothing here
 is part of the tests.
 """
 
@@ -81,11 +87,15 @@ class InstantModel:
     model = None
 
     def __init__(self) -> None:
+        from agentcore import LlmResponse, Message, Usage
+
         self.summaries = 0
+        # Imported once, not on every call (an import statement costs a few µs a turn).
+        self._classes = (LlmResponse, Message, Usage)
 
     async def complete(self, request: Any) -> Any:
         """The reply: a short summary for a summary call, :data:`REPLY` otherwise."""
-        from agentcore import LlmResponse, Message, Usage
+        LlmResponse, Message, Usage = self._classes
 
         if request.purpose != "turn":
             self.summaries += 1
@@ -244,6 +254,23 @@ BLOCK_WARMUP = 10
 """How many floors start a block unkept (its caches warming)."""
 
 
+def quiet_config() -> Any:
+    """The autosummary config that never summarizes here: a window of a million tokens.
+
+    The slot's window grows by two messages a turn, and each request carries all of them.
+    """
+    from agentcore_autosummary import SummaryConfig
+
+    return SummaryConfig(max_context_tokens=1_000_000)
+
+
+def busy_config() -> Any:
+    """The autosummary config that summarizes every 26 turns or so, the window kept small."""
+    from agentcore_autosummary import SummaryConfig
+
+    return SummaryConfig(max_context_tokens=2_000, max_summary_tokens=200)
+
+
 def decoding(count: int) -> list[tuple[str, float, float, float]]:
     """µs to decode one stored message: json.loads alone, then cattrs, then the store's decode.
 
@@ -284,6 +311,84 @@ def decoding(count: int) -> list[tuple[str, float, float, float]]:
     return rows
 
 
+class BenchSession:
+    """One session of the bench's turns, answered by :class:`InstantModel`.
+
+    ``sqlite``: on :class:`~agentcore.SqliteStore` (a file of its own), else
+    InMemoryStore; ``summary``: autosummary on with that config (the slot Focused);
+    ``tools``: that many tools registered; ``lease``: with the session lease (the
+    builder's default); off, as one session object per session runs, unless a row
+    says otherwise, so the rows stay comparable with the checkouts before the lease
+    was the default.
+    """
+
+    def __init__(self, session: Any, model: InstantModel, store: Any) -> None:
+        self.session = session
+        self.model = model
+        self.store = store
+
+    @classmethod
+    def open(
+        cls, *, sqlite: bool, summary: Any = None, tools: int = 0, lease: bool = False
+    ) -> BenchSession:
+        """A new session, not loaded yet (its first turn loads it)."""
+        from agentcore import (
+            Agent,
+            AgentBuilder,
+            AgentSession,
+            FocusedConfig,
+            InMemoryStore,
+            SqliteStore,
+            ToolRegistry,
+        )
+
+        model = InstantModel()
+        store: Any
+        if sqlite:
+            store = SqliteStore(Path(tempfile.mkdtemp(prefix="turn-floor-")) / "turns.db")
+        else:
+            store = InMemoryStore()
+        # Plugins are registered by hand, never discovered: an older checkout run by --old
+        # would otherwise load this tree's other plugins (their entry points) into its core.
+        builder = AgentBuilder().provider(model).store(store).load_plugins(False)
+        if hasattr(builder, "session_lease"):  # an older checkout (--old) may not have it
+            builder.session_lease(lease)
+        if summary is not None:
+            from agentcore_autosummary import plugin as autosummary_plugin
+
+            builder.plugin(autosummary_plugin).setting("summary_config", summary)
+        if tools:
+            registry = ToolRegistry()
+            for index in range(tools):
+
+                def lookup(query: str, limit: int = 5) -> str:
+                    """Look the query up in the knowledge base and return the best matches.
+
+                    Args:
+                        query: what to look for.
+                        limit: how many matches to return at most.
+                    """
+                    return query
+
+                registry.register(lookup, name=f"lookup_{index}")
+            builder.tool_registry(registry)
+        mode: Any = FocusedConfig() if summary is not None else "full"
+        agent = Agent("bench", system_prompt=SYSTEM_PROMPT)
+        return cls(AgentSession(agent, "s", builder.build(), mode), model, store)
+
+    async def turn(self, index: int) -> bool:
+        """Turn ``index`` (its user message :func:`user_text`); whether it made a summary call."""
+        before = self.model.summaries
+        await self.session.submit_turn(user_text(index))
+        return self.model.summaries != before
+
+    async def close(self) -> None:
+        """Close the session, and its store when it is a file."""
+        await self.session.aclose()
+        if hasattr(self.store, "path"):
+            await self.store.close()
+
+
 async def turns(
     *,
     sqlite: bool,
@@ -295,122 +400,135 @@ async def turns(
 ) -> tuple[list[float], list[float], list[float]]:
     """Seconds of each turn of one session, of those that made a summary call, and of the others.
 
-    ``paired``: the floor is measured between the timed turns (see :class:`Paired`).
-    ``lease``: with the session lease (the builder's default); off, as one session
-    object per session runs, unless a row says otherwise, so the rows stay comparable
-    with the checkouts before the lease was the default.
+    The session is a :class:`BenchSession` (``sqlite``, ``summary``, ``tools`` and
+    ``lease`` as there); ``paired``: the floor is measured between the timed turns
+    (see :class:`Paired`).
     """
-    from agentcore import (
-        Agent,
-        AgentBuilder,
-        AgentSession,
-        FocusedConfig,
-        InMemoryStore,
-        SqliteStore,
-        ToolRegistry,
-    )
-
-    model = InstantModel()
-    store: Any
-    if sqlite:
-        store = SqliteStore(Path(tempfile.mkdtemp(prefix="turn-floor-")) / "turns.db")
-    else:
-        store = InMemoryStore()
-    # Plugins are registered by hand, never discovered: an older checkout run by --old would
-    # otherwise load this tree's other plugins (their entry points) into its older core.
-    builder = AgentBuilder().provider(model).store(store).load_plugins(False)
-    if hasattr(builder, "session_lease"):  # an older checkout (--old) may not have it
-        builder.session_lease(lease)
-    if summary is not None:
-        from agentcore_autosummary import plugin as autosummary_plugin
-
-        builder.plugin(autosummary_plugin).setting("summary_config", summary)
-    if tools:
-        registry = ToolRegistry()
-        for index in range(tools):
-
-            def lookup(query: str, limit: int = 5) -> str:
-                """Look the query up in the knowledge base and return the best matches.
-
-                Args:
-                    query: what to look for.
-                    limit: how many matches to return at most.
-                """
-                return query
-
-            registry.register(lookup, name=f"lookup_{index}")
-        builder.tool_registry(registry)
-    mode: Any = FocusedConfig() if summary is not None else "full"
-    session = AgentSession(Agent("bench", system_prompt=SYSTEM_PROMPT), "s", builder.build(), mode)
+    bench = BenchSession.open(sqlite=sqlite, summary=summary, tools=tools, lease=lease)
     for index in range(WARMUP):
-        await session.submit_turn(user_text(index))
+        await bench.turn(index)
     every: list[float] = []
     summarizing: list[float] = []
     others: list[float] = []
     for index in range(WARMUP, WARMUP + count):
         if paired is not None:
             paired.between(index - WARMUP)
-        before = model.summaries
         start = time.perf_counter()
-        await session.submit_turn(user_text(index))
+        summarized = await bench.turn(index)
         elapsed = time.perf_counter() - start
         every.append(elapsed)
-        (summarizing if model.summaries != before else others).append(elapsed)
-    await session.aclose()
-    if sqlite:
-        await store.close()
+        (summarizing if summarized else others).append(elapsed)
+    await bench.close()
     return every, summarizing, others
 
 
-async def store_write_times(count: int = TURNS, paired: Paired | None = None) -> list[float]:
-    """Seconds of a turn's own store work, called directly: no session, no hooks, no model.
+class DirectWrites:
+    """A turn's own store work, called directly: no session, no hooks, no model.
 
-    Each write is the one a session makes for a turn on SqliteStore: the user's message
-    and the reply made and counted (tiktoken, cl100k), then ``SqliteStore.write`` of a
-    ``StoreWrite`` with both messages, the session state, a new turn id and the slot's
-    guard. That is the floor's work plus what the store adds to keep its promises (the
-    conflict check, the idempotency row, the state's JSON, the encoding's checks): what
-    a turn costs before any of the session's own machinery.
+    Each :meth:`write` is the one a session makes for a turn on SqliteStore: the
+    user's message and the reply made and counted (tiktoken, cl100k), then
+    ``SqliteStore.write`` of a ``StoreWrite`` with both messages, the session state, a
+    new turn id and the slot's guard. That is the floor's work plus what the store
+    adds to keep its promises (the conflict check, the idempotency row, the state's
+    JSON, the encoding's checks): what a turn costs before any of the session's own
+    machinery.
     """
-    from agentcore import Agent, AgentBuilder, AgentSession, Message, SqliteStore, Usage
-    from agentcore.stores import MessageAppend, SessionState, StoreWrite
-    from agentcore.tokens import get_token_counter
 
-    store = SqliteStore(Path(tempfile.mkdtemp(prefix="turn-floor-")) / "direct.db")
-    builder = AgentBuilder().provider(InstantModel()).store(store).load_plugins(False)
-    session = AgentSession(Agent("bench", system_prompt=SYSTEM_PROMPT), "s", builder.build())
-    await session.submit_turn(user_text(0))  # the session, its slot and its config stored
-    await session.aclose()
-    counter = get_token_counter(None)
-    stored = 2  # the messages the slot holds
-    usage = Usage(input_tokens=100, output_tokens=20)
+    def __init__(self, store: Any) -> None:
+        from agentcore import Usage
+        from agentcore.tokens import get_token_counter
 
-    async def write(index: int) -> None:
-        nonlocal stored
+        self._store = store
+        self._counter = get_token_counter(None)
+        self._stored = 2  # the messages the slot holds
+        self._usage = Usage(input_tokens=100, output_tokens=20)
+
+    @classmethod
+    async def open(cls) -> DirectWrites:
+        """A SQLite file holding one session of one turn (its slot and config stored)."""
+        from agentcore import Agent, AgentBuilder, AgentSession, SqliteStore
+
+        store = SqliteStore(Path(tempfile.mkdtemp(prefix="turn-floor-")) / "direct.db")
+        builder = AgentBuilder().provider(InstantModel()).store(store).load_plugins(False)
+        session = AgentSession(Agent("bench", system_prompt=SYSTEM_PROMPT), "s", builder.build())
+        await session.submit_turn(user_text(0))  # the session, its slot and its config stored
+        await session.aclose()
+        return cls(store)
+
+    async def write(self, index: int) -> None:
+        """The store work of turn ``index``: its two messages counted and stored."""
+        from agentcore import Message
+        from agentcore.stores import MessageAppend, SessionState, StoreWrite
+
         messages = (Message.user(user_text(index)), Message.assistant(REPLY))
         for message in messages:
-            await counter.count_message_async(message)
-        state = SessionState(turn_index=index, cost={"turn": usage})
+            await self._counter.count_message_async(message)
+        state = SessionState(turn_index=index, cost={"turn": self._usage})
         batch = StoreWrite(
             "s",
-            appends={"default": MessageAppend(stored, messages)},
+            appends={"default": MessageAppend(self._stored, messages)},
             state=state,
             turn_id=os.urandom(16).hex(),
         )
-        await store.write(batch)
-        stored += 2
+        await self._store.write(batch)
+        self._stored += 2
 
+    async def close(self) -> None:
+        """Close the store."""
+        await self._store.close()
+
+
+async def store_write_times(count: int = TURNS, paired: Paired | None = None) -> list[float]:
+    """Seconds of each of ``count`` :meth:`DirectWrites.write` calls, after a warm-up."""
+    direct = await DirectWrites.open()
     for index in range(1, 1 + WARMUP):
-        await write(index)
+        await direct.write(index)
     samples = []
     for index in range(1 + WARMUP, 1 + WARMUP + count):
         if paired is not None:
             paired.between(index - 1 - WARMUP)
         start = time.perf_counter()
-        await write(index)
+        await direct.write(index)
         samples.append(time.perf_counter() - start)
-    await store.close()
+    await direct.close()
     return samples
+
+
+async def beside_store_write(
+    count: int = TURNS, paired: Paired | None = None
+) -> tuple[list[float], list[float]]:
+    """Seconds of the SQLite turn with autosummary and of its direct store write, side by side.
+
+    The published figure's two sides, in one event loop, each on a SQLite file of its
+    own: the :class:`BenchSession` of :func:`quiet_config` (autosummary, never summarizing)
+    and :class:`DirectWrites` of the same turns (the same user message and reply), in
+    alternating blocks of :data:`BLOCK_TURNS` turns (which goes first swapped every
+    block), the floor's blocks between them (``paired``), after a warm-up of each. A
+    shared machine's speed drifts within a run: measured in turns, the two sides see
+    the same stretch of time, so their ratio does not drift with it.
+    """
+    bench = BenchSession.open(sqlite=True, summary=quiet_config())
+    direct = await DirectWrites.open()
+    for index in range(WARMUP):
+        await bench.turn(index)
+        await direct.write(index)
+    turn_times: list[float] = []
+    write_times: list[float] = []
+    for block_start in range(0, count, BLOCK_TURNS):
+        if paired is not None:
+            paired.between(block_start)
+        block = range(WARMUP + block_start, WARMUP + min(count, block_start + BLOCK_TURNS))
+        sides = [(turn_times, bench.turn), (write_times, direct.write)]
+        if (block_start // BLOCK_TURNS) % 2:
+            sides.reverse()
+        for samples, work in sides:
+            for index in block:
+                start = time.perf_counter()
+                await work(index)
+                samples.append(time.perf_counter() - start)
+    await bench.close()
+    await direct.close()
+    return turn_times, write_times
 
 
 async def resume_times(sizes: tuple[int, ...] = (10, 50_000)) -> dict[str, list[float]]:
@@ -481,25 +599,34 @@ async def live_memory(summary: Any, count: int = 10_000) -> tuple[int, int, floa
 
 
 CHILD_RUNS = {
-    "memory": "memory turn without plugins",
-    "sqlite": "SQLite turn without plugins",
-    "sqlite-summary": "SQLite turn, autosummary (never summarizes here)",
+    "memory": ("memory turn without plugins", "µs"),
+    "sqlite": ("SQLite turn without plugins", "µs"),
+    "sqlite-summary": ("SQLite turn, autosummary (never summarizes here)", "µs"),
+    "ratio": ("SQLite turn with autosummary / its direct store write (the published figure)", "×"),
+    "summary-turn": ("summary turn, instant summarizer (median of the summary turns)", "ms"),
 }
-"""What ``--old`` compares, by the name a child process is given."""
+"""What ``--old`` compares, by the name a child process is given: its label and unit."""
 
 
 def child(count: int, kind: str) -> None:
-    """One turn figure of :data:`CHILD_RUNS`, printed as one number (µs): run in a child."""
+    """One figure of :data:`CHILD_RUNS`, printed as one number in its unit: run in a child."""
+    if kind == "ratio":
+        turn_times, write_times = asyncio.run(beside_store_write(count))
+        print(f"{statistics.median(turn_times) / statistics.median(write_times):.3f}")
+        return
     options: dict[str, Any] = {"sqlite": kind != "memory"}
     if kind == "sqlite-summary":
-        from agentcore_autosummary import SummaryConfig
-
-        options["summary"] = SummaryConfig(max_context_tokens=1_000_000)
-    every, _, _ = asyncio.run(turns(count=count, **options))
+        options["summary"] = quiet_config()
+    if kind == "summary-turn":
+        options["summary"] = busy_config()
+    every, summarizing, _ = asyncio.run(turns(count=count, **options))
+    if kind == "summary-turn":
+        print(f"{median_us(summarizing) / 1e3:.3f}")
+        return
     print(f"{median_us(every):.1f}")
 
 
-def child_turn(path: Path | None, count: int, kind: str) -> float:
+def child_figure(path: Path | None, count: int, kind: str) -> float:
     """:func:`child` run with ``path`` (an older checkout, its plugin too) first on the path."""
     env = dict(os.environ)
     if path is not None:
@@ -534,10 +661,7 @@ def main() -> None:
     if args.child:
         child(args.turns, args.child)
         return
-    from agentcore_autosummary import SummaryConfig
-
-    quiet = SummaryConfig(max_context_tokens=1_000_000)
-    busy = SummaryConfig(max_context_tokens=2_000, max_summary_tokens=200)
+    quiet, busy = quiet_config(), busy_config()
     parts = floor(args.turns)
     base = sum(parts.values())
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, {args.turns} turns a figure")
@@ -571,6 +695,7 @@ def main() -> None:
         )
     )
     paired.close()
+    summary_turns: tuple[list[float], float] = ([], 0.0)
     for label, options in runs:
         paired = Paired()
         every, summarizing, others = asyncio.run(turns(count=args.turns, paired=paired, **options))
@@ -578,10 +703,30 @@ def main() -> None:
         paired.close()
         print(row(label, median_us(every), beside), flush=True)
         if summarizing:
+            summary_turns = (summarizing, beside)
             label = f"  of which the {len(summarizing)} summary turns"
             print(row(label, median_us(summarizing), beside))
             label = f"  and the {len(others)} other turns (a window the summaries keep small)"
             print(row(label, median_us(others), beside))
+
+    paired = Paired()
+    turn_times, write_times = asyncio.run(beside_store_write(args.turns, paired))
+    beside = paired.median_us()
+    paired.close()
+    turn_us, write_us = median_us(turn_times), median_us(write_times)
+    print(
+        f"\n| the turn beside its store write (blocks of {BLOCK_TURNS} turns, alternating) "
+        "| median | floor beside it | × floor |\n|---|---:|---:|---:|"
+    )
+    print(row("SQLite turn, autosummary (never summarizes here)", turn_us, beside))
+    print(row("its own store work, called directly (no session)", write_us, beside))
+    ratio = turn_us / write_us
+    print(f"| **the turn / its store write: the published figure** | **{ratio:.2f}×** |||")
+    summarizing, beside = summary_turns
+    if summarizing:
+        label = f"summary turn, instant summarizer (median of {len(summarizing)}, as above)"
+        value = median_us(summarizing)
+        print(f"| {label} | {value / 1e3:.2f} ms | {beside:.1f} µs | {value / beside:.0f}× |")
 
     print("\n| resume (median of 21) | 10 messages | 50,000 messages | 50,000 / 10 |")
     print("|---|---:|---:|---:|")
@@ -595,18 +740,23 @@ def main() -> None:
 
     if args.old is not None:
         count = min(args.turns, 2_000)
-        for kind, label in CHILD_RUNS.items():
+        for kind, (label, unit) in CHILD_RUNS.items():
             new_runs: list[float] = []
             old_runs: list[float] = []
             for _ in range(PAIRS):
-                old_runs.append(child_turn(args.old, count, kind))
-                new_runs.append(child_turn(None, count, kind))
-            old_us, new_us = statistics.median(old_runs), statistics.median(new_runs)
+                old_runs.append(child_figure(args.old, count, kind))
+                new_runs.append(child_figure(None, count, kind))
+            old_value, new_value = statistics.median(old_runs), statistics.median(new_runs)
+            digits = 1 if unit == "µs" else 2
             print(f"\n{label}, {PAIRS} alternating child processes each:")
-            print("| checkout | median turn | runs |\n|---|---:|---|")
-            print(f"| {args.old} | {old_us:.1f} µs | {', '.join(f'{v:.0f}' for v in old_runs)} |")
-            print(f"| this one | {new_us:.1f} µs | {', '.join(f'{v:.0f}' for v in new_runs)} |")
-            print(f"new / old: {new_us / old_us:.2f}×", flush=True)
+            print("| checkout | median | runs |\n|---|---:|---|")
+            for name, value, values in (
+                (args.old, old_value, old_runs),
+                ("this one", new_value, new_runs),
+            ):
+                listed = ", ".join(f"{v:.{digits}f}" for v in values)
+                print(f"| {name} | {value:.{digits}f} {unit} | {listed} |")
+            print(f"new / old: {new_value / old_value:.2f}×", flush=True)
 
 
 if __name__ == "__main__":

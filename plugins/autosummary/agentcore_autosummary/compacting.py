@@ -20,7 +20,7 @@ from agentcore_autosummary.deciding.plan import (
 )
 from agentcore_autosummary.deciding.windows import effective_config
 from agentcore_autosummary.keeping.runtime import (
-    covered_and_previous,
+    covered_of,
     enabled_config,
     runtime_of,
 )
@@ -111,7 +111,7 @@ async def compact_slot(
     if plan is None:
         # Everything lies in the verbatim tail: a manual compact folds all but the last
         # exchange (the last user message and what answered it).
-        covered, _ = covered_and_previous(slot, state)
+        covered = covered_of(slot, state)
         last = last_exchange_start(slot.messages, covered)
         plan = make_plan(ctx, config, state, planned.correction, keep_from=last)
     if plan is None:

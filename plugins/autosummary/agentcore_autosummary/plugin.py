@@ -46,7 +46,7 @@ from agentcore_autosummary.deciding.windows import effective_config, known_confi
 from agentcore_autosummary.keeping.attachment_turns import note_attachment_turns
 from agentcore_autosummary.keeping.runtime import (
     SETTING,
-    covered_and_previous,
+    covered_of,
     enabled_config,
     learn,
     load_state,
@@ -119,10 +119,12 @@ async def before_model_call(ctx: TurnContext) -> None:
     (see :mod:`agentcore_autosummary.calling.server`).
     """
     config = enabled_config(ctx.config)
+    effective = None
     if config is not None:
         await focus_full_slot(ctx)
-        ask_server(ctx, await effective_config(ctx, config))
-    await fit_request(ctx)
+        effective = await effective_config(ctx, config)
+        ask_server(ctx, effective)
+    await fit_request(ctx, effective)
     await add_recalled(ctx)
 
 
@@ -166,10 +168,11 @@ async def post_turn_end(ctx: TurnContext) -> None:
     pending = runtime.pending.get(slot.id)
     if pending is not None and not pending.done():
         return
-    if slot.id in ctx.stash.get(ATTEMPTED_KEY, set()):
+    attempted = ctx.stash.get(ATTEMPTED_KEY, None)
+    if attempted is not None and slot.id in attempted:
         return  # this turn already tried before a call
     state = await load_state(ctx, runtime)
-    covered, _ = covered_and_previous(slot, state)
+    covered = covered_of(slot, state)
     if (
         server_compacts(ctx, config)
         and not server_declined(ctx, runtime, config)

@@ -24,6 +24,7 @@ from agentcore import (
     InMemoryStore,
     LlmRequest,
     Message,
+    TextBlock,
     ToolUseBlock,
     TurnContext,
     hookimpl,
@@ -31,6 +32,7 @@ from agentcore import (
 from agentcore.testing import MockProvider
 from agentcore.tokens import get_token_counter
 from agentcore_autosummary import SummaryConfig, get_conversation_summary
+from agentcore_autosummary.judging import quoting
 from agentcore_autosummary.judging.quoting import QUOTED, quote_missing
 from agentcore_autosummary.text.sentences import is_statement, sentences
 
@@ -442,3 +444,49 @@ _WORDS = st.lists(
 @example("( \" ' so, we! go)")
 def test_a_statement_is_told_as_the_regular_expression_tells_it(sentence: str) -> None:
     assert is_statement(sentence) == _is_statement_by_regex(sentence)
+
+
+def _newest_by_message(messages: list[Message], cap: int) -> list[str]:
+    # The reference: each message's own sentences (what the user or the assistant wrote),
+    # newest message first until the cap is reached, then oldest first.
+    newest: list[list[str]] = []
+    count = 0
+    for message in reversed(messages):
+        written = ""
+        if message.role in ("user", "assistant"):
+            written = "\n".join(
+                block.text for block in message.content if isinstance(block, TextBlock)
+            )
+        parts = sentences(written)
+        newest.append(parts)
+        count += len(parts)
+        if count >= cap:
+            break
+    return [part for parts in reversed(newest) for part in parts]
+
+
+_CONVERSATION = st.lists(
+    st.tuples(st.sampled_from(["user", "assistant", "tool"]), _SENTENCE_TEXT), max_size=150
+).map(
+    lambda pairs: [
+        Message.tool_result("call_1", text)
+        if role == "tool"
+        else Message.user(text)
+        if role == "user"
+        else Message.assistant(text, [ToolUseBlock("call_1", "look", {})] if text else [])
+        for role, text in pairs
+    ]
+)
+
+
+@given(_CONVERSATION, st.sampled_from([1, 7, 40, quoting.MAX_SENTENCES]))
+def test_the_quotes_read_each_message_s_sentences_up_to_the_cap(
+    messages: list[Message], cap: int
+) -> None:
+    # The quotes cut a group of messages at once: the same sentences as message by message.
+    kept = quoting.MAX_SENTENCES
+    quoting.MAX_SENTENCES = cap
+    try:
+        assert quoting._newest_sentences(messages) == _newest_by_message(messages, cap)
+    finally:
+        quoting.MAX_SENTENCES = kept

@@ -34,7 +34,7 @@ from agentcore_autosummary.deciding.token_correction import TokenCorrection
 from agentcore_autosummary.requesting.prefix_requests import instruction_message, prefix_instruction
 from agentcore_autosummary.requesting.prompt import DEFAULT_SUMMARY_PROMPT
 from agentcore_autosummary.requesting.sent import position_of
-from agentcore_autosummary.requesting.sizing import entry_tokens_async
+from agentcore_autosummary.requesting.sizing import entry_tokens_async, transcript_tokens
 
 WORDS = ("the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "river", "flows")
 
@@ -203,6 +203,17 @@ async def test_chunks_are_planned_without_counting_the_messages_no_chunk_reads()
     counted = [index for index, message in enumerate(backlog) if token_counts(message)]
     assert counted and max(counted) <= read  # the chunks' messages, and the one that ended them
     assert tally.chars < sum(len(message.text) for message in backlog[: read + 1]) * 2
+
+
+async def test_a_chunk_plan_sizes_each_span_as_its_request_would() -> None:
+    # The request of a chunk takes the plan's estimate of its entries, not a second sizing.
+    counter = get_token_counter(None)
+    messages = [*history(30), *representative(), *history(30)]
+    sizes: list[int] = []
+    spans = await plan_chunks(messages, 400, counter, 500, max_chunks=8, sizes=sizes)
+    assert len(spans) > 1 and len(sizes) == len(spans)
+    for (start, end), size in zip(spans, sizes, strict=True):
+        assert size == await transcript_tokens(counter, messages[start:end], 500)
 
 
 async def first_backlog_turn(count: int) -> tuple[Tally, list[LlmRequest]]:

@@ -30,7 +30,7 @@ from agentcore_autosummary.deciding.trigger import backoff_turns, may_retry
 from agentcore_autosummary.deciding.windows import effective_config, learn_served_window
 from agentcore_autosummary.keeping.runtime import (
     SessionRuntime,
-    covered_and_previous,
+    covered_of,
     enabled_config,
     learn,
     load_state,
@@ -45,8 +45,11 @@ ATTEMPTED_KEY = StashKey[set[str]]("autosummary attempted")
 """``ctx.stash``: the ids of the slots this turn summarized for the hard limit."""
 
 
-async def fit_request(ctx: TurnContext) -> None:
+async def fit_request(ctx: TurnContext, effective: SummaryConfig | None = None) -> None:
     """Keep the request about to be sent inside ``max_context_tokens``.
+
+    ``effective`` is the config :func:`effective_config` gave for this call, when the
+    caller has it already (no await since): it is not worked out again.
 
     The request's size is its corrected count plus tool definitions plus the
     reply reservation (:mod:`agentcore_autosummary.deciding.budget`). A turn whose own
@@ -71,7 +74,7 @@ async def fit_request(ctx: TurnContext) -> None:
     config = enabled_config(ctx.config)
     if config is None or not config.window_guard:
         return
-    config = await effective_config(ctx, config)
+    config = effective if effective is not None else await effective_config(ctx, config)
     runtime = runtime_of(ctx.session)
     await before_window_drops(ctx, runtime)
     overflow = ctx.stash.get(OVERFLOW_KEY, None)
@@ -118,7 +121,7 @@ async def before_window_drops(ctx: TurnContext, runtime: SessionRuntime) -> None
     pending = runtime.pending.get(ctx.slot.id)
     if pending is None or pending.done():
         return
-    covered, _ = covered_and_previous(ctx.slot, await load_state(ctx, runtime))
+    covered = covered_of(ctx.slot, await load_state(ctx, runtime))
     if window_drops(ctx.slot, covered):
         await wait_pending(ctx, pending)
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+from agentcore import Message, TextBlock
 from agentcore.plugin_api import INLINE_COUNT_CHARS, TokenCounter
 
 T = TypeVar("T")
@@ -21,6 +22,18 @@ async def run_by_size(chars: int, function: Callable[..., T], *args: Any) -> T:
     if chars <= INLINE_COUNT_CHARS:
         return function(*args)
     return await asyncio.to_thread(function, *args)
+
+
+def text_chars(messages: Iterable[Message]) -> int:
+    """The characters of ``messages``' texts (``Message.text``), their sizes read as they are."""
+    total = 0
+    for message in messages:
+        content = message.content
+        if len(content) == 1 and type(content[0]) is TextBlock:  # most messages: one text
+            total += len(content[0].text)
+        else:
+            total += len(message.text)
+    return total
 
 
 async def cut_middle(counter: TokenCounter, text: str, max_tokens: int) -> str:

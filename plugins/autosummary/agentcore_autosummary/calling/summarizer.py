@@ -133,6 +133,7 @@ async def request_summary(
     fit: SummaryFit,
     cap: int | None = None,
     above: int = 0,
+    estimate: int | None = None,
 ) -> SummaryReply:
     """Ask the model to summarize ``messages``; return the summary and its cost.
 
@@ -152,7 +153,10 @@ async def request_summary(
     :class:`SummaryFailedError`; the server's refusal of the request as too
     long raises :class:`SummaryOverflowError`; a reply stopped at its cap
     raises :class:`SummaryCutError`; other provider errors and timeouts
-    (:func:`call_timeout`) propagate.
+    (:func:`call_timeout`) propagate. ``estimate``: the transcript's tokens as
+    :func:`~agentcore_autosummary.requesting.sizing.transcript_tokens` gives them for
+    ``fit.counter`` and ``config.max_tool_result_chars``, when the caller has them
+    already (the chunk plan sized the same entries); None: worked out here.
     """
     counter = fit.counter
     if not messages:
@@ -162,8 +166,9 @@ async def request_summary(
     )
     limit = cap if cap is not None else config.summary_tokens
     if config.window_guard:
-        estimate = None
-        if max_chars is None:  # entries cut by characters are sized by counting them
+        if max_chars is not None:  # entries cut by characters are sized by counting them
+            estimate = None
+        elif estimate is None:
             estimate = await transcript_tokens(counter, messages, config.max_tool_result_chars)
         request, local, max_tokens = await _sized_request(
             config, conversation, fit, limit, estimate

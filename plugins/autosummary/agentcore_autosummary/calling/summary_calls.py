@@ -21,7 +21,7 @@ from agentcore import (
 from agentcore.plugin_api import DEFAULT_SUMMARY_LABEL, TokenCounter
 from agentcore_autosummary.applying.fencing import fence_summary
 from agentcore_autosummary.applying.storing import store_call_cost
-from agentcore_autosummary.calling.off_loop import run_by_size
+from agentcore_autosummary.calling.off_loop import run_by_size, text_chars
 from agentcore_autosummary.calling.summarizer import (
     SummaryCutError,
     SummaryFailedError,
@@ -49,6 +49,7 @@ from agentcore_autosummary.log_names import session_name
 from agentcore_autosummary.requesting.prefix_requests import wants_prefix
 from agentcore_autosummary.requesting.provider import counting_model, summary_provider
 from agentcore_autosummary.requesting.routes import UPDATE, Route
+from agentcore_autosummary.requesting.sizing import transcript_tokens
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -226,13 +227,23 @@ async def summary_round(
     # parts than the input budget holds at max_summary_tokens each.
     parts_fit = budget // (config.summary_tokens + _PART_OVERHEAD_TOKENS)
     max_chunks = max(1, parts_fit if max_calls is None else min(max_calls - 1, parts_fit))
+    sizes: list[int] = []
     spans = await plan_chunks(
-        messages, budget, fit.counter, config.max_tool_result_chars, max_chunks=max_chunks
+        messages,
+        budget,
+        fit.counter,
+        config.max_tool_result_chars,
+        max_chunks=max_chunks,
+        sizes=sizes,
     )
     if (len(spans) == 1 or max_chunks == 1) and not (route.separate and previous):
         start, end = spans[0]
+        sized = None
+        if config.window_guard:  # the request's entries were sized by the plan, but the head's
+            head_tokens = await transcript_tokens(fit.counter, head, config.max_tool_result_chars)
+            sized = (fit.counter, head_tokens + sizes[0])
         reply = await request_one_summary(
-            ctx, config, plan, [*head, *messages[start:end]], None, route
+            ctx, config, plan, [*head, *messages[start:end]], None, route, sized=sized
         )
         return reply.text, end
     limit = asyncio.Semaphore(CHUNK_CONCURRENCY)
@@ -292,11 +303,15 @@ async def request_one_summary(
     messages: Sequence[Message],
     max_chars: int | None,
     route: Route = UPDATE,
+    *,
+    sized: tuple[TokenCounter, int] | None = None,
 ) -> SummaryReply:
     """One summary request; a server's overflow refusal teaches, then one retry.
 
     ``route.cap`` and ``route.above`` go to :func:`request_summary` as its
-    ``cap`` and ``above``.
+    ``cap`` and ``above``. ``sized``: a counter and the transcript's estimated tokens
+    as it sized the entries of ``messages`` already (the plan's), passed on as the
+    ``estimate`` of a request counted by that counter.
 
     A refusal that names a limit below the window teaches the served window
     (for the turns' own provider, stored like a turn's); any other refusal
@@ -317,6 +332,7 @@ async def request_one_summary(
                 fit=fit,
                 cap=route.cap,
                 above=route.above,
+                estimate=sized[1] if sized is not None and sized[0] is fit.counter else None,
             )
         except SummaryOverflowError as exc:
             if attempt:
@@ -392,7 +408,7 @@ async def check_retention(ctx: TurnContext, config: SummaryConfig, plan: Plan, s
     if config.retention_check == "off":
         return summary
     previous = None if config.strategy == "full" else plan.previous
-    chars = sum(len(message.text) for message in plan.messages)
+    chars = text_chars(plan.messages)
     if config.retention_check == "quote":
         counter = (await summary_fit(ctx, config, plan)).counter
         return await run_by_size(

@@ -28,6 +28,7 @@ from agentcore_autosummary.deciding.token_correction import TokenCorrection
 from agentcore_autosummary.keeping.runtime import (
     SessionRuntime,
     covered_and_previous,
+    covered_of,
     load_state,
     session_correction,
 )
@@ -71,7 +72,7 @@ async def warm_counts(
     reads them (:func:`~agentcore_autosummary.deciding.planner.plan_chunks`), so a
     backlog summarized a few chunks a turn is not all counted on the first.
     """
-    covered, _ = covered_and_previous(ctx.slot, state)
+    covered = covered_of(ctx.slot, state)
     await ctx.slot.ensure_loaded(ctx.store, 0 if config.strategy == "full" else covered)
     model = turn_model(ctx)
     counter = counter_for(ctx, model)

@@ -51,16 +51,30 @@ async def chunk_end(
     in the middle, keeping head and tail, with a marker saying how many
     tokens were left out).
     """
+    end, _ = await _chunk(messages, start, stop, budget, counter, max_tool_result_chars)
+    return end
+
+
+async def _chunk(
+    messages: Sequence[Message],
+    start: int,
+    stop: int,
+    budget: int,
+    counter: TokenCounter,
+    max_tool_result_chars: int,
+) -> tuple[int, int]:
+    """:func:`chunk_end`, and the estimated tokens of the span's entries (their sum)."""
     total = 0
     end = start
+    sized = 0  # the tokens of the entries start:end
     for index in range(start, stop):
         total += await entry_tokens_async(counter, messages[index], max_tool_result_chars)
         at_boundary = index + 1 == stop or messages[index + 1].role != "tool"
         if total > budget and end > start:
-            return end
+            return end, sized
         if at_boundary:
-            end = index + 1
-    return end if end > start else stop
+            end, sized = index + 1, total
+    return (end, sized) if end > start else (stop, total)
 
 
 async def plan_chunks(
@@ -70,19 +84,25 @@ async def plan_chunks(
     max_tool_result_chars: int,
     *,
     max_chunks: int,
+    sizes: list[int] | None = None,
 ) -> list[tuple[int, int]]:
     """Up to ``max_chunks`` consecutive spans of ``messages`` from 0, each fitting ``budget``.
 
     Spans are cut with :func:`chunk_end`. The last span returned ends before
     ``len(messages)`` when more spans would be needed: that rest is left
     for a later summary, and its messages are neither read nor counted.
+    ``sizes``, when given, receives each span's estimated tokens (the sum of its
+    entries', :func:`~agentcore_autosummary.requesting.sizing.transcript_tokens`),
+    so the request of a span is not sized again.
     """
     spans: list[tuple[int, int]] = []
     start = 0
     while start < len(messages) and len(spans) < max_chunks:
-        end = await chunk_end(
+        end, sized = await _chunk(
             messages, start, len(messages), budget, counter, max_tool_result_chars
         )
         spans.append((start, end))
+        if sizes is not None:
+            sizes.append(sized)
         start = end
     return spans

@@ -52,7 +52,9 @@ taught must not size another's requests.
 
 def provider_windows(bundle: AgentBundle) -> ProviderWindows:
     """The record of ``bundle.provider`` in the bundle's stash, made on first use."""
-    records = bundle.stash.setdefault(WINDOWS, {})
+    records = bundle.stash.get(WINDOWS, None)
+    if records is None:
+        records = bundle.stash.setdefault(WINDOWS, {})
     record = records.get(id(bundle.provider))
     if record is None or record.provider is not bundle.provider:
         record = records[id(bundle.provider)] = ProviderWindows(bundle.provider)
@@ -128,9 +130,11 @@ async def served_window(ctx: TurnContext, model: str | None) -> int | None:
     """The window the server showed it serves ``model``, if a refusal taught one."""
     key = _model_key(model)
     cached = provider_windows(ctx.session.bundle).served.get(key)
-    stored = (await _session_served(ctx)).get(key)
-    known = [window for window in (cached, stored) if window is not None]
-    return min(known) if known else None
+    served = runtime_of(ctx.session).served  # read once per live session, then kept
+    stored = (served if served is not None else await _session_served(ctx)).get(key)
+    if cached is None or stored is None:
+        return stored if cached is None else cached
+    return min(cached, stored)
 
 
 async def learn_served_window(
@@ -189,7 +193,9 @@ def with_window(config: SummaryConfig, window: int) -> SummaryConfig:
 
 async def effective_config(ctx: TurnContext, config: SummaryConfig) -> SummaryConfig:
     """:func:`resolve_config`, then no larger than the window the server showed it serves."""
-    resolved = await resolve_config(ctx, config)
+    resolved = config  # a config with its window needs no resolving: no coroutine is made
+    if config.max_context_tokens is None:
+        resolved = await resolve_config(ctx, config)
     served = await served_window(ctx, turn_model(ctx))
     if served is not None and served < resolved.window and resolved.window_guard:
         return with_window(resolved, served)

@@ -150,7 +150,10 @@ def _written_text(message: Message) -> str:
     """What the user or the assistant wrote in ``message`` (tool results left out)."""
     if message.role not in ("user", "assistant"):
         return ""
-    return "\n".join(block.text for block in message.content if isinstance(block, TextBlock))
+    content = message.content
+    if len(content) == 1 and type(content[0]) is TextBlock:  # most messages: one text
+        return content[0].text
+    return "\n".join(block.text for block in content if isinstance(block, TextBlock))
 
 
 def _newest_sentences(messages: Sequence[Message]) -> list[str]:
@@ -161,13 +164,31 @@ def _newest_sentences(messages: Sequence[Message]) -> list[str]:
     """
     newest: list[list[str]] = []
     count = 0
-    for message in reversed(messages):
-        parts = sentences(_written_text(message))
-        newest.append(parts)
-        count += len(parts)
-        if count >= MAX_SENTENCES:
-            break
+    end = len(messages)
+    while end > 0 and count < MAX_SENTENCES:
+        # A group of messages at a time, their texts cut as one: a line end parts them,
+        # so the cuts are each text's own. A group that reaches the cap is cut again
+        # message by message, to stop at the same message.
+        start = max(0, end - _GROUP)
+        texts = [_written_text(message) for message in messages[start:end]]
+        parts = sentences("\n".join(texts))
+        if count + len(parts) < MAX_SENTENCES:
+            newest.append(parts)
+            count += len(parts)
+            end = start
+            continue
+        for text in reversed(texts):
+            parts = sentences(text)
+            newest.append(parts)
+            count += len(parts)
+            if count >= MAX_SENTENCES:
+                break
+        break
     return [part for parts in reversed(newest) for part in parts]
+
+
+_GROUP = 64
+"""How many messages :func:`_newest_sentences` cuts into sentences at once."""
 
 
 @frozen

@@ -144,6 +144,16 @@ async def load_state(ctx: TurnContext, runtime: SessionRuntime) -> SummaryState:
     return state
 
 
+def covered_of(slot: ContextSlot, state: SummaryState) -> int:
+    """How many raw messages the summary covers: :func:`covered_and_previous` without the text.
+
+    The summary is not unfenced: a caller that needs only the count (every turn's
+    checkpoint does) reads no summary text.
+    """
+    focused = slot.config.focused
+    return focused.summary_covers if focused is not None else state.covered
+
+
 def covered_and_previous(slot: ContextSlot, state: SummaryState) -> tuple[int, str | None]:
     """How many raw messages the summary covers, and the summary itself (or None).
 

@@ -117,7 +117,10 @@ def is_statement(sentence: str) -> bool:
     if has_cjk(sentence):
         return True
     words = sentence.split()
-    plain = sum(1 for word in words if _is_plain_word(word))
+    plain = 0
+    for word in words:  # a word of letters alone (most are) is told without a call
+        if word.isalpha() or _is_plain_word(word):
+            plain += 1
     return plain >= _MIN_PLAIN_WORDS and 2 * plain >= len(words)
 
 
