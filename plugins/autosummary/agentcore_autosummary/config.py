@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 import attrs
@@ -79,6 +80,18 @@ def _memory_key(instance: object, attribute: attrs.Attribute[Any], value: Any) -
 
 
 _SECONDS_OR_NONE = POSITIVE_NUMBER.or_none()
+_WAIT = Rule(
+    "a finite number of seconds >= 0, or None",
+    lambda value: (
+        value is None
+        or (
+            isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+            and value >= 0
+        )
+    ),
+)
 _TIMEOUT = Rule(
     "'auto', a positive finite number of seconds or None",
     lambda value: value == "auto" or _SECONDS_OR_NONE.accepts(value),
@@ -220,6 +233,12 @@ class SummaryConfig:
         every other image, file and audio a summary covers is named in its record.
         0: no image is kept, and automatic recall sends none. See
         ``docs/autosummary.md``, "Images and files across a summary".
+    :param background_wait: Seconds a turn waits for a summary still running in the
+        background when its request needs that summary's room (``mode="background"``, or
+        the rest of a backlog), never more than half of what is left of its
+        ``turn_timeout``; past it the request goes out without it, inside the window
+        (its oldest uncovered messages left out). 0: never wait; None: up to half of what
+        is left of the deadline. See ``docs/autosummary.md``, "Inline or background".
     """
 
     trigger_token_ratio: float = field(default=0.4, validator=RATIO)
@@ -259,6 +278,7 @@ class SummaryConfig:
     recall_tokens: int | None = field(default=None, validator=POSITIVE_INT.or_none())
     recall_limit: int = field(default=3, validator=POSITIVE_INT)
     keep_images: int = field(default=2, validator=NON_NEGATIVE_INT)
+    background_wait: float | None = field(default=30.0, validator=_WAIT)
 
     def __attrs_post_init__(self) -> None:
         if self.summary_style == "structured":

@@ -4,6 +4,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 
+import attrs
 import pytest
 from summary_helpers import TINY_WINDOW
 
@@ -11,6 +12,7 @@ from agentcore import (
     Agent,
     AgentBuilder,
     AgentSession,
+    ConfigError,
     FocusedConfig,
     InMemoryStore,
     LlmRequest,
@@ -175,3 +177,27 @@ async def test_a_turn_waits_at_most_half_its_deadline_then_goes_out_inside_the_w
     gate.release.set()
     await session.aclose()
     assert await get_conversation_summary(session) == "background summary #1"
+
+
+async def test_background_wait_0_never_waits_and_the_summary_lands_later(
+    make_session: MakeSession,
+) -> None:
+    gate = GatedSummaries()
+    provider = MockProvider(responder=gate)
+    config = attrs.evolve(BACKGROUND, background_wait=0)
+    session = make_session(provider, summary=config, mode=FocusedConfig())
+    await session.submit_turn("word " * 1600)
+    await asyncio.wait_for(gate.started.wait(), 5)
+    reply = await asyncio.wait_for(session.submit_turn("second message " * 100), 5)
+    assert reply.text == "reply" and not gate.release.is_set()  # sent while it runs
+    request = provider.calls_for("turn")[1]
+    assert get_token_counter(None).count_messages(list(request.messages)) <= 2000
+    gate.release.set()
+    await session.aclose()
+    assert await get_conversation_summary(session) == "background summary #1"
+
+
+@pytest.mark.parametrize("bad", [-1, float("inf"), "30", True])
+def test_background_wait_is_checked(bad: object) -> None:
+    with pytest.raises(ConfigError, match="background_wait"):
+        SummaryConfig(background_wait=bad)  # type: ignore[arg-type]

@@ -76,7 +76,7 @@ async def fit_request(ctx: TurnContext, effective: SummaryConfig | None = None) 
         return
     config = effective if effective is not None else await effective_config(ctx, config)
     runtime = runtime_of(ctx.session)
-    await before_window_drops(ctx, runtime)
+    await before_window_drops(ctx, config, runtime)
     overflow = ctx.stash.get(OVERFLOW_KEY, None)
     learned_window = overflow is not None and (
         await learn_served_window(ctx, turn_model(ctx), overflow.limit_tokens, config.window)
@@ -116,14 +116,16 @@ async def fit_request(ctx: TurnContext, effective: SummaryConfig | None = None) 
     runtime.sent[ctx.slot.id] = await budget.turn_local(ctx)
 
 
-async def before_window_drops(ctx: TurnContext, runtime: SessionRuntime) -> None:
+async def before_window_drops(
+    ctx: TurnContext, config: SummaryConfig, runtime: SessionRuntime
+) -> None:
     """Wait for a pending summary when the slot's window would leave messages out."""
     pending = runtime.pending.get(ctx.slot.id)
     if pending is None or pending.done():
         return
     covered = covered_of(ctx.slot, await load_state(ctx, runtime))
     if window_drops(ctx.slot, covered):
-        await wait_pending(ctx, pending)
+        await wait_pending(ctx, config, pending)
 
 
 async def make_room(
@@ -147,7 +149,7 @@ async def make_room(
             at_turn(ctx),
             config.window,
         )
-        if not await wait_pending(ctx, pending):
+        if not await wait_pending(ctx, config, pending):
             runtime.why[ctx.slot.id] = (
                 "the summary running in the background took longer than the turn may wait"
             )

@@ -3,12 +3,13 @@
 A turn whose request would not fit waits for the slot's pending summary
 (``mode="background"``, or the rest of a backlog), since its result makes the
 room. A slow summarizer (a local model on a CPU, a backlog of several calls)
-may run longer than the turn may take: the turn then waits at most
-:data:`PENDING_SHARE` of what is left of its deadline (``turn_timeout``) and
+may run longer than the user should wait: the turn waits at most
+``SummaryConfig.background_wait`` seconds (30 by default), never more than
+:data:`PENDING_SHARE` of what is left of its deadline (``turn_timeout``), and
 goes out without it, inside the window (its oldest uncovered messages left out
 of that request, see :func:`~agentcore_autosummary.applying.leaving_out.leave_out_oldest`),
 rather than failing at its deadline. The summary goes on and is applied when it
-is done. Without a deadline the turn waits for it.
+is done. With neither bound the turn waits for it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import time
 
 from agentcore import TurnContext
 from agentcore.plugin_api import StashKey
+from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.log_names import at_turn
 
 logger = logging.getLogger("agentcore.autosummary")
@@ -30,16 +32,19 @@ GAVE_UP = StashKey[bool]("autosummary gave up waiting")
 """Set in a turn's stash once it stopped waiting: it does not wait again."""
 
 
-def wait_limit(ctx: TurnContext) -> float | None:
-    """Seconds the turn may wait for a pending summary; None without a ``turn_timeout``."""
+def wait_limit(ctx: TurnContext, config: SummaryConfig) -> float | None:
+    """Seconds the turn may wait for a pending summary; None: no bound."""
+    limits = [] if config.background_wait is None else [float(config.background_wait)]
     timeout = ctx.config.turn_timeout
-    if timeout is None:
-        return None
-    left = timeout - (time.time() - ctx.started_at)
-    return max(0.0, left * PENDING_SHARE)
+    if timeout is not None:
+        left = timeout - (time.time() - ctx.started_at)
+        limits.append(max(0.0, left * PENDING_SHARE))
+    return min(limits) if limits else None
 
 
-async def wait_pending(ctx: TurnContext, pending: asyncio.Task[None]) -> bool:
+async def wait_pending(
+    ctx: TurnContext, config: SummaryConfig, pending: asyncio.Task[None]
+) -> bool:
     """Wait for ``pending`` within :func:`wait_limit`; whether it is done.
 
     The task is shielded: a turn that stops waiting (or is cancelled) leaves
@@ -47,14 +52,15 @@ async def wait_pending(ctx: TurnContext, pending: asyncio.Task[None]) -> bool:
     """
     if ctx.stash.get(GAVE_UP, False):
         return pending.done()
-    limit = wait_limit(ctx)
+    limit = wait_limit(ctx, config)
     try:
         await asyncio.wait_for(asyncio.shield(pending), limit)
     except asyncio.TimeoutError:
         ctx.stash[GAVE_UP] = True
         logger.warning(
             "%s did not wait longer than %.0f s for the summary running in the background "
-            "(half of what its turn_timeout left): its request goes out without it",
+            "(background_wait, or half of what its turn_timeout left): its request goes "
+            "out without it",
             at_turn(ctx),
             limit or 0.0,
         )
