@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import weakref
 
 from agentcore import TurnContext
 from agentcore.plugin_api import StashKey
@@ -30,6 +31,9 @@ PENDING_SHARE = 0.5
 
 GAVE_UP = StashKey[bool]("autosummary gave up waiting")
 """Set in a turn's stash once it stopped waiting: it does not wait again."""
+
+_WAITED_OUT: weakref.WeakSet[asyncio.Task[None]] = weakref.WeakSet()
+"""The pending summaries a turn stopped waiting for: later turns do not wait for them."""
 
 
 def wait_limit(ctx: TurnContext, config: SummaryConfig) -> float | None:
@@ -48,15 +52,17 @@ async def wait_pending(
     """Wait for ``pending`` within :func:`wait_limit`; whether it is done.
 
     The task is shielded: a turn that stops waiting (or is cancelled) leaves
-    the summary running. A turn that stopped waiting once does not wait again.
+    the summary running. A turn that stopped waiting once does not wait again,
+    nor does a later turn for the same summary: it would only wait as long again.
     """
-    if ctx.stash.get(GAVE_UP, False):
+    if ctx.stash.get(GAVE_UP, False) or pending in _WAITED_OUT:
         return pending.done()
     limit = wait_limit(ctx, config)
     try:
         await asyncio.wait_for(asyncio.shield(pending), limit)
     except asyncio.TimeoutError:
         ctx.stash[GAVE_UP] = True
+        _WAITED_OUT.add(pending)
         logger.warning(
             "%s did not wait longer than %.0f s for the summary running in the background "
             "(background_wait, or half of what its turn_timeout left): its request goes "
