@@ -17,11 +17,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import weakref
 
 from agentcore import TurnContext
 from agentcore.plugin_api import StashKey
 from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.keeping.runtime import runtime_of
 from agentcore_autosummary.log_names import at_turn
 
 logger = logging.getLogger("agentcore.autosummary")
@@ -31,9 +31,6 @@ PENDING_SHARE = 0.5
 
 GAVE_UP = StashKey[bool]("autosummary gave up waiting")
 """Set in a turn's stash once it stopped waiting: it does not wait again."""
-
-_WAITED_OUT: weakref.WeakSet[asyncio.Task[None]] = weakref.WeakSet()
-"""The pending summaries a turn stopped waiting for: later turns do not wait for them."""
 
 
 def wait_limit(ctx: TurnContext, config: SummaryConfig) -> float | None:
@@ -55,14 +52,15 @@ async def wait_pending(
     the summary running. A turn that stopped waiting once does not wait again,
     nor does a later turn for the same summary: it would only wait as long again.
     """
-    if ctx.stash.get(GAVE_UP, False) or pending in _WAITED_OUT:
+    runtime = runtime_of(ctx.session)
+    if ctx.stash.get(GAVE_UP, False) or runtime.waited_out.get(ctx.slot.id) is pending:
         return pending.done()
     limit = wait_limit(ctx, config)
     try:
         await asyncio.wait_for(asyncio.shield(pending), limit)
     except asyncio.TimeoutError:
         ctx.stash[GAVE_UP] = True
-        _WAITED_OUT.add(pending)
+        runtime.waited_out[ctx.slot.id] = pending
         logger.warning(
             "%s did not wait longer than %.0f s for the summary running in the background "
             "(background_wait, or half of what its turn_timeout left): its request goes "

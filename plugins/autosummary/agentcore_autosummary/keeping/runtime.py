@@ -48,6 +48,8 @@ class SessionRuntime:
     """Per slot: why the last automatic summary made no room, for the degraded request's log."""
     told_full: set[str] = field(factory=set)
     """Slots whose Full mode, chosen by the app, the plugin has warned about (once each)."""
+    waited_out: dict[str, asyncio.Task[None]] = field(factory=dict)
+    """Per slot: the pending summary a turn stopped waiting for (later turns do not wait)."""
     told_server: bool = False
     """Whether the plugin has warned that the server does not compact (once a session)."""
     turn_starts: dict[str, list[tuple[int, int]]] = field(factory=dict)
