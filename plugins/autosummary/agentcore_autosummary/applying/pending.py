@@ -19,7 +19,6 @@ import logging
 import time
 
 from agentcore import TurnContext
-from agentcore.plugin_api import StashKey
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.keeping.runtime import runtime_of
 from agentcore_autosummary.log_names import at_turn
@@ -28,9 +27,6 @@ logger = logging.getLogger("agentcore.autosummary")
 
 PENDING_SHARE = 0.5
 """The share of what is left of a turn's deadline it may spend waiting for a pending summary."""
-
-GAVE_UP = StashKey[bool]("autosummary gave up waiting")
-"""Set in a turn's stash once it stopped waiting: it does not wait again."""
 
 
 def wait_limit(ctx: TurnContext, config: SummaryConfig) -> float | None:
@@ -53,13 +49,12 @@ async def wait_pending(
     nor does a later turn for the same summary: it would only wait as long again.
     """
     runtime = runtime_of(ctx.session)
-    if ctx.stash.get(GAVE_UP, False) or runtime.waited_out.get(ctx.slot.id) is pending:
+    if runtime.waited_out.get(ctx.slot.id) is pending:
         return pending.done()
     limit = wait_limit(ctx, config)
     try:
         await asyncio.wait_for(asyncio.shield(pending), limit)
     except asyncio.TimeoutError:
-        ctx.stash[GAVE_UP] = True
         runtime.waited_out[ctx.slot.id] = pending
         logger.warning(
             "%s did not wait longer than %.0f s for the summary running in the background "
