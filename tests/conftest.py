@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -211,3 +213,27 @@ def store_engine(request: pytest.FixtureRequest, tmp_path: Path) -> StoreEngine:
 def shared_store_engine(request: pytest.FixtureRequest, tmp_path: Path) -> StoreEngine:
     """Each engine that several processes can share (SQLite, PostgreSQL), on a fresh database."""
     return make_store_engine(request, request.param, tmp_path)
+
+
+@pytest.fixture
+def read_only() -> Iterator[Callable[[Path], None]]:
+    """Makes a file or folder read-only for this process, root included; undone after."""
+    made: list[tuple[Path, int]] = []
+
+    def make(path: Path) -> None:
+        mode = path.stat().st_mode
+        if os.geteuid() != 0:
+            path.chmod(0o555 if path.is_dir() else 0o444)
+        else:
+            if shutil.which("chattr") is None:
+                pytest.skip("running as root without chattr: no way to make a path read-only")
+            done = subprocess.run(["chattr", "+i", str(path)], capture_output=True)
+            if done.returncode != 0:
+                pytest.skip(f"chattr +i is not supported here: {done.stderr!r}")
+        made.append((path, mode))
+
+    yield make
+    for path, mode in reversed(made):
+        if os.geteuid() == 0:
+            subprocess.run(["chattr", "-i", str(path)], check=False)
+        path.chmod(mode)

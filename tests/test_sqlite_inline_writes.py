@@ -20,7 +20,14 @@ import pytest
 from agentcore import Agent, AgentBuilder, AgentSession
 from agentcore.errors import ConflictError, DuplicateTurnError, StoreError
 from agentcore.messages import Message
-from agentcore.stores import MessageAppend, SessionState, SlotHead, SqliteStore, StoreWrite
+from agentcore.stores import (
+    MessageAppend,
+    SessionState,
+    SlotHead,
+    SqliteStore,
+    StoreWrite,
+    _sqlite_connection,
+)
 from agentcore.stores._sqlite_checkpoint import CHECKPOINT_PAGES
 from agentcore.stores._sqlite_inline import INLINE_MAX_CHARS, INLINE_MAX_MESSAGES
 from agentcore.testing import MockProvider
@@ -40,6 +47,10 @@ class Hops:
 
 @pytest.fixture
 def hops(monkeypatch: pytest.MonkeyPatch) -> Iterator[Hops]:
+    # The search index's catch-up (a worker thread every INDEX_EVERY messages) holds the
+    # connection a moment, and a write that comes then goes to a worker thread: these
+    # tests count the hops of writes alone, so the store never catches up on its own.
+    monkeypatch.setattr(_sqlite_connection, "INDEX_EVERY", 1 << 62)
     record = Hops()
     to_thread = asyncio.to_thread
 

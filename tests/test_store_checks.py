@@ -5,11 +5,8 @@ The id rules are tested on every engine; read-only and locked files on SQLite.
 
 from __future__ import annotations
 
-import os
-import shutil
 import sqlite3
-import subprocess
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,29 +67,6 @@ async def test_a_closed_store_fails_the_check(store_engine: StoreEngine) -> None
 
 
 # -- SQLite files that cannot be written ------------------------------------------------------
-
-
-@pytest.fixture
-def read_only(tmp_path: Path) -> Iterator[Any]:
-    """Makes a file read-only for this process, root included (chattr +i); undone after."""
-    made: list[Path] = []
-
-    def make(path: Path) -> None:
-        if os.geteuid() != 0:
-            os.chmod(path, 0o444)
-        else:
-            if shutil.which("chattr") is None:
-                pytest.skip("running as root without chattr: no way to make a file read-only")
-            done = subprocess.run(["chattr", "+i", str(path)], capture_output=True)
-            if done.returncode != 0:
-                pytest.skip(f"chattr +i is not supported here: {done.stderr!r}")
-        made.append(path)
-
-    yield make
-    for path in made:
-        if os.geteuid() == 0:
-            subprocess.run(["chattr", "-i", str(path)], check=False)
-        os.chmod(path, 0o600)
 
 
 async def test_sqlite_read_only_file_is_found_by_the_check(tmp_path: Path, read_only: Any) -> None:

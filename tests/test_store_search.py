@@ -269,14 +269,14 @@ async def test_an_older_sqlite_file_is_indexed_when_opened(tmp_path: Path) -> No
         assert {hit.index for hit in await store.search_messages("s", "topic37")} == {37, 50}
 
 
-async def test_an_interrupted_backfill_goes_on_at_the_next_open(
+async def test_an_interrupted_catch_up_goes_on_at_the_next_open(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from agentcore.stores import _search_text, _sqlite_search
 
     path = tmp_path / "v4.db"
     _version_4_file(path, [_body(f"topic{n} words") for n in range(25)])
-    monkeypatch.setattr(_sqlite_search, "BACKFILL_BATCH", 10)
+    monkeypatch.setattr(_sqlite_search, "CATCH_UP_BATCH", 10)
     calls = 0
     real = _search_text.search_document
 
@@ -292,7 +292,7 @@ async def test_an_interrupted_backfill_goes_on_at_the_next_open(
         SqliteStore(path)
     with sqlite3.connect(path) as raw:  # two batches kept, nothing half-written
         assert raw.execute("SELECT count(*) FROM message_search").fetchone() == (20,)
-        assert raw.execute("SELECT done FROM search_backfill").fetchone() == (20,)
+        assert raw.execute("SELECT indexed FROM search_mark").fetchone() == (20,)
     raw.close()
     monkeypatch.setattr(_sqlite_search, "search_document", real)
     async with SqliteStore(path) as store:
@@ -300,7 +300,7 @@ async def test_an_interrupted_backfill_goes_on_at_the_next_open(
             assert [hit.index for hit in await store.search_messages("s", f"topic{n}")] == [n]
     with sqlite3.connect(path) as raw:
         assert raw.execute("SELECT count(*) FROM message_search").fetchone() == (25,)
-        assert raw.execute("SELECT count(*) FROM search_backfill").fetchone() == (0,)
+        assert raw.execute("SELECT indexed FROM search_mark").fetchone() == (25,)
     raw.close()
 
 

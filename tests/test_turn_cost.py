@@ -56,6 +56,9 @@ async def test_a_turn_costs_the_same_with_a_long_history(agent: Agent, tmp_path:
             steps += 1
             return 0
 
+        # The search index caught up (it does in a worker thread every INDEX_EVERY
+        # messages): nothing but the turn runs on the connection while it is measured.
+        await store.search_messages(session.session_id, "turn")
         conn.set_trace_callback(statements.append)
         conn.set_progress_handler(step, 1)
         try:

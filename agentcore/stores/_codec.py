@@ -40,7 +40,8 @@ _ConfigDict = dict[str, Any]
 class EncodedAppend:
     """One slot's appended messages: the JSON text stored for each, and what it is found by.
 
-    ``documents`` are the messages' search texts (see :mod:`agentcore.stores.search`).
+    ``documents`` are the messages' search texts (see :mod:`agentcore.stores.search`),
+    or empty when :func:`encode_batch` was asked for none.
     """
 
     start: int
@@ -186,8 +187,13 @@ def state_json(state: SessionState) -> str | None:
     return f"{{{','.join(parts)}}}"
 
 
-def encode_batch(batch: StoreWrite) -> EncodedWrite:
-    """Check ``batch`` and serialize every part of it; raise :class:`StoreError` if any fails."""
+def encode_batch(batch: StoreWrite, *, searchable: bool = True) -> EncodedWrite:
+    """Check ``batch`` and serialize every part of it; raise :class:`StoreError` if any fails.
+
+    ``searchable=False`` leaves the messages' search texts out (``documents`` empty): a
+    store whose index reads the stored messages later (SQLite's) does not pay for them
+    in the write.
+    """
     if not isinstance(batch, StoreWrite):
         raise StoreError(f"a store writes a StoreWrite, not {type(batch).__name__}")
     session_id = batch.session_id
@@ -251,7 +257,9 @@ def encode_batch(batch: StoreWrite) -> EncodedWrite:
                     raise StoreError(f"{what} holds text that is not valid Unicode: {exc}") from exc
                 raise StoreError(f"{what} is not JSON-serializable: {exc}") from exc
             bodies.append(body)
-        documents = tuple(search_document(message) for message in append.messages)
+        documents = (
+            tuple(search_document(message) for message in append.messages) if searchable else ()
+        )
         appends[slot_id] = EncodedAppend(start, tuple(bodies), documents)
 
     data: dict[str, str] = {}

@@ -3,13 +3,15 @@
 The store runs every call on one connection guarded by one lock: in a worker thread
 (:meth:`SqliteConnection._call`), or on the calling thread when nothing holds a lock
 the call needs (:meth:`SqliteConnection._here`). This module keeps that connection,
-its busy timeout, the WAL's checkpoints, and closing it. The public methods are the
-store's own, in ``sqlite``.
+its busy timeout, the WAL's checkpoints, the search index's catch-ups, and closing it. The public
+methods are the store's own, in ``sqlite``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import os
 import sqlite3
 import threading
@@ -19,12 +21,23 @@ from typing import Any, TypeVar
 from agentcore.errors import ConfigError, CorruptDataError, StoreError
 from agentcore.stores._deadline import check_timeout
 from agentcore.stores._sqlite_checkpoint import WalPages
-from agentcore.stores._sqlite_file import UndecodableText, why_failed
+from agentcore.stores._sqlite_file import UndecodableText, is_readonly, why_failed
 from agentcore.stores._sqlite_heads import HeadCache
 from agentcore.stores._sqlite_open import open_database
+from agentcore.stores._sqlite_search import CATCH_UP_BATCH, catch_up
+from agentcore.stores._sqlite_write import rollback
 from agentcore.stores.base import BaseStore
 
 T = TypeVar("T")
+
+logger = logging.getLogger("agentcore.stores.sqlite")
+
+INDEX_EVERY = 64
+"""Messages the store writes before it indexes them for search, in a worker thread.
+
+A search indexes what is left first (see ``_sqlite_search``), so this bounds the
+work a search may find, not what it sees.
+"""
 
 
 class SqliteConnection(BaseStore):
@@ -54,6 +67,11 @@ class SqliteConnection(BaseStore):
         # The WAL's checkpoints, run in worker threads (a file's database; None in memory).
         self._wal: WalPages | None
         self._conn, self._wal = open_database(self._path, self._busy_timeout)
+        # Messages this store committed since its index last caught up (under self._lock),
+        # and the worker thread's catch-up while it runs.
+        self._unindexed = 0
+        self._indexing: asyncio.Future[None] | None = None
+        self._warned_read_only = False
 
     def __repr__(self) -> str:
         state = " closed" if self._closed else ""
@@ -113,6 +131,75 @@ class SqliteConnection(BaseStore):
             await asyncio.to_thread(self._checkpoint)
         return result
 
+    def _index_if_due(self) -> None:
+        """Index the messages written since the last catch-up, in a worker thread, if due.
+
+        The caller does not wait: its write is stored, and a search catches up first.
+        """
+        if self._unindexed < INDEX_EVERY or (
+            self._indexing is not None and not self._indexing.done()
+        ):
+            return
+        self._indexing = asyncio.get_running_loop().run_in_executor(None, self._index_behind)
+
+    def _index_behind(self) -> None:
+        """Catch the search index up with the stored messages (in a worker thread).
+
+        Holds the connection a batch at a time (see ``_sqlite_search.CATCH_UP_BATCH``), so
+        the store's other calls go on in between. A failure is logged, not raised: the
+        messages are stored, and the next catch-up (a search's, which reports its error)
+        indexes them.
+        """
+        while self._index_one_batch():
+            pass
+
+    def _index_one_batch(self) -> bool:
+        """Index one batch of the messages above the mark; whether more may be left."""
+        with self._lock:
+            if self._closed:
+                return False
+            try:
+                self._set_busy_ms(self._conn, round(1000 * self._busy_timeout))
+                read = catch_up(self._conn, self._path, batches=1)
+                self._checkpoint_if_due()
+            except Exception as exc:  # a worker thread's: nobody awaits it to see it
+                self._unindexed = 0  # tried again after as many writes, or by a search
+                logger.warning(
+                    "SQLite store %s: indexing for search failed, a search tries again: %s",
+                    self._path,
+                    exc,
+                )
+                return False
+            finally:  # left as the next write's try on the calling thread wants it
+                with contextlib.suppress(sqlite3.Error):
+                    self._set_busy_ms(self._conn, 0)
+            if read < CATCH_UP_BATCH:
+                self._unindexed = 0
+                return False
+            return True
+
+    def _catch_up(self, conn: sqlite3.Connection) -> None:
+        """Index every stored message above the mark; under the lock.
+
+        A read-only file cannot be: the search reads the index as it stands, and the
+        messages above the mark (those a process that stopped without closing its store
+        wrote last) are not found; a warning says so, once.
+        """
+        try:
+            catch_up(conn, self._path)
+        except sqlite3.OperationalError as exc:
+            if not is_readonly(exc):
+                raise
+            rollback(conn)
+            if not self._warned_read_only:
+                self._warned_read_only = True
+                logger.warning(
+                    "SQLite store %s is read-only: the messages stored since it was last "
+                    "indexed are not searched",
+                    self._path,
+                )
+        self._unindexed = 0
+
     def _checkpoint(self) -> None:
         """Checkpoint the WAL if it is due (in a worker thread); nothing when closed."""
         with self._lock:
@@ -130,6 +217,11 @@ class SqliteConnection(BaseStore):
         with self._lock:
             if not self._mark_closed():
                 return
+            if self._unindexed:  # the file is left indexed, for a search of a later open
+                try:
+                    self._catch_up(self._conn)
+                except sqlite3.Error as exc:
+                    logger.debug("SQLite store %s: indexing on close failed: %s", self._path, exc)
             try:
                 self._conn.close()
             except sqlite3.Error as exc:

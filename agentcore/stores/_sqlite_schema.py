@@ -79,7 +79,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 4 to 5: a full-text index of the messages (FTS5; a row per message that has words,
     # under the message's rowid, each word keyed by the session: see
     # _search_text.keyed_document), and what is left to index of the messages stored
-    # before (indexed in batches after the migration: see _sqlite_search.backfill).
+    # before (indexed in batches after the migration).
     (
         "CREATE VIRTUAL TABLE IF NOT EXISTS message_search "
         "USING fts5(doc, tokenize = 'unicode61 remove_diacritics 0')",
@@ -87,6 +87,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "(done INTEGER NOT NULL, until INTEGER NOT NULL)",
         "INSERT INTO search_backfill (done, until) "
         "SELECT 0, max(rowid) FROM messages HAVING count(*) > 0",
+    ),
+    # 5 to 6: the index follows the writes (see _sqlite_search.catch_up): every message at
+    # or below search_mark's one row is indexed. Version 5 indexed in each write, and
+    # after its migration up to search_backfill's mark: the new mark starts there.
+    (
+        "CREATE TABLE IF NOT EXISTS search_mark (indexed INTEGER NOT NULL)",
+        "INSERT INTO search_mark (indexed) SELECT coalesce("
+        "(SELECT done FROM search_backfill), (SELECT max(rowid) FROM messages), 0)",
+        "DROP TABLE search_backfill",
     ),
 )
 

@@ -1,11 +1,16 @@
-"""The full-text search of :class:`~agentcore.stores.SqliteStore`: its query, and its backfill.
+"""The full-text search of :class:`~agentcore.stores.SqliteStore`: its query, and its index.
 
 Each message with words has a row in the FTS5 table ``message_search`` under the
-message's rowid, written in the transaction that stores the message. A file made
-before the index existed is indexed once after its migration, in batches of
-:data:`BACKFILL_BATCH` messages, each batch its own transaction: a process stopped
-halfway leaves a consistent file, and the next open goes on where it stopped
-(``search_backfill`` holds how far it got).
+message's rowid. The index follows the writes instead of riding in them: a turn's
+write stores its messages only (tokenizing a turn's two messages for FTS5 costs
+about half of the write itself), and the messages above ``search_mark`` are indexed
+later by :func:`catch_up`, in batches of :data:`CATCH_UP_BATCH`, each its own
+transaction that moves the mark. A search catches up first, so it always sees every
+stored message; the store also catches up in a worker thread every
+:data:`~agentcore.stores._sqlite_connection.INDEX_EVERY` messages it writes, and
+when it opens (a file made before the index existed is indexed that way, once). A
+process stopped halfway leaves a consistent file: every message at or below the mark
+is indexed, none above it is lost, and the next catch-up goes on from the mark.
 """
 
 from __future__ import annotations
@@ -23,12 +28,15 @@ from agentcore.stores._search_text import (
     keyed_terms,
     search_document,
 )
+from agentcore.stores._sqlite_file import UndecodableText, strict_text
 from agentcore.stores._sqlite_write import rollback
 
 logger = logging.getLogger("agentcore.stores.sqlite")
 
-BACKFILL_BATCH = 2_000
-"""Messages indexed per transaction of the backfill."""
+CATCH_UP_BATCH = 2_000
+"""Messages indexed per transaction of :func:`catch_up`."""
+
+_PENDING = "SELECT 1 FROM messages WHERE rowid > (SELECT indexed FROM search_mark) LIMIT 1"
 
 # The words are keyed by session (see _search_text.keyed_document): FTS5 reads the entries of
 # this session's words only, so the cost of a search follows the session, not the store.
@@ -67,52 +75,61 @@ def search(
     ]
 
 
-def backfill(conn: sqlite3.Connection, path: str) -> None:
-    """Index the messages stored before the index existed, a batch per transaction.
+def catch_up(conn: sqlite3.Connection, path: str, *, batches: int | None = None) -> int:
+    """Index the stored messages above the mark, a batch per transaction; how many it read.
 
-    Does nothing once they are all indexed (the common case: one read of an empty table).
-    Several processes may run it at once: each batch reads the mark under the write
-    lock, so no message is indexed twice.
+    ``batches`` bounds the transactions (None: until none is left); fewer messages read
+    than ``batches * CATCH_UP_BATCH`` means none is left.
+
+    Reads the mark without the write lock first: nothing to do is one read, the common
+    case. Several connections may run it at once: each batch reads the mark under the
+    write lock, so a message is indexed once. A message that cannot be decoded stays
+    unindexed (logged) and readable as it was.
     """
-    if conn.execute("SELECT 1 FROM search_backfill LIMIT 1").fetchone() is None:
-        return  # without the write lock: nothing to do, the common case
+    if conn.execute(_PENDING).fetchone() is None:
+        return 0
     indexed = 0
     while True:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            mark = conn.execute("SELECT done, until FROM search_backfill").fetchone()
-            if mark is None:
-                conn.execute("COMMIT")
-                break
-            done, until = int(mark[0]), int(mark[1])
+            (mark,) = conn.execute("SELECT indexed FROM search_mark").fetchone()
             rows = conn.execute(
-                "SELECT rowid, session_id, slot_id, idx, body FROM messages "
-                "WHERE rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?",
-                (done, until, BACKFILL_BATCH),
+                "SELECT rowid, session_id, slot_id, idx, CAST(body AS BLOB) FROM messages "
+                "WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                (mark, CATCH_UP_BATCH),
             ).fetchall()
             documents = []
-            for rowid, session_id, slot_id, index, body in rows:
+            for rowid, session_id, slot_id, index, raw in rows:
                 try:
-                    message = decode_message(body, slot_id, index, session_id)
-                except StoreError as exc:  # a damaged row stays unindexed, and readable as it was
-                    logger.warning("not indexed for search: %s", exc)
+                    message = decode_message(strict_text(raw), slot_id, index, session_id)
+                except (StoreError, UndecodableText) as exc:
+                    why = exc if isinstance(exc, StoreError) else "its text is not valid UTF-8"
+                    logger.warning(
+                        "message %d of slot %r of session %r not indexed for search: %s",
+                        index,
+                        slot_id,
+                        session_id,
+                        why,
+                    )
                     continue
                 document = search_document(message)
                 if document:
                     documents.append((rowid, keyed_document(document, session_id)))
+            # OR REPLACE: a file of schema version 5 had indexed some rows above its mark.
             conn.executemany(
                 "INSERT OR REPLACE INTO message_search (rowid, doc) VALUES (?, ?)", documents
             )
-            if len(rows) < BACKFILL_BATCH:
-                conn.execute("DELETE FROM search_backfill")
-            else:
-                conn.execute("UPDATE search_backfill SET done = ?", (rows[-1][0],))
+            if rows:
+                conn.execute("UPDATE search_mark SET indexed = ?", (rows[-1][0],))
             conn.execute("COMMIT")
         except BaseException:
             rollback(conn)
             raise
         indexed += len(rows)
-        if len(rows) < BACKFILL_BATCH:
+        if batches is not None:
+            batches -= 1
+        if len(rows) < CATCH_UP_BATCH or batches == 0:
             break
-    if indexed:
+    if indexed >= CATCH_UP_BATCH:
         logger.info("indexed %d stored messages of %s for search", indexed, path)
+    return indexed

@@ -14,7 +14,6 @@ from agentcore.stores._codec import (
     duplicate_turn,
     version_conflict,
 )
-from agentcore.stores._search_text import keyed_document
 from agentcore.stores._sqlite_file import is_busy
 from agentcore.stores._sqlite_heads import HeadCache, data_version, read_heads
 from agentcore.stores.base import SlotHead, StoredTurn
@@ -34,12 +33,13 @@ _UPSERT_CONFIG = (
 )
 _SLOT_VERSION = "SELECT version FROM slots WHERE session_id = ? AND slot_id = ?"
 _INSERT_MESSAGE = "INSERT INTO messages (session_id, slot_id, idx, body) VALUES (?, ?, ?, ?)"
-_INDEX_MESSAGE = (
-    "INSERT INTO message_search (rowid, doc) "
-    "SELECT rowid, ? FROM messages WHERE session_id = ? AND slot_id = ? AND idx = ?"
-)
 _UNINDEX_SESSION = (
     "DELETE FROM message_search WHERE rowid IN (SELECT rowid FROM messages WHERE session_id = ?)"
+)
+# Once a session's rows are gone, the next message may take a rowid at or below the
+# mark (SQLite gives max(rowid) + 1): the mark comes down to the highest rowid left.
+_LOWER_SEARCH_MARK = (
+    "UPDATE search_mark SET indexed = min(indexed, coalesce((SELECT max(rowid) FROM messages), 0))"
 )
 _UPSERT_DATA = (
     "INSERT INTO session_data (session_id, key, value) VALUES (?, ?, ?) "
@@ -152,13 +152,6 @@ def apply_write(
                         for index, body in enumerate(append.bodies, append.start)
                     ],
                 )
-                documents = [
-                    (keyed_document(document, session_id), session_id, slot_id, index)
-                    for index, document in enumerate(append.documents, append.start)
-                    if document
-                ]
-                if documents:
-                    conn.executemany(_INDEX_MESSAGE, documents)
         if batch.data:
             conn.executemany(
                 _UPSERT_DATA, [(session_id, key, value) for key, value in batch.data.items()]
@@ -213,6 +206,7 @@ def delete_session(conn: sqlite3.Connection, session_id: str) -> bool:
         for table in ("messages", "session_data", "turns", "slots"):
             conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
         deleted = conn.execute("DELETE FROM sessions WHERE session_id = ?", (session_id,)).rowcount
+        conn.execute(_LOWER_SEARCH_MARK)
         conn.execute("COMMIT")
     except BaseException:
         rollback(conn)

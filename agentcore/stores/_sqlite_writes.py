@@ -29,7 +29,9 @@ class SqliteWrites(SqliteConnection):
 
     def _write(self, batch: StoreWrite | EncodedWrite) -> None:
         """Write ``batch`` in tries for the lock until stored or past its wait (worker thread)."""
-        encoded = batch if isinstance(batch, EncodedWrite) else encode_batch(batch)
+        encoded = (
+            batch if isinstance(batch, EncodedWrite) else encode_batch(batch, searchable=False)
+        )
         # The busy wait: the write's own timeout, or the store's busy_timeout.
         wait = Deadline.after(self._busy_timeout if encoded.timeout is None else encoded.timeout)
         for pause in pauses():
@@ -83,6 +85,8 @@ class SqliteWrites(SqliteConnection):
             raise StoreError(f"SQLite store {self._path}: {why_failed(self._path, exc)}") from exc
         if self._wal is not None:
             self._wal.committed(chars)
+        for append in encoded.appends.values():
+            self._unindexed += len(append.bodies)
         return True
 
     def _timed_out(self, encoded: EncodedWrite, why: str) -> StoreTimeoutError:

@@ -2,9 +2,11 @@
 
 Every message a session writes stays in its store, in its context or not. A store that
 also implements :class:`SearchableStore` finds them again by what they say: the
-in-memory store by a search in process, :class:`~agentcore.stores.SqliteStore` by an
-FTS5 index and :class:`~agentcore.stores.PostgresStore` by a ``tsvector`` column with
-a GIN index, each kept up to date in the same transaction as the turn's write.
+in-memory store by a search in process, :class:`~agentcore.stores.PostgresStore` by a
+``tsvector`` column with a GIN index kept up to date in the turn's write, and
+:class:`~agentcore.stores.SqliteStore` by an FTS5 index that follows the writes (the
+store indexes what it wrote in a worker thread now and then, and a search indexes
+what is left first). Either way a search sees every stored message.
 
 All three read a message and a query the same way (letters and digits, case and
 accents aside; CJK text by its characters; see :func:`~agentcore.stores.search.search_terms`):

@@ -56,8 +56,9 @@ class SqliteStore(SqliteWrites):
 
     Each :meth:`write` is one transaction whose cost does not depend on how
     many messages a slot already holds: stored messages are never read or
-    rewritten. Use the store as ``async with SqliteStore(path) as store:`` or
-    call :meth:`close` when done.
+    rewritten. The search index is not written there (see :meth:`search_messages`).
+    Use the store as ``async with SqliteStore(path) as store:`` or call
+    :meth:`close` when done.
 
     ``busy_timeout`` is how many seconds a call waits while another connection
     (another process) holds the database's write lock, for writes that carry
@@ -96,15 +97,15 @@ class SqliteStore(SqliteWrites):
         locked has stored nothing; the try never awaits, so a cancel lands
         before it or after its commit.
         """
-        encoded = encode_batch(batch) if inline_candidate(batch) else None
+        encoded = encode_batch(batch, searchable=False) if inline_candidate(batch) else None
         chars = 0 if encoded is None else encoded_chars(encoded)
         if (
-            encoded is not None
-            and chars <= INLINE_MAX_CHARS
-            and await self._here(lambda conn: self._attempt(encoded, 0, chars) or None)
+            encoded is None
+            or chars > INLINE_MAX_CHARS
+            or not await self._here(lambda conn: self._attempt(encoded, 0, chars) or None)
         ):
-            return
-        await asyncio.to_thread(self._write, batch if encoded is None else encoded)
+            await asyncio.to_thread(self._write, batch if encoded is None else encoded)
+        self._index_if_due()
 
     async def find_turn(self, session_id: str, turn_id: str) -> StoredTurn | None:
         """Return where the write with ``turn_id`` stored its turn, or None.
@@ -257,15 +258,20 @@ class SqliteStore(SqliteWrites):
         """The stored messages of ``session_id`` that best match ``query``, best first.
 
         See :meth:`~agentcore.stores.search.SearchableStore.search_messages`; an FTS5
-        query of the file's ``message_search`` index, ranked by ``bm25()``.
+        query of the file's ``message_search`` index, ranked by ``bm25()``. The index
+        follows the writes: the messages not indexed yet (those written since the store
+        last indexed, in a worker thread every 64 messages, or by another process) are
+        indexed first, so the search sees every stored message.
         """
         terms = check_search(session_id, query, slot_id, before, limit)
         if not terms:
             return []
-        rows = await asyncio.to_thread(
-            self._call,
-            lambda conn: sqlite_search(conn, session_id, terms, slot_id, before, limit),
-        )
+
+        def find(conn: sqlite3.Connection) -> list[tuple[str, int, str, float, int | None]]:
+            self._catch_up(conn)  # the messages written since the index last caught up
+            return sqlite_search(conn, session_id, terms, slot_id, before, limit)
+
+        rows = await asyncio.to_thread(self._call, find)
         return [
             MessageHit(slot, index, decode_message(body, slot, index, session_id), score, turn)
             for slot, index, body, score, turn in rows

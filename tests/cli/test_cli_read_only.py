@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import sqlite3
-import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,30 +45,6 @@ def db(tmp_path: Path) -> Path:
     asyncio.run(_fill(path))
     assert sorted(p.name for p in folder.iterdir()) == ["sessions.db"]  # no -wal, no -shm
     return path
-
-
-@pytest.fixture
-def read_only() -> Iterator[Callable[[Path], None]]:
-    """Makes a file or folder read-only for this process, root included; undone after."""
-    made: list[tuple[Path, int]] = []
-
-    def make(path: Path) -> None:
-        mode = path.stat().st_mode
-        if os.geteuid() != 0:
-            path.chmod(0o555 if path.is_dir() else 0o444)
-        else:
-            if shutil.which("chattr") is None:
-                pytest.skip("running as root without chattr: no way to make a path read-only")
-            done = subprocess.run(["chattr", "+i", str(path)], capture_output=True)
-            if done.returncode != 0:
-                pytest.skip(f"chattr +i is not supported here: {done.stderr!r}")
-        made.append((path, mode))
-
-    yield make
-    for path, mode in reversed(made):
-        if os.geteuid() == 0:
-            subprocess.run(["chattr", "-i", str(path)], check=False)
-        path.chmod(mode)
 
 
 def _chat(run_cli: RunCli, server: FakeOpenAIServer, db: Path) -> Any:
