@@ -12,7 +12,7 @@ from the evaluation set.
 fills one store with that many messages (spread over sessions of 1,000 messages)
 and times searches of one session, best of a few rounds (the median of each round
 of 20 queries), and one turn's write (two messages) with the index against the same
-write with nothing to index, in alternating blocks of 32 turns 5 ms apart (see
+write with nothing to index, in alternating blocks of 32 turns 50 ms apart (see
 :func:`_write_times`): the median and the mean of each, and the time SQLite's index
 spends catching up in its worker thread, per turn. PostgreSQL needs ``AGENTCORE_TEST_POSTGRES_DSN``.
 """
@@ -258,7 +258,7 @@ async def latency(sizes: Sequence[int], engines: Sequence[str]) -> None:
 BLOCK = 32
 """Turns of each kind in a row: one catch-up of SQLite's index every block of indexed turns."""
 
-TURN_PAUSE = 0.005
+TURN_PAUSE = 0.05
 """Seconds between two writes of the write bench: a turn's write follows a model call,
 which takes far longer; SQLite's index catches up in a worker thread meanwhile."""
 

@@ -435,3 +435,22 @@ def test_with_automatic_recall_each_question_is_asked_from_the_request_its_turn_
         # Each ends with its question; the questions' turns stored nothing.
         assert call.messages[-1] == question_request(final, fact.question, script.language)[-1]
     assert result["turn_calls"] == no_turns(script.turns)
+
+
+def test_a_run_is_billed_with_its_cache_reads_and_its_summaries() -> None:
+    from bench.measure import TokenMeter
+    from bench.quality.billed import billed
+
+    meter = TokenMeter()
+    system = ("system", "You help. " + "Context. " * 700)  # past the 1,024 tokens cached
+    first = [system, ("user", "first question")]
+    second = [*first, ("assistant", "first answer"), ("user", "second question")]
+    extended = billed("agentcore", [(0, first), (1, second)], [1.0, 2.0], [], meter)
+    fresh = [("system", "Another prompt. " + "Other. " * 700), ("user", "second question")]
+    rewritten = billed("agentcore", [(0, first), (1, fresh)], [1.0, 2.0], [], meter)
+    # The second request read the first's prefix from the cache at both providers.
+    assert 0 < extended["openai"] < rewritten["openai"]
+    assert 0 < extended["anthropic"] < rewritten["anthropic"]
+    summary = (1.5, [*first, ("user", "Summarize.")], 200)
+    with_summary = billed("agentcore", [(0, first), (1, second)], [1.0, 2.0], [summary], meter)
+    assert with_summary["openai"] > extended["openai"]  # its input and its 200 tokens

@@ -9,6 +9,7 @@ from typing import Any
 
 from bench.measure import Pair, TokenMeter
 from bench.quality import generator
+from bench.quality.billed import billed, summary_calls
 from bench.quality.conversations import Script
 from bench.quality.facts import known_values, score
 from bench.quality.server import Call
@@ -51,9 +52,14 @@ def capped(result_calls: Sequence[Call], cap: int) -> bool:
 
 
 def figures(
-    script: Script, requests: Requests, calls: Sequence[Call], cap: int, meter: TokenMeter
+    script: Script,
+    requests: Requests,
+    calls: Sequence[Call],
+    cap: int,
+    meter: TokenMeter,
+    system: str = "agentcore",
 ) -> dict[str, Any]:
-    """Everything the tables show for one system on one conversation."""
+    """Everything the tables show for one system (its key) on one conversation."""
     known = known_values(script.texts(), script.facts)
     final = requests.final()
     final_score = score([text for _, text in final], script.facts, known)
@@ -93,6 +99,13 @@ def figures(
         "turn_tokens": turn_tokens,
         "summary_tokens": summary_tokens,
         "total_tokens": turn_tokens + summary_tokens,
+        "dollars": billed(
+            system,
+            requests.calls,
+            requests.times,
+            summary_calls(calls, _pairs),
+            meter,
+        ),
         "final_tokens": meter.request(final),
         "final_context": final,
         "summaries": [call.as_dict() for call in calls],
@@ -128,8 +141,19 @@ def _cell(result: dict[str, Any]) -> list[str]:
         f"{sum(seconds):.0f} / {max(seconds, default=0):.0f}",
         f"{result['final_tokens']:,}",
         f"{result['total_tokens']:,} ({result['turn_tokens']:,} + {result['summary_tokens']:,})",
+        _dollars([result]),
         "yes" if result["capped"] else "**no**",
     ]
+
+
+def _dollars(results: Sequence[dict[str, Any]]) -> str:
+    """Billed dollars at OpenAI's and Anthropic's list prices, caching included; "–" if
+    a run predates the figure."""
+    if not all("dollars" in result for result in results):
+        return "–"
+    openai = sum(result["dollars"]["openai"] for result in results)
+    anthropic = sum(result["dollars"]["anthropic"] for result in results)
+    return f"{openai:.3f} / {anthropic:.3f}"
 
 
 HEADER = [
@@ -149,6 +173,7 @@ HEADER = [
     "Summary s: total / max",
     "Final context tokens",
     "Tokens sent: total (turns + summaries)",
+    "Billed $, cached: OpenAI / Anthropic",
     "Capped",
 ]
 
@@ -212,6 +237,7 @@ KIND_HEADER = [
     "Old and new both",
     "Retracted as true",
     "Tokens sent",
+    "Billed $, cached: OpenAI / Anthropic",
 ]
 
 
@@ -235,6 +261,7 @@ def _kind_row(title: str, results: Sequence[dict[str, Any]]) -> list[str]:
         f"{count('contradicted')}",
         f"{count('retracted_as_true')}",
         f"{sum(result['total_tokens'] for result in results):,}",
+        _dollars(results),
     ]
 
 

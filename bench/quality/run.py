@@ -79,7 +79,7 @@ def run_one(
         traceback.print_exc()
         return {"status": "failed", "reason": f"{type(exc).__name__}: {str(exc)[:200]}"}
     calls = proxy.calls[mark:]
-    result = figures(script, requests, calls, settings.cap, TokenMeter())
+    result = figures(script, requests, calls, settings.cap, TokenMeter(), key)
     expected = no_turns(script.turns)
     if result["turn_calls"] != expected:
         result["warning"] = f"{result['turn_calls']} turn calls, {expected} scripted"

@@ -87,6 +87,8 @@ class Call:
     completion_tokens: int | None = None
     error: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    started: float = field(default_factory=time.monotonic)
+    """When the proxy received it (``time.monotonic``): orders it among the turns."""
 
     def as_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data."""

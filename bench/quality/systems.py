@@ -31,6 +31,7 @@ import asyncio
 import functools
 import json
 import os
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,10 +78,13 @@ class Requests:
     """agentcore's turns: what the caller waited (``bench.quality.waits``)."""
     questions: dict[str, list[Pair]] = field(default_factory=dict)
     """With recall: per fact, the request its question's turn would send (recall included)."""
+    times: list[float] = field(default_factory=list)
+    """When each of :attr:`calls` was made (``time.monotonic``), for billing."""
 
     def add(self, pairs: Sequence[Pair]) -> None:
         """Record one turn request."""
         self.calls.append((self.turn, list(pairs)))
+        self.times.append(time.monotonic())
 
     def final(self) -> list[Pair]:
         """The first request of the last turn: what the system sends at the end."""
