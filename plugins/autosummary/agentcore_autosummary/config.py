@@ -364,9 +364,10 @@ class SummaryConfig:
         summary, which is sent as a system message ``[上下文摘要] {summary}`` at
         the end of the context (fenced as data, see ``docs/autosummary.md``,
         "The summary as data"); every summary is applied, repeated or not
-        (``gate=False``), and nothing is recalled (``recall="off"``). ``max_context_tokens`` is only the watermark:
-        requests are neither sized to it nor refused by it, so the original
-        test values (20, 100) work. ``overrides`` change any field.
+        (``gate=False``), and nothing is recalled (``recall="off"``).
+        ``max_context_tokens`` is only the watermark: requests are neither sized
+        to it nor refused by it, so the original test values (20, 100) work.
+        ``overrides`` change any field.
         """
         settings: dict[str, Any] = {
             "trigger_token_ratio": 0.75,
