@@ -190,7 +190,7 @@ async def _agentcore(
             requests.waits.append({"turn": index, **await timed_turn(session, turn.user, timed)})
             if settings.think:
                 await asyncio.sleep(settings.think)
-        if config.recall in ("auto", "both"):
+        if recall:
             await capture_questions(session, script, asking)
     finally:
         await session.aclose()
@@ -393,9 +393,9 @@ SYSTEMS: dict[str, tuple[str, Runner]] = {
         'agentcore, mode="background"',
         functools.partial(_agentcore, structured=False, mode="background"),
     ),
-    "agentcore-no-recall": (
-        'agentcore, recall="off"',
-        functools.partial(_agentcore, structured=False, recall="off"),
+    "agentcore-recall": (
+        'agentcore, recall="auto"',
+        functools.partial(_agentcore, structured=False, recall="auto"),
     ),
     "langmem": ("langmem summarize_messages", _langmem),
     "langchain": ("LangChain SummarizationMiddleware", _langchain),

@@ -222,10 +222,8 @@ class SummaryConfig:
         history (the store must search: ``agentcore.stores.search``). ``"tool"``: once
         messages are summarized, the model is offered ``recall_history(query, limit)``;
         ``"auto"``: before a turn, the summarized messages that best match the user's
-        new message are added to its request in a marked block, within the window (the
-        default: on the quality bench it answers most questions a summary alone loses);
-        ``"both"``; ``"off"``. A store that does not search recalls nothing. See
-        ``docs/autosummary.md``, "Recall".
+        new message are added to its request in a marked block, within the window;
+        ``"both"``; ``"off"`` (the default). See ``docs/autosummary.md``, "Recall".
     :param recall_tokens: Tokens one recall may add, tool result or block (None: a
         sixteenth of the window, at least 64).
     :param recall_limit: Messages automatic recall adds at most.
@@ -276,7 +274,7 @@ class SummaryConfig:
     )
     gate: bool = field(default=True, validator=BOOL)
     segments_ratio: float | None = field(default=None, validator=RATIO.or_none())
-    recall: Recall = field(default="auto", validator=one_of("off", "tool", "auto", "both"))
+    recall: Recall = field(default="off", validator=one_of("off", "tool", "auto", "both"))
     recall_tokens: int | None = field(default=None, validator=POSITIVE_INT.or_none())
     recall_limit: int = field(default=3, validator=POSITIVE_INT)
     keep_images: int = field(default=2, validator=NON_NEGATIVE_INT)
@@ -364,10 +362,9 @@ class SummaryConfig:
         summary, which is sent as a system message ``[上下文摘要] {summary}`` at
         the end of the context (fenced as data, see ``docs/autosummary.md``,
         "The summary as data"); every summary is applied, repeated or not
-        (``gate=False``), and nothing is recalled (``recall="off"``).
-        ``max_context_tokens`` is only the watermark: requests are neither sized
-        to it nor refused by it, so the original test values (20, 100) work.
-        ``overrides`` change any field.
+        (``gate=False``). ``max_context_tokens`` is only the watermark:
+        requests are neither sized to it nor refused by it, so the original
+        test values (20, 100) work. ``overrides`` change any field.
         """
         settings: dict[str, Any] = {
             "trigger_token_ratio": 0.75,
@@ -382,7 +379,6 @@ class SummaryConfig:
             "summary_position": "end",
             "request_shape": "transcript",
             "gate": False,
-            "recall": "off",
         }
         settings.update(overrides)
         return cls.coerce(settings)

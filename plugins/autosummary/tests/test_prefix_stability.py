@@ -31,7 +31,6 @@ from agentcore.providers import AnthropicProvider, OpenAIProvider
 from agentcore.testing import MockProvider
 from agentcore_autosummary import SummaryInfo, SummaryRequestInfo
 from agentcore_autosummary import plugin as autosummary_plugin
-from agentcore_autosummary.recalling.automatic import RECALL_LABEL
 
 TURNS = 300
 TOOL_EVERY = 7
@@ -126,22 +125,6 @@ def _stable_parts(kind: str, body: dict[str, Any]) -> tuple[Any, list[Any]]:
     return (body.get("system"), body.get("tools")), body["messages"]
 
 
-def _without_recalled(messages: list[Any]) -> list[Any]:
-    """``messages`` without automatic recall's block and the acknowledgement after it.
-
-    Asserts the block comes right before the turn's messages: after it, the user's
-    message, then the turn's tool rounds only.
-    """
-    for at, message in enumerate(messages):
-        if RECALL_LABEL in json.dumps(message, ensure_ascii=False):
-            assert messages[at + 1]["role"] == "assistant"  # the acknowledgement
-            turn = messages[at + 2 :]
-            said = [m["role"] == "user" and "tool_result" not in json.dumps(m) for m in turn]
-            assert said[0] and said.count(True) == 1  # tool results aside (Anthropic's)
-            return messages[:at] + turn
-    return messages
-
-
 class SummaryWatch:
     """Records at which request each summary started, and the first request made after it.
 
@@ -230,14 +213,10 @@ async def test_each_turn_request_extends_the_previous_one_between_summaries(kind
     for started, applied in watch.spans:
         applied_near.update(range(started, applied + 1))
     broken = []
-    extended = recalled = 0
+    extended = 0
     for i in range(1, len(server.bodies)):
-        fixed_before, sent_before = _stable_parts(kind, server.bodies[i - 1])
-        fixed_after, sent_after = _stable_parts(kind, server.bodies[i])
-        # A recalled block is its turn's alone, just before the turn's messages: the next
-        # turn's request extends the rest.
-        before, after = _without_recalled(sent_before), _without_recalled(sent_after)
-        recalled += len(after) < len(sent_after)
+        fixed_before, before = _stable_parts(kind, server.bodies[i - 1])
+        fixed_after, after = _stable_parts(kind, server.bodies[i])
         if i in applied_near:
             continue
         if fixed_before != fixed_after or after[: len(before)] != before:
@@ -246,8 +225,7 @@ async def test_each_turn_request_extends_the_previous_one_between_summaries(kind
             extended += 1
     print(
         f"\n{kind}: {len(server.bodies)} turn requests, {len(watch.spans)} summaries applied, "
-        f"{extended} requests extended the previous one (its recalled block aside, "
-        f"{recalled} had one), {len(broken)} did not"
+        f"{extended} requests extended the previous one, {len(broken)} did not"
     )
     assert len(watch.spans) >= 3
     assert broken == [], f"requests that rewrote the prefix: {broken[:10]}"
