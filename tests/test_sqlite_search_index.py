@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import sqlite3
@@ -30,6 +29,15 @@ def raw_rows(path: Path, sql: str) -> list[tuple[object, ...]]:
         raw.close()
 
 
+async def caught_up(store: SqliteStore) -> None:
+    """Wait for the catch-up the store started in a worker thread, if it started one.
+
+    A store starts one only when the one before has finished, so this is all of them.
+    """
+    if store._indexing is not None:
+        await store._indexing
+
+
 async def found(store: SqliteStore, session_id: str, query: str) -> list[int]:
     return [hit.index for hit in await store.search_messages(session_id, query, limit=50)]
 
@@ -47,12 +55,7 @@ async def test_the_store_indexes_what_it_wrote_without_a_search(tmp_path: Path) 
     async with SqliteStore(path) as store:
         for n in range(0, count, 2):
             await write(store, "s", [f"note {n} word{n}", f"note {n + 1} word{n + 1}"], start=n)
-        for _ in range(500):  # the worker thread's catch-up, bounded in time
-            mark = raw_rows(path, "SELECT indexed FROM search_mark")[0][0]
-            assert isinstance(mark, int)
-            if mark >= count - 6:
-                break
-            await asyncio.sleep(0.01)
+        await caught_up(store)
         indexed = raw_rows(path, "SELECT count(*) FROM message_search")[0][0]
         assert isinstance(indexed, int)
         assert indexed >= _sqlite_connection.INDEX_EVERY  # done before any search
@@ -199,10 +202,7 @@ async def test_a_long_backlog_is_indexed_a_batch_at_a_time(
             lambda sql: transactions.append(sql) if sql.startswith("UPDATE search_mark") else None
         )
         await write(store, "s", [f"row {n} holds pear{n}" for n in range(95)])
-        for _ in range(500):  # the worker thread's catch-up, bounded in time
-            if raw_rows(path, "SELECT indexed FROM search_mark") == [(95,)]:
-                break
-            await asyncio.sleep(0.01)
+        await caught_up(store)
         assert raw_rows(path, "SELECT indexed FROM search_mark") == [(95,)]
         assert len(transactions) == 10  # nine batches of ten, then the last five
         assert await found(store, "s", "pear94") == [94]
@@ -226,7 +226,7 @@ async def test_a_failed_catch_up_is_logged_and_the_search_still_finds_everything
         async with SqliteStore(tmp_path / "s.db") as store:
             for n in range(0, count, 2):
                 await write(store, "s", [f"a {n} says kiwi{n}", f"b {n + 1} says kiwi{n + 1}"], n)
-            await asyncio.sleep(0.05)
+            await caught_up(store)
             # Tried again after as many writes, not on every write that follows a failure.
             assert 1 <= failures <= 3
             monkeypatch.setattr(_sqlite_connection, "catch_up", real)

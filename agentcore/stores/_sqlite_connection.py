@@ -3,8 +3,8 @@
 The store runs every call on one connection guarded by one lock: in a worker thread
 (:meth:`SqliteConnection._call`), or on the calling thread when nothing holds a lock
 the call needs (:meth:`SqliteConnection._here`). This module keeps that connection,
-its busy timeout, the WAL's checkpoints, the search index's catch-ups, and closing it. The public
-methods are the store's own, in ``sqlite``.
+its busy timeout, the WAL's checkpoints, the search index's catch-ups, and closing
+it. The public methods are the store's own, in ``sqlite``.
 """
 
 from __future__ import annotations
@@ -21,11 +21,10 @@ from typing import Any, TypeVar
 from agentcore.errors import ConfigError, CorruptDataError, StoreError
 from agentcore.stores._deadline import check_timeout
 from agentcore.stores._sqlite_checkpoint import WalPages
-from agentcore.stores._sqlite_file import UndecodableText, is_readonly, why_failed
+from agentcore.stores._sqlite_file import UndecodableText, why_failed
 from agentcore.stores._sqlite_heads import HeadCache
 from agentcore.stores._sqlite_open import open_database
-from agentcore.stores._sqlite_search import CATCH_UP_BATCH, catch_up
-from agentcore.stores._sqlite_write import rollback
+from agentcore.stores._sqlite_search import CATCH_UP_BATCH, catch_up, catch_up_unless_read_only
 from agentcore.stores.base import BaseStore
 
 T = TypeVar("T")
@@ -181,23 +180,16 @@ class SqliteConnection(BaseStore):
     def _catch_up(self, conn: sqlite3.Connection) -> None:
         """Index every stored message above the mark; under the lock.
 
-        A read-only file cannot be: the search reads the index as it stands, and the
-        messages above the mark (those a process that stopped without closing its store
-        wrote last) are not found; a warning says so, once.
+        A read-only file cannot be (see ``catch_up_unless_read_only``): a warning says
+        so, once.
         """
-        try:
-            catch_up(conn, self._path)
-        except sqlite3.OperationalError as exc:
-            if not is_readonly(exc):
-                raise
-            rollback(conn)
-            if not self._warned_read_only:
-                self._warned_read_only = True
-                logger.warning(
-                    "SQLite store %s is read-only: the messages stored since it was last "
-                    "indexed are not searched",
-                    self._path,
-                )
+        if not catch_up_unless_read_only(conn, self._path) and not self._warned_read_only:
+            self._warned_read_only = True
+            logger.warning(
+                "SQLite store %s is read-only: the messages stored since it was last "
+                "indexed are not searched",
+                self._path,
+            )
         self._unindexed = 0
 
     def _checkpoint(self) -> None:

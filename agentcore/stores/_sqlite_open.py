@@ -18,12 +18,11 @@ from agentcore.stores._sqlite_checkpoint import WalPages
 from agentcore.stores._sqlite_file import (
     create_private,
     is_not_a_database,
-    is_readonly,
     strict_text,
     why_failed,
 )
 from agentcore.stores._sqlite_schema import MIGRATIONS, SCHEMA_VERSION
-from agentcore.stores._sqlite_search import catch_up
+from agentcore.stores._sqlite_search import catch_up_unless_read_only
 from agentcore.stores._sqlite_write import rollback
 
 logger = logging.getLogger("agentcore.stores.sqlite")
@@ -102,12 +101,7 @@ def _prepare(conn: sqlite3.Connection, path: str, busy_timeout: float) -> WalPag
         conn.execute("PRAGMA foreign_keys = ON")
         if version < SCHEMA_VERSION:
             _create_or_migrate(conn, path)
-        try:
-            catch_up(conn, path)
-        except sqlite3.OperationalError as exc:
-            if not is_readonly(exc):  # read-only: searched as indexed (see _sqlite_connection)
-                raise
-            rollback(conn)
+        catch_up_unless_read_only(conn, path)
     except sqlite3.Error as exc:
         raise StoreError(f"cannot set up SQLite store {path}: {why_failed(path, exc)}") from exc
     return wal

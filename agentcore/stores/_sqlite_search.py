@@ -28,7 +28,7 @@ from agentcore.stores._search_text import (
     keyed_terms,
     search_document,
 )
-from agentcore.stores._sqlite_file import UndecodableText, strict_text
+from agentcore.stores._sqlite_file import UndecodableText, is_readonly, strict_text
 from agentcore.stores._sqlite_write import rollback
 
 logger = logging.getLogger("agentcore.stores.sqlite")
@@ -133,3 +133,19 @@ def catch_up(conn: sqlite3.Connection, path: str, *, batches: int | None = None)
     if indexed >= CATCH_UP_BATCH:
         logger.info("indexed %d stored messages of %s for search", indexed, path)
     return indexed
+
+
+def catch_up_unless_read_only(conn: sqlite3.Connection, path: str) -> bool:
+    """:func:`catch_up`, or False when the file is read-only (nothing written then).
+
+    A read-only file is searched as far as it is indexed: the messages above the mark
+    (those a process that stopped without closing its store wrote last) are not found.
+    """
+    try:
+        catch_up(conn, path)
+    except sqlite3.OperationalError as exc:
+        if not is_readonly(exc):
+            raise
+        rollback(conn)
+        return False
+    return True
