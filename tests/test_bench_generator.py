@@ -212,6 +212,13 @@ def test_a_question_replaces_the_final_user_message() -> None:
     assert chinese.startswith("预算是多少？") and "对话" in chinese
 
 
+def test_a_question_turn_request_keeps_what_recall_put_before_the_question() -> None:
+    turn_request = [("system", "rules"), ("user", "Recalled: the port is 8444.\n\nWhat port?")]
+    messages = question_request(turn_request, "What port?")
+    assert messages[-1]["content"].startswith("Recalled: the port is 8444.\n\nWhat port? ")
+    assert len(messages) == 2
+
+
 @pytest.fixture
 def answering_server() -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """A loopback chat-completions server that answers by the question, 500 for a cache one."""
@@ -433,7 +440,9 @@ def test_with_automatic_recall_each_question_is_asked_from_the_request_its_turn_
     assert recalled, "no question brought back a summarized message"
     for call, fact in zip(asked, script.facts, strict=True):
         # Each ends with its question; the questions' turns stored nothing.
-        assert call.messages[-1] == question_request(final, fact.question, script.language)[-1]
+        question = question_request(final, fact.question, script.language)[-1]
+        assert call.messages[-1]["role"] == "user"
+        assert call.messages[-1]["content"].endswith(question["content"])
     assert result["turn_calls"] == no_turns(script.turns)
 
 

@@ -43,12 +43,17 @@ def question_request(
     """The chat messages that ask ``question`` from a final context.
 
     The context's last message, the final turn's user message, gives way to the
-    question; a tool result (which needs a tool call id the pairs no longer
-    carry) is sent as a user message that says it is one.
+    question, unless it is the question's own turn request: a message that ends
+    with the question (what automatic recall put before it included) stays, and
+    the instruction follows it. A tool result (which needs a tool call id the pairs
+    no longer carry) is sent as a user message that says it is one.
     """
     pairs = list(final)
+    asked = question
     if pairs and pairs[-1][0] == "user":
-        pairs.pop()
+        last = pairs.pop()[1]
+        if last.endswith(question):
+            asked = last
     messages = []
     for role, text in pairs:
         if role in ("system", "user", "assistant"):
@@ -56,7 +61,7 @@ def question_request(
         else:
             messages.append({"role": "user", "content": f"[{role} result]\n{text}"})
     instruction = INSTRUCTIONS.get(language, INSTRUCTIONS["en"])
-    messages.append({"role": "user", "content": f"{question} {instruction}"})
+    messages.append({"role": "user", "content": f"{asked} {instruction}"})
     return messages
 
 

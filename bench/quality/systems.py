@@ -190,7 +190,7 @@ async def _agentcore(
             requests.waits.append({"turn": index, **await timed_turn(session, turn.user, timed)})
             if settings.think:
                 await asyncio.sleep(settings.think)
-        if recall:
+        if config.recall in ("auto", "both"):
             await capture_questions(session, script, asking)
     finally:
         await session.aclose()

@@ -28,8 +28,10 @@ from agentcore import (
     FocusedConfig,
     LlmError,
     ToolRegistry,
+    TurnContext,
+    hookimpl,
 )
-from agentcore_autosummary import SummaryConfig, get_conversation_summary
+from agentcore_autosummary import RecallInfo, SummaryConfig, get_conversation_summary
 
 REPLY_CAP = 96
 """``max_tokens`` of every turn reply."""
@@ -112,6 +114,13 @@ class Conversation:
     """Turns the model answered with nothing (``EmptyReplyError``): the model's doing, not
     a failure of the window; nothing of them is stored."""
     turns: int = 0
+    recalls: list[RecallInfo] = attrs.field(factory=list)
+    """Every recall of the conversation, as the ``after_recall`` hook saw it."""
+
+    @hookimpl(optionalhook=True)
+    def after_recall(self, ctx: TurnContext, recall: RecallInfo) -> None:
+        """Keep each recall, for the figures."""
+        self.recalls.append(recall)
 
     async def turn(self, text: str) -> None:
         """One turn on the chosen path; a provider error is counted, not raised."""
@@ -196,7 +205,9 @@ def make_conversation(
     if tools is not None:
         builder.tool_registry(tools)
     session = AgentSession(agent, session_id, builder.build(), FocusedConfig())
-    return Conversation(session=session, provider=provider, stream=stream)
+    conversation = Conversation(session=session, provider=provider, stream=stream)
+    session.bundle.plugin_manager.register(conversation)
+    return conversation
 
 
 def server_token_count(server: LlamaServer, text: str) -> int:
@@ -269,6 +280,7 @@ async def finish(
         "turns": conv.turns,
         "failed_turns": len(conv.failures),
         "empty_replies": len(conv.empty_replies),
+        "recalled_turns": sum(bool(recall.found) for recall in conv.recalls),
         **summarize_records(records, server.n_ctx),
         "server_non_200": log.rejected,
         "server_statuses": dict(log.statuses),
@@ -424,7 +436,9 @@ async def test_tool_calls_round_trip(
         # the learned correction is high; a verbatim tail of a quarter of the window (512)
         # then leaves a summary too little to free, and the plugin refuses the turn rather
         # than overflow. A 256-token tail keeps room to summarize.
-        summary={"max_summary_tokens": 256, "keep_recent_tokens": 256},
+        # Automatic recall on: the recalled part must not keep this small model from
+        # answering (a separate recalled message did, in 6 of 9 turns).
+        summary={"max_summary_tokens": 256, "keep_recent_tokens": 256, "recall": "auto"},
         extra_body={"tool_choice": "auto"},
         max_tool_rounds=2,
     )
@@ -439,7 +453,10 @@ async def test_tool_calls_round_trip(
             await conv.turn(text)
 
     await bounded(run())
-    await finish(conv, server, mark, figures, request.node.name, started, tool_calls=calls)
+    row = await finish(conv, server, mark, figures, request.node.name, started, tool_calls=calls)
+    # The questions asked again find the earlier ones, and the model still answers them
+    # (finish() counts the empty replies).
+    assert row["recalled_turns"] > 0, "no turn had anything recalled"
 
 
 async def test_an_unknown_window_is_learned_from_the_server(

@@ -222,9 +222,10 @@ class SummaryConfig:
         history (the store must search: ``agentcore.stores.search``). ``"tool"``: once
         messages are summarized, the model is offered ``recall_history(query, limit)``;
         ``"auto"``: before a turn, the summarized messages that best match the user's
-        new message are added to its request in a marked block, within the window;
-        ``"both"``; ``"off"`` (the default). See ``docs/autosummary.md``, "Recall".
-    :param recall_tokens: Tokens one recall may add, tool result or block (None: a
+        new message open that message in its request, marked and within the window;
+        ``"both"``; ``"off"`` (the default). A store that does not search recalls
+        nothing. See ``docs/autosummary.md``, "Recall".
+    :param recall_tokens: Tokens one recall may add, recalled part or tool result (None: a
         sixteenth of the window, at least 64).
     :param recall_limit: Messages automatic recall adds at most.
     :param keep_images: Images of the summarized messages the request keeps carrying:
@@ -362,9 +363,10 @@ class SummaryConfig:
         summary, which is sent as a system message ``[上下文摘要] {summary}`` at
         the end of the context (fenced as data, see ``docs/autosummary.md``,
         "The summary as data"); every summary is applied, repeated or not
-        (``gate=False``). ``max_context_tokens`` is only the watermark:
-        requests are neither sized to it nor refused by it, so the original
-        test values (20, 100) work. ``overrides`` change any field.
+        (``gate=False``), and nothing is recalled (``recall="off"``).
+        ``max_context_tokens`` is only the watermark: requests are neither sized
+        to it nor refused by it, so the original test values (20, 100) work.
+        ``overrides`` change any field.
         """
         settings: dict[str, Any] = {
             "trigger_token_ratio": 0.75,
@@ -379,6 +381,7 @@ class SummaryConfig:
             "summary_position": "end",
             "request_shape": "transcript",
             "gate": False,
+            "recall": "off",
         }
         settings.update(overrides)
         return cls.coerce(settings)

@@ -18,7 +18,7 @@ from agentcore import (
     ToolUseBlock,
 )
 from agentcore.testing import MockProvider
-from agentcore_autosummary.recalling.automatic import RECALL_LABEL
+from agentcore_autosummary.recalling.automatic import NEW_MESSAGE_LABEL, RECALL_LABEL
 from agentcore_autosummary.recalling.tool import RECALL_TOOL_NAME
 
 MakeSession = Callable[..., AgentSession]
@@ -82,7 +82,13 @@ async def test_automatic_recall_brings_the_image_back(make_session: MakeSession)
     blocks = [m for m in model.turns[-1].messages if m.text.startswith(RECALL_LABEL)]
     assert len(blocks) == 1
     assert "[attached image (image/png, 120 bytes), shown below]" in blocks[0].text
+    # The user's message: the recalled text, its image, then the user's own words.
+    assert blocks[0].role == "user"
     assert blocks[0].content[1] == ImageBlock(media_type="image/png", data=picture(0))
+    assert blocks[0].content[2:] == (
+        TextBlock(NEW_MESSAGE_LABEL),
+        TextBlock("Show me the ledger chart again."),
+    )
 
 
 async def test_automatic_recall_sends_no_image_with_keep_images_0(
@@ -97,3 +103,4 @@ async def test_automatic_recall_sends_no_image_with_keep_images_0(
     assert len(blocks) == 1
     assert "[attached image (image/png, 120 bytes)]" in blocks[0].text
     assert [block.kind for block in blocks[0].content] == ["text"]
+    assert blocks[0].text.endswith("Show me the ledger chart again.")

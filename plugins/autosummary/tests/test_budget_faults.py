@@ -367,7 +367,10 @@ async def test_the_verbatim_tail_is_summarized_when_a_large_message_needs_its_ro
     # counting overhead no local count sees: the turn was refused although summarizing
     # the tail would have made room.
     server = StrictServer(2048, ratio=1.3, turn=lambda request: text(60, len(request.messages)))
-    config = SummaryConfig(max_context_tokens=2048, max_summary_tokens=256, keep_recent_tokens=512)
+    # Recall off: the shape of the request is the point (a recalled part has its tests).
+    config = SummaryConfig(
+        max_context_tokens=2048, max_summary_tokens=256, keep_recent_tokens=512, recall="off"
+    )
     chat = session(server, config)
     small = [text(60, i) for i in range(12)]
     assert await run_turns(chat, small) == 0

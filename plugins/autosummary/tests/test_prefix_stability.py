@@ -31,6 +31,7 @@ from agentcore.providers import AnthropicProvider, OpenAIProvider
 from agentcore.testing import MockProvider
 from agentcore_autosummary import SummaryInfo, SummaryRequestInfo
 from agentcore_autosummary import plugin as autosummary_plugin
+from agentcore_autosummary.recalling.automatic import NEW_MESSAGE_LABEL, RECALL_LABEL
 
 TURNS = 300
 TOOL_EVERY = 7
@@ -125,6 +126,38 @@ def _stable_parts(kind: str, body: dict[str, Any]) -> tuple[Any, list[Any]]:
     return (body.get("system"), body.get("tools")), body["messages"]
 
 
+def _said(message: dict[str, Any]) -> bool:
+    """Whether ``message`` is a user's message, not a tool result."""
+    content = message.get("content")
+    results = isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)
+    return bool(message["role"] == "user" and not results)
+
+
+def _without_recalled(messages: list[Any]) -> tuple[list[Any], bool]:
+    """``messages`` with automatic recall's part taken out of the message it opens.
+
+    Asserts that message is the turn's own, the last one a user said; also returns
+    whether there was one.
+    """
+    out = list(messages)
+    for at, message in enumerate(messages):
+        content = message.get("content")
+        if RECALL_LABEL not in json.dumps(content, ensure_ascii=False):
+            continue
+        assert at == max(i for i, m in enumerate(messages) if _said(m))
+        own: Any
+        if isinstance(content, str):
+            own = content.split(f"\n\n{NEW_MESSAGE_LABEL}\n", 1)[1]
+        elif len(content) == 1:
+            own = [{**content[0], "text": content[0]["text"].split(f"{NEW_MESSAGE_LABEL}\n")[1]}]
+        else:
+            label = next(i for i, b in enumerate(content) if b.get("text") == NEW_MESSAGE_LABEL)
+            own = content[label + 1 :]
+        out[at] = {**message, "content": own}
+        return out, True
+    return out, False
+
+
 class SummaryWatch:
     """Records at which request each summary started, and the first request made after it.
 
@@ -196,6 +229,7 @@ async def test_each_turn_request_extends_the_previous_one_between_summaries(kind
                 "max_context_tokens": 6000,
                 "mode": "background",
                 "summary_provider": _summarizer(),
+                "recall": "auto",  # what it adds to a turn's request must not move the prefix
             },
         )
         .build()
@@ -214,9 +248,13 @@ async def test_each_turn_request_extends_the_previous_one_between_summaries(kind
         applied_near.update(range(started, applied + 1))
     broken = []
     extended = 0
+    recalled = 0
     for i in range(1, len(server.bodies)):
-        fixed_before, before = _stable_parts(kind, server.bodies[i - 1])
-        fixed_after, after = _stable_parts(kind, server.bodies[i])
+        fixed_before, sent_before = _stable_parts(kind, server.bodies[i - 1])
+        fixed_after, sent_after = _stable_parts(kind, server.bodies[i])
+        before, _ = _without_recalled(sent_before)
+        after, had = _without_recalled(sent_after)
+        recalled += had
         if i in applied_near:
             continue
         if fixed_before != fixed_after or after[: len(before)] != before:
@@ -225,7 +263,8 @@ async def test_each_turn_request_extends_the_previous_one_between_summaries(kind
             extended += 1
     print(
         f"\n{kind}: {len(server.bodies)} turn requests, {len(watch.spans)} summaries applied, "
-        f"{extended} requests extended the previous one, {len(broken)} did not"
+        f"{extended} requests extended the previous one (what recall put in a user's "
+        f"message aside, {recalled} had some), {len(broken)} did not"
     )
     assert len(watch.spans) >= 3
     assert broken == [], f"requests that rewrote the prefix: {broken[:10]}"

@@ -37,6 +37,7 @@ from agentcore_autosummary import (
     get_conversation_summary,
 )
 from agentcore_autosummary import plugin as autosummary_plugin
+from agentcore_autosummary.recalling.automatic import NEW_MESSAGE_LABEL, RECALL_LABEL
 
 FILLER = " ".join(f"note{i}" for i in range(120))
 SUMMARY = "Summary: the user keeps the keys k0 to k5 on port 8443."
@@ -48,6 +49,8 @@ SETTINGS: dict[str, Any] = {
     "keep_recent_tokens": 150,
     "debounce_turns": 1,
     "retention_check": "off",  # the summaries asserted here are the summarizer's own
+    # Requests repeated byte for byte; what automatic recall changes has its own test.
+    "recall": "off",
 }
 
 
@@ -127,8 +130,10 @@ def _tools() -> ToolRegistry:
     return tools
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic"])
-async def test_a_summary_request_starts_with_the_previous_turn_request(kind: str) -> None:
+async def _conversation_on_the_wire(
+    kind: str, settings: dict[str, Any], tools: ToolRegistry | None = None
+) -> tuple[Wire, AgentSession]:
+    """24 turns through a provider of ``kind`` on a :class:`Wire`, with ``settings``."""
     wire = Wire(kind)
     client = httpx.AsyncClient(transport=httpx.MockTransport(wire.handle))
     provider: Any
@@ -138,16 +143,10 @@ async def test_a_summary_request_starts_with_the_previous_turn_request(kind: str
         provider = AnthropicProvider(
             "m", base_url="http://127.0.0.1:9", api_key="k", http_client=client
         )
-    bundle = (
-        AgentBuilder()
-        .provider(provider)
-        .tool_registry(_tools())
-        .store(InMemoryStore())
-        .load_plugins(False)
-        .plugin(autosummary_plugin)
-        .summary_config(SETTINGS)
-        .build()
-    )
+    builder = AgentBuilder().provider(provider).store(InMemoryStore()).load_plugins(False)
+    if tools is not None:
+        builder.tool_registry(tools)
+    bundle = builder.plugin(autosummary_plugin).summary_config(settings).build()
     session = AgentSession(
         Agent("a", system_prompt="You are terse.", model="m"), "s", bundle, FocusedConfig()
     )
@@ -155,6 +154,12 @@ async def test_a_summary_request_starts_with_the_previous_turn_request(kind: str
         await session.submit_turn(f"Turn {number}: key k{number} is on port 8443. " + FILLER)
     await session.aclose()
     await client.aclose()
+    return wire, session
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+async def test_a_summary_request_starts_with_the_previous_turn_request(kind: str) -> None:
+    wire, session = await _conversation_on_the_wire(kind, SETTINGS, _tools())
 
     summaries = [i for i, (_, body) in enumerate(wire.bodies) if _asks_for_summary(kind, body)]
     assert len(summaries) >= 2
@@ -179,6 +184,23 @@ async def test_a_summary_request_starts_with_the_previous_turn_request(kind: str
             summary_messages = raw_summary.split(b'"messages":', 1)[1]
             assert summary_messages.startswith(turn_messages.split(b"]", 1)[0][:-1])
             assert summary.get("prompt_cache_key") == turn.get("prompt_cache_key")
+
+
+async def test_with_recall_a_summary_request_repeats_the_turn_request_as_stored() -> None:
+    """The recalled part was for that turn request alone: the summary reads the message
+    the user wrote, and the request repeats the turn's up to that message."""
+    wire, _ = await _conversation_on_the_wire("openai", {**SETTINGS, "recall": "auto"})
+    bodies = [body for _, body in wire.bodies]
+    summaries = [i for i, body in enumerate(bodies) if _asks_for_summary("openai", body)]
+    after_recall = [i for i in summaries if RECALL_LABEL in json.dumps(bodies[i - 1])]
+    assert after_recall, "no summary followed a turn request with a recalled part"
+    for index in after_recall:
+        sent, asked = bodies[index - 1]["messages"], bodies[index]["messages"]
+        assert RECALL_LABEL not in json.dumps(asked)
+        said = sent[-1]["content"]
+        assert asked[: len(sent) - 1] == sent[:-1]  # the cached prefix, up to that message
+        own = said.split(f"{NEW_MESSAGE_LABEL}\n", 1)[1]
+        assert asked[len(sent) - 1] == {"role": "user", "content": own}
 
 
 class Applied:

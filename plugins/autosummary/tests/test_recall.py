@@ -26,7 +26,7 @@ from agentcore import (
 )
 from agentcore.testing import MockProvider
 from agentcore_autosummary import RecallInfo, SummaryConfig
-from agentcore_autosummary.recalling.automatic import RECALL_ACKNOWLEDGEMENT, RECALL_LABEL
+from agentcore_autosummary.recalling.automatic import NEW_MESSAGE_LABEL, RECALL_LABEL
 from agentcore_autosummary.recalling.tool import RECALL_TOOL_NAME
 
 SERVICES = ["auth", "billing", "search", "mailer", "ledger", "gateway"]
@@ -63,7 +63,7 @@ class Model:
         self.turns.append(request)
         last = request.messages[-1]
         offered = [spec.name for spec in request.tools]
-        asked = last.role == "user" and last.text.startswith("Which port")
+        asked = last.role == "user" and "Which port" in last.text
         if self.query and asked and RECALL_TOOL_NAME in offered:
             arguments: dict[str, object] = {"query": self.query, "limit": 2}
             if self.turns_asked is not None:
@@ -199,15 +199,23 @@ async def test_automatic_recall_adds_the_matching_messages_to_the_request(
     assert len(blocks) == 1
     assert "ledger service listens on port 8444" in blocks[0]
     assert "billing" not in blocks[0]  # holds one word of the question only
-    # The block goes last, a user message answered "OK.", right before the turn's message.
-    roles = [(m.role, m.text) for m in model.turns[-1].messages[-3:]]
-    assert roles[:2] == [("user", blocks[0]), ("assistant", RECALL_ACKNOWLEDGEMENT)]
+    # The block opens the user's own message, in this request only: no message is added.
+    sent = model.turns[-1].messages
+    assert sent[-1].role == "user"
+    assert sent[-1].text == blocks[0]
+    assert not [m for m in sent[:-1] if RECALL_LABEL in m.text]
+    question = "Which port does the ledger service use?"
+    assert sent[-1].text.endswith(f"\n\n{NEW_MESSAGE_LABEL}\n{question}")
+    stored = [m.text for m in (await session.get_slot()).load_messages() if m.role == "user"]
+    assert stored[-1] == question
     # A message about nothing summarized gets no block.
     await session.submit_turn("Thanks, that is all for today.")
     assert recalled_blocks(model.turns[-1]) == []
 
 
-async def test_a_system_summary_makes_a_system_block(make_session: MakeSession) -> None:
+async def test_a_system_summary_still_recalls_into_the_users_message(
+    make_session: MakeSession,
+) -> None:
     model = Model()
     session = make_session(
         MockProvider(responder=model),
@@ -217,8 +225,9 @@ async def test_a_system_summary_makes_a_system_block(make_session: MakeSession) 
     await tell_the_ports(session)
     await session.submit_turn("Which port does the ledger service use?")
     sent = model.turns[-1].messages
-    assert sent[-2].role == "system" and sent[-2].text.startswith(RECALL_LABEL)
-    assert "ledger service listens on port 8444" in sent[-2].text
+    assert sent[-1].role == "user" and sent[-1].text.startswith(RECALL_LABEL)
+    assert "ledger service listens on port 8444" in sent[-1].text
+    assert not [m for m in sent[:-1] if RECALL_LABEL in m.text]
 
 
 async def test_a_resumed_session_recalls_from_its_stored_history(

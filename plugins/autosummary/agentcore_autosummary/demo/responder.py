@@ -7,6 +7,7 @@ import re
 from agentcore import LlmRequest
 from agentcore.plugin_api import count_text_tokens
 from agentcore_autosummary.demo.script import DemoScript
+from agentcore_autosummary.recalling.automatic import NEW_MESSAGE_LABEL
 
 FALLBACK_REPLY = "(MockProvider) The demo script has no reply for that message."
 """The reply to a user message the script does not hold."""
@@ -23,7 +24,8 @@ def first_sentence(text: str) -> str:
 class DemoResponder:
     """Answers the demo's requests the way a model would, without a model.
 
-    A turn request gets the script's canned reply to its last user message. A
+    A turn request gets the script's canned reply to its last user message (to
+    the user's own words, when automatic recall opened it with what it found). A
     request whose ``purpose`` is ``"summary"`` gets a summary built from the
     request itself: the first sentence of every scripted user message found
     anywhere in it (in the transcript or in an earlier summary), oldest
@@ -46,7 +48,8 @@ class DemoResponder:
             return self.summarize(request)
         for message in reversed(request.messages):
             if message.role == "user":
-                return self._script.reply_for(message.text) or FALLBACK_REPLY
+                said = message.text.rpartition(f"{NEW_MESSAGE_LABEL}\n")[2]
+                return self._script.reply_for(said) or FALLBACK_REPLY
         return FALLBACK_REPLY
 
     def summarize(self, request: LlmRequest) -> str:

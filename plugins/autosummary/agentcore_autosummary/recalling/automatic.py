@@ -2,34 +2,36 @@
 
 For a model without tool calls. Before each model call of a turn whose slot has
 summarized messages, the user's new message is searched for among them (once per
-turn); the matches that hold at least two of its words (or its only word) are added
-at the end of the request's context, before the turn's messages, as one message
-under :data:`RECALL_LABEL`: after the summary and the verbatim tail, so the cached
-prefix of the request stays as it was. It has the summary's role: a user message
-by default (what users wrote is never promoted to system instructions), then the
-assistant's :data:`RECALL_ACKNOWLEDGEMENT` so roles keep alternating; a system
-message when the slot sends its summary as one. The block takes at most
+turn); the matches that hold at least two of its words (or its only word) are put
+at the start of that message, in this request only (the turn stores the message as
+the user wrote it): under :data:`RECALL_LABEL`, then :data:`NEW_MESSAGE_LABEL`
+before the user's own words. No message is added and no role changes, so a chat
+template sees the turn it expects (a small model given an extra user message and
+an acknowledgement before the turn's own answered nothing), nothing the user wrote
+is promoted to system instructions, and the cached prefix of the request (the
+summary and the verbatim tail) stays as it was. The recalled part takes at most
 ``SummaryConfig.recall_room`` tokens, and no more than the turn's first request
 leaves of the window; it is left out of a later call of the turn (a tool round)
 that it would push past the window.
 
-The block names the attachments its messages held; a user-role block also brings
-back their images themselves (after its text), best match first, while they take at
+The recalled part names the attachments its messages held, and also brings back
+their images themselves (after its text), best match first, while they take at
 most half its room, unless ``SummaryConfig.keep_images`` is 0. Files and audio are
-named only, and a system block sends text alone.
+named only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agentcore import ImageBlock, Message, TextBlock, TurnContext
+import attrs
+
+from agentcore import ContentBlock, ImageBlock, Message, TextBlock, TurnContext
 from agentcore.plugin_api import (
     MessageHit,
     StashKey,
     TokenCounter,
     matching_terms,
-    system_message,
 )
 from agentcore_autosummary.deciding.budget import counter_for, turn_budget, turn_model
 from agentcore_autosummary.deciding.windows import effective_config
@@ -37,18 +39,19 @@ from agentcore_autosummary.hooks import after_recall
 from agentcore_autosummary.keeping.runtime import enabled_config, runtime_of, session_correction
 from agentcore_autosummary.keeping.summary_info import RecallInfo
 from agentcore_autosummary.recalling.history import find_summarized, hit_heading, render_hits
+from agentcore_autosummary.requesting.sent import SENT_AS
 
 RECALL_LABEL = (
     "Recalled from earlier in this conversation (messages a summary replaced, found by "
     "the user's new message; where they differ from newer messages, the newer win):"
 )
-"""The first line of the block automatic recall adds to a request."""
+"""The first line of what automatic recall puts at the start of a user's message."""
 
-RECALL_ACKNOWLEDGEMENT = "OK."
-"""The assistant's reply paired with a user-role recalled block."""
+NEW_MESSAGE_LABEL = "The user's new message:"
+"""The line between the recalled messages and the user's own words."""
 
-RECALLED = StashKey[tuple[Message, ...]]("autosummary recalled block")
-"""The turn's recalled block (empty: nothing to add), made at its first model call."""
+RECALLED = StashKey[tuple[ContentBlock, ...]]("autosummary recalled part")
+"""The turn's recalled part (empty: nothing to add), made at its first model call."""
 
 _MARGIN_TOKENS = 16
 _MIN_TOKENS = 48
@@ -58,9 +61,11 @@ MIN_MATCHED_TERMS = 2
 
 
 async def add_recalled(ctx: TurnContext) -> None:
-    """Add the turn's recalled block to the request about to be sent, if it fits."""
+    """Put the turn's recalled part at the start of its user message, if the request has room."""
     config = enabled_config(ctx.config)
     if config is None or config.recall not in ("auto", "both") or not config.window_guard:
+        return
+    if not ctx.messages or ctx.messages[0].role != "user":
         return
     config = await effective_config(ctx, config)
     runtime = runtime_of(ctx.session)
@@ -69,17 +74,33 @@ async def add_recalled(ctx: TurnContext) -> None:
         # The room this request leaves (the first of the turn; a later one may have less).
         left = budget.room - await budget.turn_local(ctx) - _MARGIN_TOKENS
         room = min(config.recall_room, left)
-        ctx.stash[RECALLED] = await _recalled_block(ctx, room) if room >= _MIN_TOKENS else ()
-    block = ctx.stash[RECALLED]
-    if not block:
+        ctx.stash[RECALLED] = await _recalled_part(ctx, room) if room >= _MIN_TOKENS else ()
+    recalled = ctx.stash[RECALLED]
+    if not recalled:
         return
-    before = ctx.context
-    base = list(before) if before is not None else list(ctx.slot.load_messages())
-    ctx.context = [*base, *block]
+    before = ctx.messages
+    copy = with_recalled(before[0], recalled)
+    ctx.messages = [copy, *before[1:]]
     if await budget.turn_size(ctx, exact=False) > budget.window:
-        ctx.context = before  # this call has no room for it: sent as it was
+        ctx.messages = before  # this call has no room for it: sent as it was
         return
+    ctx.stash.setdefault(SENT_AS, {})[id(copy)] = (copy, before[0])
     runtime.sent[ctx.slot.id] = await budget.turn_local(ctx)
+
+
+def with_recalled(message: Message, recalled: Sequence[ContentBlock]) -> Message:
+    """``message`` with ``recalled`` before its own content, under :data:`NEW_MESSAGE_LABEL`.
+
+    A message of one text, with a recalled part of text alone, stays one text.
+    """
+    head, *images = recalled
+    if not isinstance(head, TextBlock):
+        raise TypeError("a recalled part starts with its text")
+    own = message.content
+    if not images and len(own) == 1 and isinstance(own[0], TextBlock):
+        joined = f"{head.text}\n\n{NEW_MESSAGE_LABEL}\n{own[0].text}"
+        return attrs.evolve(message, content=(TextBlock(joined),))
+    return attrs.evolve(message, content=(head, *images, TextBlock(NEW_MESSAGE_LABEL), *own))
 
 
 def image_tokens(counter: TokenCounter, image: ImageBlock) -> int:
@@ -109,9 +130,9 @@ def recalled_images(
     return chosen
 
 
-async def _recalled_block(ctx: TurnContext, max_tokens: int) -> tuple[Message, ...]:
-    """The block of the summarized messages that match the user's message (may be empty)."""
-    query = ctx.messages[0].text if ctx.messages else ""
+async def _recalled_part(ctx: TurnContext, max_tokens: int) -> tuple[ContentBlock, ...]:
+    """The summarized messages that match the user's message, as content (may be empty)."""
+    query = ctx.messages[0].text
     config = enabled_config(ctx.config)
     if not query.strip() or config is None:
         return ()
@@ -122,27 +143,27 @@ async def _recalled_block(ctx: TurnContext, max_tokens: int) -> tuple[Message, .
     needed = min(MIN_MATCHED_TERMS, wanted)
     hits = [hit for hit in hits if needed and len(matching_terms(query, hit.message)) >= needed]
     counter = counter_for(ctx, turn_model(ctx))
-    focused = ctx.slot.config.focused
-    as_system = focused is not None and focused.summary_role == "system"
     images: list[tuple[int, ImageBlock]] = []
-    if not as_system and config.keep_images > 0:
+    if config.keep_images > 0:
         images = recalled_images(hits, counter, max_tokens // 2)
-    room = max_tokens - counter.count_text(RECALL_LABEL) - 8
+    room = max_tokens - counter.count_text(f"{RECALL_LABEL}\n{NEW_MESSAGE_LABEL}") - 8
     room -= sum(image_tokens(counter, image) for _, image in images)
     text = ""
     if hits:
         text = await render_hits(hits, counter, room, frozenset(index for index, _ in images))
-    block: tuple[Message, ...] = ()
-    if text and as_system:
-        block = (system_message(f"{RECALL_LABEL}\n{text}"),)
-    elif text:
+    recalled: tuple[ContentBlock, ...] = ()
+    if text:
         lines = {hit.index: hit_heading(hit) for hit in hits}
         # An image goes with its message's line: one the room left out takes its image along.
         shown = [image for index, image in images if f"\n{lines[index]} " in f"\n{text}"]
-        user = Message.user([TextBlock(f"{RECALL_LABEL}\n{text}"), *shown])
-        block = (user, Message.assistant(RECALL_ACKNOWLEDGEMENT))
-    found = tuple(hit.index for hit in hits) if block else ()
-    tokens = await counter.count_messages_async(block) if block else 0
+        recalled = (TextBlock(f"{RECALL_LABEL}\n{text}"), *shown)
+    found = tuple(hit.index for hit in hits) if recalled else ()
+    tokens = 0
+    if recalled:
+        original = ctx.messages[0]
+        tokens = await counter.count_messages_async(
+            [with_recalled(original, recalled)]
+        ) - await counter.count_messages_async([original])
     recall = RecallInfo(ctx.slot.id, ctx.turn_index, "auto", query, found, tokens)
     await after_recall(ctx, recall)
-    return block
+    return recalled

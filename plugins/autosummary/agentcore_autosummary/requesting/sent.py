@@ -21,7 +21,9 @@ from agentcore.plugin_api import SessionHandle, StashKey
 class SentRequest:
     """One turn request as it went out, and the reply that came back.
 
-    ``request_messages`` are the request's messages and ``reply`` the reply's
+    ``request_messages`` are the request's messages, each as the conversation
+    stores it (a message a hook sent as a copy for that request alone, see
+    :data:`SENT_AS`, is recorded as the original), and ``reply`` the reply's
     message; :attr:`messages` is both (the start of the next turn request).
     ``tools`` are its tool definitions in the order sent, ``model`` and
     ``cache_key`` as the request carried them. The request's own tuples are
@@ -40,6 +42,12 @@ class SentRequest:
         return (*self.request_messages, self.reply)
 
 
+SENT_AS = StashKey[dict[int, tuple[Message, Message]]]("autosummary messages sent as copies")
+"""In a turn's stash: by ``id`` of a copy sent in that turn's requests alone (automatic
+recall's user message), the copy and the message the turn stores. The record of a
+request holds the stored one, so a summary that repeats the request from the cache
+reads the conversation as stored, and the cached prefix holds up to that message."""
+
 LAST_SENT = StashKey[dict[str, SentRequest]]("autosummary last sent request")
 """Per slot id: the last turn request of a live session that got a reply (``session.stash``)."""
 
@@ -53,14 +61,24 @@ def record_sent(ctx: TurnContext, call: ModelCallInfo) -> None:
     if call.purpose != "turn" or call.response is None:
         return
     request = call.request
+    messages = tuple(request.messages)
+    copies = ctx.stash.get(SENT_AS, None)
+    if copies:
+        messages = tuple(_stored(message, copies) for message in messages)
     sent = SentRequest(
-        request_messages=tuple(request.messages),
+        request_messages=messages,
         reply=call.response.message,
         tools=tuple(request.tools),
         model=request.model,
         cache_key=request.cache_key,
     )
     ctx.session.stash.setdefault(LAST_SENT, {})[ctx.slot.id] = sent
+
+
+def _stored(message: Message, copies: dict[int, tuple[Message, Message]]) -> Message:
+    """``message``, or the stored message it is a copy of."""
+    copy, original = copies.get(id(message), (None, message))
+    return original if copy is message else message
 
 
 def last_sent(session: SessionHandle, slot_id: str) -> SentRequest | None:

@@ -175,4 +175,6 @@ def test_chat_learns_the_window_of_a_2048_token_server(
     after = stderr[next(i for i, line in enumerate(stderr) if learned in line) :]
     meters = [line for line in after if line.startswith("context ")]
     assert meters and all("/ 2,048 tokens" in line for line in meters)
-    assert len(result.stdout.splitlines()) == 6  # every question was answered
+    # Every question was answered (the server echoes the message, recalled lines and all).
+    answers = [line for line in result.stdout.splitlines() if line.startswith("You said: ")]
+    assert len(answers) == 6

@@ -13,6 +13,7 @@ from agentcore.tokens import count_text_tokens
 from agentcore_autosummary.cli.notices import summary_line
 from agentcore_autosummary.demo import DemoResponder, load_script
 from agentcore_autosummary.demo.responder import FALLBACK_REPLY, first_sentence
+from agentcore_autosummary.recalling.automatic import NEW_MESSAGE_LABEL, RECALL_LABEL
 
 NO_PLUGIN = {"AGENTCORE_DISABLED_PLUGINS": "autosummary"}
 METER = re.compile(r"^turn +(\d+)  context +([\d,]+) / 1,500 tokens  \[[#-]{12}\]!?$")
@@ -44,6 +45,9 @@ def test_responder_replies_from_the_script() -> None:
     request = LlmRequest([Message.system("sys"), Message.user(turn.user)])
     assert responder(request) == turn.assistant
     assert responder(LlmRequest([Message.user("something else")])) == FALLBACK_REPLY
+    # A message automatic recall opened is answered by the user's own words.
+    recalled = f"{RECALL_LABEL}\n[turn 1, user] earlier words\n\n{NEW_MESSAGE_LABEL}\n{turn.user}"
+    assert responder(LlmRequest([Message.user(recalled)])) == turn.assistant
 
 
 def test_responder_summarizes_the_user_lines_in_the_request() -> None:
@@ -130,6 +134,7 @@ def test_demo_keeps_the_context_in_the_window(run_cli: RunCli, tmp_path: Path) -
     )
     assert final and _tokens(final.group(2)) <= 1500
     assert "[上下文摘要]" in result.stdout  # the summary message is shown in the final context
+    assert FALLBACK_REPLY.removeprefix("(MockProvider) ") not in result.stdout
 
     shown = run_cli("sessions", "show", "demo", "--db", str(db), "--json")
     assert shown.returncode == 0, shown.stderr
