@@ -39,6 +39,10 @@ REPLY_CAP = 96
 CONVERSATION_TIMEOUT = 900.0
 """Seconds one conversation may take in all, so a hung server cannot hang the run."""
 
+TOOL_CONVERSATION_TIMEOUT = 1800.0
+"""The same for the tool conversation with recall on: 36 requests, each with what
+recall found, took 13 minutes on 2 cores shared with other model servers."""
+
 SYSTEM_PROMPT = "You are a concise assistant. Answer in two or three sentences."
 
 TOPICS = (
@@ -320,8 +324,8 @@ async def finish(
     return row
 
 
-async def bounded(work: Any) -> None:
-    await asyncio.wait_for(work, CONVERSATION_TIMEOUT)
+async def bounded(work: Any, timeout: float = CONVERSATION_TIMEOUT) -> None:
+    await asyncio.wait_for(work, timeout)
 
 
 def plot_tools(calls: list[str]) -> ToolRegistry:
@@ -452,7 +456,7 @@ async def test_tool_calls_round_trip(
         for text in questions:
             await conv.turn(text)
 
-    await bounded(run())
+    await bounded(run(), TOOL_CONVERSATION_TIMEOUT)
     row = await finish(conv, server, mark, figures, request.node.name, started, tool_calls=calls)
     # The questions asked again find the earlier ones, and the model still answers them
     # (finish() counts the empty replies).
