@@ -213,6 +213,27 @@ async def test_automatic_recall_adds_the_matching_messages_to_the_request(
     assert recalled_blocks(model.turns[-1]) == []
 
 
+async def test_automatic_recall_brings_the_sentence_that_answers_not_its_neighbours(
+    make_session: MakeSession,
+) -> None:
+    model = Model()
+    session = make_session(
+        MockProvider(responder=model), summary=config("auto"), mode=FocusedConfig()
+    )
+    await session.submit_turn(
+        "Owners for the sprint: the help center module is owned by Chloe Holm. The "
+        "dashboards module is owned by Aiko Keller. The onboarding module is owned by "
+        "Dana Ferreira."
+    )
+    await tell_the_ports(session)
+    context = "\n".join(m.text for m in (await session.get_slot()).load_messages())
+    assert "Aiko Keller" not in context, "the owners are still in the context"
+    await session.submit_turn("Who owns the dashboards module?")
+    (block,) = recalled_blocks(model.turns[-1])
+    assert "The dashboards module is owned by Aiko Keller." in block
+    assert "Chloe Holm" not in block and "Dana Ferreira" not in block
+
+
 async def test_a_system_summary_still_recalls_into_the_users_message(
     make_session: MakeSession,
 ) -> None:
