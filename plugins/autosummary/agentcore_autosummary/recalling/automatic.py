@@ -51,8 +51,9 @@ RECALL_LABEL = (
 NEW_MESSAGE_LABEL = "The user's new message:"
 """The line between the recalled messages and the user's own words."""
 
-RECALLED = StashKey[tuple[ContentBlock, ...]]("autosummary recalled part")
-"""The turn's recalled part (empty: nothing to add), made at its first model call."""
+RECALLED = StashKey[Message | None]("autosummary recalled message")
+"""The turn's user message opened by its recalled part (None: nothing to add), made at
+its first model call and sent by each call of the turn that has room for it."""
 
 _MARGIN_TOKENS = 16
 _MIN_TOKENS = 48
@@ -75,12 +76,11 @@ async def add_recalled(ctx: TurnContext) -> None:
         # The room this request leaves (the first of the turn; a later one may have less).
         left = budget.room - await budget.turn_local(ctx) - _MARGIN_TOKENS
         room = min(config.recall_room, left)
-        ctx.stash[RECALLED] = await _recalled_part(ctx, room) if room >= _MIN_TOKENS else ()
-    recalled = ctx.stash[RECALLED]
-    if not recalled:
+        ctx.stash[RECALLED] = await _recalled_message(ctx, room) if room >= _MIN_TOKENS else None
+    copy = ctx.stash[RECALLED]
+    if copy is None:
         return
     before = ctx.messages
-    copy = with_recalled(before[0], recalled)
     ctx.messages = [copy, *before[1:]]
     if await budget.turn_size(ctx, exact=False) > budget.window:
         ctx.messages = before  # this call has no room for it: sent as it was
@@ -158,15 +158,16 @@ def recalled_images(
     return chosen
 
 
-async def _recalled_part(ctx: TurnContext, max_tokens: int) -> tuple[ContentBlock, ...]:
-    """The summarized messages that match the user's message, as content (may be empty)."""
-    query = ctx.messages[0].text
+async def _recalled_message(ctx: TurnContext, max_tokens: int) -> Message | None:
+    """The user's message opened by the summarized messages that match it (None: no match)."""
+    original = ctx.messages[0]
+    query = original.text
     config = enabled_config(ctx.config)
     if not query.strip() or config is None:
-        return ()
+        return None
     hits = await find_summarized(ctx, query, config.recall_limit)
     if hits is None:
-        return ()  # nothing to search: no recall, no hook
+        return None  # nothing to search: no recall, no hook
     wanted = len(matching_terms(query, Message.user(query)))
     needed = min(MIN_MATCHED_TERMS, wanted)
     hits = [hit for hit in hits if needed and len(matching_terms(query, hit.message)) >= needed]
@@ -180,19 +181,18 @@ async def _recalled_part(ctx: TurnContext, max_tokens: int) -> tuple[ContentBloc
     text = ""
     if hits:
         text = await render_hits(hits, counter, room, frozenset(index for index, _ in images))
-    recalled: tuple[ContentBlock, ...] = ()
+    copy = None
     if text:
         lines = {hit.index: hit_heading(hit) for hit in hits}
         # An image goes with its message's line: one the room left out takes its image along.
         shown = [image for index, image in images if f"\n{lines[index]} " in f"\n{text}"]
-        recalled = (TextBlock(f"{RECALL_LABEL}\n{text}"), *shown)
-    found = tuple(hit.index for hit in hits) if recalled else ()
+        copy = with_recalled(original, (TextBlock(f"{RECALL_LABEL}\n{text}"), *shown))
+    found = tuple(hit.index for hit in hits) if copy is not None else ()
     tokens = 0
-    if recalled:
-        original = ctx.messages[0]
-        tokens = await counter.count_messages_async(
-            [with_recalled(original, recalled)]
-        ) - await counter.count_messages_async([original])
+    if copy is not None:
+        tokens = await counter.count_messages_async([copy]) - await counter.count_messages_async(
+            [original]
+        )
     recall = RecallInfo(ctx.slot.id, ctx.turn_index, "auto", query, found, tokens)
     await after_recall(ctx, recall)
-    return recalled
+    return copy
