@@ -388,7 +388,7 @@ def test_agentcore_replays_a_generated_conversation_and_is_asked_from_its_final_
     proxy = servers.Proxy(summarizer)
     try:
         settings = Settings(budget=2048, cap=256, base_url=proxy.base_url)
-        result = run_one("agentcore", script, settings, proxy)
+        result = run_one("agentcore-no-recall", script, settings, proxy)
     finally:
         proxy.close()
     assert result["status"] == "ok" and "warning" not in result
@@ -425,7 +425,7 @@ def test_with_automatic_recall_each_question_is_asked_from_the_request_its_turn_
     proxy = servers.Proxy(summarizer)
     try:
         settings = Settings(budget=2048, cap=256, base_url=proxy.base_url)
-        result = run_one("agentcore-recall", script, settings, proxy)
+        result = run_one("agentcore", script, settings, proxy)
     finally:
         proxy.close()
     assert result["status"] == "ok" and "warning" not in result

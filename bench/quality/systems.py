@@ -393,9 +393,9 @@ SYSTEMS: dict[str, tuple[str, Runner]] = {
         'agentcore, mode="background"',
         functools.partial(_agentcore, structured=False, mode="background"),
     ),
-    "agentcore-recall": (
-        'agentcore, recall="auto"',
-        functools.partial(_agentcore, structured=False, recall="auto"),
+    "agentcore-no-recall": (
+        'agentcore, recall="off"',
+        functools.partial(_agentcore, structured=False, recall="off"),
     ),
     "langmem": ("langmem summarize_messages", _langmem),
     "langchain": ("LangChain SummarizationMiddleware", _langchain),

@@ -222,9 +222,10 @@ class SummaryConfig:
         history (the store must search: ``agentcore.stores.search``). ``"tool"``: once
         messages are summarized, the model is offered ``recall_history(query, limit)``;
         ``"auto"``: before a turn, the summarized messages that best match the user's
-        new message open that message in its request, marked and within the window;
-        ``"both"``; ``"off"`` (the default). A store that does not search recalls
-        nothing. See ``docs/autosummary.md``, "Recall".
+        new message open that message in its request, marked and within the window (the
+        default: on the quality bench it answers questions a summary alone loses);
+        ``"both"``; ``"off"``. A store that does not search recalls nothing. See
+        ``docs/autosummary.md``, "Recall".
     :param recall_tokens: Tokens one recall may add, recalled part or tool result (None: a
         sixteenth of the window, at least 64).
     :param recall_limit: Messages automatic recall adds at most.
@@ -275,7 +276,7 @@ class SummaryConfig:
     )
     gate: bool = field(default=True, validator=BOOL)
     segments_ratio: float | None = field(default=None, validator=RATIO.or_none())
-    recall: Recall = field(default="off", validator=one_of("off", "tool", "auto", "both"))
+    recall: Recall = field(default="auto", validator=one_of("off", "tool", "auto", "both"))
     recall_tokens: int | None = field(default=None, validator=POSITIVE_INT.or_none())
     recall_limit: int = field(default=3, validator=POSITIVE_INT)
     keep_images: int = field(default=2, validator=NON_NEGATIVE_INT)
