@@ -212,9 +212,9 @@ async def latency(sizes: Sequence[int], engines: Sequence[str]) -> None:
     print("search latency (median of 20 queries of one 1,000-message session, best of 3)")
     print(
         "| engine | stored messages | search ms | write ms, indexed | not indexed | ratio "
-        "| ratio of means | indexing off the write, ms a turn |"
+        "| ratio of means | indexing off the write, ms a turn | of which holding the write lock |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     rng = random.Random(7)
     per_session = 1_000
     for engine in engines:
@@ -242,13 +242,14 @@ async def latency(sizes: Sequence[int], engines: Sequence[str]) -> None:
                             await store.search_messages(session, query, limit=5)
                             times.append(time.perf_counter() - started)
                         best = min(best, statistics.median(times))
-                    indexed, indexed_mean, plain, plain_mean, behind = await _write_times(
+                    indexed, indexed_mean, plain, plain_mean, behind, locked = await _write_times(
                         store, f"{prefix}w{size}", rng
                     )
                     print(
                         f"| {engine} | {stored:,} | {best * 1000:.1f} | {indexed * 1000:.3f} | "
                         f"{plain * 1000:.3f} | {indexed / plain:.2f} | "
-                        f"{indexed_mean / plain_mean:.2f} | {behind * 1000:.3f} |"
+                        f"{indexed_mean / plain_mean:.2f} | {behind * 1000:.3f} | "
+                        f"{locked * 1000:.3f} |"
                     )
                     sys.stdout.flush()
             finally:
@@ -265,11 +266,12 @@ which takes far longer; SQLite's index catches up in a worker thread meanwhile."
 
 async def _write_times(
     store: MemoryStore, session: str, rng: random.Random
-) -> tuple[float, float, float, float, float]:
+) -> tuple[float, float, float, float, float, float]:
     """A turn's write (two messages), indexed and not, in alternating blocks.
 
-    Returns the median and mean of each, and what indexing costs off the write per turn
-    (SQLite's catch-ups; 0 for PostgreSQL).
+    Returns the median and mean of each, what indexing costs off the write per turn
+    (SQLite's catch-ups; 0 for PostgreSQL), and how much of it holds the write lock
+    another connection's write would wait for.
 
     PostgreSQL indexes in the write: "not indexed" leaves the messages' search texts empty.
     SQLite indexes in a worker thread every ``INDEX_EVERY`` messages: "not indexed" is a
@@ -286,14 +288,25 @@ async def _write_times(
         _sqlite_connection.INDEX_EVERY,
         _sqlite_connection.catch_up,
     )
-    behind = 0.0
+    behind = locked = 0.0
 
     def timed_catch_up(conn: Any, path: str, **bounds: Any) -> int:
-        nonlocal behind
+        nonlocal behind, locked
+        began: list[float] = []
+
+        def trace(sql: str) -> None:
+            nonlocal locked
+            if sql == "BEGIN IMMEDIATE":
+                began.append(time.perf_counter())
+            elif sql in ("COMMIT", "ROLLBACK") and began:
+                locked += time.perf_counter() - began.pop()
+
         started = time.perf_counter()
+        conn.set_trace_callback(trace)
         try:
             return real_catch_up(conn, path, **bounds)
         finally:
+            conn.set_trace_callback(None)
             behind += time.perf_counter() - started
 
     times: dict[bool, list[float]] = {True: [], False: []}
@@ -321,6 +334,7 @@ async def _write_times(
         statistics.median(times[False]),
         statistics.mean(times[False]),
         behind / (turns / 2),
+        locked / (turns / 2),
     )
 
 

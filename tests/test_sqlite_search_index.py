@@ -232,3 +232,64 @@ async def test_a_failed_catch_up_is_logged_and_the_search_still_finds_everything
             monkeypatch.setattr(_sqlite_connection, "catch_up", real)
             assert await found(store, "s", f"kiwi{count - 1}") == [count - 1]
     assert "indexing for search failed, a search tries again: disk I/O error" in caplog.text
+
+
+async def test_another_connection_writes_while_the_index_reads_what_it_will_add(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Making a message's document is most of what indexing costs; a turn's write of
+    # another connection (here one that waits for no lock at all) goes in meanwhile.
+    from agentcore.stores import _sqlite_search
+
+    path = tmp_path / "s.db"
+    written: list[str] = []
+
+    def writing_meanwhile(message: Message) -> str:
+        if not written:
+            other = sqlite3.connect(path, timeout=0, isolation_level=None)
+            try:
+                other.execute("BEGIN IMMEDIATE")
+                other.execute(
+                    "INSERT INTO session_data (session_id, key, value) VALUES ('t', 'k', 'v')"
+                )
+                other.execute("COMMIT")
+                written.append("committed")
+            finally:
+                other.close()
+        return search_document(message)
+
+    async with SqliteStore(path) as store:
+        await write(store, "s", [f"entry {n} names plum{n}" for n in range(5)])
+        monkeypatch.setattr(_sqlite_search, "search_document", writing_meanwhile)
+        assert await found(store, "s", "plum3") == [3]
+    assert written == ["committed"]
+    assert raw_rows(path, "SELECT value FROM session_data WHERE session_id = 't'") == [("v",)]
+
+
+async def test_a_batch_another_connection_indexed_meanwhile_is_indexed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentcore.stores import _sqlite_search
+
+    path = tmp_path / "s.db"
+    nested: list[int] = []
+
+    def indexing_meanwhile(message: Message) -> str:
+        if not nested:
+            nested.append(0)
+            other = sqlite3.connect(path, isolation_level=None)
+            try:
+                nested[0] = _sqlite_search.catch_up(other, str(path))
+            finally:
+                other.close()
+        return search_document(message)
+
+    async with SqliteStore(path) as store:
+        await write(store, "s", [f"entry {n} names fig{n}" for n in range(7)])
+        monkeypatch.setattr(_sqlite_search, "search_document", indexing_meanwhile)
+        assert await found(store, "s", "fig6") == [6]
+        await write(store, "s", ["entry 7 names fig7"], start=7)
+        assert await found(store, "s", "fig7") == [7]
+    assert nested == [7]  # the other connection indexed the batch this one was reading
+    assert raw_rows(path, "SELECT count(*), max(rowid) FROM message_search") == [(8, 8)]
+    assert raw_rows(path, "SELECT indexed FROM search_mark") == [(8,)]

@@ -75,6 +75,14 @@ def search(
     ]
 
 
+_BATCH_ROWS = (
+    "SELECT rowid, session_id, slot_id, idx, CAST(body AS BLOB) FROM messages "
+    "WHERE rowid > ? ORDER BY rowid LIMIT ?"
+)
+
+_Row = tuple[int, str, str, int, bytes]
+
+
 def catch_up(conn: sqlite3.Connection, path: str, *, batches: int | None = None) -> int:
     """Index the stored messages above the mark, a batch per transaction; how many it read.
 
@@ -82,39 +90,27 @@ def catch_up(conn: sqlite3.Connection, path: str, *, batches: int | None = None)
     than ``batches * CATCH_UP_BATCH`` means none is left.
 
     Reads the mark without the write lock first: nothing to do is one read, the common
-    case. Several connections may run it at once: each batch reads the mark under the
-    write lock, so a message is indexed once. A message that cannot be decoded stays
+    case. A batch is read, decoded and made into documents without the write lock,
+    which a turn's write of another connection may need meanwhile; under the lock the
+    mark and the batch's rows are read again, and the documents are written only if
+    both are as they were (else the batch is made again). Several connections may run
+    it at once: a message is indexed once. A message that cannot be decoded stays
     unindexed (logged) and readable as it was.
     """
     if conn.execute(_PENDING).fetchone() is None:
         return 0
     indexed = 0
     while True:
+        (mark,) = conn.execute("SELECT indexed FROM search_mark").fetchone()
+        rows: list[_Row] = conn.execute(_BATCH_ROWS, (mark, CATCH_UP_BATCH)).fetchall()
+        documents = _documents(rows)
         conn.execute("BEGIN IMMEDIATE")
         try:
-            (mark,) = conn.execute("SELECT indexed FROM search_mark").fetchone()
-            rows = conn.execute(
-                "SELECT rowid, session_id, slot_id, idx, CAST(body AS BLOB) FROM messages "
-                "WHERE rowid > ? ORDER BY rowid LIMIT ?",
-                (mark, CATCH_UP_BATCH),
-            ).fetchall()
-            documents = []
-            for rowid, session_id, slot_id, index, raw in rows:
-                try:
-                    message = decode_message(strict_text(raw), slot_id, index, session_id)
-                except (StoreError, UndecodableText) as exc:
-                    why = exc if isinstance(exc, StoreError) else "its text is not valid UTF-8"
-                    logger.warning(
-                        "message %d of slot %r of session %r not indexed for search: %s",
-                        index,
-                        slot_id,
-                        session_id,
-                        why,
-                    )
-                    continue
-                document = search_document(message)
-                if document:
-                    documents.append((rowid, keyed_document(document, session_id)))
+            (now,) = conn.execute("SELECT indexed FROM search_mark").fetchone()
+            current = conn.execute(_BATCH_ROWS, (now, CATCH_UP_BATCH)).fetchall()
+            if now != mark or current[: len(rows)] != rows:
+                # Another connection indexed or deleted meanwhile: this batch, as it is now.
+                rows, documents = current, _documents(current)
             # OR REPLACE: a file of schema version 5 had indexed some rows above its mark.
             conn.executemany(
                 "INSERT OR REPLACE INTO message_search (rowid, doc) VALUES (?, ?)", documents
@@ -133,6 +129,31 @@ def catch_up(conn: sqlite3.Connection, path: str, *, batches: int | None = None)
     if indexed >= CATCH_UP_BATCH:
         logger.info("indexed %d stored messages of %s for search", indexed, path)
     return indexed
+
+
+def _documents(rows: Sequence[_Row]) -> list[tuple[int, str]]:
+    """The index's ``(rowid, document)`` of each of ``rows`` that has words.
+
+    A message that cannot be decoded is logged and left out.
+    """
+    documents = []
+    for rowid, session_id, slot_id, index, raw in rows:
+        try:
+            message = decode_message(strict_text(raw), slot_id, index, session_id)
+        except (StoreError, UndecodableText) as exc:
+            why = exc if isinstance(exc, StoreError) else "its text is not valid UTF-8"
+            logger.warning(
+                "message %d of slot %r of session %r not indexed for search: %s",
+                index,
+                slot_id,
+                session_id,
+                why,
+            )
+            continue
+        document = search_document(message)
+        if document:
+            documents.append((rowid, keyed_document(document, session_id)))
+    return documents
 
 
 def catch_up_unless_read_only(conn: sqlite3.Connection, path: str) -> bool:
