@@ -49,6 +49,8 @@ from agentcore_autosummary.keeping.summary_info import (
 from agentcore_autosummary.requesting.formatting import format_message, format_messages_as_text
 from agentcore_autosummary.requesting.prompt import (
     DEFAULT_SUMMARY_PROMPT,
+    ENGLISH_SUMMARY_PROMPT,
+    ENGLISH_UPDATE_SUMMARY_PROMPT,
     STRUCTURED_SUMMARY_PROMPT,
     UPDATE_SUMMARY_PROMPT,
 )
@@ -60,6 +62,8 @@ __version__ = _metadata.version("agentcore-autosummary")
 __all__ = [
     "CORRECTION_KEY",
     "DEFAULT_SUMMARY_PROMPT",
+    "ENGLISH_SUMMARY_PROMPT",
+    "ENGLISH_UPDATE_SUMMARY_PROMPT",
     "STRUCTURED_SUMMARY_PROMPT",
     "UPDATE_SUMMARY_PROMPT",
     "AttachmentRecord",

@@ -360,7 +360,8 @@ class SummaryConfig:
         the session's turns used reaches ``max_context_tokens *
         trigger_token_ratio`` (0.75 of 32,000); the summarizer reads the whole
         history, cut to its newest 30,000 characters, with the Chinese default
-        prompt and ``max_tokens`` 1,024; nothing is kept verbatim beside the
+        prompt (in English for a conversation that is not mostly Chinese or
+        Japanese) and ``max_tokens`` 1,024; nothing is kept verbatim beside the
         summary, which is sent as a system message ``[上下文摘要] {summary}`` at
         the end of the context (fenced as data, see ``docs/autosummary.md``,
         "The summary as data"); every summary is applied, repeated or not

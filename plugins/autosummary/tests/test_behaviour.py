@@ -29,8 +29,8 @@ from agentcore.stores.base import StoreWrite
 from agentcore.testing import MockProvider
 from agentcore.tokens import count_tokens
 from agentcore_autosummary import (
-    DEFAULT_SUMMARY_PROMPT,
-    UPDATE_SUMMARY_PROMPT,
+    ENGLISH_SUMMARY_PROMPT,
+    ENGLISH_UPDATE_SUMMARY_PROMPT,
     SummaryConfig,
     fence_summary,
     get_conversation_summary,
@@ -193,9 +193,10 @@ async def test_incremental_summary_builds_on_the_previous_one(make_session: Make
     assert "```text\nsummary #1\n```" in previous
     assert "fact number 0:" in first and "fact number 0:" not in second
     assert "summary #1" not in messages and "System:" not in messages
-    # The first summary is asked for with the default prompt, the update with its two parts.
-    assert first.startswith(DEFAULT_SUMMARY_PROMPT.split("{messages}")[0])
-    assert second.startswith(UPDATE_SUMMARY_PROMPT.split("{previous}")[0])
+    # The first summary is asked for with the default prompt, the update with its two parts,
+    # both in English: the conversation is.
+    assert first.startswith(ENGLISH_SUMMARY_PROMPT.split("{messages}")[0])
+    assert second.startswith(ENGLISH_UPDATE_SUMMARY_PROMPT.split("{previous}")[0])
     slot = await session.get_slot()
     assert slot.config.focused is not None
     covers = slot.config.focused.summary_covers

@@ -31,8 +31,8 @@ from agentcore import (
 from agentcore.providers import AnthropicProvider, OpenAIProvider
 from agentcore.testing import MockProvider
 from agentcore_autosummary import (
-    DEFAULT_SUMMARY_PROMPT,
-    UPDATE_SUMMARY_PROMPT,
+    ENGLISH_SUMMARY_PROMPT,
+    ENGLISH_UPDATE_SUMMARY_PROMPT,
     SummaryInfo,
     get_conversation_summary,
 )
@@ -264,10 +264,11 @@ async def test_another_summarizer_gets_a_transcript_with_the_fixed_instruction_f
     assert len(requests) >= 3 and len(applied.applied) >= 3
     assert all(len(request.messages) == 1 and not request.tools for request in requests)
     # The first summary has the default prompt; every update after it the update prompt,
-    # whose fixed instruction comes first too and is the same from one update to the next.
+    # whose fixed instruction comes first too and is the same from one update to the next
+    # (in English: the conversation is).
     first, second, third = (request.messages[0].text for request in requests[:3])
-    assert first.startswith(DEFAULT_SUMMARY_PROMPT.split("{messages}", 1)[0])
-    fixed = UPDATE_SUMMARY_PROMPT.split("{previous}", 1)[0]
+    assert first.startswith(ENGLISH_SUMMARY_PROMPT.split("{messages}", 1)[0])
+    fixed = ENGLISH_UPDATE_SUMMARY_PROMPT.split("{previous}", 1)[0]
     assert second.startswith(fixed) and third.startswith(fixed)
     assert second != third  # what follows the instruction is each compaction's own
 
@@ -277,7 +278,9 @@ async def test_the_shape_can_be_chosen_either_way() -> None:
     session = _session(turns, Applied(), request_shape="transcript")
     await _turns(session, 8)
     (first, *_) = turns.calls_for("summary")
-    assert len(first.messages) == 1 and first.messages[0].text.startswith("请将下面的对话")
+    assert len(first.messages) == 1 and first.messages[0].text.startswith(
+        "Compress the conversation"
+    )
 
     summarizer = MockProvider(responder=lambda r: SUMMARY)
     turns = MockProvider(responder=lambda r: "Noted.")

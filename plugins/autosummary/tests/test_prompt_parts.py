@@ -8,7 +8,13 @@ from summary_helpers import Replies
 
 from agentcore import AgentSession, FocusedConfig
 from agentcore.testing import MockProvider
-from agentcore_autosummary import UPDATE_SUMMARY_PROMPT, SummaryConfig
+from agentcore_autosummary import (
+    DEFAULT_SUMMARY_PROMPT,
+    ENGLISH_SUMMARY_PROMPT,
+    ENGLISH_UPDATE_SUMMARY_PROMPT,
+    UPDATE_SUMMARY_PROMPT,
+    SummaryConfig,
+)
 from agentcore_autosummary.requesting.prompt import NO_PREVIOUS_SUMMARY
 
 MakeSession = Callable[..., AgentSession]
@@ -52,7 +58,7 @@ async def test_an_update_has_the_previous_summary_as_its_own_part_without_label_
     prompt = await _second_request(
         make_session, "- budget: 41,000 dollars\n- owner: Dana Whitfield"
     )
-    assert prompt.startswith(UPDATE_SUMMARY_PROMPT.split("{previous}")[0])
+    assert prompt.startswith(ENGLISH_UPDATE_SUMMARY_PROMPT.split("{previous}")[0])
     previous, messages = prompt.rsplit("```text", 1)
     assert "```text\n- budget: 41,000 dollars\n- owner: Dana Whitfield\n```" in previous
     assert "[上下文摘要]" not in prompt and "System:" not in prompt
@@ -79,3 +85,30 @@ async def test_a_custom_prompt_may_place_the_previous_summary_itself(
     new, old = prompt.split("Old:")
     assert "User: Step" in new and "budget: 41,000 dollars" not in new
     assert old == "\n```text\nbudget: 41,000 dollars\n```\nMerge them."
+
+
+async def test_a_chinese_conversation_is_asked_for_in_the_seed_prompt_and_an_english_one_in_english(
+    make_session: MakeSession,
+) -> None:
+    async def requests(step: str) -> list[str]:
+        provider = MockProvider(
+            responder=lambda r: "摘要：预算四万美元。" if r.purpose == "summary" else "好的。"
+        )
+        config = _config()
+        session = make_session(provider, summary=config, mode=FocusedConfig())
+        for number in range(12):
+            await session.submit_turn(step.format(number=number))
+            if len(provider.calls_for("summary")) >= 2:
+                break
+        return [call.messages[-1].text for call in provider.calls_for("summary")[:2]]
+
+    first, second = await requests(
+        "第{number}步：预算是四万美元，负责人是王芳。" + "更多说明。" * 40
+    )
+    assert first.startswith(DEFAULT_SUMMARY_PROMPT.split("{messages}")[0])
+    assert second.startswith(UPDATE_SUMMARY_PROMPT.split("{previous}")[0])
+    # The previous summary is in Chinese; the messages decide, and they are English.
+    first, second = await requests("Step {number}: the budget is 40,000 dollars. " + "Notes. " * 40)
+    assert first.startswith(ENGLISH_SUMMARY_PROMPT.split("{messages}")[0])
+    assert second.startswith(ENGLISH_UPDATE_SUMMARY_PROMPT.split("{previous}")[0])
+    assert "摘要：预算四万美元。" in second

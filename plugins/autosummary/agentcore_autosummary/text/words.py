@@ -102,3 +102,19 @@ def _is_word_character(text: str, at: int) -> bool:
         return False
     character = text[at]
     return character.isalnum() or character == "_"
+
+
+_CJK_OR_KANA = re.compile(f"[{CJK}\u3040-\u30ff]")
+_LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+")
+
+
+def is_mostly_cjk(text: str) -> bool:
+    """Whether ``text`` is mostly Chinese or Japanese: more such characters than Latin words.
+
+    A Chinese word is one or two characters, so a text written in Chinese with names and
+    identifiers in Latin letters counts as Chinese, and an English text quoting a few
+    Chinese words does not. A text with neither counts as not.
+    """
+    if text.isascii():
+        return False
+    return len(_CJK_OR_KANA.findall(text)) > len(_LATIN_WORD.findall(text))
