@@ -234,6 +234,40 @@ async def test_automatic_recall_brings_the_sentence_that_answers_not_its_neighbo
     assert "Chloe Holm" not in block and "Dana Ferreira" not in block
 
 
+async def test_the_tool_answers_with_the_sentence_that_matches_not_its_neighbours(
+    make_session: MakeSession,
+) -> None:
+    # Each hit shares the tool's room; a whole message cut to its share could lose the
+    # very sentence asked for.
+    model = Model()
+    answers: list[str] = []
+
+    def respond(request: LlmRequest) -> str | LlmResponse:
+        last = request.messages[-1]
+        if request.purpose != "summary" and last.role == "user" and "Who owns" in last.text:
+            call = ToolUseBlock("r1", RECALL_TOOL_NAME, {"query": "dashboards module"})
+            return LlmResponse(Message.assistant("", [call]), stop_reason="tool_use")
+        if request.purpose != "summary" and last.role == "tool":
+            answers.append(last.text)
+        return model(request)
+
+    session = make_session(
+        MockProvider(responder=respond), summary=config("tool"), mode=FocusedConfig()
+    )
+    await session.submit_turn(
+        "Owners for the sprint: the help center module is owned by Chloe Holm. The "
+        "dashboards module is owned by Aiko Keller. The onboarding module is owned by "
+        "Dana Ferreira. " + "The rest of the sprint notes are routine. " * 30
+    )
+    await tell_the_ports(session)
+    context = "\n".join(m.text for m in (await session.get_slot()).load_messages())
+    assert "Aiko Keller" not in context, "the owners are still in the context"
+    await session.submit_turn("Who owns the dashboards module?")
+    (answer,) = answers
+    assert "The dashboards module is owned by Aiko Keller." in answer
+    assert "Chloe Holm" not in answer and "routine" not in answer
+
+
 async def test_a_system_summary_still_recalls_into_the_users_message(
     make_session: MakeSession,
 ) -> None:

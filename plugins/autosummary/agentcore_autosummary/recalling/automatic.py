@@ -38,9 +38,13 @@ from agentcore_autosummary.deciding.windows import effective_config
 from agentcore_autosummary.hooks import after_recall
 from agentcore_autosummary.keeping.runtime import enabled_config, runtime_of, session_correction
 from agentcore_autosummary.keeping.summary_info import RecallInfo
-from agentcore_autosummary.recalling.history import find_summarized, hit_heading, render_hits
+from agentcore_autosummary.recalling.history import (
+    best_sentences,
+    find_summarized,
+    hit_heading,
+    render_hits,
+)
 from agentcore_autosummary.requesting.sent import SENT_AS
-from agentcore_autosummary.text.sentences import sentences
 
 RECALL_LABEL = (
     "Recalled from earlier in this conversation (messages a summary replaced, found by "
@@ -87,33 +91,6 @@ async def add_recalled(ctx: TurnContext) -> None:
         return
     ctx.stash.setdefault(SENT_AS, {})[id(copy)] = (copy, before[0])
     runtime.sent[ctx.slot.id] = await budget.turn_local(ctx)
-
-
-def best_sentences(query: str, hit: MessageHit) -> MessageHit:
-    """``hit`` with only the sentences of its text that match ``query`` best.
-
-    A message that states several facts of one pattern (three owners, ten ports)
-    would put each beside the one asked for; the sentences holding the most words
-    of the query stand for it, in their order, ``…`` between those apart. Its
-    attachments stay.
-    """
-    text = hit.message.text
-    parts = sentences(text)
-    if len(parts) < 2:
-        return hit
-    scores = [len(matching_terms(query, Message.user(part))) for part in parts]
-    best = max(scores)
-    if best == 0:
-        return hit
-    kept: list[str] = []
-    for at, (part, score) in enumerate(zip(parts, scores, strict=True)):
-        if score == best:
-            if kept and scores[at - 1] != best:
-                kept.append("…")
-            kept.append(part)
-    others = [block for block in hit.message.content if not isinstance(block, TextBlock)]
-    message = attrs.evolve(hit.message, content=(TextBlock(" ".join(kept)), *others))
-    return attrs.evolve(hit, message=message)
 
 
 def with_recalled(message: Message, recalled: Sequence[ContentBlock]) -> Message:

@@ -5,11 +5,20 @@ from __future__ import annotations
 import json
 import logging
 
-from agentcore import ImageBlock, Message, TurnContext
-from agentcore.plugin_api import MessageHit, SearchableStore, TokenCounter, window_start
+import attrs
+
+from agentcore import ImageBlock, Message, TextBlock, TurnContext
+from agentcore.plugin_api import (
+    MessageHit,
+    SearchableStore,
+    TokenCounter,
+    matching_terms,
+    window_start,
+)
 from agentcore_autosummary.calling.off_loop import cut_middle
 from agentcore_autosummary.keeping.attachments import attachments, describe, record_of
 from agentcore_autosummary.log_names import at_turn
+from agentcore_autosummary.text.sentences import sentences
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -108,6 +117,33 @@ def _line(message: Message, shown: bool = False) -> str:
 def hit_heading(hit: MessageHit) -> str:
     """The start of ``hit``'s line: where it was said and who wrote it (``[turn 4, user]``)."""
     return f"[{_place(hit)}, {hit.message.role}]"
+
+
+def best_sentences(query: str, hit: MessageHit) -> MessageHit:
+    """``hit`` with only the sentences of its text that match ``query`` best.
+
+    A message that states several facts of one pattern (three owners, ten ports)
+    would put each beside the one asked for; the sentences holding the most words
+    of the query stand for it, in their order, ``…`` between those apart. Its
+    attachments stay.
+    """
+    text = hit.message.text
+    parts = sentences(text)
+    if len(parts) < 2:
+        return hit
+    scores = [len(matching_terms(query, Message.user(part))) for part in parts]
+    best = max(scores)
+    if best == 0:
+        return hit
+    kept: list[str] = []
+    for at, (part, score) in enumerate(zip(parts, scores, strict=True)):
+        if score == best:
+            if kept and scores[at - 1] != best:
+                kept.append("…")
+            kept.append(part)
+    others = [block for block in hit.message.content if not isinstance(block, TextBlock)]
+    message = attrs.evolve(hit.message, content=(TextBlock(" ".join(kept)), *others))
+    return attrs.evolve(hit, message=message)
 
 
 async def render_hits(

@@ -13,6 +13,7 @@ from agentcore_autosummary.keeping.runtime import enabled_config
 from agentcore_autosummary.keeping.summary_info import RecallInfo
 from agentcore_autosummary.recalling.history import (
     MAX_RECALLED,
+    best_sentences,
     find_summarized,
     render_hits,
     summarized_part,
@@ -37,7 +38,8 @@ async def recall_tools(ctx: TurnContext) -> list[Tool]:
 
         Use it when the summary lacks a detail that was said before (a name, a number,
         a path, a decision): the messages that best match are returned with the turn
-        they were said in and who wrote them.
+        they were said in and who wrote them, each by its sentences that hold the
+        most words of the query.
 
         :param query: The words to look for: names, numbers, what was said.
         :param limit: How many messages to return, 1 to 10.
@@ -49,7 +51,8 @@ async def recall_tools(ctx: TurnContext) -> list[Tool]:
             return span
         hits = await find_summarized(ctx, query, max(1, min(limit, MAX_RECALLED)), span) or []
         if hits:
-            answer = await render_hits(hits, counter, room)
+            best = [best_sentences(query, hit) for hit in hits]
+            answer = await render_hits(best, counter, room)
         elif span is not None:
             answer = f"No earlier message of turns {turns.strip()} matches {query!r}."
         else:
