@@ -35,7 +35,6 @@ from agentcore import (
     LlmRequest,
     LlmResponse,
     Message,
-    ToolRegistry,
 )
 from agentcore.messages import ToolUseBlock
 from agentcore.testing import MockProvider
@@ -47,6 +46,7 @@ from bench.quality.conversations import TOOL_NAMES, Script
 from bench.quality.facts import Fact, mentions
 from bench.quality.generator import KINDS, SEEDS, generate
 from bench.recall import open_store
+from bench.systems.agentcore_systems import _tool_uses, scripted_tools
 from bench.systems.base import TurnScript
 
 BUDGET = 2_048
@@ -91,16 +91,9 @@ async def replay(script: Script, store: Any, session_id: str) -> list[tuple[Fact
             question, asked = asking[0]
             return _reply_to_question(request, question, asked)
         step = steps.next_step()
-        calls = [ToolUseBlock(call.id, call.name, call.arguments) for call in step.calls]
-        return LlmResponse(Message.assistant(step.text, calls))
+        return LlmResponse(Message.assistant(step.text, _tool_uses(step.calls)))
 
-    def tool(key: str, query: str) -> str:
-        """Answer a scripted tool call."""
-        return steps.output(key)
-
-    registry = ToolRegistry()
-    for name in TOOL_NAMES:
-        registry.register(tool, name=name, description=f"The {name} tool.")
+    registry = scripted_tools(steps, TOOL_NAMES)
     config = SummaryConfig(
         max_context_tokens=BUDGET, max_summary_tokens=CAP, recall="tool", retention_check="off"
     )

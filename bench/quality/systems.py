@@ -132,13 +132,12 @@ async def _agentcore(
         LlmRequest,
         LlmResponse,
         Message,
-        ToolRegistry,
     )
     from agentcore.providers.openai import OpenAIProvider
     from agentcore.testing import MockProvider
     from agentcore_autosummary import SummaryConfig
     from bench.quality.waits import TimedProvider, timed_turn
-    from bench.systems.agentcore_systems import _tool_uses, pair
+    from bench.systems.agentcore_systems import _tool_uses, pair, scripted_tools
 
     steps = TurnScript()
     asking: list[str] = []
@@ -151,13 +150,7 @@ async def _agentcore(
         step = steps.next_step()
         return LlmResponse(Message.assistant(step.text, _tool_uses(step.calls)))
 
-    def tool(key: str, query: str) -> str:
-        """Answer a scripted tool call."""
-        return steps.output(key)
-
-    registry = ToolRegistry()
-    for name in TOOL_NAMES:
-        registry.register(tool, name=name, description=f"The {name} tool.")
+    registry = scripted_tools(steps, TOOL_NAMES)
     summarizer = OpenAIProvider(
         MODEL_ALIAS, base_url=settings.base_url, api_key="none", timeout=None, max_retries=0
     )

@@ -69,6 +69,19 @@ def _tool_uses(calls: Sequence[ToolCall]) -> list[ToolUseBlock]:
     return [ToolUseBlock(call.id, call.name, call.arguments) for call in calls]
 
 
+def scripted_tools(script: TurnScript, names: Sequence[str]) -> ToolRegistry:
+    """The tools ``names``, each call answered with ``script``'s output for it."""
+
+    def tool(key: str, query: str) -> str:
+        """Answer a scripted tool call."""
+        return script.output(key)
+
+    registry = ToolRegistry()
+    for name in names:
+        registry.register(tool, name=name, description=f"The {name} tool.")
+    return registry
+
+
 class _RecordingProvider:
     """MockProvider behind a recorder: every request is measured, the time is the model's."""
 
@@ -114,9 +127,7 @@ class _AgentcoreSystem(System):
         self._script = TurnScript()
         provider = _RecordingProvider(MockProvider(responder=self._respond), env.recorder)
         self._provider = provider
-        registry = ToolRegistry()
-        for name in TOOL_NAMES:
-            registry.register(self._tool, name=name, description=f"The {name} tool.")
+        registry = scripted_tools(self._script, TOOL_NAMES)
         store = self.make_store()
         builder = AgentBuilder().provider(provider).tool_registry(registry).store(store)
         summary = self.summary_config(env.settings)
@@ -145,10 +156,6 @@ class _AgentcoreSystem(System):
             return self._provider.last_summary
         step = self._script.next_step()
         return LlmResponse(Message.assistant(step.text, _tool_uses(step.calls)))
-
-    def _tool(self, key: str, query: str) -> str:
-        """Answer a scripted tool call."""
-        return self._script.output(key)
 
     async def run_turn(self, turn: Turn) -> None:
         self._script.start(turn)
