@@ -9,6 +9,7 @@ from agentcore import AgentSession, FocusedConfig, InMemoryStore, LlmRequest, Sq
 from agentcore.testing import MockProvider
 from agentcore_autosummary import SummaryConfig, get_conversation_summary, unfence_summary
 from agentcore_autosummary.calling.segments import MERGE_INSTRUCTION, SEGMENTS_HEADER
+from agentcore_autosummary.judging.quoting import QUOTED
 from agentcore_autosummary.keeping.state import state_key
 
 MakeSession = Callable[..., AgentSession]
@@ -226,3 +227,35 @@ async def test_each_part_names_the_turns_it_came_from(make_session: MakeSession)
         # The parts follow one another (one may end inside a turn the next one ends).
         assert int(first) in (previous_last, previous_last + 1)
         previous_last = int(last or first)
+
+
+class Vague:
+    """A small model's summaries: the subjects without their values, merges alike."""
+
+    def __init__(self) -> None:
+        self.merges: list[str] = []
+
+    def __call__(self, request: LlmRequest) -> str:
+        if request.purpose != "summary":
+            return "Noted."
+        text = "\n".join(message.text or "" for message in request.messages)
+        if MERGE_INSTRUCTION in text:
+            self.merges.append(text)
+        return "The user listed the ports of several services."
+
+
+async def test_a_merge_never_reads_the_quotes_and_the_merged_part_keeps_them(
+    make_session: MakeSession,
+) -> None:
+    summarizer = Vague()
+    config = _config(max_summary_tokens=120, trigger_token_ratio=0.4)
+    session = make_session(MockProvider(responder=summarizer), summary=config, mode=FocusedConfig())
+    for turn, name in enumerate(SERVICES):
+        filler = " ".join(f"detail{turn}x{n}" for n in range(40))
+        await session.submit_turn(f"The {name} service listens on port {8000 + turn}. {filler}")
+    assert summarizer.merges, "the segments were never merged"
+    assert not any(QUOTED in merge for merge in summarizer.merges)
+    slot = await session.get_slot()
+    sent = "\n".join(m.text or "" for m in slot.load_messages())
+    kept = dict(FACT.findall(sent))
+    assert kept == {name: str(8000 + turn) for turn, name in enumerate(SERVICES)}

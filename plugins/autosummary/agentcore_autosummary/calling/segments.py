@@ -9,7 +9,11 @@ each headed by the stretch of the conversation it covers. When the segments
 outgrow their room (:attr:`~agentcore_autosummary.SummaryConfig.segments_room`),
 the two oldest are merged by one more call (a later value wins, the request
 says so), as often as that takes and the calls allow; a merge that fails
-leaves the segments as they are, and the turn goes out all the same.
+leaves the segments as they are, and the turn goes out all the same. A
+merge is shown the two parts' written text only: their quotes never pass
+through the model (a small model rewrites them into advice), and with
+``retention_check="quote"`` the merged part quotes again, from both parts,
+what its written text left out and no later part replaced.
 
 A segment is judged alone: a reply that stopped at its cap is applied up
 to its last whole sentence; one that echoes the transcript is refused (a
@@ -37,6 +41,7 @@ from agentcore_autosummary.calling.summary_calls import (
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.deciding.plan import Plan
 from agentcore_autosummary.judging.gate import judge, refusal
+from agentcore_autosummary.judging.quoting import quote_missing, without_quotes
 from agentcore_autosummary.keeping.runtime import runtime_of, turn_span
 from agentcore_autosummary.keeping.state import Segment
 from agentcore_autosummary.keeping.summary_info import SummaryQuality
@@ -170,19 +175,28 @@ async def _merged_to_fit(
 async def _merge(
     ctx: TurnContext, config: SummaryConfig, plan: Plan, first: Segment, second: Segment
 ) -> str:
-    """One call merging two consecutive segments; a reply cut at its cap keeps its sentences."""
+    """One call merging two consecutive segments' written parts, then their quotes kept.
+
+    A reply cut at its cap keeps its whole sentences. With
+    ``retention_check="quote"``, the sentences of both parts (written and
+    quoted) that state what the merged text left out are quoted after it.
+    """
     request = [
-        Message.user(f"Part 1 (the earlier):\n{first.text}"),
-        Message.user(f"Part 2 (the later):\n{second.text}"),
+        Message.user(f"Part 1 (the earlier):\n{without_quotes(first.text)}"),
+        Message.user(f"Part 2 (the later):\n{without_quotes(second.text)}"),
     ]
     merging = attrs.evolve(config, summary_prompt=MERGE_INSTRUCTION + "\n\n{messages}")
     try:
         reply = await request_one_summary(ctx, merging, plan, request, None, UPDATE)
+        merged = reply.text.strip()
     except SummaryCutError as exc:
-        whole = whole_sentences(exc.reply.text)
-        if not whole:
+        merged = whole_sentences(exc.reply.text)
+        if not merged:
             raise SummaryFailedError("the merged summary stopped at its cap") from exc
-        return whole
-    if not reply.text.strip():
+    if not merged:
         raise SummaryFailedError("the merged summary is empty")
-    return reply.text.strip()
+    if config.retention_check != "quote":
+        return merged
+    counter = (await summary_fit(ctx, config, plan)).counter
+    both = f"{first.text}\n\n{second.text}"
+    return quote_missing(merged, both, (), counter, config.summary_room)
