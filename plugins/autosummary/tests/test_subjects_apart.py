@@ -54,9 +54,16 @@ async def context_text(session: AgentSession) -> str:
     return "\n".join(message.text for message in await session.load_messages())
 
 
-async def test_ten_ports_of_ten_services_all_survive_a_summary() -> None:
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "The {service} service listens on port {port}.",
+        "Note that the {service} service listens on port {port}.",
+    ],
+)
+async def test_ten_ports_of_ten_services_all_survive_a_summary(pattern: str) -> None:
     statements = [
-        f"The {service} service listens on port {8440 + number}."
+        pattern.format(service=service, port=8440 + number)
         for number, service in enumerate(SERVICES)
     ]
     session = await run(statements, 12)
@@ -92,6 +99,20 @@ async def test_a_withdrawn_value_is_not_quoted_as_true() -> None:
             False,
         ),
         ("8440", "The auth service listens on port 8440.", "auth moved to port 9000.", True),
+        (
+            "8440",
+            "Note that the auth service listens on port 8440.",
+            "Note that the billing service listens on port 8441. "
+            "Note that the search service listens on port 8442.",
+            False,
+        ),
+        (
+            "8440",
+            "Note that the auth service listens on port 8440.",
+            "Note that the billing service listens on port 8441. "
+            "Note that auth moved to port 9000.",
+            True,
+        ),
         ("April 14", "The launch date is April 14.", "The launch date is now May 5.", True),
         ("30 s", "We set the timeout to 30 s.", "Raise the timeout to 60 s.", True),
         ("8440", "认证模块的端口是8440。", "计费模块的端口是8441。", False),

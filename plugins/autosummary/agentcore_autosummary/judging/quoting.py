@@ -49,7 +49,7 @@ from agentcore_autosummary.text.sentences import (
     is_statement,
     sentences,
 )
-from agentcore_autosummary.text.subjects import states_value
+from agentcore_autosummary.text.subjects import states_value, word_uses
 from agentcore_autosummary.text.words import folded
 
 __all__ = [
@@ -227,6 +227,7 @@ def quote_missing(
     joined = "\n".join(part for _, part in found)
     starts = list(accumulate((len(part) + 1 for _, part in found), initial=0))
     candidates: list[_Candidate] = []
+    uses = word_uses(f"{joined}\n{summary}")  # what tells facts of one pattern apart
     for position in range(len(found) - 1, -1, -1):
         if len(candidates) == MAX_CANDIDATES:
             break
@@ -239,7 +240,7 @@ def quote_missing(
             # The previous summary's own statement: the new summary, written from newer
             # messages, may have changed the value (or the previous one was wrong).
             later = f"{later}\n{summary}"
-        live = [i for i in missing if not is_superseded(i, sentence, later)]
+        live = [i for i in missing if not is_superseded(i, sentence, later, uses)]
         if not live:
             continue
         stale = [i for i in missing if i not in live]

@@ -17,9 +17,10 @@ names, long numbers). An identifier of the previous summary is
 
 A value of one subject is not superseded by the value of another subject of the
 same pattern: when the clause that gave the value names a topic (see
-:func:`~agentcore_autosummary.text.subjects.topic`: ``auth`` in ``the auth service
-listens on port 8440``), only a later clause that names it again gives the subject a
-new value (``the billing service listens on port 8441`` does not). And a value is
+:func:`~agentcore_autosummary.text.subjects.topic`: ``auth`` in ``note that the auth
+service listens on port 8440``, the word of that clause the conversation says least
+often), only a later clause that names it again gives the subject a new value (``note
+that the billing service listens on port 8441`` does not). And a value is
 withdrawn (:func:`withdraws`) when a later clause negates its name before it: ``we
 are not using Redis after all`` withdraws ``Redis 7.2``; in Chinese, ``不``, ``没``,
 ``别``, ``取消`` or ``放弃`` before it.
@@ -28,15 +29,19 @@ are not using Redis after all`` withdraws ``Redis 7.2``; in Chinese, ``不``, ``
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Mapping
 from itertools import islice
 
 from agentcore_autosummary.text.identifiers import find_identifiers, holds
 from agentcore_autosummary.text.subjects import (
+    Topic,
     clause_before,
     names_topic,
     subject,
     subjects_after,
     topic,
+    word_uses,
 )
 from agentcore_autosummary.text.words import has_cjk, starts_cjk, word_ends
 
@@ -52,7 +57,7 @@ _NEGATION = re.compile(
 _CJK_NEGATION = re.compile("不|没|别|取消|放弃")
 
 
-def gets_new_value(identifier: str, word: str, transcript: str, about: str | None = None) -> bool:
+def gets_new_value(identifier: str, word: str, transcript: str, about: Topic | None = None) -> bool:
     """Whether ``transcript`` gives ``word`` an identifier other than ``identifier``.
 
     With ``about`` (the topic of the clause that gave ``identifier``), only a
@@ -93,18 +98,24 @@ def withdraws(identifier: str, later: str) -> bool:
     return False
 
 
-def is_superseded(identifier: str, sentence: str, later: str) -> bool:
+def is_superseded(
+    identifier: str, sentence: str, later: str, uses: Mapping[str, int] | None = None
+) -> bool:
     """Whether ``identifier``'s subject in ``sentence`` gets a new value in ``later``.
 
     The subject is the word before the value (``the launch date is April 14``)
     or, without one, a word right after it (``April 14 launch date``); a
-    later use of it counts only in a clause that names the same topic. A
-    value ``later`` withdraws (:func:`withdraws`) is superseded too.
+    later use of it counts only in a clause that names the same topic
+    (``uses``: the conversation's words counted, see
+    :func:`~agentcore_autosummary.text.subjects.word_uses`; by default those of
+    ``sentence`` and ``later``). A value ``later`` withdraws (:func:`withdraws`) is
+    superseded too.
     """
     if withdraws(identifier, later):
         return True
     word = subject(identifier, sentence)
-    about = topic(identifier, sentence)
+    counted = word_uses(f"{sentence}\n{later}") if uses is None else uses
+    about = topic(identifier, sentence, counted)
     words = [word] if word is not None else subjects_after(identifier, sentence)
     return any(gets_new_value(identifier, each, later, about) for each in words)
 
@@ -120,6 +131,7 @@ def compare_identifiers(
         return (), ()
     kept: list[str] = []
     lost: list[str] = []
+    uses: Counter[str] | None = None
     for identifier in find_identifiers(previous):
         if holds(summary, identifier):
             kept.append(identifier)
@@ -129,7 +141,9 @@ def compare_identifiers(
             if withdraws(identifier, transcript):
                 continue
             word = subject(identifier, previous)
-            about = topic(identifier, previous)
+            if uses is None:
+                uses = word_uses(f"{previous}\n{transcript}")
+            about = topic(identifier, previous, uses)
             if word is None or not gets_new_value(identifier, word, transcript, about):
                 lost.append(identifier)
     return tuple(kept), tuple(lost)

@@ -9,17 +9,23 @@ before the value, a verb such as 是, 为 or 改为 aside (``预算是12万元``
 
 A subject word alone does not tell apart facts of one pattern: in ``the auth
 service listens on port 8440`` and ``the billing service listens on port 8441``
-both values are of ``port``. The clause's *topic* (:func:`topic`) does: its first
-content word (``auth``, ``billing``; in Chinese its first two characters, a leading
-pronoun aside), which a later statement of the same subject names again (``auth now
-listens on port 9000``).
+both values are of ``port``. The clause's *topic* (:func:`topic`) does: of its
+content words, the one the conversation says least often (``auth``, ``billing``;
+the words of the pattern, ``service`` and ``listens``, come back with every value,
+and so does a lead such as ``note that``), the first of them on a tie; in Chinese its
+first two characters, a leading pronoun aside. A later statement of the same subject
+names it again (``auth now listens on port 9000``).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Mapping
 
-from agentcore_autosummary.text.words import CJK, has_cjk, starts_cjk, words
+from attrs import frozen
+
+from agentcore_autosummary.text.words import CJK, folded_words, has_cjk, starts_cjk, words
 
 _CJK_RUN = re.compile(f"[{CJK}]+")
 
@@ -112,34 +118,71 @@ def clause_before(at: int, text: str) -> str:
     return clause if has_cjk(clause) else " ".join(clause.split()[-_CLAUSE_WORDS:])
 
 
-def topic(identifier: str, text: str) -> str | None:
-    """The first content word of the clause that gives ``identifier`` its value in ``text``.
+@frozen
+class Topic:
+    """The words that can tell apart the subject a value was given to (see :func:`topic`).
 
-    In Chinese, the clause's first two characters, a leading pronoun or linking
-    word (``我们``, ``现在``...) and ``的`` aside. None without one, or when it is
-    the subject itself (nothing more to tell the value's subject by).
+    ``words``: the content words of the clause that gave the value, its subject
+    aside, in their order (in Chinese, the clause's first two characters);
+    ``uses``: how often the conversation says each.
+    """
+
+    words: tuple[str, ...]
+    uses: tuple[int, ...]
+
+    def named_in(self, clause: str) -> bool:
+        """Whether ``clause`` (a later statement of the subject) names this topic.
+
+        The topic is the word the rest of the conversation says least often,
+        ``clause`` aside (it may be an update naming the word once more), the
+        first of them on a tie.
+        """
+        if starts_cjk(self.words[0]):
+            return self.words[0] in clause
+        named = [each.casefold() for each in words(clause)]
+        rest = [uses - named.count(word) for word, uses in zip(self.words, self.uses, strict=True)]
+        return self.words[rest.index(min(rest))] in named
+
+
+def topic(identifier: str, text: str, uses: Mapping[str, int] | None = None) -> Topic | None:
+    """What tells apart the subject ``identifier`` is the value of in ``text``.
+
+    The content words of the clause that gives the value, its subject aside, with
+    how often the conversation says each (``uses``: the case-folded words of the
+    conversation counted, see :func:`word_uses`; ``text`` alone without it): the
+    words of a pattern (``service``, ``listens``, a lead such as ``note that``) come
+    back with every value, its topic (``auth``) does not. In Chinese, the clause's
+    first two characters, a leading pronoun or linking word (``我们``, ``现在``...)
+    and ``的`` aside. None without one (nothing more to tell the value's subject by).
     """
     at = text.find(identifier)
     if at < 0:
         return None
     clause = clause_before(at, text)
     cjk = _CJK_RUN.search(clause)
+    named = subject(identifier, text)
     if cjk is not None and cjk.start() == len(clause) - len(clause.lstrip()):
         run = _CJK_LEAD.sub("", cjk.group())
-        return run[:2] if len(run) >= 2 and run[:2] != subject(identifier, text) else None
+        return Topic((run[:2],), (0,)) if len(run) >= 2 and run[:2] != named else None
+    candidates: list[str] = []
     for word in words(clause):
-        if _is_content_word(word):
-            folded = word.casefold()
-            return None if folded == subject(identifier, text) else folded
-    return None
+        folded = word.casefold()
+        if _is_content_word(word) and folded != named and folded not in candidates:
+            candidates.append(folded)
+    if not candidates:
+        return None
+    counted = word_uses(text) if uses is None else uses
+    return Topic(tuple(candidates), tuple(max(1, counted.get(word, 0)) for word in candidates))
 
 
-def names_topic(word: str, at: int, text: str) -> bool:
-    """Whether the clause ending at ``at`` (a subject's end) in ``text`` names topic ``word``."""
-    clause = clause_before(at, text)
-    if starts_cjk(word):
-        return word in clause
-    return word in (each.casefold() for each in words(clause))
+def word_uses(text: str) -> Counter[str]:
+    """How often ``text`` says each word, case-folded (the ``uses`` of :func:`topic`)."""
+    return Counter(folded_words(text))
+
+
+def names_topic(about: Topic, at: int, text: str) -> bool:
+    """Whether the clause ending at ``at`` (a subject's end) in ``text`` names topic ``about``."""
+    return about.named_in(clause_before(at, text))
 
 
 def subjects_after(identifier: str, text: str) -> list[str]:
