@@ -259,3 +259,26 @@ async def test_a_merge_never_reads_the_quotes_and_the_merged_part_keeps_them(
     sent = "\n".join(m.text or "" for m in slot.load_messages())
     kept = dict(FACT.findall(sent))
     assert kept == {name: str(8000 + turn) for turn, name in enumerate(SERVICES)}
+
+
+async def test_an_older_part_loses_a_value_a_later_one_replaced_and_keeps_the_others(
+    make_session: MakeSession,
+) -> None:
+    summarizer = Extractor()
+    summarizer.fail_merges = True  # the parts stay apart: the older one is pruned, not merged
+    config = _config(max_summary_tokens=120, retention_check="off")
+    session = make_session(MockProvider(responder=summarizer), summary=config, mode=FocusedConfig())
+    await _talk(session, 6)
+    filler = " ".join(f"later{n}" for n in range(40))
+    await session.submit_turn(f"The auth service listens on port 9000 now. {filler}")
+    for turn in range(6, 10):
+        filler = " ".join(f"detail{turn}x{n}" for n in range(40))
+        await session.submit_turn(
+            f"The {SERVICES[turn]} service listens on port {8000 + turn}. {filler}"
+        )
+    summary = _summary((await session.get_slot()).config.focused)
+    assert "Part 2" in summary, "the parts were not kept apart"
+    assert "port 9000" in summary
+    assert "auth service listens on port 8000" not in summary
+    for turn, name in enumerate(SERVICES[1:6], 1):
+        assert f"The {name} service listens on port {8000 + turn}" in summary

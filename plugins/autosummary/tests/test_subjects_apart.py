@@ -114,6 +114,12 @@ async def test_a_withdrawn_value_is_not_quoted_as_true() -> None:
             True,
         ),
         ("April 14", "The launch date is April 14.", "The launch date is now May 5.", True),
+        (
+            "6,750",
+            "The public API's rate limit is 6,750 requests per minute per key.",
+            "Updated: the rate limit is now 2,800 requests per minute per key.",
+            True,
+        ),
         ("30 s", "We set the timeout to 30 s.", "Raise the timeout to 60 s.", True),
         ("8440", "认证模块的端口是8440。", "计费模块的端口是8441。", False),
         ("8440", "认证模块的端口是8440。", "认证模块的端口改为9000。", True),

@@ -13,7 +13,10 @@ leaves the segments as they are, and the turn goes out all the same. A
 merge is shown the two parts' written text only: their quotes never pass
 through the model (a small model rewrites them into advice), and with
 ``retention_check="quote"`` the merged part quotes again, from both parts,
-what its written text left out and no later part replaced.
+what its written text left out and no later part replaced. Before a new
+part joins them, each older part loses the values a later part or the new
+messages replaced (:mod:`~agentcore_autosummary.judging.pruning`), so a merge
+is never shown an old value beside its new one.
 
 A segment is judged alone: a reply that stopped at its cap is applied up
 to its last whole sentence; one that echoes the transcript is refused (a
@@ -41,12 +44,14 @@ from agentcore_autosummary.calling.summary_calls import (
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.deciding.plan import Plan
 from agentcore_autosummary.judging.gate import judge, refusal
+from agentcore_autosummary.judging.pruning import without_superseded
 from agentcore_autosummary.judging.quoting import quote_missing, without_quotes
 from agentcore_autosummary.keeping.runtime import runtime_of, turn_span
 from agentcore_autosummary.keeping.state import Segment
 from agentcore_autosummary.keeping.summary_info import SummaryQuality
 from agentcore_autosummary.requesting.routes import UPDATE
 from agentcore_autosummary.text.sentences import whole_sentences
+from agentcore_autosummary.text.subjects import word_uses
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -125,11 +130,33 @@ async def make_segment_summary(
         text = whole_sentences(text) or text
     text = await check_retention(ctx, config, fresh, text)
     turns = turn_span(runtime, plan.slot.id, plan.start, plan.covers)
-    segments = (*earlier, Segment(start=plan.start, end=plan.covers, text=text, turns=turns))
+    newest = Segment(start=plan.start, end=plan.covers, text=text, turns=turns)
+    segments = (*_current(earlier, newest, plan.messages), newest)
     segments = await _merged_to_fit(ctx, config, plan, segments)
     summary = render_segments(segments)
     await check_shrinks(ctx, plan, summary, config)
     return summary, plan, quality, segments
+
+
+def _current(
+    earlier: Sequence[Segment], newest: Segment, messages: Sequence[Message]
+) -> tuple[Segment, ...]:
+    """``earlier`` less the values the parts after each, or the new messages, replaced.
+
+    See :mod:`~agentcore_autosummary.judging.pruning`; a part left with nothing
+    keeps its text (what it covers stays accounted for).
+    """
+    written = "\n".join(
+        message.text for message in messages if message.role in ("user", "assistant")
+    )
+    texts = [segment.text for segment in (*earlier, newest)]
+    uses = word_uses("\n".join([*texts, written]))
+    current: list[Segment] = []
+    for index, segment in enumerate(earlier):
+        later = "\n".join([*texts[index + 1 :], written])
+        pruned = without_superseded(segment.text, later, uses)
+        current.append(attrs.evolve(segment, text=pruned) if pruned.strip() else segment)
+    return tuple(current)
 
 
 async def _new_segment(ctx: TurnContext, config: SummaryConfig, plan: Plan) -> tuple[str, str, int]:

@@ -1,0 +1,77 @@
+"""Older summary text without the values later text replaced.
+
+A summary kept as parts (``strategy="segments"``) holds what each stretch of
+the conversation said. When a later stretch gives a subject a new value
+("the rate limit is now 2,800"), the older part still states the old one, and
+a small model asked to merge the two keeps both. Before a new part is added,
+every older part loses the sentences (or, in a sentence that also states a
+live value, the clauses) whose value a later part or the new messages replace
+or withdraw (see :func:`~agentcore_autosummary.judging.superseding.is_superseded`);
+the older part never states a value the conversation changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from agentcore_autosummary.judging.quoting import QUOTED, live_clauses
+from agentcore_autosummary.judging.superseding import is_superseded
+from agentcore_autosummary.text.identifiers import find_identifiers, holds
+from agentcore_autosummary.text.sentences import inline_sentences
+from agentcore_autosummary.text.subjects import word_uses
+
+__all__ = ["without_superseded"]
+
+
+def without_superseded(text: str, later: str, uses: Mapping[str, int] | None = None) -> str:
+    """``text`` less what ``later`` replaced: its values given a new one, or withdrawn.
+
+    Line by line, sentence by sentence: a sentence keeps its clauses that state a
+    value still live when another of its values is replaced, and goes when none is
+    left; a value ``later`` states again is live. A quotes heading left with no
+    quote after it goes too. ``uses``: the conversation's words counted (see
+    :func:`~agentcore_autosummary.text.subjects.word_uses`), by default those of
+    ``text`` and ``later``.
+    """
+    counted = word_uses(f"{text}\n{later}") if uses is None else uses
+    lines: list[str] = []
+    for line in text.split("\n"):
+        kept = _pruned_line(line, later, counted)
+        if kept is not None:
+            lines.append(kept)
+    while lines and lines[-1].strip() in ("", QUOTED):
+        lines.pop()
+    return "\n".join(lines)
+
+
+def _pruned_line(line: str, later: str, uses: Mapping[str, int]) -> str | None:
+    """``line`` less its replaced sentences and clauses; None when nothing of it is left."""
+    body = line.lstrip()
+    marker = "- " if body.startswith("- ") else ""
+    indent = line[: len(line) - len(body)]
+    body = body[len(marker) :]
+    parts = inline_sentences(body) if body.strip() else []
+    if not parts:
+        return line
+    kept: list[str] = []
+    changed = False
+    for part in parts:
+        values = find_identifiers(part)
+        replaced = [
+            value
+            for value in values
+            if not holds(later, value) and is_superseded(value, part, later, uses)
+        ]
+        if not replaced:
+            kept.append(part.strip())
+            continue
+        changed = True
+        live = [value for value in values if value not in replaced]
+        rest = live_clauses(part, live, replaced) if live else ""
+        if rest:
+            kept.append(rest.strip())
+    if not changed:
+        return line
+    if not kept:
+        return None
+    return indent + marker + " ".join(kept)
