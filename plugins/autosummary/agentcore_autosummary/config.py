@@ -243,7 +243,7 @@ class SummaryConfig:
         is left of the deadline. See ``docs/autosummary.md``, "Inline or background".
     """
 
-    trigger_token_ratio: float = field(default=0.4, validator=RATIO)
+    trigger_token_ratio: float = field(default=0.8, validator=RATIO)
     max_context_tokens: int | None = field(default=None, validator=POSITIVE_INT.or_none())
     summary_prompt: str = field(default=DEFAULT_SUMMARY_PROMPT, validator=_PROMPT)
     debounce_turns: int = field(default=3, validator=NON_NEGATIVE_INT)
@@ -251,7 +251,7 @@ class SummaryConfig:
     max_tool_result_chars: int = field(default=500, validator=NON_NEGATIVE_INT)
     trigger: Trigger = field(default="context", validator=one_of("context", "cumulative"))
     strategy: Strategy = field(
-        default="incremental", validator=one_of("incremental", "full", "segments", "server")
+        default="segments", validator=one_of("incremental", "full", "segments", "server")
     )
     mode: Mode = field(default="inline", validator=one_of("inline", "background"))
     max_summary_tokens: int | None = field(default=None, validator=POSITIVE_INT.or_none())
