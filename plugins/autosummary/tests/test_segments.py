@@ -5,7 +5,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agentcore import AgentSession, FocusedConfig, InMemoryStore, LlmRequest, SqliteStore
+from agentcore import (
+    AgentSession,
+    FocusedConfig,
+    InMemoryStore,
+    LlmRequest,
+    LlmResponse,
+    Message,
+    SqliteStore,
+)
 from agentcore.testing import MockProvider
 from agentcore_autosummary import SummaryConfig, get_conversation_summary, unfence_summary
 from agentcore_autosummary.calling.segments import MERGE_INSTRUCTION, SEGMENTS_HEADER
@@ -282,3 +290,30 @@ async def test_an_older_part_loses_a_value_a_later_one_replaced_and_keeps_the_ot
     assert "auth service listens on port 8000" not in summary
     for turn, name in enumerate(SERVICES[1:6], 1):
         assert f"The {name} service listens on port {8000 + turn}" in summary
+
+
+def _cut_echo(request: LlmRequest) -> LlmResponse | str:
+    """A summarizer that copies the transcript back until its cap cuts it."""
+    if request.purpose != "summary":
+        return "Noted."
+    echoed = _echo(request)
+    return LlmResponse(Message.assistant(echoed + "\nUser: and then"), stop_reason="max_tokens")
+
+
+def _cut_short(request: LlmRequest) -> LlmResponse | str:
+    """A summarizer cut at its cap before the end of its first sentence."""
+    if request.purpose != "summary":
+        return "Noted."
+    return LlmResponse(Message.assistant("The user wrote"), stop_reason="max_tokens")
+
+
+async def test_a_cut_reply_is_applied_only_when_its_whole_sentences_pass_the_gate(
+    make_session: MakeSession,
+) -> None:
+    """Trimming never lets through what the gate refuses, nor a reply with no whole sentence."""
+    for responder in (_cut_echo, _cut_short):
+        gated = make_session(
+            MockProvider(responder=responder), summary=_config(), mode=FocusedConfig()
+        )
+        await _talk(gated, turns=4)
+        assert await get_conversation_summary(gated) is None  # every attempt refused

@@ -19,9 +19,9 @@ messages replaced (:mod:`~agentcore_autosummary.judging.pruning`), so a merge
 is never shown an old value beside its new one.
 
 A segment is judged alone: a reply that stopped at its cap is applied up
-to its last whole sentence; one that echoes the transcript is refused (a
-failed attempt, retried after the backoff; applied with ``gate=False``);
-with ``retention_check="quote"``
+to its last whole sentence, judged as applied; one that echoes the transcript,
+and a cut one with no whole sentence, is refused (a failed attempt, retried
+after the backoff; applied with ``gate=False``); with ``retention_check="quote"``
 its quotes follow it, taken from the messages it covers.
 """
 
@@ -124,10 +124,25 @@ async def make_segment_summary(
     quality = judge(
         text, None, plan.messages, stop_reason, config.max_tool_result_chars, lost_refuses=False
     )
+    if stop_reason == "max_tokens":
+        whole = whole_sentences(text)
+        if whole:
+            # What is applied is judged too: a cut echo trimmed to its sentences is an echo.
+            trimmed = judge(
+                whole,
+                None,
+                plan.messages,
+                "end_turn",
+                config.max_tool_result_chars,
+                lost_refuses=False,
+            )
+            if trimmed.verdict != "kept":
+                quality = attrs.evolve(trimmed, stop_reason=stop_reason)
+        elif config.gate:  # no whole sentence: nothing of the reply can stand
+            raise refusal(attrs.evolve(quality, route=UPDATE.name, attempts=1))
+        text = whole or text
     if config.gate and quality.verdict not in ("kept", "truncated"):
         raise refusal(attrs.evolve(quality, route=UPDATE.name, attempts=1))
-    if stop_reason == "max_tokens":
-        text = whole_sentences(text) or text
     text = await check_retention(ctx, config, fresh, text)
     turns = turn_span(runtime, plan.slot.id, plan.start, plan.covers)
     newest = Segment(start=plan.start, end=plan.covers, text=text, turns=turns)
