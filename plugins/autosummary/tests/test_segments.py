@@ -15,7 +15,7 @@ from agentcore import (
     SqliteStore,
 )
 from agentcore.testing import MockProvider
-from agentcore_autosummary import SummaryConfig, get_conversation_summary, unfence_summary
+from agentcore_autosummary import SummaryConfig, compact, get_conversation_summary, unfence_summary
 from agentcore_autosummary.calling.segments import MERGE_INSTRUCTION, SEGMENTS_HEADER
 from agentcore_autosummary.judging.quoting import QUOTED
 from agentcore_autosummary.keeping.state import state_key
@@ -317,3 +317,21 @@ async def test_a_cut_reply_is_applied_only_when_its_whole_sentences_pass_the_gat
         )
         await _talk(gated, turns=4)
         assert await get_conversation_summary(gated) is None  # every attempt refused
+
+
+async def test_a_part_its_quotes_would_not_let_shrink_is_applied_without_them(
+    make_session: MakeSession,
+) -> None:
+    """Degrade, never refuse: quotes are dropped before a summary is."""
+    provider = MockProvider(
+        responder=lambda r: "They talked about servers." if r.purpose == "summary" else "Noted."
+    )
+    config = _config(max_context_tokens=4000, keep_recent_tokens=0, keep_recent_messages=None)
+    session = make_session(provider, summary=config, mode=FocusedConfig())
+    await session.submit_turn("The server srv-001 listens on port 8001 in rack R7 of hall B2.")
+    await session.submit_turn("Thanks.")
+    result = await compact(session)  # the quote of the first message would outgrow it
+    assert result.summary == "They talked about servers."
+    assert await get_conversation_summary(session) == "They talked about servers."
+    stored = await session.get_session_data(state_key("default"))
+    assert [part["text"] for part in stored["segments"]] == ["They talked about servers."]

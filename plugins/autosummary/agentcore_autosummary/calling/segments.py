@@ -22,7 +22,8 @@ A segment is judged alone: a reply that stopped at its cap is applied up
 to its last whole sentence, judged as applied; one that echoes the transcript,
 and a cut one with no whole sentence, is refused (a failed attempt, retried
 after the backoff; applied with ``gate=False``); with ``retention_check="quote"``
-its quotes follow it, taken from the messages it covers.
+its quotes follow it, taken from the messages it covers. When only the quotes
+keep the summary from shrinking the context, it is applied without them.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from agentcore_autosummary.judging.quoting import quote_missing, without_quotes
 from agentcore_autosummary.keeping.runtime import runtime_of, turn_span
 from agentcore_autosummary.keeping.state import Segment
 from agentcore_autosummary.keeping.summary_info import SummaryQuality
+from agentcore_autosummary.log_names import at_turn
 from agentcore_autosummary.requesting.routes import UPDATE
 from agentcore_autosummary.text.sentences import whole_sentences
 from agentcore_autosummary.text.subjects import word_uses
@@ -149,7 +151,21 @@ async def make_segment_summary(
     segments = (*_current(earlier, newest, plan.messages), newest)
     segments = await _merged_to_fit(ctx, config, plan, segments)
     summary = render_segments(segments)
-    await check_shrinks(ctx, plan, summary, config)
+    try:
+        await check_shrinks(ctx, plan, summary, config)
+    except SummaryFailedError:
+        bare = tuple(attrs.evolve(part, text=without_quotes(part.text)) for part in segments)
+        if bare == segments:
+            raise
+        # Degrade: the parts without their quotes, when only they kept the context from
+        # shrinking (a summary of a short stretch, in a small window).
+        summary = render_segments(bare)
+        await check_shrinks(ctx, plan, summary, config)
+        logger.info(
+            "summary of %s applied without its quotes: with them the context would not shrink",
+            at_turn(ctx, plan.turn_index),
+        )
+        segments = bare
     return summary, plan, quality, segments
 
 
