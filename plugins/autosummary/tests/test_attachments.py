@@ -71,7 +71,8 @@ async def test_five_images_summarized_twice_keep_the_newest_two_and_name_the_oth
 
 async def test_the_summarizer_never_sees_the_record(make_session: MakeSession) -> None:
     provider = MockProvider(responder=Replies())
-    session = make_session(provider, summary=config(), mode=FocusedConfig())
+    settings = config(strategy="incremental")  # the summarizer reads the previous summary
+    session = make_session(provider, summary=settings, mode=FocusedConfig())
     for number in range(5):
         await session.submit_turn(photo_turn(number))
     second = provider.calls_for("summary")[1].messages[-1].text

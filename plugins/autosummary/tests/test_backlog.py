@@ -195,6 +195,7 @@ async def test_a_retry_does_not_ask_again_for_a_part_the_update_summarized() -> 
         max_context_tokens=4000,
         max_summary_tokens=200,
         max_summary_calls_per_turn=3,
+        strategy="incremental",
         request_shape="transcript",
         retention_check="off",
     )

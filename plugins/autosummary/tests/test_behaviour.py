@@ -179,6 +179,7 @@ async def test_incremental_summary_builds_on_the_previous_one(make_session: Make
         trigger_token_ratio=0.075,
         keep_recent_tokens=75,
         debounce_turns=1,
+        strategy="incremental",
         request_shape="transcript",  # the summary request reads the previous summary
     )
     session = make_session(provider, summary=config, mode=FocusedConfig())

@@ -52,6 +52,7 @@ CONFIG = SummaryConfig(
     max_context_tokens=2000,
     trigger_token_ratio=0.3,
     debounce_turns=1,
+    strategy="incremental",  # the retry routes are the incremental strategy's
     request_shape="transcript",
     retention_check="off",
 )
@@ -306,6 +307,7 @@ async def test_a_reply_cut_at_a_cap_the_window_set_is_retried_with_a_smaller_inp
         max_summary_tokens=700,
         trigger_token_ratio=0.8,
         debounce_turns=1,
+        strategy="incremental",
         retention_check="off",
     )
     recorder = Recorder()

@@ -148,6 +148,7 @@ async def test_a_lossy_summary_is_retried_as_a_resummary_and_never_applied() -> 
                 max_context_tokens=2000,
                 trigger_token_ratio=0.3,
                 debounce_turns=1,
+                strategy="incremental",
                 retention_check="off",  # lost identifiers refuse only without quotes
                 request_shape="transcript",
             ),
@@ -198,6 +199,7 @@ async def test_a_summary_every_route_loses_identifiers_of_is_applied_with_its_ve
                 max_context_tokens=2000,
                 trigger_token_ratio=0.3,
                 debounce_turns=1,
+                strategy="incremental",
                 retention_check="off",  # lost identifiers refuse only without quotes
                 request_shape="transcript",
             )

@@ -44,6 +44,7 @@ SUMMARY = "Summary: the user keeps the keys k0 to k5 on port 8443."
 # The default prompt's prefix instruction (prompt.PREFIX_SUMMARY_INSTRUCTION) starts so.
 MARK = "Write a concise summary of the conversation above"
 SETTINGS: dict[str, Any] = {
+    "strategy": "incremental",  # a segment is asked for as a transcript of its messages
     "max_context_tokens": 3000,
     "trigger_token_ratio": 0.4,
     "keep_recent_tokens": 150,

@@ -22,6 +22,7 @@ MakeSession = Callable[..., AgentSession]
 
 def _config(**fields: object) -> SummaryConfig:
     return SummaryConfig(
+        strategy="incremental",  # an update request: the previous summary and the messages
         trigger_messages=4,
         keep_recent_messages=2,
         debounce_turns=1,

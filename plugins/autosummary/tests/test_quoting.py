@@ -228,6 +228,7 @@ async def test_the_summarizer_is_shown_the_previous_summary_without_its_quotes()
         max_context_tokens=1500,
         trigger_token_ratio=0.3,
         debounce_turns=1,
+        strategy="incremental",
         retention_check="quote",
         request_shape="transcript",
     )
@@ -240,7 +241,7 @@ async def test_the_summarizer_is_shown_the_previous_summary_without_its_quotes()
     assert QUOTED not in second
 
 
-async def _first_applied(responder: Any) -> tuple[Any, list[LlmRequest]]:
+async def _first_applied(responder: Any, **fields: Any) -> tuple[Any, list[LlmRequest]]:
     """The first summary applied in a quote session of ``responder``, and its summary calls."""
     from agentcore_autosummary import SummaryInfo
 
@@ -264,6 +265,7 @@ async def _first_applied(responder: Any) -> tuple[Any, list[LlmRequest]]:
         debounce_turns=1,
         retention_check="quote",
         request_shape="transcript",
+        **fields,
     )
     await _run(recording, config, 12, Recorder())
     assert applied
@@ -306,7 +308,7 @@ async def test_a_cut_reply_that_echoes_the_transcript_is_still_asked_for_again()
         echoed = "\n".join(line for line in lines if line.startswith(("User:", "Assistant:")))
         return LlmResponse(Message.assistant(echoed + "\nUser: and then"), stop_reason="max_tokens")
 
-    first, calls = await _first_applied(responder)
+    first, calls = await _first_applied(responder, strategy="incremental")  # its retry routes
     assert first.quality is not None
     assert first.quality.attempts >= 2 and len(calls) >= 2
     assert "User:" not in first.summary

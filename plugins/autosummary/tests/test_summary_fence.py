@@ -162,7 +162,9 @@ async def test_a_follow_up_summary_reads_the_previous_one_unfenced(agent: Agent)
     builder = AgentBuilder().provider(provider).store(InMemoryStore())
     builder.load_plugins(False).plugin(autosummary_plugin).plugin(seen)
     config, _, _ = CONFIGS["user role (default)"]
-    bundle = builder.setting("summary_config", config).build()
+    assert isinstance(config, dict)
+    # The incremental strategy shows the summarizer the previous summary.
+    bundle = builder.setting("summary_config", {**config, "strategy": "incremental"}).build()
     session = AgentSession(agent, "follow-up", bundle, FocusedConfig())
     turn = 0
     while len(seen.infos) < 2:

@@ -59,7 +59,8 @@ def test_sessions_compact(
 ) -> None:
     chat = run_cli("chat", *base, "--no-summary", input=TURNS)
     assert chat.returncode == 0, chat.stderr
-    options = [*base, "--max-context-tokens", "2000"]
+    # The incremental strategy: the second compaction asks for an update of the summary.
+    options = [*base, "--max-context-tokens", "2000", "--strategy", "incremental"]
     result = run_cli("sessions", "compact", "chat", *options, "--instructions", "keep numbers")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == SUMMARY_REPLY
