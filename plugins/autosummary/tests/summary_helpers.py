@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 from collections.abc import Callable
 from typing import Any, TypedDict
 
@@ -11,6 +12,7 @@ from agentcore import ContextWindowExceededError, LlmRequest, LlmResponse, Messa
 from agentcore.budget import reply_reservation
 from agentcore.testing import MockProvider
 from agentcore.tokens import get_token_counter
+from agentcore_autosummary.calling.segments import SEGMENTS_HEADER
 
 
 class Replies:
@@ -25,6 +27,17 @@ class Replies:
             self.summaries += 1
             return f"summary #{self.summaries}"
         return self.reply
+
+
+PART_HEAD = re.compile(r"\n\nPart \d+ \((?:turns? [\d-]+, )?messages \d+-\d+\):\n")
+"""The line that heads a part of a ``strategy="segments"`` summary."""
+
+
+def summary_parts(summary: str) -> list[str]:
+    """The texts of ``summary``'s parts, oldest first: one text, or each part of a segments one."""
+    if not summary.startswith(SEGMENTS_HEADER):
+        return [summary]
+    return PART_HEAD.split(summary.removeprefix(SEGMENTS_HEADER))[1:]
 
 
 class WindowSizes(TypedDict):

@@ -106,7 +106,8 @@ async def test_files_and_audio_are_recorded_by_name(make_session: MakeSession) -
     sound = AudioBlock(picture(9, 64))
     await session.submit_turn(Message.user([TextBlock("A recording."), sound]))
     for number in range(3):
-        await session.submit_turn(f"Anything else, {number}?")
+        # Long enough that their summary shrinks the context with the image kept.
+        await session.submit_turn(f"Anything else, {number}? " + "Tell me about the garden. " * 10)
     assert len(provider.calls_for("summary")) == 2
     request = provider.calls_for("turn")[-1].messages
     summary = summary_of(request)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from summary_helpers import summary_parts
 
 from agentcore import (
     ConfigError,
@@ -88,8 +89,9 @@ async def test_a_300_turn_openai_conversation_stays_inside_the_window() -> None:
     assert max(summarizer.sizes) <= WINDOW  # the summary requests too
     assert len(summarizer.sizes) >= 10
     final = CompactorState.from_json(json.loads(stored))
-    assert final.summary is not None and final.summary.startswith("<summary>\nSummary")
-    assert unfence_summary(final.summary).startswith("Summary")  # as the summarizer wrote it
+    assert final.summary is not None and final.summary.startswith("<summary>\n")
+    parts = summary_parts(unfence_summary(final.summary))
+    assert all(part.startswith("Summary") for part in parts)  # as the summarizer wrote them
     assert final.covered > 400
     assert final.calls == 300
 

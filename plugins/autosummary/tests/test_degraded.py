@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 import pytest
-from summary_helpers import StrictServer
+from summary_helpers import StrictServer, summary_parts
 
 from agentcore import (
     Agent,
@@ -169,7 +169,8 @@ async def test_a_summarizer_down_for_30_turns_costs_a_bounded_number_of_calls() 
     server.summary = lambda request: "A short summary."
     for number in range(MAX_BACKOFF_TURNS + 1):
         await chat.submit_turn(text(150, 100 + number))
-    assert await get_conversation_summary(chat) == "A short summary."
+    summary = await get_conversation_summary(chat)
+    assert summary is not None and set(summary_parts(summary)) == {"A short summary."}
 
 
 async def test_only_a_turn_whose_own_input_cannot_fit_is_refused() -> None:
@@ -190,7 +191,9 @@ async def test_a_summary_with_a_lone_surrogate_is_repaired_and_applied() -> None
     chat = _session(server, "inline")
     for number in range(TURNS):
         await chat.submit_turn(text(150, number))
-    assert await get_conversation_summary(chat) == "A summary \ufffd with a lone surrogate."
+    summary = await get_conversation_summary(chat)
+    assert summary is not None
+    assert set(summary_parts(summary)) == {"A summary \ufffd with a lone surrogate."}
 
 
 @pytest.mark.parametrize("mode", ["inline", "background"])
