@@ -347,7 +347,7 @@ async def test_a_users_exact_counter_drives_the_budget() -> None:
         ({"memory_key": "autosummary.token_correction"}, "memory_key"),
         ({"memory_key": "autosummary/default"}, "memory_key"),
         ({"max_context_tokens": 1200, "max_summary_tokens": 1024}, "max_summary_tokens"),
-        ({"max_context_tokens": 4000, "keep_recent_tokens": 2990}, "keep_recent_tokens"),
+        ({"max_context_tokens": 4000, "keep_recent_tokens": 3300}, "keep_recent_tokens"),
         ({"colour": "red"}, "colour"),
     ],
 )

@@ -44,10 +44,8 @@ GETTING_LONG = "Hello there, this conversation is getting long, so long that a s
 
 def test_summary_config_defaults() -> None:
     config = SummaryConfig()
-    # The seed's 0.75 and a quarter-window tail sent more tokens than langmem for the same
-    # retention, and with prompt caching priced in 0.4 with an eighth kept verbatim billed
-    # the least of the trigger ratios measured with that tail (docs/benchmarks.md).
-    assert config.trigger_token_ratio == 0.4
+    # 0.8 of the window, an eighth of it kept verbatim (the seed's: 0.75 and a quarter).
+    assert config.trigger_token_ratio == 0.8
     assert config.keep_recent_tokens is None and config.recent_budget == 32_000 // 8
     # None: discovered from the model; the seed's 32,000 when nothing is known.
     assert config.max_context_tokens is None and config.window == 32_000
@@ -56,7 +54,7 @@ def test_summary_config_defaults() -> None:
     assert config.debounce_turns == 3
     assert config.summary_model is None
     assert config.max_tool_result_chars == 500
-    assert (config.trigger, config.strategy, config.mode) == ("context", "incremental", "inline")
+    assert (config.trigger, config.strategy, config.mode) == ("context", "segments", "inline")
     # None: derived from the window, 1,024 tokens from a window of 8,192 up.
     assert config.max_summary_tokens is None and config.summary_tokens == 1024
     assert config.memory_key == "conversation_summary"
