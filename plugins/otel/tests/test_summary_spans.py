@@ -16,6 +16,7 @@ MakeSession = Callable[..., AgentSession]
 # Without quotes: a reply cut at its cap is then refused (with quotes, its whole
 # sentences are applied), which the refused span's test needs.
 SUMMARY = {
+    "strategy": "incremental",  # its quality record: the previous summary and the routes
     "max_context_tokens": 2000,
     "trigger_token_ratio": 0.3,
     "debounce_turns": 1,
