@@ -319,7 +319,7 @@ WORKED_EXAMPLE = [
     "The next request carries the system prompt, the summary ({tokens1} tokens:",
     "and messages {kept1}: {after1} tokens instead of {t1_meter}.",
     "At turn {t2} it passes 750 tokens once more",
-    "the plugin summarizes the previous summary plus messages {covers1} to {covers2_last}, "
+    "the plugin summarizes messages {covers1} to {covers2_last} alone",
     "keeps {kept2} verbatim, and sets `summary_covers = {covers2}`.",
     "in 45 turns the demo writes {count} summaries and the context never passes {peak} "
     "tokens, while the raw history keeps all {raw} messages.",
@@ -328,7 +328,7 @@ WORKED_EXAMPLE = [
     "With `agentcore demo --trigger cumulative`, the first summary comes at turn {cumulative_t1}:",
     "the same number of summaries ({full_count})",
     "the summary calls use about {full_tokens} tokens over the 45 turns, against about "
-    "{inline_tokens} with the incremental strategy",
+    "{inline_tokens} with the segments strategy",
 ]
 """Sentences of docs/autosummary.md's "A worked example", figures as placeholders."""
 

@@ -56,9 +56,8 @@ DEMO_MAX_CONTEXT_TOKENS = 1500
 """The demo's small window, so that summaries come every few turns."""
 
 DEMO_SUMMARY_DEFAULTS: dict[str, Any] = {"max_summary_tokens": 300, "trigger_token_ratio": 0.5}
-"""Summary settings the demo gives unless a flag overrides them. In a window as small as the
-demo's, a summary and its tail fill half of the default watermark (0.4): the demo keeps
-0.5, so summaries come every five or six turns instead of at every debounce."""
+"""Summary settings the demo gives unless a flag overrides them: a trigger of 0.5, below the
+default 0.8, so that its 45 turns see a summary every few turns."""
 
 _PREVIEW = 72
 _LISTED_MESSAGES = 16
