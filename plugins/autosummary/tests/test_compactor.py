@@ -288,7 +288,7 @@ async def test_pinned_messages_are_sent_verbatim_with_their_tool_group() -> None
 
 USAGE_TURNS = 80
 USAGE_TRIGGER = 0.5
-"""The trigger of the usage scenario: at the default 0.4 the doubled counts still fit."""
+"""The trigger of the usage scenario (at the default 0.8 more requests go over without usage)."""
 
 
 async def serve_counting_twice(
