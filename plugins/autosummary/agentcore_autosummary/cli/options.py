@@ -24,7 +24,7 @@ FLAGS = {
 """The flag that sets each ``SummaryConfig`` field, for error messages."""
 
 TRIGGERS = ("context", "cumulative")
-STRATEGIES = ("incremental", "full")
+STRATEGIES = ("segments", "incremental", "full")
 MODES = ("inline", "background")
 
 
@@ -55,7 +55,7 @@ def add_summary_arguments(
         "--trigger-ratio",
         type=ratio,
         metavar="R",
-        help="summarize when the context passes this share of the window (plugin default: 0.5)",
+        help="summarize when the context passes this share of the window (plugin default: 0.8)",
     )
     group.add_argument(
         "--trigger",
@@ -66,8 +66,8 @@ def add_summary_arguments(
     group.add_argument(
         "--strategy",
         choices=STRATEGIES,
-        help="extend the previous summary, or summarize everything again "
-        "(plugin default: incremental)",
+        help="summarize the new messages alone as a part of the summary, extend the previous "
+        "summary, or summarize everything again (plugin default: segments)",
     )
     group.add_argument(
         "--summary-mode",
