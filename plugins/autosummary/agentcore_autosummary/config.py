@@ -120,9 +120,9 @@ class SummaryConfig:
     passed since the last attempt.
 
     :param trigger_token_ratio: Fraction of ``max_context_tokens`` that triggers a summary
-        (0.4: with prompt caching priced in, the cheapest ratio the benchmarks measured with
-        an eighth of the window kept verbatim; the seed's 0.75, with a quarter kept, billed
-        about 1.3 times as much; see ``docs/benchmarks.md``, "The cost frontier").
+        (0.8; with the incremental strategy and prompt caching priced in, 0.4 was the
+        cheapest ratio the benchmarks measured with an eighth of the window kept verbatim:
+        see ``docs/benchmarks.md``, "The cost frontier").
     :param max_context_tokens: The model's context window, in tokens. None: discovered
         from the model on the first turn (see
         ``agentcore.providers.windows.discover_context_window``), else
@@ -142,9 +142,9 @@ class SummaryConfig:
         the session's turns have used so far (the original rule).
     :param strategy: What the summarizer reads. ``"incremental"``: the previous summary
         plus the messages it does not cover yet; ``"full"``: the whole history,
-        front-truncated at 30,000 characters (the original rule); ``"segments"``: the
-        messages the summary does not cover yet alone, the summary kept as parts in
-        order, the two oldest merged when they outgrow :attr:`summary_room` (see
+        front-truncated at 30,000 characters (the original rule); ``"segments"`` (the
+        default): the messages the summary does not cover yet alone, the summary kept as
+        parts in order, the two oldest merged when they outgrow :attr:`summary_room` (see
         ``agentcore_autosummary.calling.segments``). Either way the summary then covers
         everything before the recent tail, which stays verbatim. ``"server"``: the
         provider's server compacts the conversation itself when a request passes the
@@ -208,7 +208,8 @@ class SummaryConfig:
         fixed instruction first, then the conversation as text; ``"auto"``: ``"prefix"``
         when the summarizer is the turns' own provider and model, else ``"transcript"``.
         A prefix that does not fit the window, or with no turn request sent yet in this
-        live session, falls back to the transcript (see ``docs/autosummary.md``).
+        live session, falls back to the transcript (see ``docs/autosummary.md``). Under
+        ``strategy="segments"`` or ``"full"`` every summary request is a transcript.
     :param segments_ratio: Under ``strategy="segments"``, the share of the window the
         summary's parts may take before the two oldest are merged (None:
         :attr:`summary_room`, the room of any summary). See :attr:`segments_room`.

@@ -277,8 +277,8 @@ class Compactor:
     ) -> list[Message]:
         """``history`` with stand-ins for the messages the summary covers, never read again.
 
-        The incremental strategy reads only what the summary does not cover
-        (and the pins), so the covered messages are imported as empty stand-ins
+        The segments and incremental strategies read only what the summary does
+        not cover (and the pins), so the covered messages are imported as empty stand-ins
         and never counted: a call costs what the uncovered part holds. The
         ``"full"`` strategy re-reads the whole history, and a tail that begins
         with a tool result needs its call: both import the history as it is.
