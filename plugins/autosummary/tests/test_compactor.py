@@ -167,6 +167,28 @@ async def test_anthropic_turns_come_back_as_anthropic_turns_with_tool_calls_whol
     assert sent[-1] == Message.user("summarize what you found")
 
 
+async def test_the_tool_definitions_given_count_in_every_request() -> None:
+    """A request is sized with the tools it carries, below the trigger and past it."""
+    tools = tuple(
+        ToolSpec(f"tool_{n}", f"Look up {text(30, n)}.", {"type": "object", "properties": {}})
+        for n in range(8)
+    )
+    history: list[dict[str, Any]] = [{"role": "user", "content": "hello"}]
+    bare = await compactor(Summarizer()).compact(history)
+    armed = await compactor(Summarizer(), tools=tools).compact(history)
+    assert armed.tokens - bare.tokens == COUNTER.count_tools(tools)
+    summarizer = Summarizer()
+    compact = compactor(summarizer, tools=tools)
+    state = None
+    for turn in range(40):
+        history.append({"role": "user", "content": f"question {turn}: {text(40, turn)}"})
+        result = await compact.compact(history, state)
+        state = result.state
+        assert request_size(from_openai(result.messages), tools) <= WINDOW
+        history.append({"role": "assistant", "content": f"answer {turn}: {text(30, turn)}"})
+    assert summarizer.sizes, "the tools left room for no summary"
+
+
 async def test_a_failing_summarizer_degrades_to_leaving_the_oldest_out() -> None:
     summarizer = Summarizer(fail=True)
     compact = compactor(summarizer)

@@ -316,6 +316,7 @@ class Compactor:
             store=bundle.store,
             memory=session.memory,
             config=bundle.config,
+            tools=bundle.tools,  # the app's tool definitions: they count in every request
         )
         ctx.provider = HookedProvider(bundle.provider, bundle.plugin_manager, ctx)
         return ctx
