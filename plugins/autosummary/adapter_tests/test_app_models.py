@@ -97,7 +97,8 @@ async def test_a_langchain_model_summarizes_for_the_middleware() -> None:
     assert summarizer.received, "the app's model was never asked for a summary"
     assert all(isinstance(m, BaseMessage) for request in summarizer.received for m in request)
     assert stored.summary is not None
-    assert unfence_summary(stored.summary) == summary_text(len(summarizer.received))
+    # Its latest reply, as written: the newest part of the summary.
+    assert unfence_summary(stored.summary).endswith(summary_text(len(summarizer.received)))
 
 
 async def test_a_langchain_model_summarizes_for_the_langgraph_hook() -> None:
@@ -115,7 +116,7 @@ async def test_a_langchain_model_summarizes_for_the_langgraph_hook() -> None:
         )
     stored = await forty_turns(graph)
     assert summarizer.received and stored.summary is not None
-    assert unfence_summary(stored.summary) == summary_text(len(summarizer.received))
+    assert unfence_summary(stored.summary).endswith(summary_text(len(summarizer.received)))
 
 
 class AgentsModel(Model):
