@@ -111,7 +111,9 @@ def write(data: dict[str, Any], out: Path) -> str:
     titles = {key: script_for(key).title for key in data["results"]}
     text = body(data, titles)
     (out / "quality.json").write_text(json.dumps(data, indent=1, ensure_ascii=False), "utf-8")
-    appendix = summaries_appendix(data, ["agentcore", "agentcore-structured", "agentcore-segments"])
+    appendix = summaries_appendix(
+        data, ["agentcore", "agentcore-structured", "agentcore-segments", "agentcore-incremental"]
+    )
     (out / "quality.md").write_text(
         "# Quality with a real summarizer\n\n" + text + "\n" + appendix, "utf-8"
     )

@@ -8,7 +8,8 @@ the request body. Each is set up as its documentation shows:
 * agentcore: ``SummaryConfig(max_context_tokens=budget, max_summary_tokens=cap,
   summary_provider=OpenAIProvider(...))``, the other settings its defaults
   (``structured``: ``summary_style="structured"`` as well; ``segments``:
-  ``strategy="segments"`` as well; ``quote``:
+  ``strategy="segments"`` as well; ``incremental``: ``strategy="incremental"``
+  and ``trigger_token_ratio=0.4``, the former defaults; ``quote``:
   ``retention_check="quote"``); ``timeout=None``,
   so a slow CPU call is measured rather than cut at the default 120 s.
 * langmem: ``summarize_messages`` before every model call with
@@ -123,6 +124,7 @@ async def _agentcore(
     strategy: str | None = None,
     mode: str | None = None,
     recall: str | None = None,
+    trigger: float | None = None,
 ) -> None:
     from agentcore import (
         Agent,
@@ -155,16 +157,20 @@ async def _agentcore(
         MODEL_ALIAS, base_url=settings.base_url, api_key="none", timeout=None, max_retries=0
     )
     timed = TimedProvider(summarizer)
+    chosen: dict[str, Any] = {
+        "summary_style": "structured" if structured else None,
+        "strategy": strategy,
+        "mode": mode,
+        "recall": recall,
+        "trigger_token_ratio": trigger,
+    }
+    fields = {name: value for name, value in chosen.items() if value is not None}
     config = SummaryConfig(
         max_context_tokens=settings.budget,
         max_summary_tokens=settings.cap,
         summary_provider=timed,
         timeout=None,
-        **({"summary_style": "structured"} if structured else {}),
-        **({"strategy": strategy} if strategy else {}),
-        **({"mode": mode} if mode else {}),
-        **({"recall": recall} if recall else {}),
-        **agentcore_overrides(),
+        **{**fields, **agentcore_overrides()},
     )
     bundle = (
         AgentBuilder()
@@ -381,6 +387,10 @@ SYSTEMS: dict[str, tuple[str, Runner]] = {
     "agentcore-segments": (
         'agentcore, strategy="segments"',
         functools.partial(_agentcore, structured=False, strategy="segments"),
+    ),
+    "agentcore-incremental": (
+        'agentcore, strategy="incremental" at 0.4 (the defaults until 473e393)',
+        functools.partial(_agentcore, structured=False, strategy="incremental", trigger=0.4),
     ),
     "agentcore-background": (
         'agentcore, mode="background"',
