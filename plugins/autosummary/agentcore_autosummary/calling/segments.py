@@ -46,7 +46,7 @@ from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.deciding.plan import Plan
 from agentcore_autosummary.judging.gate import judge, refusal
 from agentcore_autosummary.judging.pruning import without_superseded
-from agentcore_autosummary.judging.quoting import quote_missing, without_quotes
+from agentcore_autosummary.judging.quoting import quote_missing, without_quotes, written_text
 from agentcore_autosummary.keeping.runtime import runtime_of, turn_span
 from agentcore_autosummary.keeping.state import Segment
 from agentcore_autosummary.keeping.summary_info import SummaryQuality
@@ -177,9 +177,7 @@ def _current(
     See :mod:`~agentcore_autosummary.judging.pruning`; a part left with nothing
     keeps its text (what it covers stays accounted for).
     """
-    written = "\n".join(
-        message.text for message in messages if message.role in ("user", "assistant")
-    )
+    written = "\n".join(written_text(message) for message in messages)
     texts = [segment.text for segment in (*earlier, newest)]
     uses = word_uses("\n".join([*texts, written]))
     current: list[Segment] = []

@@ -61,6 +61,7 @@ __all__ = [
     "quote_missing",
     "without_quotes",
     "without_repeats",
+    "written_text",
 ]
 
 QUOTED = "Quoted from the conversation:"
@@ -146,7 +147,7 @@ def without_repeats(summary: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
-def _written_text(message: Message) -> str:
+def written_text(message: Message) -> str:
     """What the user or the assistant wrote in ``message`` (tool results left out)."""
     if message.role not in ("user", "assistant"):
         return ""
@@ -170,7 +171,7 @@ def _newest_sentences(messages: Sequence[Message]) -> list[str]:
         # so the cuts are each text's own. A group that reaches the cap is cut again
         # message by message, to stop at the same message.
         start = max(0, end - _GROUP)
-        texts = [_written_text(message) for message in messages[start:end]]
+        texts = [written_text(message) for message in messages[start:end]]
         parts = sentences("\n".join(texts))
         if count + len(parts) < MAX_SENTENCES:
             newest.append(parts)
