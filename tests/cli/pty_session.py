@@ -54,13 +54,26 @@ class PtySession:
         """Type ``data``."""
         os.write(self.master, data)
 
-    def finish(self, timeout: float = 30.0) -> int:
-        """Read everything until the process exits; its exit code."""
+    def wait(self, timeout: float = 30.0) -> int:
+        """Read everything until the process exits; its exit code. The terminal stays open.
+
+        Reading while waiting keeps a process that writes much on its way out (a
+        traceback) from blocking on a full terminal; what it wrote is in :attr:`output`.
+        """
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and self._read(deadline - time.monotonic()):
             pass
         try:
             return self.process.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            raise TimeoutError(
+                f"still running after {timeout} s; output so far: {self.text()!r}"
+            ) from None
+
+    def finish(self, timeout: float = 30.0) -> int:
+        """Read everything until the process exits; its exit code. The terminal is closed."""
+        try:
+            return self.wait(timeout)
         finally:
             self._close()
 

@@ -122,6 +122,8 @@ def test_ctrl_c_while_reading_leaves_the_terminal_usable(chat_at_terminal: PtySe
     while termios.tcgetattr(chat.master)[3] & termios.ICANON and time.monotonic() < deadline:
         time.sleep(0.05)  # until readline has switched the terminal to raw mode
     os.kill(chat.process.pid, signal.SIGINT)
-    assert chat.process.wait(timeout=30) == 130
+    code = chat.wait(timeout=60)
+    assert code == 130, f"exit code {code}; the chat wrote: {chat.text()!r}"
     # Echo and line mode are back, as the shell expects them.
-    assert termios.tcgetattr(chat.master)[3] & (termios.ECHO | termios.ICANON) == cooked
+    modes = termios.tcgetattr(chat.master)[3] & (termios.ECHO | termios.ICANON)
+    assert modes == cooked, f"terminal left in modes {modes:#o}; the chat wrote: {chat.text()!r}"
