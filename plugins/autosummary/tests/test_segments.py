@@ -335,3 +335,25 @@ async def test_a_part_its_quotes_would_not_let_shrink_is_applied_without_them(
     assert await get_conversation_summary(session) == "They talked about servers."
     stored = await session.get_session_data(state_key("default"))
     assert [part["text"] for part in stored["segments"]] == ["They talked about servers."]
+
+
+async def test_a_value_the_verbatim_tail_changed_is_not_stated_beside_it(
+    make_session: MakeSession,
+) -> None:
+    summarizer = Extractor()
+    config = _config(max_context_tokens=6000, trigger_token_ratio=0.95, keep_recent_messages=4)
+    session = make_session(MockProvider(responder=summarizer), summary=config, mode=FocusedConfig())
+    await _talk(session, 6)
+    await compact(session)
+    assert "auth service listens on port 8000" in _summary(
+        (await session.get_slot()).config.focused
+    )
+    await session.submit_turn("The auth service listens on port 9000 now.")
+    await session.submit_turn("Thanks, that is all for the ports.")
+    await compact(session)  # the change stays in the verbatim tail, after the summary
+    slot = await session.get_slot()
+    sent = "\n".join(m.text or "" for m in slot.load_messages())
+    assert "port 9000" in sent
+    assert "auth service listens on port 8000" not in sent
+    for turn, name in enumerate(SERVICES[1:6], 1):
+        assert f"The {name} service listens on port {8000 + turn}" in sent

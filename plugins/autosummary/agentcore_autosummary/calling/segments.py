@@ -13,10 +13,12 @@ leaves the segments as they are, and the turn goes out all the same. A
 merge is shown the two parts' written text only: their quotes never pass
 through the model (a small model rewrites them into advice), and with
 ``retention_check="quote"`` the merged part quotes again, from both parts,
-what its written text left out and no later part replaced. Before a new
-part joins them, each older part loses the values a later part or the new
-messages replaced (:mod:`~agentcore_autosummary.judging.pruning`), so a merge
-is never shown an old value beside its new one.
+what its written text left out and no later part replaced. When a new
+part joins them, each part loses the values that what came after it
+replaced: a later part, the new messages, or the verbatim tail kept after
+the summary (:mod:`~agentcore_autosummary.judging.pruning`). A merge is never
+shown an old value beside its new one, and the context never states a value
+beside the message that changed it.
 
 A segment is judged alone: a reply that stopped at its cap is applied up
 to its last whole sentence, judged as applied; one that echoes the transcript,
@@ -148,7 +150,8 @@ async def make_segment_summary(
     text = await check_retention(ctx, config, fresh, text)
     turns = turn_span(runtime, plan.slot.id, plan.start, plan.covers)
     newest = Segment(start=plan.start, end=plan.covers, text=text, turns=turns)
-    segments = (*_current(earlier, newest, plan.messages), newest)
+    tail = plan.slot.messages[plan.covers :]
+    segments = _current(earlier, newest, plan.messages, tail)
     segments = await _merged_to_fit(ctx, config, plan, segments)
     summary = render_segments(segments)
     try:
@@ -170,19 +173,29 @@ async def make_segment_summary(
 
 
 def _current(
-    earlier: Sequence[Segment], newest: Segment, messages: Sequence[Message]
+    earlier: Sequence[Segment],
+    newest: Segment,
+    messages: Sequence[Message],
+    tail: Sequence[Message] = (),
 ) -> tuple[Segment, ...]:
-    """``earlier`` less the values the parts after each, or the new messages, replaced.
+    """Every part, ``newest`` last, less the values what came after it replaced.
 
-    See :mod:`~agentcore_autosummary.judging.pruning`; a part left with nothing
-    keeps its text (what it covers stays accounted for).
+    An older part is pruned against the parts after it, the new messages and
+    the verbatim ``tail`` (the messages after the summary); the newest part
+    against the tail. See :mod:`~agentcore_autosummary.judging.pruning`; a part
+    left with nothing keeps its text (what it covers stays accounted for).
     """
-    written = "\n".join(written_text(message) for message in messages)
-    texts = [segment.text for segment in (*earlier, newest)]
-    uses = word_uses("\n".join([*texts, written]))
+    covered = "\n".join(written_text(message) for message in messages)
+    after = "\n".join(written_text(message) for message in tail)
+    parts = (*earlier, newest)
+    texts = [segment.text for segment in parts]
+    uses = word_uses("\n".join([*texts, covered, after]))
     current: list[Segment] = []
-    for index, segment in enumerate(earlier):
-        later = "\n".join([*texts[index + 1 :], written])
+    for index, segment in enumerate(parts):
+        later = "\n".join([*texts[index + 1 :], covered if segment is not newest else "", after])
+        if not later.strip():
+            current.append(segment)
+            continue
         pruned = without_superseded(segment.text, later, uses)
         current.append(attrs.evolve(segment, text=pruned) if pruned.strip() else segment)
     return tuple(current)
