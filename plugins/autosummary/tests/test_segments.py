@@ -357,3 +357,54 @@ async def test_a_value_the_verbatim_tail_changed_is_not_stated_beside_it(
     assert "auth service listens on port 8000" not in sent
     for turn, name in enumerate(SERVICES[1:6], 1):
         assert f"The {name} service listens on port {8000 + turn}" in sent
+
+
+def _filler() -> str:
+    return " ".join(f"aside{n}" for n in range(30))
+
+
+def _run_on_writer(request: LlmRequest) -> str:
+    """A summarizer that leaves out the full stop between the facts it lists."""
+    if request.purpose != "summary":
+        return "Noted."
+    text = "\n".join(message.text or "" for message in request.messages)
+    facts = []
+    if "Victor Keller" in text:
+        facts.append("The project lead is Victor Keller")
+    for budget in re.findall(r"budget is (?:now )?([\d,]+) dollars", text):
+        facts.append(f"The budget is {budget} dollars for the quarter")
+    return " ".join(facts) + "."
+
+
+async def test_a_run_on_sentence_loses_the_replaced_value_and_keeps_the_other(
+    make_session: MakeSession,
+) -> None:
+    config = _config(
+        max_context_tokens=6000,
+        trigger_token_ratio=0.95,
+        keep_recent_messages=4,
+        retention_check="off",
+    )
+    session = make_session(
+        MockProvider(responder=_run_on_writer), summary=config, mode=FocusedConfig()
+    )
+    await session.submit_turn("The project lead is Victor Keller. " + _filler())
+    await session.submit_turn(
+        "Finance approved the budget: the budget is 53,000 dollars. " + _filler()
+    )
+    await session.submit_turn("Let us plan the milestones backwards from the launch. " + _filler())
+    await session.submit_turn("Screenshots in pull requests speed up the review. " + _filler())
+    await compact(session)
+    first = _summary((await session.get_slot()).config.focused)
+    assert "Victor Keller The budget is 53,000" in first  # the run-on, as written
+    await session.submit_turn(
+        "Finance added load tests: the budget is now 76,000 dollars. " + _filler()
+    )
+    await session.submit_turn("The end-to-end tests cover sign-in first. " + _filler())
+    await session.submit_turn("Error pages say what the user can do next. " + _filler())
+    await compact(session)
+    summary = _summary((await session.get_slot()).config.focused)
+    assert "Part 2" in summary, "the parts were not kept apart"
+    assert "Victor Keller" in summary
+    assert "76,000" in summary
+    assert "53,000" not in summary

@@ -22,6 +22,8 @@ from agentcore_autosummary.text.subjects import word_uses
 
 __all__ = ["without_superseded"]
 
+_ENDS = ".!?。！？;；:：,，"
+
 
 def without_superseded(text: str, later: str, uses: Mapping[str, int] | None = None) -> str:
     """``text`` less what ``later`` replaced: its values given a new one, or withdrawn.
@@ -74,4 +76,10 @@ def _pruned_line(line: str, later: str, uses: Mapping[str, int]) -> str | None:
         return line
     if not kept:
         return None
-    return indent + marker + " ".join(kept)
+    return indent + marker + _joined(kept)
+
+
+def _joined(parts: list[str]) -> str:
+    """``parts`` as one line; a part cut from a run-on sentence gets its full stop back."""
+    ended = [part if part[-1] in _ENDS else f"{part}." for part in parts[:-1]]
+    return " ".join([*ended, parts[-1]])

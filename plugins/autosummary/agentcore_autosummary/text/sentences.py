@@ -18,7 +18,9 @@ _SENTENCE_MARK = re.compile(r"[.!?;。！？；\n]")  # one class: scanned faste
 _LINE_ENDS = re.compile(r"\n+")
 _WIDE_ENDS = "。！？；"
 _SPACES = re.compile(r"\s+")
-_INLINE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
+_RUN_ON = r"(?<=[a-z0-9])\s+(?=(?:The|We|Our|This|It)\s+[a-z])"
+_RUN_ON_START = re.compile(_RUN_ON)
+_INLINE_END = re.compile(rf"(?<=[.!?])\s+|(?<=[。！？])|{_RUN_ON}")
 _LAST_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？]|\n")
 _CLAUSE_END = re.compile(r"(?<=[,;:])\s+|(?<=[，；：])")
 _CLAUSE_JOINER = re.compile(r"^(?:and|but|or|so|while|which|而且|并且|而|并)\s*", re.IGNORECASE)
@@ -34,12 +36,15 @@ def sentences(text: str) -> list[str]:
 
     Each sentence comes stripped, without a leading list dash; a part cut at a
     semicolon loses it (it stands as a sentence of its own). Empty parts are left out.
+    A run-on sentence, its full stop missing before a sentence's usual first word
+    (``the lead is Victor Keller The budget is 53,000``), is cut there too.
     """
     out = []
-    for part in _sentence_parts(text):
-        part = part.strip().removeprefix("- ").rstrip(";；").rstrip()
-        if part:
-            out.append(part)
+    for cut in _sentence_parts(text):
+        for part in _RUN_ON_START.split(cut):
+            part = part.strip().removeprefix("- ").rstrip(";；").rstrip()
+            if part:
+                out.append(part)
     return out
 
 
@@ -81,7 +86,8 @@ def inline_sentences(line: str) -> list[str]:
     """The sentences of one ``line``, cut after ``.!?`` and a space or after ``。！？``.
 
     Unlike :func:`sentences`, a semicolon does not end one, and the parts come
-    as they were written (the space after a cut left out).
+    as they were written (the space after a cut left out). A run-on sentence is
+    cut where its full stop is missing, as :func:`sentences` does.
     """
     return _INLINE_END.split(line)
 
