@@ -50,8 +50,14 @@ async def demo_series() -> dict[str, Any]:
             async for event in play(session, script):
                 if isinstance(event, TurnReport):
                     after = event.summary.context_tokens if event.summary else None
+                    pruned = event.summary is not None and event.summary.pruned
                     turns.append(
-                        {"turn": event.number, "context": event.context_tokens, "after": after}
+                        {
+                            "turn": event.number,
+                            "context": event.context_tokens,
+                            "after": after,
+                            "pruned": pruned,
+                        }
                     )
         finally:
             await store.close()
@@ -96,7 +102,8 @@ def draw(series: dict[str, Any], path: Path) -> None:
             xytext=(turn, before),
             arrowprops={"arrowstyle": "->", "color": "#2ca02c", "linewidth": 1.2},
         )
-    axis.plot([], [], color="#2ca02c", label=f"a summary ({len(drops)} in all)")
+    summaries = sum(1 for row in series["turns"] if row["after"] is not None and not row["pruned"])
+    axis.plot([], [], color="#2ca02c", label=f"a summary ({summaries} in all)")
     axis.set_xlabel("turn")
     axis.set_ylabel("tokens")
     axis.set_ylim(0, series["window"] * 1.1)

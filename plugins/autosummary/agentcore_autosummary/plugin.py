@@ -20,6 +20,7 @@ from agentcore.plugin_api import SessionHandle, Tool
 from agentcore_autosummary import hookspecs
 from agentcore_autosummary.applying.fitting import ATTEMPTED_KEY, fit_request
 from agentcore_autosummary.applying.full_mode import focus_full_slot
+from agentcore_autosummary.applying.tail_pruning import prune_to_tail
 from agentcore_autosummary.calling.pipeline import catch_up, summarize_quietly
 from agentcore_autosummary.calling.server import (
     ask_server,
@@ -180,15 +181,15 @@ async def post_turn_end(ctx: TurnContext) -> None:
     ):
         return  # the server compacts when a request passes the trigger
     if config.trigger == "cumulative":
-        if not (await cumulative_due(ctx, config) or window_drops(slot, covered)):
-            return
-    elif not may_retry(state, ctx.turn_index):
-        return  # summaries keep failing: wait out the backoff
-    elif not (
-        is_due(config, state, ctx.turn_index, tokens)
-        or messages_due(config, state, ctx.turn_index, unsummarized(slot, covered))
-        or window_drops(slot, covered)
-    ):
+        due = await cumulative_due(ctx, config) or window_drops(slot, covered)
+    else:
+        due = may_retry(state, ctx.turn_index) and (  # else wait out the failures' backoff
+            is_due(config, state, ctx.turn_index, tokens)
+            or messages_due(config, state, ctx.turn_index, unsummarized(slot, covered))
+            or window_drops(slot, covered)
+        )
+    if not due:
+        await prune_to_tail(ctx, config, runtime, state)
         return
     plan = (await plan_next(ctx, config, runtime)).plan
     if plan is None:

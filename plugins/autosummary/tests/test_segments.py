@@ -408,3 +408,25 @@ async def test_a_run_on_sentence_loses_the_replaced_value_and_keeps_the_other(
     assert "Victor Keller" in summary
     assert "76,000" in summary
     assert "53,000" not in summary
+
+
+async def test_a_value_a_later_turn_changes_leaves_the_summary_before_the_next_one(
+    make_session: MakeSession,
+) -> None:
+    summarizer = Extractor()
+    config = _config(max_context_tokens=6000, trigger_token_ratio=0.95, keep_recent_messages=4)
+    provider = MockProvider(responder=summarizer)
+    session = make_session(provider, summary=config, mode=FocusedConfig())
+    await _talk(session, 6)
+    await compact(session)
+    calls = len(summarizer.requests)
+    await session.submit_turn("We moved it: the auth service listens on port 9000 now.")
+    await session.submit_turn("Thanks, that is all for the ports.")
+    assert len(summarizer.requests) == calls, "no summary was made meanwhile"
+    summary = _summary((await session.get_slot()).config.focused)
+    assert "auth service listens on port 8000" not in summary
+    for turn, name in enumerate(SERVICES[1:4], 1):
+        assert f"The {name} service listens on port {8000 + turn}" in summary
+    last_turn = [call for call in provider.calls if call.purpose != "summary"][-1]
+    sent = "\n".join(m.text or "" for m in last_turn.messages)
+    assert "port 9000" in sent and "port 8000" not in sent

@@ -47,15 +47,14 @@ from agentcore_autosummary.calling.summary_calls import (
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.deciding.plan import Plan
 from agentcore_autosummary.judging.gate import judge, refusal
-from agentcore_autosummary.judging.pruning import without_superseded
-from agentcore_autosummary.judging.quoting import quote_missing, without_quotes, written_text
+from agentcore_autosummary.judging.pruning import current_parts
+from agentcore_autosummary.judging.quoting import quote_missing, without_quotes
 from agentcore_autosummary.keeping.runtime import runtime_of, turn_span
 from agentcore_autosummary.keeping.state import Segment
 from agentcore_autosummary.keeping.summary_info import SummaryQuality
 from agentcore_autosummary.log_names import at_turn
 from agentcore_autosummary.requesting.routes import UPDATE
 from agentcore_autosummary.text.sentences import whole_sentences
-from agentcore_autosummary.text.subjects import word_uses
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -151,7 +150,7 @@ async def make_segment_summary(
     turns = turn_span(runtime, plan.slot.id, plan.start, plan.covers)
     newest = Segment(start=plan.start, end=plan.covers, text=text, turns=turns)
     tail = plan.slot.messages[plan.covers :]
-    segments = _current(earlier, newest, plan.messages, tail)
+    segments = current_parts(earlier, newest, plan.messages, tail)
     segments = await _merged_to_fit(ctx, config, plan, segments)
     summary = render_segments(segments)
     try:
@@ -170,35 +169,6 @@ async def make_segment_summary(
         )
         segments = bare
     return summary, plan, quality, segments
-
-
-def _current(
-    earlier: Sequence[Segment],
-    newest: Segment,
-    messages: Sequence[Message],
-    tail: Sequence[Message] = (),
-) -> tuple[Segment, ...]:
-    """Every part, ``newest`` last, less the values what came after it replaced.
-
-    An older part is pruned against the parts after it, the new messages and
-    the verbatim ``tail`` (the messages after the summary); the newest part
-    against the tail. See :mod:`~agentcore_autosummary.judging.pruning`; a part
-    left with nothing keeps its text (what it covers stays accounted for).
-    """
-    covered = "\n".join(written_text(message) for message in messages)
-    after = "\n".join(written_text(message) for message in tail)
-    parts = (*earlier, newest)
-    texts = [segment.text for segment in parts]
-    uses = word_uses("\n".join([*texts, covered, after]))
-    current: list[Segment] = []
-    for index, segment in enumerate(parts):
-        later = "\n".join([*texts[index + 1 :], covered if segment is not newest else "", after])
-        if not later.strip():
-            current.append(segment)
-            continue
-        pruned = without_superseded(segment.text, later, uses)
-        current.append(attrs.evolve(segment, text=pruned) if pruned.strip() else segment)
-    return tuple(current)
 
 
 async def _new_segment(ctx: TurnContext, config: SummaryConfig, plan: Plan) -> tuple[str, str, int]:

@@ -141,10 +141,10 @@ async def _play(
                     used = meter(event.context_tokens, args.max_context_tokens)
                     print(f"turn {event.number:>{width}}  {used}")
                 if event.summary is not None:
-                    summaries += 1
+                    summaries += not event.summary.pruned
                     _print_summary(event.summary, args.quiet, event.number)
             else:
-                summaries += 1
+                summaries += not event.pruned
                 _print_summary(event, args.quiet, None)
         await _footer(session, summaries, path, temporary, args.max_context_tokens)
     finally:
@@ -192,6 +192,12 @@ def _header(
 
 def _print_summary(summary: SummaryWritten, quiet: bool, turn: int | None) -> None:
     line = summary_line(summary.covers, summary.tokens, summary.context_tokens)
+    if summary.pruned:
+        line = (
+            f"summary pruned: a later message replaced a value it stated "
+            f"({format_tokens(summary.tokens)} tokens); "
+            f"context now {format_tokens(summary.context_tokens)} tokens"
+        )
     if not quiet and turn is not None:
         print(f"  -> {line}")
         return

@@ -22,12 +22,16 @@ class SummaryWritten:
     :param text: The summary.
     :param tokens: The summary's size in tokens.
     :param context_tokens: The size of the context once the summary is in place.
+    :param pruned: The summary covers what the one before did: it is that summary less
+        the values a later message replaced (no model call; see
+        ``agentcore_autosummary.applying.tail_pruning``).
     """
 
     covers: int
     text: str
     tokens: int
     context_tokens: int
+    pruned: bool = False
 
 
 def summary_state(slot: ContextSlot) -> SummaryState:
@@ -50,4 +54,5 @@ async def new_summary(
         text=text,
         tokens=count_text_tokens(text, model),
         context_tokens=await context_tokens(session, model=model),
+        pruned=known[0] is not None and covers == known[1],
     )

@@ -12,17 +12,50 @@ the older part never states a value the conversation changed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
-from agentcore_autosummary.judging.quoting import QUOTED, live_clauses
+import attrs
+
+from agentcore import Message
+from agentcore_autosummary.judging.quoting import QUOTED, live_clauses, written_text
 from agentcore_autosummary.judging.superseding import is_superseded
+from agentcore_autosummary.keeping.state import Segment
 from agentcore_autosummary.text.identifiers import find_identifiers, holds
 from agentcore_autosummary.text.sentences import inline_sentences
 from agentcore_autosummary.text.subjects import word_uses
 
-__all__ = ["without_superseded"]
+__all__ = ["current_parts", "without_superseded"]
 
 _ENDS = ".!?。！？;；:：,，"
+
+
+def current_parts(
+    earlier: Sequence[Segment],
+    newest: Segment,
+    messages: Sequence[Message],
+    tail: Sequence[Message] = (),
+) -> tuple[Segment, ...]:
+    """Every part, ``newest`` last, less the values what came after it replaced.
+
+    An older part is pruned against the parts after it, the new messages and
+    the verbatim ``tail`` (the messages after the summary); the newest part
+    against the tail (see :func:`without_superseded`); a part
+    left with nothing keeps its text (what it covers stays accounted for).
+    """
+    covered = "\n".join(written_text(message) for message in messages)
+    after = "\n".join(written_text(message) for message in tail)
+    parts = (*earlier, newest)
+    texts = [segment.text for segment in parts]
+    uses = word_uses("\n".join([*texts, covered, after]))
+    current: list[Segment] = []
+    for index, segment in enumerate(parts):
+        later = "\n".join([*texts[index + 1 :], covered if segment is not newest else "", after])
+        if not later.strip():
+            current.append(segment)
+            continue
+        pruned = without_superseded(segment.text, later, uses)
+        current.append(attrs.evolve(segment, text=pruned) if pruned.strip() else segment)
+    return tuple(current)
 
 
 def without_superseded(text: str, later: str, uses: Mapping[str, int] | None = None) -> str:
