@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from bench.measure import Pair, TokenMeter
@@ -304,3 +305,92 @@ def summaries_appendix(data: dict[str, Any], keys: Sequence[str], width: int = 7
                 )
             lines.append("")
     return "\n".join(lines)
+
+
+EVALUATION_HEADER = [
+    "kind (facts)",
+    "system",
+    "facts kept (strict)",
+    "answers right",
+    "stale",
+    "old and new both",
+    "retracted as true",
+    "answered stale / withdrawn",
+    "summary calls",
+    "tokens sent",
+    "billed $, OpenAI / Anthropic",
+]
+
+EVALUATION_TITLES = {
+    "agentcore": "agentcore defaults (segments, 0.8)",
+    "agentcore-incremental": "agentcore, incremental at 0.4 (the former defaults)",
+    "agentcore-structured": 'agentcore, summary_style="structured"',
+    "langmem": "langmem",
+    "langchain": "LangChain",
+    "llamaindex": "LlamaIndex",
+}
+"""The evaluation table's short name of each system."""
+
+
+def evaluation_table(results: dict[str, dict[str, Any]], seed: int) -> list[str]:
+    """The evaluation set's table of one seed: a row per kind and system, in bold the best.
+
+    The most facts kept and answers right of each kind are in bold, and the lowest
+    dollars at each provider. Only the conversations ``gen-KIND-<seed>`` are read.
+    """
+    lines = ["| " + " | ".join(EVALUATION_HEADER) + " |", "|" + "---|" * len(EVALUATION_HEADER)]
+    for conversation, systems in results.items():
+        if not conversation.startswith(generator.PREFIX):
+            continue
+        kind, number = generator.parse(conversation)
+        if number != seed:
+            continue
+        done = {key: result for key, result in systems.items() if result.get("status") == "ok"}
+        if not done:
+            continue
+        facts = next(iter(done.values()))["facts"]
+
+        def kept(result: dict[str, Any]) -> int:
+            return len(result["retained"])
+
+        def right(result: dict[str, Any]) -> int:
+            return len(result.get("answer_verdicts", {}).get("right", ()))
+
+        def bold(value: float, best: float, text: str) -> str:
+            return f"**{text}**" if value == best else text
+
+        most_kept = max(kept(result) for result in done.values())
+        most_right = max(right(result) for result in done.values())
+        cheapest = {
+            provider: min(result["dollars"][provider] for result in done.values())
+            for provider in ("openai", "anthropic")
+        }
+        for key, result in done.items():
+            verdicts = result.get("answer_verdicts", {})
+            dollars = result["dollars"]
+            row = [
+                f"{kind} ({facts})",
+                EVALUATION_TITLES.get(key, SYSTEMS[key][0]),
+                bold(kept(result), most_kept, str(kept(result))),
+                bold(right(result), most_right, str(right(result))),
+                str(len(result["stale"])),
+                str(len(result["contradicted"])),
+                str(len(result["retracted_as_true"])),
+                f"{len(verdicts.get('stale', ()))} / {len(verdicts.get('retracted', ()))}",
+                str(result["summary_calls"]),
+                f"{result['total_tokens']:,}",
+                " / ".join(
+                    bold(dollars[provider], cheapest[provider], f"{dollars[provider]:.3f}")
+                    for provider in ("openai", "anthropic")
+                ),
+            ]
+            lines.append("| " + " | ".join(row) + " |")
+    return lines
+
+
+if __name__ == "__main__":  # python -m bench.quality.report RESULTS.json SEED
+    import json
+    import sys
+
+    loaded = json.loads(Path(sys.argv[1]).read_text("utf-8"))
+    print("\n".join(evaluation_table(loaded["results"], int(sys.argv[2]))))
