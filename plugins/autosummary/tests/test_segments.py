@@ -430,3 +430,42 @@ async def test_a_value_a_later_turn_changes_leaves_the_summary_before_the_next_o
     last_turn = [call for call in provider.calls if call.purpose != "summary"][-1]
     sent = "\n".join(m.text or "" for m in last_turn.messages)
     assert "port 9000" in sent and "port 8000" not in sent
+
+
+PLAN = re.compile(r"the rollback plan (?:now )?deploys (?:the hotfix )?(v[\d.]*\d)")
+
+
+def _plan_writer(request: LlmRequest) -> str:
+    """A faithful summarizer of the ports and the rollback plan its messages give."""
+    if request.purpose != "summary":
+        return "Noted."
+    text = "\n".join(message.text or "" for message in request.messages)
+    facts = [f"The {name} service listens on port {port}." for name, port in FACT.findall(text)]
+    facts += [f"The rollback plan deploys {version}." for version in PLAN.findall(text)]
+    return " ".join(facts)
+
+
+async def test_a_value_withdrawn_by_a_later_turn_that_names_it_leaves_the_summary(
+    make_session: MakeSession,
+) -> None:
+    config = _config(
+        max_context_tokens=6000,
+        trigger_token_ratio=0.95,
+        keep_recent_messages=4,
+        retention_check="off",
+    )
+    session = make_session(
+        MockProvider(responder=_plan_writer), summary=config, mode=FocusedConfig()
+    )
+    await _talk(session, 3)
+    await session.submit_turn("If nothing helps, the rollback plan deploys v4.21.0. " + _filler())
+    await _talk(session, 2)
+    await compact(session)
+    assert "v4.21.0" in _summary((await session.get_slot()).config.focused)
+    await session.submit_turn(
+        "We are not rolling back to v4.21.0 after all: the rollback plan now deploys "
+        "the hotfix v4.22.8 instead."
+    )
+    summary = _summary((await session.get_slot()).config.focused)
+    assert "v4.21.0" not in summary
+    assert "The auth service listens on port 8000" in summary

@@ -6,7 +6,10 @@ the conversation said. When a later stretch gives a subject a new value
 a small model asked to merge the two keeps both. Before a new part is added,
 every older part loses the sentences (or, in a sentence that also states a
 live value, the clauses) whose value a later part or the new messages replace
-or withdraw (see :func:`~agentcore_autosummary.judging.superseding.is_superseded`);
+or withdraw (see :func:`~agentcore_autosummary.judging.superseding.is_superseded`;
+a value named again in its own withdrawal, "we are not rolling back to v4.21.0
+after all", is withdrawn all the same: see
+:func:`~agentcore_autosummary.judging.superseding.retracts`);
 the older part never states a value the conversation changed.
 """
 
@@ -18,7 +21,7 @@ import attrs
 
 from agentcore import Message
 from agentcore_autosummary.judging.quoting import QUOTED, live_clauses, written_text
-from agentcore_autosummary.judging.superseding import is_superseded
+from agentcore_autosummary.judging.superseding import is_superseded, retracts
 from agentcore_autosummary.keeping.state import Segment
 from agentcore_autosummary.text.identifiers import find_identifiers, holds
 from agentcore_autosummary.text.sentences import inline_sentences
@@ -95,7 +98,8 @@ def _pruned_line(line: str, later: str, uses: Mapping[str, int]) -> str | None:
         replaced = [
             value
             for value in values
-            if not holds(later, value) and is_superseded(value, part, later, uses)
+            if retracts(value, later)  # named again in its own withdrawal
+            or (not holds(later, value) and is_superseded(value, part, later, uses))
         ]
         if not replaced:
             kept.append(part.strip())

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from itertools import islice
 
 from agentcore_autosummary.text.identifiers import find_identifiers, holds
@@ -55,6 +55,13 @@ _NEGATION = re.compile(
     re.IGNORECASE,
 )
 _CJK_NEGATION = re.compile("不|没|别|取消|放弃")
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[\n。！？]")
+_CHANGED = re.compile(
+    r"\b(?:after all|no longer|any ?more|instead|drop(?:ped|s)?|cancel(?:l?ed|s)?|"
+    r"scrap(?:ped|s)?|abandon(?:ed|s)?|revert(?:ed|s)?|won't|will not|not going to)\b|"
+    r"不再|取消|放弃|改为|改成|换成",
+    re.IGNORECASE,
+)
 
 
 def gets_new_value(identifier: str, word: str, transcript: str, about: Topic | None = None) -> bool:
@@ -85,17 +92,39 @@ def withdraws(identifier: str, later: str) -> bool:
     module) withdraws the value. An identifier without letters (a number, a
     date) has no name to withdraw.
     """
+    return any(True for _ in _negated_uses(identifier, later))
+
+
+def retracts(identifier: str, later: str) -> bool:
+    """Whether ``later`` withdraws ``identifier`` in so many words, naming it as it does.
+
+    Stricter than :func:`withdraws`, for a value ``later`` names again: the
+    negated use's sentence also says that a decision changed (``after all``,
+    ``no longer``, ``instead``, ``dropped``, ``不再``, ``取消``...). Advice that
+    merely mentions the value in a negative clause (``don't serve them from
+    Caddy``, ``on disk, not in SQLite``) does not withdraw it.
+    """
+    ends = [found.end() for found in _SENTENCE_END.finditer(later)]
+    for at in _negated_uses(identifier, later):
+        start = max((end for end in ends if end <= at), default=0)
+        end = min((end for end in ends if end > at), default=len(later))
+        if _CHANGED.search(later[start:end]):
+            return True
+    return False
+
+
+def _negated_uses(identifier: str, later: str) -> Iterator[int]:
+    """Where ``later`` names ``identifier``'s name in a clause after a negation."""
     name = _NAME.search(identifier)
     if name is None or len(name.group()) < 3:
-        return False
+        return
     # A whole word among Latin letters; a CJK character may touch it (不用Redis).
     uses = re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(name.group())}(?![A-Za-z0-9_])", later, re.I)
     for use in uses:
         clause = clause_before(use.start(), later)
         negation = _CJK_NEGATION if has_cjk(clause) else _NEGATION
         if negation.search(clause):
-            return True
-    return False
+            yield use.start()
 
 
 def is_superseded(
