@@ -337,11 +337,18 @@ async def test_a_part_its_quotes_would_not_let_shrink_is_applied_without_them(
     assert [part["text"] for part in stored["segments"]] == ["They talked about servers."]
 
 
+def _by_hand(**overrides: object) -> SummaryConfig:
+    """Summaries made by ``compact()`` only (the watermark out of reach), four messages kept."""
+    return _config(
+        max_context_tokens=6000, trigger_token_ratio=0.95, keep_recent_messages=4, **overrides
+    )
+
+
 async def test_a_value_the_verbatim_tail_changed_is_not_stated_beside_it(
     make_session: MakeSession,
 ) -> None:
     summarizer = Extractor()
-    config = _config(max_context_tokens=6000, trigger_token_ratio=0.95, keep_recent_messages=4)
+    config = _by_hand()
     session = make_session(MockProvider(responder=summarizer), summary=config, mode=FocusedConfig())
     await _talk(session, 6)
     await compact(session)
@@ -379,12 +386,7 @@ def _run_on_writer(request: LlmRequest) -> str:
 async def test_a_run_on_sentence_loses_the_replaced_value_and_keeps_the_other(
     make_session: MakeSession,
 ) -> None:
-    config = _config(
-        max_context_tokens=6000,
-        trigger_token_ratio=0.95,
-        keep_recent_messages=4,
-        retention_check="off",
-    )
+    config = _by_hand(retention_check="off")
     session = make_session(
         MockProvider(responder=_run_on_writer), summary=config, mode=FocusedConfig()
     )
@@ -414,7 +416,7 @@ async def test_a_value_a_later_turn_changes_leaves_the_summary_before_the_next_o
     make_session: MakeSession,
 ) -> None:
     summarizer = Extractor()
-    config = _config(max_context_tokens=6000, trigger_token_ratio=0.95, keep_recent_messages=4)
+    config = _by_hand()
     provider = MockProvider(responder=summarizer)
     session = make_session(provider, summary=config, mode=FocusedConfig())
     await _talk(session, 6)
@@ -448,12 +450,7 @@ def _plan_writer(request: LlmRequest) -> str:
 async def test_a_value_withdrawn_by_a_later_turn_that_names_it_leaves_the_summary(
     make_session: MakeSession,
 ) -> None:
-    config = _config(
-        max_context_tokens=6000,
-        trigger_token_ratio=0.95,
-        keep_recent_messages=4,
-        retention_check="off",
-    )
+    config = _by_hand(retention_check="off")
     session = make_session(
         MockProvider(responder=_plan_writer), summary=config, mode=FocusedConfig()
     )
