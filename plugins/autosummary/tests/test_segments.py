@@ -13,7 +13,9 @@ from agentcore import (
     LlmResponse,
     Message,
     SqliteStore,
+    StoreError,
 )
+from agentcore.stores import StoreWrite
 from agentcore.testing import MockProvider
 from agentcore_autosummary import SummaryConfig, compact, get_conversation_summary, unfence_summary
 from agentcore_autosummary.calling.segments import MERGE_INSTRUCTION, SEGMENTS_HEADER
@@ -466,3 +468,38 @@ async def test_a_value_withdrawn_by_a_later_turn_that_names_it_leaves_the_summar
     summary = _summary((await session.get_slot()).config.focused)
     assert "v4.21.0" not in summary
     assert "The auth service listens on port 8000" in summary
+
+
+class _SummaryWritesFail(InMemoryStore):
+    """A store whose writes of a summary fail while ``failing`` is set."""
+
+    failing = False
+
+    async def write(self, batch: StoreWrite) -> None:
+        summary = any(
+            isinstance(config.get("focused"), dict) and "summary_override" in config["focused"]
+            for config in batch.slot_configs.values()
+        )
+        if self.failing and summary:
+            raise StoreError("the database is read-only for a moment")
+        await super().write(batch)
+
+
+async def test_a_pruning_the_store_refuses_leaves_the_turn_and_the_summary_as_they_were(
+    make_session: MakeSession,
+) -> None:
+    store = _SummaryWritesFail()
+    session = make_session(
+        MockProvider(responder=Extractor()), summary=_by_hand(), mode=FocusedConfig(), store=store
+    )
+    await _talk(session, 6)
+    await compact(session)
+    store.failing = True
+    reply = await session.submit_turn("We moved it: the auth service listens on port 9000 now.")
+    assert reply.text == "Noted."
+    assert "auth service listens on port 8000" in _summary(
+        (await session.get_slot()).config.focused
+    )
+    store.failing = False
+    await session.submit_turn("Thanks, that is all for the ports.")
+    assert "port 8000" not in _summary((await session.get_slot()).config.focused)
