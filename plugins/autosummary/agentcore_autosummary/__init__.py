@@ -26,6 +26,8 @@ judged (``judging.gate``) and applies it (``applying.storing``). Applying a
 summary settles the attachments it covers (``applying.attachments``): the
 newest images stay pinned (``deciding.kept_images``), every other image, file
 and audio is named in the record the summary ends with (``applying.record``).
+Between two summaries, a turn that makes none prunes the summary's parts of the
+values its verbatim tail has replaced since (``applying.tail_pruning``).
 """
 
 from importlib import metadata as _metadata
