@@ -392,20 +392,22 @@ async def test_a_run_on_sentence_loses_the_replaced_value_and_keeps_the_other(
     session = make_session(
         MockProvider(responder=_run_on_writer), summary=config, mode=FocusedConfig()
     )
-    await session.submit_turn("The project lead is Victor Keller. " + _filler())
-    await session.submit_turn(
-        "Finance approved the budget: the budget is 53,000 dollars. " + _filler()
-    )
-    await session.submit_turn("Let us plan the milestones backwards from the launch. " + _filler())
-    await session.submit_turn("Screenshots in pull requests speed up the review. " + _filler())
+    for text in (
+        "The project lead is Victor Keller.",
+        "Finance approved the budget: the budget is 53,000 dollars.",
+        "Let us plan the milestones backwards from the launch.",
+        "Screenshots in pull requests speed up the review.",
+    ):
+        await session.submit_turn(f"{text} {_filler()}")
     await compact(session)
     first = _summary((await session.get_slot()).config.focused)
     assert "Victor Keller The budget is 53,000" in first  # the run-on, as written
-    await session.submit_turn(
-        "Finance added load tests: the budget is now 76,000 dollars. " + _filler()
-    )
-    await session.submit_turn("The end-to-end tests cover sign-in first. " + _filler())
-    await session.submit_turn("Error pages say what the user can do next. " + _filler())
+    for text in (
+        "Finance added load tests: the budget is now 76,000 dollars.",
+        "The end-to-end tests cover sign-in first.",
+        "Error pages say what the user can do next.",
+    ):
+        await session.submit_turn(f"{text} {_filler()}")
     await compact(session)
     summary = _summary((await session.get_slot()).config.focused)
     assert "Part 2" in summary, "the parts were not kept apart"

@@ -11,22 +11,22 @@ changes them, the pruned summary is written over the old one, covering the same
 messages, without a model call. A turn that changes nothing writes nothing, so
 the request's prefix stays as the prompt cache holds it; a change costs one
 cache miss, as any summary does. The work of a turn is bounded by the summary's
-room and the tail's newest :data:`TAIL_CHARS` characters, never by the history.
+room and the tail's newest characters
+(:data:`~agentcore_autosummary.judging.pruning.TAIL_CHARS`), never by the history.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 
 import attrs
 
-from agentcore import ConflictError, Message, TurnContext
+from agentcore import ConflictError, TurnContext
 from agentcore_autosummary.applying.fencing import fence_summary
 from agentcore_autosummary.applying.record import record_lines, with_record
 from agentcore_autosummary.calling.segments import render_segments
 from agentcore_autosummary.config import SummaryConfig
-from agentcore_autosummary.judging.pruning import current_parts
+from agentcore_autosummary.judging.pruning import current_parts, newest_tail
 from agentcore_autosummary.keeping.runtime import SessionRuntime
 from agentcore_autosummary.keeping.state import SummaryState, state_key, state_to_json
 from agentcore_autosummary.log_names import fields
@@ -34,12 +34,6 @@ from agentcore_autosummary.log_names import fields
 __all__ = ["prune_to_tail"]
 
 logger = logging.getLogger("agentcore.autosummary")
-
-TAIL_CHARS = 200_000
-"""The most characters of the newest messages a turn prunes against (about 50,000 tokens).
-
-The tail is short while summaries succeed; when they keep failing it grows with every
-turn, and the pruning reads only its newest messages, so a turn's work stays bounded."""
 
 
 async def prune_to_tail(
@@ -64,7 +58,7 @@ async def prune_to_tail(
         or segments[-1].end != state.covered
     ):
         return False
-    tail = _newest(slot.messages[state.covered :])
+    tail = newest_tail(slot.messages, state.covered)
     if not tail:
         return False
     parts = current_parts(segments[:-1], segments[-1], (), tail)
@@ -98,15 +92,3 @@ async def prune_to_tail(
         fields(ctx, slot.id, ctx.turn_index),
     )
     return True
-
-
-def _newest(messages: Sequence[Message]) -> list[Message]:
-    """The newest of ``messages`` whose texts hold at most :data:`TAIL_CHARS` characters."""
-    kept: list[Message] = []
-    size = 0
-    for message in reversed(messages):
-        size += len(message.text or "")
-        if size > TAIL_CHARS and kept:
-            break
-        kept.append(message)
-    return kept[::-1]

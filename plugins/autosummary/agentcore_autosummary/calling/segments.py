@@ -47,7 +47,7 @@ from agentcore_autosummary.calling.summary_calls import (
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.deciding.plan import Plan
 from agentcore_autosummary.judging.gate import judge, refusal
-from agentcore_autosummary.judging.pruning import current_parts
+from agentcore_autosummary.judging.pruning import current_parts, newest_tail
 from agentcore_autosummary.judging.quoting import quote_missing, without_quotes
 from agentcore_autosummary.keeping.runtime import runtime_of, turn_span
 from agentcore_autosummary.keeping.state import Segment
@@ -149,7 +149,7 @@ async def make_segment_summary(
     text = await check_retention(ctx, config, fresh, text)
     turns = turn_span(runtime, plan.slot.id, plan.start, plan.covers)
     newest = Segment(start=plan.start, end=plan.covers, text=text, turns=turns)
-    tail = plan.slot.messages[plan.covers :]
+    tail = newest_tail(plan.slot.messages, plan.covers)
     segments = current_parts(earlier, newest, plan.messages, tail)
     segments = await _merged_to_fit(ctx, config, plan, segments)
     summary = render_segments(segments)

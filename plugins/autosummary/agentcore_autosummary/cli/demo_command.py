@@ -191,13 +191,14 @@ def _header(
 
 
 def _print_summary(summary: SummaryWritten, quiet: bool, turn: int | None) -> None:
-    line = summary_line(summary.covers, summary.tokens, summary.context_tokens)
     if summary.pruned:
         line = (
             f"summary pruned: a later message replaced a value it stated "
             f"({format_tokens(summary.tokens)} tokens); "
             f"context now {format_tokens(summary.context_tokens)} tokens"
         )
+    else:
+        line = summary_line(summary.covers, summary.tokens, summary.context_tokens)
     if not quiet and turn is not None:
         print(f"  -> {line}")
         return

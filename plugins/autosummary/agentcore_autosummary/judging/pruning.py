@@ -27,9 +27,32 @@ from agentcore_autosummary.text.identifiers import find_identifiers, holds
 from agentcore_autosummary.text.sentences import inline_sentences
 from agentcore_autosummary.text.subjects import word_uses
 
-__all__ = ["current_parts", "without_superseded"]
+__all__ = ["TAIL_CHARS", "current_parts", "newest_tail", "without_superseded"]
 
 _ENDS = ".!?。！？;；:：,，"
+
+TAIL_CHARS = 200_000
+"""The most characters of the verbatim tail a summary part is pruned against (about
+50,000 tokens).
+
+The tail is short while summaries succeed; when they keep failing it grows with every
+turn, and the pruning reads only its newest messages, so its work stays bounded."""
+
+
+def newest_tail(messages: Sequence[Message], start: int) -> list[Message]:
+    """The newest of ``messages[start:]`` whose texts hold at most :data:`TAIL_CHARS`.
+
+    Walks back from the newest message, so the work is bounded whatever the
+    length of ``messages``.
+    """
+    kept: list[Message] = []
+    size = 0
+    for index in range(len(messages) - 1, start - 1, -1):
+        size += len(messages[index].text or "")
+        if size > TAIL_CHARS and kept:
+            break
+        kept.append(messages[index])
+    return kept[::-1]
 
 
 def current_parts(

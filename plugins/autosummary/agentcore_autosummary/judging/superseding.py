@@ -92,7 +92,7 @@ def withdraws(identifier: str, later: str) -> bool:
     module) withdraws the value. An identifier without letters (a number, a
     date) has no name to withdraw.
     """
-    return any(True for _ in _negated_uses(identifier, later))
+    return next(_negated_uses(identifier, later), None) is not None
 
 
 def retracts(identifier: str, later: str) -> bool:
