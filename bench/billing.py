@@ -229,9 +229,15 @@ and its purpose (``"turn"`` or ``"summary"``), the message indices."""
 
 
 def _agentcore_marks(pairs: Sequence[tuple[str, str]], purpose: str) -> list[int]:
-    # agentcore's Anthropic provider: the tools and system prompt, and the newest message
-    # (the end of the stable part is a third mark; the lookback finds it from the newest).
+    # agentcore's Anthropic provider (``mark_breakpoints``): the tools and system prompt,
+    # the end of the turn before the newest user turn (tool results are user turns
+    # there), and the newest message.
     marks = [len(pairs) - 1]
+    turn = len(pairs) - 1
+    while turn >= 0 and pairs[turn][0] in ("user", "tool"):
+        turn -= 1
+    if 0 <= turn < len(pairs) - 1 and pairs[turn][0] != "system":
+        marks.append(turn)
     system = 0
     while system < len(pairs) and pairs[system][0] == "system":
         system += 1

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from agentcore import Usage
+from agentcore import LlmRequest, Message, ToolUseBlock, Usage
 from agentcore.pricing import LIST_PRICES
+from agentcore.providers._anthropic_codec import encode_request
 
 
 def _load_billing() -> ModuleType:
@@ -192,3 +193,60 @@ def test_one_hour_entries_outlive_the_break_and_cost_twice_the_input_to_write() 
     price = LIST_PRICES["claude-sonnet-4-5"]
     assert hour["dollars"] == pytest.approx(price.dollars(usage, cache_ttl="1h"))
     assert price.dollars(usage, cache_ttl="1h") > price.dollars(usage)
+
+
+def _provider_marks(messages: list[Message]) -> set[int]:
+    """Which of ``messages`` agentcore's Anthropic provider ends with a ``cache_control``.
+
+    Every message's text is ``m<index>`` and every tool call's id ``call<index>``, so a
+    marked block names its message.
+    """
+    body = encode_request(
+        LlmRequest(messages=messages),
+        model="claude",
+        stream=False,
+        default_max_tokens=64,
+        cache_ttl="5m",
+    )
+    blocks = [*body.get("system", []), *(b for turn in body["messages"] for b in turn["content"])]
+    owners: set[int] = set()
+    for block in blocks:
+        if "cache_control" not in block:
+            continue
+        if block["type"] == "tool_use":
+            owners.add(int(block["id"].removeprefix("call")))
+        elif block["type"] == "tool_result":
+            owners.add(int(block["tool_use_id"].removeprefix("call")) + 1)
+        else:
+            owners.add(int(block["text"].removeprefix("m")))
+    return owners
+
+
+@pytest.mark.parametrize(
+    "roles",
+    [
+        ("system", "user"),
+        ("system", "user", "assistant", "user"),
+        ("system", "user", "assistant", "tool"),
+        ("system", "user", "assistant", "tool", "assistant", "user"),
+        ("system", "user", "assistant", "assistant", "user"),
+        ("user", "assistant", "user", "assistant", "user"),
+    ],
+)
+def test_agentcore_breakpoints_are_where_its_anthropic_provider_puts_them(
+    roles: tuple[str, ...],
+) -> None:
+    # Marked only at the newest message, a request would never read the entry the turn
+    # before wrote once anything at the end of a request changes: the bench would bill
+    # agentcore a write of its whole tail at every turn.
+    messages: list[Message] = []
+    for index, role in enumerate(roles):
+        text = f"m{index}"
+        if role == "tool":
+            messages.append(Message.tool_result(f"call{index - 1}", text))
+        elif role == "assistant" and roles[index + 1 : index + 2] == ("tool",):
+            messages.append(Message.assistant(tool_calls=[ToolUseBlock(f"call{index}", "t")]))
+        else:
+            messages.append(Message(role, text))
+    pairs = [(role, f"m{index}") for index, role in enumerate(roles)]
+    assert set(billing.ANTHROPIC_MARKS["agentcore"](pairs, "turn")) == _provider_marks(messages)
