@@ -246,7 +246,9 @@ def test_agentcore_breakpoints_are_where_its_anthropic_provider_puts_them(
             messages.append(Message.tool_result(f"call{index - 1}", text))
         elif role == "assistant" and roles[index + 1 : index + 2] == ("tool",):
             messages.append(Message.assistant(tool_calls=[ToolUseBlock(f"call{index}", "t")]))
+        elif role == "assistant":
+            messages.append(Message.assistant(text))
         else:
-            messages.append(Message(role, text))
+            messages.append(Message.system(text) if role == "system" else Message.user(text))
     pairs = [(role, f"m{index}") for index, role in enumerate(roles)]
     assert set(billing.ANTHROPIC_MARKS["agentcore"](pairs, "turn")) == _provider_marks(messages)
