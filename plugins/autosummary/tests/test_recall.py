@@ -136,6 +136,91 @@ async def test_the_tool_finds_a_fact_the_summary_left_out(
         assert line.split("] ", 1)[1] not in in_request  # never what the request holds
 
 
+CHANGED_DECISIONS = [
+    "Decision for the portal: the database is PostgreSQL 15.",
+    "We will keep the session cache in Redis.",
+    "Update from the review: the database is now MariaDB 11 instead.",
+    "We are not using Redis after all: the session cache stays in process memory.",
+]
+"""Two values the conversation changed: one replaced, one withdrawn."""
+
+
+@pytest.mark.parametrize("recall", ["auto", "tool"])
+async def test_recall_never_brings_back_a_value_a_later_message_changed(
+    make_session: MakeSession, store: MemoryStore, recall: str
+) -> None:
+    # The summary kept nothing; the old statements match the question as well as the
+    # new ones. Recalled beside them, the old values would be read as current.
+    questions = {
+        "Which database do we use?": ("database", "MariaDB 11", "PostgreSQL"),
+        "Where does the session cache live?": ("session cache", "process memory", "Redis."),
+    }
+    answers: list[str] = []
+    model = Model()
+
+    def respond(request: LlmRequest) -> str | LlmResponse:
+        last = request.messages[-1]
+        asked = questions.get(last.text) if request.purpose != "summary" else None
+        if asked is not None and recall == "tool":
+            call = ToolUseBlock("r1", RECALL_TOOL_NAME, {"query": asked[0]})
+            return LlmResponse(Message.assistant("", [call]), stop_reason="tool_use")
+        if request.purpose != "summary" and last.role == "tool":
+            answers.append(last.text)
+        return model(request)
+
+    session = make_session(
+        MockProvider(responder=respond),
+        summary=config(recall),
+        mode=FocusedConfig(),
+        store=store,
+        session_id=f"changed-{recall}-{uuid.uuid4().hex}",
+    )
+    for decision in CHANGED_DECISIONS:
+        await session.submit_turn(decision)
+    await tell_the_ports(session)
+    context = "\n".join(m.text for m in (await session.get_slot()).load_messages())
+    assert "MariaDB" not in context and "Redis" not in context, "the decisions are in the context"
+    for question, (_, current, old) in questions.items():
+        await session.submit_turn(question)
+        if recall == "auto":
+            (recalled,) = recalled_blocks(model.turns[-1])
+        else:
+            recalled = answers[-1]
+        assert current in recalled, recalled
+        assert old not in recalled, recalled
+
+
+class _UnreadableHistory(InMemoryStore):
+    """A store whose stored history cannot be read back once ``broken`` is set."""
+
+    broken = False
+
+    async def load_messages(
+        self, session_id: str, slot_id: str, start: int = 0, stop: int | None = None
+    ) -> list[Message]:
+        if self.broken:
+            raise OSError("the history cannot be read")
+        return await super().load_messages(session_id, slot_id, start, stop)
+
+
+async def test_recall_goes_out_when_what_came_after_cannot_be_read(
+    make_session: MakeSession,
+) -> None:
+    store = _UnreadableHistory()
+    model = Model()
+    session = make_session(
+        MockProvider(responder=model), summary=config("auto"), mode=FocusedConfig(), store=store
+    )
+    for decision in CHANGED_DECISIONS:
+        await session.submit_turn(decision)
+    await tell_the_ports(session)
+    store.broken = True
+    reply = await session.submit_turn("Which database do we use?")
+    assert reply.text == "Noted."
+    (recalled,) = recalled_blocks(model.turns[-1])
+    assert "MariaDB 11" in recalled  # unpruned, but recalled
+
+
 @pytest.mark.parametrize(
     ("turns", "found"),
     [

@@ -40,6 +40,7 @@ from agentcore_autosummary.keeping.runtime import enabled_config, runtime_of, se
 from agentcore_autosummary.keeping.summary_info import RecallInfo
 from agentcore_autosummary.recalling.history import (
     best_sentences,
+    current_hits,
     find_summarized,
     hit_heading,
     render_hits,
@@ -149,6 +150,7 @@ async def _recalled_message(ctx: TurnContext, max_tokens: int) -> Message | None
     needed = min(MIN_MATCHED_TERMS, wanted)
     hits = [hit for hit in hits if needed and len(matching_terms(query, hit.message)) >= needed]
     hits = [best_sentences(query, hit) for hit in hits]
+    hits = await current_hits(ctx, hits, query)
     counter = counter_for(ctx, turn_model(ctx))
     images: list[tuple[int, ImageBlock]] = []
     if config.keep_images > 0:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 
 import attrs
 
-from agentcore import ImageBlock, Message, TextBlock, TurnContext
+from agentcore import ContentBlock, ImageBlock, Message, TextBlock, TurnContext
 from agentcore.plugin_api import (
     MessageHit,
     SearchableStore,
@@ -16,9 +17,12 @@ from agentcore.plugin_api import (
     window_start,
 )
 from agentcore_autosummary.calling.off_loop import cut_middle
+from agentcore_autosummary.judging.pruning import TAIL_CHARS, newest_tail, without_superseded
+from agentcore_autosummary.judging.quoting import written_text
 from agentcore_autosummary.keeping.attachments import attachments, describe, record_of
 from agentcore_autosummary.log_names import at_turn
 from agentcore_autosummary.text.sentences import sentences
+from agentcore_autosummary.text.subjects import word_uses
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -144,6 +148,84 @@ def best_sentences(query: str, hit: MessageHit) -> MessageHit:
     others = [block for block in hit.message.content if not isinstance(block, TextBlock)]
     message = attrs.evolve(hit.message, content=(TextBlock(" ".join(kept)), *others))
     return attrs.evolve(hit, message=message)
+
+
+_CHUNK_MESSAGES = 200
+"""Messages read from the store at a time, newest first, for what came after a recalled one."""
+
+
+async def written_after(ctx: TurnContext, first: int) -> tuple[int, list[str]]:
+    """What the user and the assistant wrote in the slot's messages from index ``first`` on.
+
+    Returns the index of the oldest message read and the texts, oldest first. Read
+    newest first, as far as :data:`~agentcore_autosummary.judging.pruning.TAIL_CHARS`
+    reach: the messages the slot holds, then, when those are all read, the store's
+    before them, :data:`_CHUNK_MESSAGES` at a time. The work is bounded whatever the
+    length of the history; a store that cannot be read ends the reading, logged.
+    """
+    slot = ctx.slot
+    held = newest_tail(slot.messages, max(first, slot.offset))
+    base = slot.message_count() - len(held)
+    texts = [written_text(message) for message in held]
+    size = sum(len(message.text or "") for message in held)
+    while first < base == slot.offset and size <= TAIL_CHARS:
+        start = max(first, base - _CHUNK_MESSAGES)
+        try:
+            chunk = await ctx.store.load_messages(ctx.session_id, slot.id, start, base)
+        except Exception as exc:
+            logger.warning("%s: recall read no message before %d: %s", at_turn(ctx), base, exc)
+            break
+        if not chunk:
+            break
+        older: list[str] = []
+        for message in reversed(chunk):
+            size += len(message.text or "")
+            if size > TAIL_CHARS:
+                break
+            older.append(written_text(message))
+        texts = [*reversed(older), *texts]
+        base -= len(older)
+        if len(older) < len(chunk):
+            break
+    return base, texts
+
+
+async def current_hits(
+    ctx: TurnContext, hits: Sequence[MessageHit], newest: str = ""
+) -> list[MessageHit]:
+    """``hits`` less the values that what was written after them replaced or withdrew.
+
+    A recalled message is read against what the user and the assistant wrote after it
+    (:func:`written_after`; the words' uses are counted from :data:`_CHUNK_MESSAGES`
+    messages before the first hit on) and ``newest``, the user's new message: its sentences whose
+    value a later one changed ("the budget is now 76,000") or withdrew go, as they go
+    from an older summary part (see
+    :func:`~agentcore_autosummary.judging.pruning.without_superseded`). A hit left with
+    neither text nor attachment is dropped: recall never states beside the new value,
+    as if it were current, a value the conversation changed.
+    """
+    if not hits:
+        return []
+    # The messages before the hits too, for how often the conversation says each word:
+    # the words of a pattern ("note", "service") must count as such, not as a topic.
+    base, texts = await written_after(ctx, max(0, min(hit.index for hit in hits) - _CHUNK_MESSAGES))
+    uses = word_uses("\n".join([*texts, newest]))
+    kept: list[MessageHit] = []
+    for hit in hits:
+        later = "\n".join([*texts[max(0, hit.index + 1 - base) :], newest])
+        text = hit.message.text
+        pruned = without_superseded(text, later, uses) if text and later.strip() else text
+        if pruned == text:
+            kept.append(hit)
+            continue
+        content: tuple[ContentBlock, ...] = tuple(
+            block for block in hit.message.content if not isinstance(block, TextBlock)
+        )
+        if pruned.strip():
+            content = (TextBlock(pruned), *content)
+        if content:
+            kept.append(attrs.evolve(hit, message=attrs.evolve(hit.message, content=content)))
+    return kept
 
 
 async def render_hits(

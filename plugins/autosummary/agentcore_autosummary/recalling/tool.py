@@ -14,6 +14,7 @@ from agentcore_autosummary.keeping.summary_info import RecallInfo
 from agentcore_autosummary.recalling.history import (
     MAX_RECALLED,
     best_sentences,
+    current_hits,
     find_summarized,
     render_hits,
     summarized_part,
@@ -50,14 +51,21 @@ async def recall_tools(ctx: TurnContext) -> list[Tool]:
         if isinstance(span, str):
             return span
         hits = await find_summarized(ctx, query, max(1, min(limit, MAX_RECALLED)), span) or []
-        if hits:
-            best = [best_sentences(query, hit) for hit in hits]
+        newest = ctx.messages[0].text if ctx.messages and ctx.messages[0].role == "user" else ""
+        best = [best_sentences(query, hit) for hit in hits]
+        best = await current_hits(ctx, best, newest)
+        if best:
             answer = await render_hits(best, counter, room)
+        elif hits:
+            answer = (
+                f"No earlier message of this conversation matches {query!r} with a value "
+                "still current: later messages changed those that match."
+            )
         elif span is not None:
             answer = f"No earlier message of turns {turns.strip()} matches {query!r}."
         else:
             answer = f"No earlier message of this conversation matches {query!r}."
-        found = tuple(hit.index for hit in hits)
+        found = tuple(hit.index for hit in best)
         tokens = counter.count_text(answer)
         await after_recall(
             ctx, RecallInfo(ctx.slot.id, ctx.turn_index, "tool", query, found, tokens)
