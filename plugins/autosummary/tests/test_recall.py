@@ -190,6 +190,23 @@ async def test_recall_never_brings_back_a_value_a_later_message_changed(
         assert old not in recalled, recalled
 
 
+@pytest.mark.parametrize("question", ["预算是多少？", "What is the budget now?"])
+async def test_a_question_is_not_read_as_changing_the_value_it_asks_for(
+    make_session: MakeSession, question: str
+) -> None:
+    # "预算是多少？" names the budget and gives it no value: its question word is not a
+    # new budget, so the recalled statement keeps it.
+    model = Model()
+    session = make_session(
+        MockProvider(responder=model), summary=config("auto"), mode=FocusedConfig()
+    )
+    await session.submit_turn("已更新：预算是39万元 (the budget is 390,000 yuan).")
+    await tell_the_ports(session)
+    await session.submit_turn(question)
+    (recalled,) = recalled_blocks(model.turns[-1])
+    assert "预算是39万元" in recalled
+
+
 class _UnreadableHistory(InMemoryStore):
     """A store whose stored history cannot be read back once ``broken`` is set."""
 

@@ -24,7 +24,7 @@ from agentcore_autosummary.judging.quoting import QUOTED, live_clauses, written_
 from agentcore_autosummary.judging.superseding import is_superseded, retracts
 from agentcore_autosummary.keeping.state import Segment
 from agentcore_autosummary.text.identifiers import find_identifiers, holds
-from agentcore_autosummary.text.sentences import inline_sentences
+from agentcore_autosummary.text.sentences import inline_sentences, without_questions
 from agentcore_autosummary.text.subjects import word_uses
 
 __all__ = ["TAIL_CHARS", "current_parts", "newest_tail", "without_superseded"]
@@ -89,11 +89,14 @@ def without_superseded(text: str, later: str, uses: Mapping[str, int] | None = N
 
     Line by line, sentence by sentence: a sentence keeps its clauses that state a
     value still live when another of its values is replaced, and goes when none is
-    left; a value ``later`` states again is live. A quotes heading left with no
-    quote after it goes too. ``uses``: the conversation's words counted (see
+    left; a value ``later`` states again is live. The questions of ``later`` count
+    for neither (:func:`~agentcore_autosummary.text.sentences.without_questions`). A
+    quotes heading left with no quote after it goes too. ``uses``: the
+    conversation's words counted (see
     :func:`~agentcore_autosummary.text.subjects.word_uses`), by default those of
     ``text`` and ``later``.
     """
+    later = without_questions(later)  # a question changes no value
     counted = word_uses(f"{text}\n{later}") if uses is None else uses
     lines: list[str] = []
     for line in text.split("\n"):

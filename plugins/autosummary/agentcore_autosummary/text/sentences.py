@@ -22,6 +22,7 @@ _RUN_ON = r"(?<=[a-z0-9])\s+(?=(?:The|We|Our|This|It)\s+[a-z])"
 _RUN_ON_START = re.compile(_RUN_ON)
 _INLINE_END = re.compile(rf"(?<=[.!?])\s+|(?<=[。！？])|{_RUN_ON}")
 _LAST_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？]|\n")
+_QUESTION = re.compile(r"[^.!?。！？\n]*[?？]")
 _CLAUSE_END = re.compile(r"(?<=[,;:])\s+|(?<=[，；：])")
 _CLAUSE_JOINER = re.compile(r"^(?:and|but|or|so|while|which|而且|并且|而|并)\s*", re.IGNORECASE)
 _CODE_CHARACTERS = re.compile(r"[=\{\}\[\]`|<>]")
@@ -46,6 +47,18 @@ def sentences(text: str) -> list[str]:
             if part:
                 out.append(part)
     return out
+
+
+def without_questions(text: str) -> str:
+    """``text`` less its questions: each run of text that ends with ``?`` or ``？``.
+
+    A question names a subject but gives it no value ("What is the budget?",
+    "预算是多少？"): read as a statement, its question word would be taken for a new
+    value, and the subject's value for a changed one.
+    """
+    if "?" not in text and "？" not in text:
+        return text
+    return _QUESTION.sub("", text)
 
 
 def _sentence_parts(text: str) -> list[str]:
