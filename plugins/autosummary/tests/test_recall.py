@@ -26,6 +26,7 @@ from agentcore import (
 )
 from agentcore.testing import MockProvider
 from agentcore_autosummary import RecallInfo, SummaryConfig
+from agentcore_autosummary.recalling import history
 from agentcore_autosummary.recalling.automatic import NEW_MESSAGE_LABEL, RECALL_LABEL
 from agentcore_autosummary.recalling.tool import RECALL_TOOL_NAME
 
@@ -205,6 +206,30 @@ async def test_a_question_is_not_read_as_changing_the_value_it_asks_for(
     await session.submit_turn(question)
     (recalled,) = recalled_blocks(model.turns[-1])
     assert "预算是39万元" in recalled
+
+
+async def test_recall_reads_what_came_after_from_the_store_a_few_messages_at_a_time(
+    make_session: MakeSession, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The update lies many reads back from the messages the slot holds.
+    monkeypatch.setattr(history, "_CHUNK_MESSAGES", 3)
+    model = Model()
+    session = make_session(
+        MockProvider(responder=model),
+        summary=config("auto"),
+        mode=FocusedConfig(),
+        store=store,
+        session_id=f"chunks-{uuid.uuid4().hex}",
+    )
+    for decision in CHANGED_DECISIONS:
+        await session.submit_turn(decision)
+    for _ in range(3):
+        await tell_the_ports(session)
+    assert (await session.get_slot()).offset > 20, "the slot holds the whole history"
+    await session.submit_turn("Which database do we use?")
+    (recalled,) = recalled_blocks(model.turns[-1])
+    assert "MariaDB 11" in recalled
+    assert "PostgreSQL" not in recalled
 
 
 class _UnreadableHistory(InMemoryStore):

@@ -168,7 +168,9 @@ async def written_after(ctx: TurnContext, first: int) -> tuple[int, list[str]]:
     base = slot.message_count() - len(held)
     texts = [written_text(message) for message in held]
     size = sum(len(message.text or "") for message in held)
-    while first < base == slot.offset and size <= TAIL_CHARS:
+    if base > slot.offset:  # the bound was reached among the messages the slot holds
+        return base, texts
+    while first < base and size <= TAIL_CHARS:
         start = max(first, base - _CHUNK_MESSAGES)
         try:
             chunk = await ctx.store.load_messages(ctx.session_id, slot.id, start, base)
