@@ -388,9 +388,104 @@ def evaluation_table(results: dict[str, dict[str, Any]], seed: int) -> list[str]
     return lines
 
 
-if __name__ == "__main__":  # python -m bench.quality.report RESULTS.json SEED
+TOTALS_HEADER = [
+    "kind (facts)",
+    "system",
+    "facts kept (strict)",
+    "answers right",
+    "stale",
+    "old and new both",
+    "retracted as true",
+    "answered stale / withdrawn",
+    "billed $, OpenAI / Anthropic",
+]
+
+
+def _counts(result: dict[str, Any]) -> dict[str, float]:
+    verdicts = result.get("answer_verdicts", {})
+    return {
+        "facts": result["facts"],
+        "kept": len(result["retained"]),
+        "right": len(verdicts.get("right", ())),
+        "stale": len(result["stale"]),
+        "both": len(result["contradicted"]),
+        "retracted": len(result["retracted_as_true"]),
+        "answered stale": len(verdicts.get("stale", ())),
+        "withdrawn": len(verdicts.get("retracted", ())),
+        "openai": result["dollars"]["openai"],
+        "anthropic": result["dollars"]["anthropic"],
+    }
+
+
+def _bold_if(value: float, best: float, text: str) -> str:
+    return f"**{text}**" if value == best else text
+
+
+def evaluation_totals(results: dict[str, dict[str, Any]], seeds: Sequence[int]) -> list[str]:
+    """The evaluation set's figures summed over ``seeds``: a row per kind and system.
+
+    Only the systems measured on every one of ``seeds`` for a kind count there; a
+    row ``all`` per system sums the kinds. The most facts kept and answers right of
+    each kind are in bold, and the lowest dollars at each provider.
+    """
+    sums: dict[str, dict[str, dict[str, float]]] = {}
+    seen: dict[tuple[str, str], set[int]] = {}
+    for conversation, systems in results.items():
+        if not conversation.startswith(generator.PREFIX):
+            continue
+        kind, number = generator.parse(conversation)
+        if number not in seeds:
+            continue
+        for key, result in systems.items():
+            if result.get("status") != "ok":
+                continue
+            seen.setdefault((kind, key), set()).add(number)
+            total = sums.setdefault(kind, {}).setdefault(key, {})
+            for name, value in _counts(result).items():
+                total[name] = total.get(name, 0) + value
+    overall: dict[str, dict[str, float]] = {}
+    lines = ["| " + " | ".join(TOTALS_HEADER) + " |", "|" + "---|" * len(TOTALS_HEADER)]
+    rows: list[tuple[str, dict[str, dict[str, float]]]] = []
+    for kind, systems in sums.items():
+        complete = {key: t for key, t in systems.items() if seen[kind, key] == set(seeds)}
+        rows.append((kind, complete))
+        for key, total in complete.items():
+            whole = overall.setdefault(key, {})
+            for name, value in total.items():
+                whole[name] = whole.get(name, 0) + value
+    if len(rows) > 1:
+        rows.append(("all", {key: t for key, t in overall.items() if len(t)}))
+    for kind, systems in rows:
+        if not systems:
+            continue
+        most = {name: max(t[name] for t in systems.values()) for name in ("kept", "right")}
+        least = {name: min(t[name] for t in systems.values()) for name in ("openai", "anthropic")}
+        for key, total in systems.items():
+            row = [
+                f"{kind} ({total['facts']:.0f})",
+                EVALUATION_TITLES.get(key, SYSTEMS[key][0]),
+                _bold_if(total["kept"], most["kept"], f"{total['kept']:.0f}"),
+                _bold_if(total["right"], most["right"], f"{total['right']:.0f}"),
+                f"{total['stale']:.0f}",
+                f"{total['both']:.0f}",
+                f"{total['retracted']:.0f}",
+                f"{total['answered stale']:.0f} / {total['withdrawn']:.0f}",
+                " / ".join(
+                    _bold_if(total[provider], least[provider], f"{total[provider]:.3f}")
+                    for provider in ("openai", "anthropic")
+                ),
+            ]
+            lines.append("| " + " | ".join(row) + " |")
+    return lines
+
+
+if __name__ == "__main__":  # python -m bench.quality.report RESULTS.json SEED [SEED ...]
     import json
     import sys
 
     loaded = json.loads(Path(sys.argv[1]).read_text("utf-8"))
-    print("\n".join(evaluation_table(loaded["results"], int(sys.argv[2]))))
+    chosen = [int(seed) for seed in sys.argv[2:]]
+    if len(chosen) == 1:
+        print("\n".join(evaluation_table(loaded["results"], chosen[0])))
+    else:
+        print("\n".join(evaluation_totals(loaded["results"], chosen)))
