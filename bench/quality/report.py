@@ -329,7 +329,15 @@ EVALUATION_TITLES = {
     "langchain": "LangChain",
     "llamaindex": "LlamaIndex",
 }
-"""The evaluation table's short name of each system."""
+"""The evaluation table's short name of each system, in the order of the rows."""
+
+
+def _in_order(systems: dict[str, Any]) -> list[tuple[str, Any]]:
+    """``systems``' items in the order of :data:`EVALUATION_TITLES`, the others last."""
+    order = list(EVALUATION_TITLES)
+    return sorted(
+        systems.items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order)
+    )
 
 
 def evaluation_table(results: dict[str, dict[str, Any]], seed: int) -> list[str]:
@@ -365,7 +373,7 @@ def evaluation_table(results: dict[str, dict[str, Any]], seed: int) -> list[str]
             provider: min(result["dollars"][provider] for result in done.values())
             for provider in ("openai", "anthropic")
         }
-        for key, result in done.items():
+        for key, result in _in_order(done):
             verdicts = result.get("answer_verdicts", {})
             dollars = result["dollars"]
             row = [
@@ -460,7 +468,7 @@ def evaluation_totals(results: dict[str, dict[str, Any]], seeds: Sequence[int]) 
             continue
         most = {name: max(t[name] for t in systems.values()) for name in ("kept", "right")}
         least = {name: min(t[name] for t in systems.values()) for name in ("openai", "anthropic")}
-        for key, total in systems.items():
+        for key, total in _in_order(systems):
             row = [
                 f"{kind} ({total['facts']:.0f})",
                 EVALUATION_TITLES.get(key, SYSTEMS[key][0]),
