@@ -356,43 +356,11 @@ def evaluation_table(results: dict[str, dict[str, Any]], seed: int) -> list[str]
         done = {key: result for key, result in systems.items() if result.get("status") == "ok"}
         if not done:
             continue
-        facts = next(iter(done.values()))["facts"]
-
-        def kept(result: dict[str, Any]) -> int:
-            return len(result["retained"])
-
-        def right(result: dict[str, Any]) -> int:
-            return len(result.get("answer_verdicts", {}).get("right", ()))
-
-        def bold(value: float, best: float, text: str) -> str:
-            return f"**{text}**" if value == best else text
-
-        most_kept = max(kept(result) for result in done.values())
-        most_right = max(right(result) for result in done.values())
-        cheapest = {
-            provider: min(result["dollars"][provider] for result in done.values())
-            for provider in ("openai", "anthropic")
-        }
+        counts = {key: _counts(result) for key, result in done.items()}
+        most, least = _best(counts)
         for key, result in _in_order(done):
-            verdicts = result.get("answer_verdicts", {})
-            dollars = result["dollars"]
-            row = [
-                f"{kind} ({facts})",
-                EVALUATION_TITLES.get(key, SYSTEMS[key][0]),
-                bold(kept(result), most_kept, str(kept(result))),
-                bold(right(result), most_right, str(right(result))),
-                str(len(result["stale"])),
-                str(len(result["contradicted"])),
-                str(len(result["retracted_as_true"])),
-                f"{len(verdicts.get('stale', ()))} / {len(verdicts.get('retracted', ()))}",
-                str(result["summary_calls"]),
-                f"{result['total_tokens']:,}",
-                " / ".join(
-                    bold(dollars[provider], cheapest[provider], f"{dollars[provider]:.3f}")
-                    for provider in ("openai", "anthropic")
-                ),
-            ]
-            lines.append("| " + " | ".join(row) + " |")
+            runs = (str(result["summary_calls"]), f"{result['total_tokens']:,}")
+            lines.append(_row(kind, key, counts[key], most, least, runs))
     return lines
 
 
@@ -418,6 +386,40 @@ def _counts(result: dict[str, Any]) -> dict[str, float]:
 
 def _bold_if(value: float, best: float, text: str) -> str:
     return f"**{text}**" if value == best else text
+
+
+def _best(counts: dict[str, dict[str, float]]) -> tuple[dict[str, float], dict[str, float]]:
+    """The most facts kept and answers right, and the lowest dollars, among ``counts``."""
+    most = {name: max(each[name] for each in counts.values()) for name in ("kept", "right")}
+    least = {name: min(each[name] for each in counts.values()) for name in ("openai", "anthropic")}
+    return most, least
+
+
+def _row(
+    kind: str,
+    key: str,
+    count: dict[str, float],
+    most: dict[str, float],
+    least: dict[str, float],
+    runs: Sequence[str] = (),
+) -> str:
+    """One system's row of a kind (``runs``: the per-run cells, before the dollars)."""
+    cells = [
+        f"{kind} ({count['facts']:.0f})",
+        EVALUATION_TITLES.get(key, SYSTEMS[key][0]),
+        _bold_if(count["kept"], most["kept"], f"{count['kept']:.0f}"),
+        _bold_if(count["right"], most["right"], f"{count['right']:.0f}"),
+        f"{count['stale']:.0f}",
+        f"{count['both']:.0f}",
+        f"{count['retracted']:.0f}",
+        f"{count['answered stale']:.0f} / {count['withdrawn']:.0f}",
+        *runs,
+        " / ".join(
+            _bold_if(count[provider], least[provider], f"{count[provider]:.3f}")
+            for provider in ("openai", "anthropic")
+        ),
+    ]
+    return "| " + " | ".join(cells) + " |"
 
 
 def evaluation_totals(results: dict[str, dict[str, Any]], seeds: Sequence[int]) -> list[str]:
@@ -457,24 +459,9 @@ def evaluation_totals(results: dict[str, dict[str, Any]], seeds: Sequence[int]) 
     for kind, systems in rows:
         if not systems:
             continue
-        most = {name: max(t[name] for t in systems.values()) for name in ("kept", "right")}
-        least = {name: min(t[name] for t in systems.values()) for name in ("openai", "anthropic")}
+        most, least = _best(systems)
         for key, total in _in_order(systems):
-            row = [
-                f"{kind} ({total['facts']:.0f})",
-                EVALUATION_TITLES.get(key, SYSTEMS[key][0]),
-                _bold_if(total["kept"], most["kept"], f"{total['kept']:.0f}"),
-                _bold_if(total["right"], most["right"], f"{total['right']:.0f}"),
-                f"{total['stale']:.0f}",
-                f"{total['both']:.0f}",
-                f"{total['retracted']:.0f}",
-                f"{total['answered stale']:.0f} / {total['withdrawn']:.0f}",
-                " / ".join(
-                    _bold_if(total[provider], least[provider], f"{total[provider]:.3f}")
-                    for provider in ("openai", "anthropic")
-                ),
-            ]
-            lines.append("| " + " | ".join(row) + " |")
+            lines.append(_row(kind, key, total, most, least))
     return lines
 
 
