@@ -104,13 +104,38 @@ def retracts(identifier: str, later: str) -> bool:
     merely mentions the value in a negative clause (``don't serve them from
     Caddy``, ``on disk, not in SQLite``) does not withdraw it.
     """
-    ends = [found.end() for found in _SENTENCE_END.finditer(later)]
     for at in _negated_uses(identifier, later):
-        start = max((end for end in ends if end <= at), default=0)
-        end = min((end for end in ends if end > at), default=len(later))
-        if _CHANGED.search(later[start:end]):
+        if _CHANGED.search(later[_sentence_start(later, at) : _sentence_end(later, at)]):
             return True
     return False
+
+
+_SENTENCE_LOOK_BACK = 2_000
+"""Characters before a position searched first for the end of the sentence before it."""
+
+
+def _sentence_start(text: str, at: int) -> int:
+    """Where the sentence holding position ``at`` of ``text`` starts (after the last end).
+
+    Only the text just before ``at`` is read, unless no sentence ends there: the work
+    does not grow with the text's length, as it would by finding every end first.
+    """
+    low = max(0, at - _SENTENCE_LOOK_BACK)
+    while True:
+        start = low
+        for found in _SENTENCE_END.finditer(text, low):
+            if found.end() > at:
+                break
+            start = found.end()
+        if start > low or low == 0:
+            return start
+        low = 0  # no end in the stretch read: the sentence is longer than it
+
+
+def _sentence_end(text: str, at: int) -> int:
+    """Where the sentence holding position ``at`` of ``text`` ends (its end mark's end)."""
+    found = _SENTENCE_END.search(text, at)
+    return len(text) if found is None else found.end()
 
 
 def _negated_uses(identifier: str, later: str) -> Iterator[int]:
