@@ -95,6 +95,23 @@ async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
         yield postgres
 
 
+def on_store(
+    make_session: MakeSession,
+    store: MemoryStore,
+    responder: Callable[[LlmRequest], str | LlmResponse],
+    summary: SummaryConfig,
+    name: str,
+) -> AgentSession:
+    """A session of its own id on ``store`` (a PostgreSQL server outlives a test's sessions)."""
+    return make_session(
+        MockProvider(responder=responder),
+        summary=summary,
+        mode=FocusedConfig(),
+        store=store,
+        session_id=f"{name}-{uuid.uuid4().hex}",
+    )
+
+
 async def tell_the_ports(session: AgentSession) -> None:
     for number, service in enumerate(SERVICES):
         await session.submit_turn(f"Note: the {service} service listens on port {8440 + number}.")
@@ -117,13 +134,7 @@ async def test_the_tool_finds_a_fact_the_summary_left_out(
     make_session: MakeSession, store: MemoryStore
 ) -> None:
     model = Model(query="ledger port")
-    session = make_session(
-        MockProvider(responder=model),
-        summary=config("tool"),
-        mode=FocusedConfig(),
-        store=store,
-        session_id=f"tool-{uuid.uuid4().hex}",
-    )
+    session = on_store(make_session, store, model, config("tool"), "tool")
     await tell_the_ports(session)
     assert model.summaries > 0
     reply = await session.submit_turn("Which port does the ledger service use?")
@@ -169,13 +180,7 @@ async def test_recall_never_brings_back_a_value_a_later_message_changed(
             answers.append(last.text)
         return model(request)
 
-    session = make_session(
-        MockProvider(responder=respond),
-        summary=config(recall),
-        mode=FocusedConfig(),
-        store=store,
-        session_id=f"changed-{recall}-{uuid.uuid4().hex}",
-    )
+    session = on_store(make_session, store, respond, config(recall), f"changed-{recall}")
     for decision in CHANGED_DECISIONS:
         await session.submit_turn(decision)
     await tell_the_ports(session)
@@ -214,13 +219,7 @@ async def test_recall_reads_what_came_after_from_the_store_a_few_messages_at_a_t
     # The update lies many reads back from the messages the slot holds.
     monkeypatch.setattr(history, "_CHUNK_MESSAGES", 3)
     model = Model()
-    session = make_session(
-        MockProvider(responder=model),
-        summary=config("auto"),
-        mode=FocusedConfig(),
-        store=store,
-        session_id=f"chunks-{uuid.uuid4().hex}",
-    )
+    session = on_store(make_session, store, model, config("auto"), "chunks")
     for decision in CHANGED_DECISIONS:
         await session.submit_turn(decision)
     for _ in range(3):
@@ -312,13 +311,7 @@ async def test_automatic_recall_adds_the_matching_messages_to_the_request(
     make_session: MakeSession, store: MemoryStore
 ) -> None:
     model = Model()
-    session = make_session(
-        MockProvider(responder=model),
-        summary=config("auto"),
-        mode=FocusedConfig(),
-        store=store,
-        session_id=f"auto-{uuid.uuid4().hex}",
-    )
+    session = on_store(make_session, store, model, config("auto"), "auto")
     await tell_the_ports(session)
     await assert_summarized_away(session)
     await session.submit_turn("Which port does the ledger service use?")
