@@ -354,6 +354,26 @@ async def test_automatic_recall_brings_the_sentence_that_answers_not_its_neighbo
     assert "Chloe Holm" not in block and "Dana Ferreira" not in block
 
 
+async def test_a_question_asked_again_recalls_what_answered_it_not_the_question(
+    make_session: MakeSession,
+) -> None:
+    model = Model()
+    session = make_session(
+        MockProvider(responder=model), summary=config("auto"), mode=FocusedConfig()
+    )
+    question = "Which port does the ledger service use for health checks?"
+    await session.submit_turn(question)
+    await session.submit_turn(question)
+    await session.submit_turn("The ledger service uses port 9444 for health checks.")
+    await tell_the_ports(session)
+    context = "\n".join(m.text for m in (await session.get_slot()).load_messages())
+    assert "9444" not in context, "the answer is still in the context"
+    await session.submit_turn(question)
+    (block,) = recalled_blocks(model.turns[-1])
+    assert "port 9444 for health checks" in block
+    assert block.count(question) == 1  # the user's own, after the recalled part
+
+
 async def test_the_tool_answers_with_the_sentence_that_matches_not_its_neighbours(
     make_session: MakeSession,
 ) -> None:

@@ -23,6 +23,7 @@ from agentcore_autosummary.keeping.attachments import attachments, describe, rec
 from agentcore_autosummary.log_names import at_turn
 from agentcore_autosummary.text.sentences import sentences
 from agentcore_autosummary.text.subjects import word_uses
+from agentcore_autosummary.text.words import folded
 
 logger = logging.getLogger("agentcore.autosummary")
 
@@ -67,11 +68,12 @@ async def find_summarized(
         return None
     covered, pinned = part
     limit = max(1, min(limit, MAX_RECALLED))
-    wanted = NARROWED_CANDIDATES if turns is not None else limit + len(pinned)
+    wanted = NARROWED_CANDIDATES if turns is not None else 2 * limit + len(pinned)
     hits = await ctx.store.search_messages(
         ctx.session_id, query, slot_id=ctx.slot.id, before=covered, limit=wanted
     )
     found = [hit for hit in hits if hit.index not in pinned and not _recalled(hit.message)]
+    found = _distinct(query, found)
     if turns is not None:
         first, last = turns
         found = [
@@ -86,6 +88,23 @@ async def find_summarized(
         f" ({', '.join(str(hit.index) for hit in found)})" if found else "",
     )
     return found
+
+
+def _distinct(query: str, hits: list[MessageHit]) -> list[MessageHit]:
+    """``hits`` less those that say only what ``query`` or a better hit says, word for word.
+
+    A user who asks again ("What should the error pages say?") would be shown their
+    own earlier questions: the request grows, and the answer is not in them.
+    """
+    seen = {folded(query)}
+    kept = []
+    for hit in hits:
+        key = folded(hit.message.text)
+        if key and key in seen and not hit.message.tool_calls and not attachments(hit.message):
+            continue
+        seen.add(key)
+        kept.append(hit)
+    return kept
 
 
 def _place(hit: MessageHit) -> str:
