@@ -44,6 +44,7 @@ QUOTE_SHARE = 0.5
 it (:attr:`SummaryConfig.quote_tokens`)."""
 RequestShape = Literal["auto", "prefix", "transcript"]
 Recall = Literal["off", "tool", "auto", "both"]
+SegmentsMerge = Literal["summarizer", "sentences"]
 
 CORRECTION_KEY = "autosummary.token_correction"
 """Session-data key of the token correction the plugin learns from usage."""
@@ -215,6 +216,12 @@ class SummaryConfig:
     :param segments_ratio: Under ``strategy="segments"``, the share of the window the
         summary's parts may take before the two oldest are merged (None:
         :attr:`summary_room`, the room of any summary). See :attr:`segments_room`.
+    :param segments_merge: How the two oldest parts become one when the parts outgrow
+        their room. ``"summarizer"``: one more summary call merges their written text
+        (a later value wins), and quotes what it left out. ``"sentences"``: no call; the
+        parts' own sentences are kept, those that state a fact first, newest first, each
+        fact once, while they fit what the room leaves (see
+        ``agentcore_autosummary.judging.condensing``).
     :param gate: True: a summary is judged before it is applied, and one that stopped at
         its cap, repeats the previous summary, echoes the transcript or loses its
         identifiers is refused and asked for again another way (see
@@ -279,6 +286,9 @@ class SummaryConfig:
     )
     gate: bool = field(default=True, validator=BOOL)
     segments_ratio: float | None = field(default=None, validator=RATIO.or_none())
+    segments_merge: SegmentsMerge = field(
+        default="summarizer", validator=one_of("summarizer", "sentences")
+    )
     recall: Recall = field(default="auto", validator=one_of("off", "tool", "auto", "both"))
     recall_tokens: int | None = field(default=None, validator=POSITIVE_INT.or_none())
     recall_limit: int = field(default=3, validator=POSITIVE_INT)

@@ -505,3 +505,20 @@ async def test_a_pruning_the_store_refuses_leaves_the_turn_and_the_summary_as_th
     store.failing = False
     await session.submit_turn("Thanks, that is all for the ports.")
     assert "port 8000" not in _summary((await session.get_slot()).config.focused)
+
+
+async def test_merging_by_sentences_asks_no_model_and_keeps_every_fact_that_fits(
+    make_session: MakeSession,
+) -> None:
+    summarizer = Extractor()
+    config = _config(max_summary_tokens=120, retention_check="off", segments_merge="sentences")
+    session = make_session(MockProvider(responder=summarizer), summary=config, mode=FocusedConfig())
+    await _talk(session)
+    texts = ["\n".join(m.text or "" for m in r.messages) for r in summarizer.requests]
+    assert texts and not any(MERGE_INSTRUCTION in text for text in texts)
+    stored = await session.get_session_data(state_key("default"))
+    assert stored is not None and stored["segments"][0]["start"] == 0
+    assert len(stored["segments"]) < len(summarizer.requests), "the parts were never merged"
+    sent = "\n".join(m.text or "" for m in (await session.get_slot()).load_messages())
+    expected = {name: str(8000 + turn) for turn, name in enumerate(SERVICES)}
+    assert dict(FACT.findall(sent)) == expected

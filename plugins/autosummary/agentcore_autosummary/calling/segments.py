@@ -36,6 +36,7 @@ from collections.abc import Sequence
 import attrs
 
 from agentcore import Message, TurnContext
+from agentcore.plugin_api import TokenCounter
 from agentcore_autosummary.calling.summarizer import SummaryCutError, SummaryFailedError
 from agentcore_autosummary.calling.summary_calls import (
     check_retention,
@@ -46,6 +47,7 @@ from agentcore_autosummary.calling.summary_calls import (
 )
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.deciding.plan import Plan
+from agentcore_autosummary.judging.condensing import condensed
 from agentcore_autosummary.judging.gate import judge, refusal
 from agentcore_autosummary.judging.pruning import current_parts, newest_tail
 from agentcore_autosummary.judging.quoting import quote_missing, without_quotes
@@ -197,18 +199,38 @@ async def _merged_to_fit(
     while len(segments) > 1 and calls > 0:
         if counter.count_text(render_segments(segments)) <= config.segments_room:
             break
-        calls -= 1
         first, second = segments[0], segments[1]
-        try:
-            merged = await _merge(ctx, config, plan, first, second)
-        except Exception as exc:  # the provider's faults included: the new segment stands
-            # Degrade: the segments stay apart; the window guard sizes the request.
-            logger.info("the merge of two summary segments failed: %s: %s", type(exc).__name__, exc)
-            break
+        if config.segments_merge == "sentences":
+            merged = _condensed_pair(config, counter, segments)
+        else:
+            calls -= 1
+            try:
+                merged = await _merge(ctx, config, plan, first, second)
+            except Exception as exc:  # the provider's faults included: the new segment stands
+                # Degrade: the segments stay apart; the window guard sizes the request.
+                logger.info(
+                    "the merge of two summary segments failed: %s: %s", type(exc).__name__, exc
+                )
+                break
         turns = (first.turns[0], second.turns[1]) if first.turns and second.turns else None
         merged_part = Segment(start=first.start, end=second.end, text=merged, turns=turns)
         segments = (merged_part, *segments[2:])
     return segments
+
+
+def _condensed_pair(
+    config: SummaryConfig, counter: TokenCounter, segments: tuple[Segment, ...]
+) -> str:
+    """The two oldest of ``segments`` as one text, their sentences that carry facts.
+
+    They take what the room leaves beside the other parts, and never less than
+    half a summary's cap.
+    """
+    first, second = segments[0], segments[1]
+    placeholder = Segment(start=first.start, end=second.end, text="", turns=None)
+    beside = counter.count_text(render_segments((placeholder, *segments[2:])))
+    room = max(config.summary_tokens // 2, config.segments_room - beside)
+    return condensed(f"{first.text}\n{second.text}", counter, room) or second.text
 
 
 async def _merge(

@@ -1,0 +1,38 @@
+"""Two summary parts made one by their sentences: facts first, newest first, each once."""
+
+from __future__ import annotations
+
+from agentcore.plugin_api import get_token_counter
+from agentcore_autosummary.judging.condensing import condensed
+from agentcore_autosummary.judging.quoting import QUOTED
+
+COUNTER = get_token_counter(None)
+
+
+def test_every_fact_is_kept_once_in_the_order_it_was_written() -> None:
+    parts = (
+        "The team met to plan the portal. The budget is 76,000 dollars.\n"
+        f"{QUOTED}\n- The budget is 76,000 dollars.\n- The launch date is September 2.\n"
+        "Key facts:\n- The database is MariaDB 11."
+    )
+    kept = condensed(parts, COUNTER, 200)
+    assert kept.splitlines() == [
+        "- The team met to plan the portal.",
+        "- The budget is 76,000 dollars.",
+        "- The launch date is September 2.",
+        "- The database is MariaDB 11.",
+    ]
+
+
+def test_a_short_room_keeps_the_newest_facts_before_any_other_sentence() -> None:
+    parts = (
+        "The auth service listens on port 8001. We talked about naming for a while. "
+        "The mail service listens on port 8002. The queue service listens on port 8003."
+    )
+    room = COUNTER.count_text("- The queue service listens on port 8003.") * 2 + 2
+    kept = condensed(parts, COUNTER, room)
+    assert kept.splitlines() == [
+        "- The mail service listens on port 8002.",
+        "- The queue service listens on port 8003.",
+    ]
+    assert condensed(parts, COUNTER, 1) == ""
