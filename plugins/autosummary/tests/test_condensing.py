@@ -36,3 +36,15 @@ def test_a_short_room_keeps_the_newest_facts_before_any_other_sentence() -> None
         "- The queue service listens on port 8003.",
     ]
     assert condensed(parts, COUNTER, 1) == ""
+
+
+def test_a_value_a_later_sentence_replaced_is_not_kept_beside_it() -> None:
+    parts = (
+        "The help center module is owned by Chloe Holm, and the dashboards module is "
+        "owned by Aiko Keller.\nThe database is PostgreSQL 15.\n"
+        "Updated: the help center module is now owned by Maren Kim.\n"
+        "We are not using PostgreSQL 15 after all."
+    )
+    kept = condensed(parts, COUNTER, 200)
+    assert "Chloe Holm" not in kept and "PostgreSQL 15." not in kept
+    assert "Aiko Keller" in kept and "now owned by Maren Kim" in kept

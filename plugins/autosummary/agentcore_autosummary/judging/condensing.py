@@ -3,16 +3,15 @@
 Under ``strategy="segments"`` the parts of a summary outgrow their room and the
 two oldest become one. Asked to merge them, a model writes out about as much as
 it reads, at the price of output tokens, and its merge can still drop a value.
-:func:`condensed` keeps instead the parts' own sentences: first those that state
-an identifier no newer kept sentence states (names, numbers, versions, dates,
+:func:`condensed` keeps instead the parts' own sentences, read in order as a
+ledger: a value a later sentence replaced or withdrew goes (the later statement
+holds), and so do repeats and headings. Of the rest, first those that state an
+identifier no newer kept sentence states (names, numbers, versions, dates,
 paths; see :func:`~agentcore_autosummary.text.identifiers.find_identifiers`),
-newest first, then the other sentences, newest first, while they fit the room;
-repeats and headings go. What is kept reads in the order it was written, one
-sentence a line, so the newest statement of a fact is still the last one a
-reader meets. The parts were pruned of replaced values before (see
-:func:`~agentcore_autosummary.judging.pruning.current_parts`), so no old value
-is brought back beside its new one; and what the room leaves out is still in the
-stored history, where recall finds it.
+newest first, then the other sentences, newest first, while they fit the room.
+What is kept reads in the order it was written, one sentence a line, so the
+newest statement of a fact is still the last one a reader meets. What the room
+leaves out is still in the stored history, where recall finds it.
 """
 
 from __future__ import annotations
@@ -20,12 +19,32 @@ from __future__ import annotations
 from attrs import frozen
 
 from agentcore.plugin_api import TokenCounter
+from agentcore_autosummary.judging.pruning import without_superseded
 from agentcore_autosummary.judging.quoting import QUOTED
 from agentcore_autosummary.text.identifiers import find_identifiers
 from agentcore_autosummary.text.sentences import sentences
+from agentcore_autosummary.text.subjects import word_uses
 from agentcore_autosummary.text.words import folded
 
 __all__ = ["condensed"]
+
+
+def _current(found: list[_Sentence]) -> list[_Sentence]:
+    """``found`` less the values a later sentence of them replaced or withdrew.
+
+    A part's summary may state a value and, further on, its update ("the help center
+    module is owned by Chloe Holm", then "now owned by Maren Kim"): read in order, as a
+    ledger, the later statement holds.
+    """
+    texts = [sentence.text for sentence in found]
+    uses = word_uses("\n".join(texts))
+    current: list[_Sentence] = []
+    for at, sentence in enumerate(found):
+        later = "\n".join(texts[at + 1 :])
+        text = without_superseded(sentence.text, later, uses).strip() if later else sentence.text
+        if text:
+            current.append(_Sentence(sentence.index, text, tuple(find_identifiers(text))))
+    return current
 
 
 @frozen
@@ -49,6 +68,7 @@ def condensed(text: str, counter: TokenCounter, max_tokens: int) -> str:
             continue
         seen.add(key)
         found.append(_Sentence(len(found), part, tuple(find_identifiers(part))))
+    found = _current(found)
     newest_first = found[::-1]
     ordered = [s for s in newest_first if s.identifiers] + [
         s for s in newest_first if not s.identifiers
