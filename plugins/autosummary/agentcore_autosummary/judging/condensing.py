@@ -19,32 +19,13 @@ from __future__ import annotations
 from attrs import frozen
 
 from agentcore.plugin_api import TokenCounter
-from agentcore_autosummary.judging.pruning import without_superseded
+from agentcore_autosummary.judging.pruning import as_ledger
 from agentcore_autosummary.judging.quoting import QUOTED
 from agentcore_autosummary.text.identifiers import find_identifiers
 from agentcore_autosummary.text.sentences import sentences
-from agentcore_autosummary.text.subjects import word_uses
 from agentcore_autosummary.text.words import folded
 
 __all__ = ["condensed"]
-
-
-def _current(found: list[_Sentence]) -> list[_Sentence]:
-    """``found`` less the values a later sentence of them replaced or withdrew.
-
-    A part's summary may state a value and, further on, its update ("the help center
-    module is owned by Chloe Holm", then "now owned by Maren Kim"): read in order, as a
-    ledger, the later statement holds.
-    """
-    texts = [sentence.text for sentence in found]
-    uses = word_uses("\n".join(texts))
-    current: list[_Sentence] = []
-    for at, sentence in enumerate(found):
-        later = "\n".join(texts[at + 1 :])
-        text = without_superseded(sentence.text, later, uses).strip() if later else sentence.text
-        if text:
-            current.append(_Sentence(sentence.index, text, tuple(find_identifiers(text))))
-    return current
 
 
 @frozen
@@ -68,7 +49,12 @@ def condensed(text: str, counter: TokenCounter, max_tokens: int) -> str:
             continue
         seen.add(key)
         found.append(_Sentence(len(found), part, tuple(find_identifiers(part))))
-    found = _current(found)
+    current = as_ledger("\n".join(sentence.text for sentence in found)).split("\n")
+    found = [
+        _Sentence(index, text, tuple(find_identifiers(text)))
+        for index, text in enumerate(line.strip() for line in current)
+        if text
+    ]
     newest_first = found[::-1]
     ordered = [s for s in newest_first if s.identifiers] + [
         s for s in newest_first if not s.identifiers

@@ -108,6 +108,27 @@ def without_superseded(text: str, later: str, uses: Mapping[str, int] | None = N
     return "\n".join(lines)
 
 
+def as_ledger(text: str, uses: Mapping[str, int] | None = None) -> str:
+    """``text`` read in order, as a ledger: each line less what its later lines replaced.
+
+    A summary may state a value and, further on, its update ("the help center
+    module is owned by Chloe Holm", then "now owned by Maren Kim"); the later
+    statement holds (see :func:`without_superseded`, here with each line's own
+    later lines). ``uses``: as for :func:`without_superseded`, by default those of ``text``.
+    """
+    lines = text.split("\n")
+    counted = word_uses(text) if uses is None else uses
+    kept: list[str] = []
+    for at, line in enumerate(lines):
+        later = without_questions("\n".join(lines[at + 1 :]))
+        pruned = _pruned_line(line, later, counted) if later.strip() else line
+        if pruned is not None:
+            kept.append(pruned)
+    while kept and kept[-1].strip() in ("", QUOTED):
+        kept.pop()
+    return "\n".join(kept)
+
+
 def _pruned_line(line: str, later: str, uses: Mapping[str, int]) -> str | None:
     """``line`` less its replaced sentences and clauses; None when nothing of it is left."""
     body = line.lstrip()
