@@ -374,6 +374,20 @@ async def test_a_question_asked_again_recalls_what_answered_it_not_the_question(
     assert block.count(question) == 1  # the user's own, after the recalled part
 
 
+async def test_advice_given_several_times_is_recalled_once(make_session: MakeSession) -> None:
+    model = Model()
+    session = make_session(
+        MockProvider(responder=model), summary=config("auto"), mode=FocusedConfig()
+    )
+    advice = "Blameless wording in the postmortem makes people share what they did."
+    for opening in ("Good point.", "Agreed, and one more thing.", "As before."):
+        await session.submit_turn(f"{opening} {advice} Let us move on to the rollout.")
+    await tell_the_ports(session)
+    await session.submit_turn("How should we word the postmortem so people share what they did?")
+    (block,) = recalled_blocks(model.turns[-1])
+    assert block.count(advice) == 1
+
+
 async def test_the_tool_answers_with_the_sentence_that_matches_not_its_neighbours(
     make_session: MakeSession,
 ) -> None:

@@ -93,13 +93,16 @@ async def find_summarized(
 def _distinct(query: str, hits: list[MessageHit]) -> list[MessageHit]:
     """``hits`` less those that say only what ``query`` or a better hit says, word for word.
 
-    A user who asks again ("What should the error pages say?") would be shown their
-    own earlier questions: the request grows, and the answer is not in them.
+    A hit says what its sentences that match ``query`` best say (see
+    :func:`best_sentences`, what a recall shows of it). A user who asks again ("What
+    should the error pages say?") would be shown their own earlier questions, and
+    advice given three times would come back three times: the request grows, and
+    nothing new is in it.
     """
     seen = {folded(query)}
     kept = []
     for hit in hits:
-        key = folded(hit.message.text)
+        key = folded(best_sentences(query, hit).message.text)
         if key and key in seen and not hit.message.tool_calls and not attachments(hit.message):
             continue
         seen.add(key)
