@@ -147,7 +147,7 @@ class SummaryConfig:
         plus the messages it does not cover yet; ``"full"``: the whole history,
         front-truncated at 30,000 characters (the original rule); ``"segments"`` (the
         default): the messages the summary does not cover yet alone, the summary kept as
-        parts in order, the two oldest merged when they outgrow :attr:`summary_room` (see
+        parts in order, the oldest merged when they outgrow :attr:`summary_room` (see
         ``agentcore_autosummary.calling.segments``). Either way the summary then covers
         everything before the recent tail, which stays verbatim. ``"server"``: the
         provider's server compacts the conversation itself when a request passes the
@@ -216,12 +216,13 @@ class SummaryConfig:
     :param segments_ratio: Under ``strategy="segments"``, the share of the window the
         summary's parts may take before the two oldest are merged (None:
         :attr:`summary_room`, the room of any summary). See :attr:`segments_room`.
-    :param segments_merge: How the two oldest parts become one when the parts outgrow
-        their room. ``"summarizer"``: one more summary call merges their written text
-        (a later value wins), and quotes what it left out. ``"sentences"``: no call; the
-        parts' own sentences are kept, those that state a fact first, newest first, each
-        fact once, while they fit what the room leaves (see
-        ``agentcore_autosummary.judging.condensing``).
+    :param segments_merge: How the parts are kept inside their room. ``"sentences"``
+        (the default): no call; the two oldest (of two parts, the older) become their
+        own sentences, those that state a fact first, newest first, each fact once,
+        while they fit what the room leaves beside the others, so the newest part stays
+        as written (see ``agentcore_autosummary.judging.condensing``).
+        ``"summarizer"``: one more summary call merges the two oldest parts' written
+        text (a later value wins), and quotes what it left out.
     :param gate: True: a summary is judged before it is applied, and one that stopped at
         its cap, repeats the previous summary, echoes the transcript or loses its
         identifiers is refused and asked for again another way (see
@@ -287,7 +288,7 @@ class SummaryConfig:
     gate: bool = field(default=True, validator=BOOL)
     segments_ratio: float | None = field(default=None, validator=RATIO.or_none())
     segments_merge: SegmentsMerge = field(
-        default="summarizer", validator=one_of("summarizer", "sentences")
+        default="sentences", validator=one_of("summarizer", "sentences")
     )
     recall: Recall = field(default="auto", validator=one_of("off", "tool", "auto", "both"))
     recall_tokens: int | None = field(default=None, validator=POSITIVE_INT.or_none())

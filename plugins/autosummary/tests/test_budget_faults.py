@@ -160,7 +160,7 @@ async def test_a_20000_token_summary_is_cut_and_the_session_goes_on() -> None:
     assert over(server, 2000) == []
     summary = await get_conversation_summary(chat)
     assert summary is not None and "tokens left out" in summary
-    assert count_text_tokens(summary) <= 200
+    assert count_text_tokens(summary) <= config.summary_room
 
 
 async def test_a_failed_attempt_never_stops_the_next_one_even_after_a_resume() -> None:

@@ -115,7 +115,7 @@ async def test_segments_outgrowing_their_room_are_merged_oldest_first(
     make_session: MakeSession,
 ) -> None:
     summarizer = Extractor()
-    config = _config(max_summary_tokens=40, retention_check="off")
+    config = _config(max_summary_tokens=40, retention_check="off", segments_merge="summarizer")
     session = make_session(MockProvider(responder=summarizer), summary=config, mode=FocusedConfig())
     await _talk(session)
     merges = [
@@ -135,7 +135,7 @@ async def test_a_failing_merge_leaves_the_segments_and_every_turn_goes_out(
 ) -> None:
     summarizer = Extractor()
     summarizer.fail_merges = True
-    config = _config(max_summary_tokens=40, retention_check="off")
+    config = _config(max_summary_tokens=40, retention_check="off", segments_merge="summarizer")
     session = make_session(MockProvider(responder=summarizer), summary=config, mode=FocusedConfig())
     await _talk(session)
     assert session.turn_index == 10
@@ -223,7 +223,7 @@ def test_the_segments_room_is_a_share_of_the_window_never_below_a_summary_s() ->
 async def test_each_part_names_the_turns_it_came_from(make_session: MakeSession) -> None:
     summarizer = Extractor()
     summarizer.fail_merges = True  # the parts stay apart
-    config = _config(max_summary_tokens=40, retention_check="off")
+    config = _config(max_summary_tokens=40, retention_check="off", segments_merge="summarizer")
     session = make_session(MockProvider(responder=summarizer), summary=config, mode=FocusedConfig())
     await _talk(session)
     summary = _summary((await session.get_slot()).config.focused)
@@ -258,7 +258,7 @@ async def test_a_merge_never_reads_the_quotes_and_the_merged_part_keeps_them(
     make_session: MakeSession,
 ) -> None:
     summarizer = Vague()
-    config = _config(max_summary_tokens=120, trigger_token_ratio=0.4)
+    config = _config(max_summary_tokens=120, trigger_token_ratio=0.4, segments_merge="summarizer")
     session = make_session(MockProvider(responder=summarizer), summary=config, mode=FocusedConfig())
     for turn, name in enumerate(SERVICES):
         filler = " ".join(f"detail{turn}x{n}" for n in range(40))
@@ -276,7 +276,7 @@ async def test_an_older_part_loses_a_value_a_later_one_replaced_and_keeps_the_ot
 ) -> None:
     summarizer = Extractor()
     summarizer.fail_merges = True  # the parts stay apart: the older one is pruned, not merged
-    config = _config(max_summary_tokens=120, retention_check="off")
+    config = _config(max_summary_tokens=120, retention_check="off", segments_merge="summarizer")
     session = make_session(MockProvider(responder=summarizer), summary=config, mode=FocusedConfig())
     await _talk(session, 6)
     filler = " ".join(f"later{n}" for n in range(40))
@@ -507,11 +507,11 @@ async def test_a_pruning_the_store_refuses_leaves_the_turn_and_the_summary_as_th
     assert "port 8000" not in _summary((await session.get_slot()).config.focused)
 
 
-async def test_merging_by_sentences_asks_no_model_and_keeps_every_fact_that_fits(
+async def test_merging_by_sentences_asks_no_model_and_keeps_the_newest_facts_that_fit(
     make_session: MakeSession,
 ) -> None:
     summarizer = Extractor()
-    config = _config(max_summary_tokens=120, retention_check="off", segments_merge="sentences")
+    config = _config(max_summary_tokens=160, retention_check="off", segments_merge="sentences")
     session = make_session(MockProvider(responder=summarizer), summary=config, mode=FocusedConfig())
     await _talk(session)
     texts = ["\n".join(m.text or "" for m in r.messages) for r in summarizer.requests]
@@ -519,6 +519,9 @@ async def test_merging_by_sentences_asks_no_model_and_keeps_every_fact_that_fits
     stored = await session.get_session_data(state_key("default"))
     assert stored is not None and stored["segments"][0]["start"] == 0
     assert len(stored["segments"]) < len(summarizer.requests), "the parts were never merged"
+    assert "\n- The " in stored["segments"][0]["text"]  # a fact a line, as merged
     sent = "\n".join(m.text or "" for m in (await session.get_slot()).load_messages())
+    kept = FACT.findall(sent)
+    assert len(kept) == len(set(kept)) >= 7  # each fact once
     expected = {name: str(8000 + turn) for turn, name in enumerate(SERVICES)}
-    assert dict(FACT.findall(sent)) == expected
+    assert dict(kept) == dict(list(expected.items())[-len(kept) :])  # the oldest give way

@@ -7,13 +7,17 @@ summary. Each summary is one new segment, the summary of the messages it
 covers alone; the slot's summary is the segments in order, oldest first,
 each headed by the stretch of the conversation it covers. When the segments
 outgrow their room (:attr:`~agentcore_autosummary.SummaryConfig.segments_room`),
-the two oldest are merged by one more call (a later value wins, the request
-says so), as often as that takes and the calls allow; a merge that fails
-leaves the segments as they are, and the turn goes out all the same. A
-merge is shown the two parts' written text only: their quotes never pass
-through the model (a small model rewrites them into advice), and with
-``retention_check="quote"`` the merged part quotes again, from both parts,
-what its written text left out and no later part replaced. When a new
+by default (``segments_merge="sentences"``) no call is made: the two oldest
+(of two, the older) become their sentences that state a fact, to fit what the
+room leaves beside the others (:mod:`~agentcore_autosummary.judging.condensing`),
+and the newest stays as the summarizer wrote it. With ``"summarizer"`` the two
+oldest are merged by one more call (a later value wins, the request says so),
+as often as that takes and the calls allow; a merge that fails leaves the
+segments as they are, and the turn goes out all the same. A merge is shown the
+two parts' written text only: their quotes never pass through the model (a small
+model rewrites them into advice), and with ``retention_check="quote"`` the
+merged part quotes again, from both parts, what its written text left out and
+no later part replaced. When a new
 part joins them, each part loses the values that what came after it
 replaced: a later part, the new messages, or the verbatim tail kept after
 the summary (:mod:`~agentcore_autosummary.judging.pruning`). A merge is never
@@ -193,44 +197,69 @@ async def _new_segment(ctx: TurnContext, config: SummaryConfig, plan: Plan) -> t
 async def _merged_to_fit(
     ctx: TurnContext, config: SummaryConfig, plan: Plan, segments: tuple[Segment, ...]
 ) -> tuple[Segment, ...]:
-    """``segments`` with the oldest merged while they outgrow their room and calls are left."""
+    """``segments`` with the oldest merged while they outgrow their room and calls are left.
+
+    Under ``segments_merge="sentences"`` no call is made (see :func:`_condensed`).
+    """
     counter = (await summary_fit(ctx, config, plan)).counter
     calls = config.max_summary_calls_per_turn
     while len(segments) > 1 and calls > 0:
         if counter.count_text(render_segments(segments)) <= config.segments_room:
             break
-        first, second = segments[0], segments[1]
         if config.segments_merge == "sentences":
-            merged = _condensed_pair(config, counter, segments)
-        else:
-            calls -= 1
-            try:
-                merged = await _merge(ctx, config, plan, first, second)
-            except Exception as exc:  # the provider's faults included: the new segment stands
-                # Degrade: the segments stay apart; the window guard sizes the request.
-                logger.info(
-                    "the merge of two summary segments failed: %s: %s", type(exc).__name__, exc
-                )
+            condensed_parts = _condensed(config, counter, segments)
+            if condensed_parts == segments:
                 break
+            segments = condensed_parts
+            continue
+        first, second = segments[0], segments[1]
+        calls -= 1
+        try:
+            merged = await _merge(ctx, config, plan, first, second)
+        except Exception as exc:  # the provider's faults included: the new segment stands
+            # Degrade: the segments stay apart; the window guard sizes the request.
+            logger.info("the merge of two summary segments failed: %s: %s", type(exc).__name__, exc)
+            break
         turns = (first.turns[0], second.turns[1]) if first.turns and second.turns else None
         merged_part = Segment(start=first.start, end=second.end, text=merged, turns=turns)
         segments = (merged_part, *segments[2:])
     return segments
 
 
-def _condensed_pair(
+def _condensed(
     config: SummaryConfig, counter: TokenCounter, segments: tuple[Segment, ...]
-) -> str:
-    """The two oldest of ``segments`` as one text, their sentences that carry facts.
+) -> tuple[Segment, ...]:
+    """``segments`` with their oldest made their sentences that carry facts, to fit the room.
 
-    They take what the room leaves beside the other parts, and never less than
-    half a summary's cap.
+    Of three parts or more, the two oldest become one; of two, the older shrinks,
+    so the newest part stays as the summarizer wrote it, under its own stretch.
+    The condensed part takes what the room leaves beside the others; when that is
+    under a quarter of a summary's cap, every part becomes one, in the room. A
+    text with no sentence that fits is cut in its middle.
     """
-    first, second = segments[0], segments[1]
-    placeholder = Segment(start=first.start, end=second.end, text="", turns=None)
-    beside = counter.count_text(render_segments((placeholder, *segments[2:])))
-    room = max(config.summary_tokens // 2, config.segments_room - beside)
-    return condensed(f"{first.text}\n{second.text}", counter, room) or second.text
+    room = config.segments_room - _CONDENSED_MARGIN_TOKENS
+    count = 2 if len(segments) > 2 else 1
+    budget = room - _beside(counter, segments, count)
+    if budget < config.summary_tokens // 4:
+        count, budget = len(segments), room
+    oldest = segments[:count]
+    first, last = oldest[0], oldest[-1]
+    joined = "\n".join(part.text for part in oldest)
+    text = condensed(joined, counter, budget) or counter.cut_middle(joined, budget)
+    turns = (first.turns[0], last.turns[1]) if first.turns and last.turns else None
+    return (Segment(start=first.start, end=last.end, text=text, turns=turns), *segments[count:])
+
+
+_CONDENSED_MARGIN_TOKENS = 4
+"""Tokens the parts leave of their room when condensed: a text counts a little more
+joined to its heading than alone."""
+
+
+def _beside(counter: TokenCounter, segments: tuple[Segment, ...], count: int) -> int:
+    """Tokens the parts after the ``count`` oldest take, with every heading."""
+    first, last = segments[0], segments[count - 1]
+    placeholder = Segment(start=first.start, end=last.end, text="", turns=None)
+    return counter.count_text(render_segments((placeholder, *segments[count:])))
 
 
 async def _merge(
