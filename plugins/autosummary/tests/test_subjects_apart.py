@@ -121,6 +121,12 @@ async def test_a_withdrawn_value_is_not_quoted_as_true() -> None:
             True,
         ),
         ("30 s", "We set the timeout to 30 s.", "Raise the timeout to 60 s.", True),
+        (
+            "53,000 dollars",
+            "The budget for the quarter is 53,000 dollars.",
+            "Finance added the load tests: the budget is now 76,000 dollars.",
+            True,
+        ),
         ("8440", "认证模块的端口是8440。", "计费模块的端口是8441。", False),
         ("8440", "认证模块的端口是8440。", "认证模块的端口改为9000。", True),
         ("12万元", "我们的预算是12万元。", "预算现在是15万元。", True),

@@ -37,6 +37,7 @@ from agentcore_autosummary.text.identifiers import find_identifiers, holds
 from agentcore_autosummary.text.subjects import (
     Topic,
     clause_before,
+    heads_before,
     names_topic,
     subject,
     subjects_after,
@@ -170,7 +171,8 @@ def is_superseded(
     word = subject(identifier, sentence)
     counted = word_uses(f"{sentence}\n{later}") if uses is None else uses
     about = topic(identifier, sentence, counted)
-    words = [word] if word is not None else subjects_after(identifier, sentence)
+    words = [word, *heads_before(identifier, sentence)] if word is not None else []
+    words = words or subjects_after(identifier, sentence)
     return any(gets_new_value(identifier, each, later, about) for each in words)
 
 

@@ -110,6 +110,29 @@ def subject(identifier: str, text: str) -> str | None:
     return None
 
 
+_PREPOSITIONS = frozenset(["for", "of", "on", "in", "at"])
+_HEAD_LOOK_BACK_WORDS = 6
+
+
+def heads_before(identifier: str, text: str) -> list[str]:
+    """The nouns a prepositional phrase before ``identifier`` hangs from, case-folded.
+
+    In "the budget for the quarter is 53,000" the word before the value names
+    the quarter; the subject is the budget, the word before "for" (or "of", "on",
+    "in", "at"), looked for among the :data:`_HEAD_LOOK_BACK_WORDS` words before
+    the value.
+    """
+    at = text.find(identifier)
+    if at < 0:
+        return []
+    before = words(text[:at])[-_HEAD_LOOK_BACK_WORDS:]
+    return [
+        before[index - 1].casefold()
+        for index in range(1, len(before))
+        if before[index].casefold() in _PREPOSITIONS and _is_content_word(before[index - 1])
+    ]
+
+
 def clause_before(at: int, text: str) -> str:
     """The clause that ends at ``at`` in ``text``: back to a punctuation mark, at most 8 words."""
     head = text[max(0, at - 160) : at]
