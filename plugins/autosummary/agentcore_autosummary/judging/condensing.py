@@ -20,7 +20,7 @@ from attrs import frozen
 
 from agentcore.plugin_api import TokenCounter
 from agentcore_autosummary.judging.pruning import as_ledger
-from agentcore_autosummary.judging.quoting import QUOTED
+from agentcore_autosummary.judging.quoting import QUOTED, fitting_lines
 from agentcore_autosummary.text.identifiers import find_identifiers
 from agentcore_autosummary.text.sentences import sentences
 from agentcore_autosummary.text.words import folded
@@ -59,16 +59,5 @@ def condensed(text: str, counter: TokenCounter, max_tokens: int) -> str:
     ordered = [s for s in newest_first if s.identifiers] + [
         s for s in newest_first if not s.identifiers
     ]
-    stated: set[str] = set()
-    kept: list[_Sentence] = []
-    used = 0
-    for sentence in ordered:
-        if sentence.identifiers and all(i in stated for i in sentence.identifiers):
-            continue
-        cost = counter.count_text(f"- {sentence.text}") + 1
-        if used + cost > max_tokens:
-            continue
-        used += cost
-        stated.update(sentence.identifiers)
-        kept.append(sentence)
-    return "\n".join(f"- {s.text}" for s in sorted(kept, key=lambda s: s.index))
+    candidates = ((sentence.index, sentence.text, sentence.identifiers) for sentence in ordered)
+    return "\n".join(fitting_lines(candidates, counter, 0, max_tokens))

@@ -34,7 +34,7 @@ a fact is the last one a reader meets.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import accumulate
 
 from attrs import frozen
@@ -57,6 +57,7 @@ __all__ = [
     "MAX_QUOTE_CHARS",
     "MAX_SENTENCES",
     "QUOTED",
+    "fitting_lines",
     "live_clauses",
     "quote_missing",
     "without_quotes",
@@ -249,23 +250,40 @@ def quote_missing(
         if quote:
             valued = any(states_value(i, quote) for i in live)
             candidates.append(_Candidate(index, quote, live, valued))
-    stated: set[str] = set()
-    kept: list[tuple[int, str]] = []
-    used = counter.count_text(f"{summary}\n\n{QUOTED}")
     # Sentences that give a missing identifier as the value of a subject first ("the
     # Python version is now 3.12"), then any other (" ... the warnings that 3.12 adds").
-    for candidate in [c for c in candidates if c.valued] + [c for c in candidates if not c.valued]:
+    ordered = [c for c in candidates if c.valued] + [c for c in candidates if not c.valued]
+    used = counter.count_text(f"{summary}\n\n{QUOTED}")
+    kept = fitting_lines(((c.index, c.quote, c.live) for c in ordered), counter, used, max_tokens)
+    if not kept:
+        return summary
+    return "\n".join([summary, "", QUOTED, *kept])
+
+
+def fitting_lines(
+    candidates: Iterable[tuple[int, str, Sequence[str]]],
+    counter: TokenCounter,
+    used: int,
+    max_tokens: int,
+) -> list[str]:
+    """The candidates kept as list lines (``- text``), in the order of their index.
+
+    ``candidates`` are ``(index, text, identifiers)``, best first; each is kept
+    while the lines fit ``max_tokens`` with the ``used`` tokens already taken, and
+    one whose identifiers a kept line all states already is passed over.
+    """
+    stated: set[str] = set()
+    kept: list[tuple[int, str]] = []
+    for index, text, identifiers in candidates:
         if max_tokens - used < MIN_QUOTE_TOKENS:
             break
-        if all(identifier in stated for identifier in candidate.live):
+        if identifiers and all(identifier in stated for identifier in identifiers):
             continue
-        cost = counter.count_text(f"- {candidate.quote}") + 1
+        line = f"- {text}"
+        cost = counter.count_text(line) + 1
         if used + cost > max_tokens:
             continue
         used += cost
-        stated.update(candidate.live)
-        kept.append((candidate.index, candidate.quote))
-    if not kept:
-        return summary
-    lines = [f"- {quote}" for _, quote in sorted(kept)]
-    return "\n".join([summary, "", QUOTED, *lines])
+        stated.update(identifiers)
+        kept.append((index, line))
+    return [line for _, line in sorted(kept)]
