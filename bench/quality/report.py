@@ -323,6 +323,7 @@ EVALUATION_HEADER = [
 
 EVALUATION_TITLES = {
     "agentcore": "agentcore defaults (segments, 0.8)",
+    "agentcore-model-merges": "agentcore, parts merged by the model (the defaults until 6fed0c8)",
     "agentcore-incremental": "agentcore, incremental at 0.4 (the former defaults)",
     "agentcore-structured": 'agentcore, summary_style="structured"',
     "langmem": "langmem",

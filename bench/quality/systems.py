@@ -9,7 +9,8 @@ the request body. Each is set up as its documentation shows:
   summary_provider=OpenAIProvider(...))``, the other settings its defaults
   (``structured``: ``summary_style="structured"`` as well; ``segments``:
   ``strategy="segments"`` as well; ``incremental``: ``strategy="incremental"``
-  and ``trigger_token_ratio=0.4``, the former defaults; ``quote``:
+  and ``trigger_token_ratio=0.4``, the former defaults; ``model-merges``:
+  ``segments_merge="summarizer"``, the defaults until ``6fed0c8``; ``quote``:
   ``retention_check="quote"``); ``timeout=None``,
   so a slow CPU call is measured rather than cut at the default 120 s.
 * langmem: ``summarize_messages`` before every model call with
@@ -125,6 +126,7 @@ async def _agentcore(
     mode: str | None = None,
     recall: str | None = None,
     trigger: float | None = None,
+    merge: str | None = None,
 ) -> None:
     from agentcore import (
         Agent,
@@ -163,6 +165,7 @@ async def _agentcore(
         "mode": mode,
         "recall": recall,
         "trigger_token_ratio": trigger,
+        "segments_merge": merge,
     }
     fields = {name: value for name, value in chosen.items() if value is not None}
     config = SummaryConfig(
@@ -387,6 +390,10 @@ SYSTEMS: dict[str, tuple[str, Runner]] = {
     "agentcore-segments": (
         'agentcore, strategy="segments"',
         functools.partial(_agentcore, structured=False, strategy="segments"),
+    ),
+    "agentcore-model-merges": (
+        'agentcore, segments_merge="summarizer" (the defaults until 6fed0c8)',
+        functools.partial(_agentcore, structured=False, merge="summarizer"),
     ),
     "agentcore-incremental": (
         'agentcore, strategy="incremental" at 0.4 (the defaults until 473e393)',
