@@ -14,6 +14,7 @@ import pytest
 from agentcore import Agent, AgentBuilder, AgentSession, FocusedConfig, InMemoryStore, LlmRequest
 from agentcore.testing import MockProvider
 from agentcore_autosummary import SummaryConfig, get_conversation_summary
+from agentcore_autosummary.judging.pruning import without_superseded
 from agentcore_autosummary.judging.superseding import is_superseded, withdraws
 
 SERVICES = ["auth", "billing", "search", "mailer", "ledger", "gateway", "catalog", "orders"]
@@ -151,3 +152,22 @@ def test_a_later_value_updates_only_the_subject_its_clause_names(
 )
 def test_a_negated_name_withdraws_its_value(identifier: str, later: str, withdrawn: bool) -> None:
     assert withdraws(identifier, later) is withdrawn
+
+
+@pytest.mark.parametrize(
+    ("text", "later", "left"),
+    [
+        ("The message queue is Redpanda.", "We are not using Redpanda after all.", ""),
+        ("消息队列用 Redpanda。", "最后不用 Redpanda 了，消息队列改用 ActiveMQ。", ""),
+        ("缓存放在 Memcached。", "我们最后不用 Memcached 了，缓存还是放在本地内存。", ""),
+        (
+            "缓存放在本地内存，不用Redis。",
+            "数据库用 PostgreSQL 16。",
+            "缓存放在本地内存，不用Redis。",
+        ),  # noqa: E501
+    ],
+)
+def test_a_withdrawal_that_names_the_value_again_removes_it(
+    text: str, later: str, left: str
+) -> None:
+    assert without_superseded(text, later) == left

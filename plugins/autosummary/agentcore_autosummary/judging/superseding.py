@@ -60,7 +60,7 @@ _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[\n。！？]")
 _CHANGED = re.compile(
     r"\b(?:after all|no longer|any ?more|instead|drop(?:ped|s)?|cancel(?:l?ed|s)?|"
     r"scrap(?:ped|s)?|abandon(?:ed|s)?|revert(?:ed|s)?|won't|will not|not going to)\b|"
-    r"不再|取消|放弃|改为|改成|换成",
+    r"不再|取消|放弃|改为|改成|改用|换成|最后|终究|还是",
     re.IGNORECASE,
 )
 
