@@ -216,13 +216,10 @@ class SummaryConfig:
     :param segments_ratio: Under ``strategy="segments"``, the share of the window the
         summary's parts may take before the two oldest are merged (None:
         :attr:`summary_room`, the room of any summary). See :attr:`segments_room`.
-    :param segments_merge: How the parts are kept inside their room. ``"sentences"``
-        (the default): no call; the two oldest (of two parts, the older) become their
-        own sentences, those that state a fact first, newest first, each fact once,
-        while they fit what the room leaves beside the others, so the newest part stays
-        as written (see ``agentcore_autosummary.judging.condensing``).
-        ``"summarizer"``: one more summary call merges the two oldest parts' written
-        text (a later value wins), and quotes what it left out.
+    :param segments_merge: How the parts keep to their room. ``"sentences"``: no call,
+        the oldest become their sentences that state a fact, newest first, each fact
+        once (``agentcore_autosummary.judging.condensing``); ``"summarizer"``: one more
+        summary call merges the two oldest parts' written text.
     :param gate: True: a summary is judged before it is applied, and one that stopped at
         its cap, repeats the previous summary, echoes the transcript or loses its
         identifiers is refused and asked for again another way (see

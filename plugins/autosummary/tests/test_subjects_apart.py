@@ -164,7 +164,7 @@ def test_a_negated_name_withdraws_its_value(identifier: str, later: str, withdra
             "缓存放在本地内存，不用Redis。",
             "数据库用 PostgreSQL 16。",
             "缓存放在本地内存，不用Redis。",
-        ),  # noqa: E501
+        ),
     ],
 )
 def test_a_withdrawal_that_names_the_value_again_removes_it(
