@@ -46,6 +46,10 @@ SUMMARY = {
     "debounce_turns": 1,
     "mode": "background",
     "keep_recent_tokens": 60,
+    # The check reads every covered turn's marker in the stored summary: parts merged by
+    # the (scripted) model keep them all, where merged by their sentences the oldest give
+    # way to the room.
+    "segments_merge": "summarizer",
 }
 MODEL_DELAY: dict[str, float] = {"turn": 0.0}
 
