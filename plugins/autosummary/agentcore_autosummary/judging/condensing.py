@@ -41,15 +41,15 @@ def condensed(text: str, counter: TokenCounter, max_tokens: int) -> str:
     ``text``: summary parts, oldest first (their quotes included). The result is
     one sentence a line; it is empty only when no sentence fits.
     """
-    found: list[_Sentence] = []
+    distinct: list[str] = []
     seen: set[str] = set()
     for part in sentences(text):
         key = folded(part)
         if part == QUOTED or not key or key in seen or part.endswith((":", "：")):
             continue
         seen.add(key)
-        found.append(_Sentence(len(found), part, tuple(find_identifiers(part))))
-    current = as_ledger("\n".join(sentence.text for sentence in found)).split("\n")
+        distinct.append(part)
+    current = as_ledger("\n".join(distinct)).split("\n")
     found = [
         _Sentence(index, text, tuple(find_identifiers(text)))
         for index, text in enumerate(line.strip() for line in current)

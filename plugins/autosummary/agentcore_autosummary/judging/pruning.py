@@ -103,9 +103,7 @@ def without_superseded(text: str, later: str, uses: Mapping[str, int] | None = N
         kept = _pruned_line(line, later, counted)
         if kept is not None:
             lines.append(kept)
-    while lines and lines[-1].strip() in ("", QUOTED):
-        lines.pop()
-    return "\n".join(lines)
+    return _joined_lines(lines)
 
 
 def as_ledger(text: str, uses: Mapping[str, int] | None = None) -> str:
@@ -124,9 +122,14 @@ def as_ledger(text: str, uses: Mapping[str, int] | None = None) -> str:
         pruned = _pruned_line(line, later, counted) if later.strip() else line
         if pruned is not None:
             kept.append(pruned)
-    while kept and kept[-1].strip() in ("", QUOTED):
-        kept.pop()
-    return "\n".join(kept)
+    return _joined_lines(kept)
+
+
+def _joined_lines(lines: list[str]) -> str:
+    """``lines`` as one text, less the empty lines and quotes heading left at its end."""
+    while lines and lines[-1].strip() in ("", QUOTED):
+        lines.pop()
+    return "\n".join(lines)
 
 
 def _pruned_line(line: str, later: str, uses: Mapping[str, int]) -> str | None:
