@@ -472,6 +472,34 @@ async def test_a_value_withdrawn_by_a_later_turn_that_names_it_leaves_the_summar
     assert "The auth service listens on port 8000" in summary
 
 
+def _queue_writer(request: LlmRequest) -> str:
+    """A faithful summarizer, in Chinese, of the ports and the message queue it reads."""
+    if request.purpose != "summary":
+        return "好的。"
+    text = "\n".join(message.text or "" for message in request.messages)
+    facts = [f"The {name} service listens on port {port}." for name, port in FACT.findall(text)]
+    facts += ["消息队列用 Redpanda。"] if "消息队列用 Redpanda" in text else []
+    return " ".join(facts)
+
+
+async def test_a_chinese_withdrawal_that_names_the_value_leaves_the_summary(
+    make_session: MakeSession,
+) -> None:
+    config = _by_hand(retention_check="off")
+    session = make_session(
+        MockProvider(responder=_queue_writer), summary=config, mode=FocusedConfig()
+    )
+    await _talk(session, 3)
+    await session.submit_turn("消息队列用 Redpanda。 " + _filler())
+    await _talk(session, 2)
+    await compact(session)
+    assert "Redpanda" in _summary((await session.get_slot()).config.focused)
+    await session.submit_turn("最后不用 Redpanda 了，消息队列改用 SQS。")
+    summary = _summary((await session.get_slot()).config.focused)
+    assert "Redpanda" not in summary
+    assert "The auth service listens on port 8000" in summary
+
+
 class _SummaryWritesFail(InMemoryStore):
     """A store whose writes of a summary fail while ``failing`` is set."""
 
