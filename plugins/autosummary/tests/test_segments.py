@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+import pytest
+
 from agentcore import (
     AgentSession,
     FocusedConfig,
@@ -451,27 +453,6 @@ def _plan_writer(request: LlmRequest) -> str:
     return " ".join(facts)
 
 
-async def test_a_value_withdrawn_by_a_later_turn_that_names_it_leaves_the_summary(
-    make_session: MakeSession,
-) -> None:
-    config = _by_hand(retention_check="off")
-    session = make_session(
-        MockProvider(responder=_plan_writer), summary=config, mode=FocusedConfig()
-    )
-    await _talk(session, 3)
-    await session.submit_turn("If nothing helps, the rollback plan deploys v4.21.0. " + _filler())
-    await _talk(session, 2)
-    await compact(session)
-    assert "v4.21.0" in _summary((await session.get_slot()).config.focused)
-    await session.submit_turn(
-        "We are not rolling back to v4.21.0 after all: the rollback plan now deploys "
-        "the hotfix v4.22.8 instead."
-    )
-    summary = _summary((await session.get_slot()).config.focused)
-    assert "v4.21.0" not in summary
-    assert "The auth service listens on port 8000" in summary
-
-
 def _queue_writer(request: LlmRequest) -> str:
     """A faithful summarizer, in Chinese, of the ports and the message queue it reads."""
     if request.purpose != "summary":
@@ -482,21 +463,42 @@ def _queue_writer(request: LlmRequest) -> str:
     return " ".join(facts)
 
 
-async def test_a_chinese_withdrawal_that_names_the_value_leaves_the_summary(
+@pytest.mark.parametrize(
+    ("writer", "statement", "withdrawal", "value"),
+    [
+        (
+            _plan_writer,
+            "If nothing helps, the rollback plan deploys v4.21.0.",
+            "We are not rolling back to v4.21.0 after all: the rollback plan now deploys "
+            "the hotfix v4.22.8 instead.",
+            "v4.21.0",
+        ),
+        (
+            _queue_writer,
+            "消息队列用 Redpanda。",
+            "最后不用 Redpanda 了，消息队列改用 SQS。",
+            "Redpanda",
+        ),
+    ],
+    ids=["english", "chinese"],
+)
+async def test_a_value_withdrawn_by_a_later_turn_that_names_it_leaves_the_summary(
     make_session: MakeSession,
+    writer: Callable[[LlmRequest], str],
+    statement: str,
+    withdrawal: str,
+    value: str,
 ) -> None:
     config = _by_hand(retention_check="off")
-    session = make_session(
-        MockProvider(responder=_queue_writer), summary=config, mode=FocusedConfig()
-    )
+    session = make_session(MockProvider(responder=writer), summary=config, mode=FocusedConfig())
     await _talk(session, 3)
-    await session.submit_turn("消息队列用 Redpanda。 " + _filler())
+    await session.submit_turn(f"{statement} {_filler()}")
     await _talk(session, 2)
     await compact(session)
-    assert "Redpanda" in _summary((await session.get_slot()).config.focused)
-    await session.submit_turn("最后不用 Redpanda 了，消息队列改用 SQS。")
+    assert value in _summary((await session.get_slot()).config.focused)
+    await session.submit_turn(withdrawal)
     summary = _summary((await session.get_slot()).config.focused)
-    assert "Redpanda" not in summary
+    assert value not in summary
     assert "The auth service listens on port 8000" in summary
 
 
