@@ -502,6 +502,55 @@ async def test_a_value_withdrawn_by_a_later_turn_that_names_it_leaves_the_summar
     assert "The auth service listens on port 8000" in summary
 
 
+def _copying_writer(statement: str) -> Callable[[LlmRequest], str]:
+    """A faithful summarizer of the ports and of ``statement`` when its messages give it."""
+
+    def write(request: LlmRequest) -> str:
+        if request.purpose != "summary":
+            return "Noted."
+        text = "\n".join(message.text or "" for message in request.messages)
+        facts = [f"The {name} service listens on port {port}." for name, port in FACT.findall(text)]
+        facts += [statement] if statement in text else []
+        return " ".join(facts)
+
+    return write
+
+
+@pytest.mark.parametrize(
+    ("statement", "update", "value"),
+    [
+        (
+            "I have requested a refund of 102.75 euros for the broken parts.",
+            "Updated: the refund is now 62.50 euros.",
+            "102.75 euros",
+        ),
+        (
+            "Ownership for the sprint is Chloe Holm for the help center module.",
+            "Chloe Holm moves to another team, the help center module is now owned by Maren Kim.",
+            "Chloe Holm",
+        ),
+        ("部署的 region 是 ap-northeast-1。", "region 换成 eu-west-1。", "ap-northeast-1"),
+    ],
+    ids=["subject-word-after-the-verb", "value-mentioned-again", "chinese-topic"],
+)
+async def test_a_value_whose_subject_a_later_turn_names_again_leaves_the_summary(
+    make_session: MakeSession, statement: str, update: str, value: str
+) -> None:
+    writer = _copying_writer(statement)
+    config = _by_hand(retention_check="off")
+    session = make_session(MockProvider(responder=writer), summary=config, mode=FocusedConfig())
+    await _talk(session, 3)
+    await session.submit_turn(f"{statement} {_filler()}")
+    await _talk(session, 2)
+    await compact(session)
+    assert value in _summary((await session.get_slot()).config.focused)
+    await session.submit_turn(update)
+    summary = _summary((await session.get_slot()).config.focused)
+    assert value not in summary
+    for turn, name in enumerate(SERVICES[:3]):
+        assert f"The {name} service listens on port {8000 + turn}" in summary
+
+
 class _SummaryWritesFail(InMemoryStore):
     """A store whose writes of a summary fail while ``failing`` is set."""
 

@@ -25,6 +25,7 @@ from agentcore_autosummary.judging.superseding import is_superseded, retracts
 from agentcore_autosummary.keeping.state import Segment
 from agentcore_autosummary.text.identifiers import find_identifiers, holds
 from agentcore_autosummary.text.sentences import inline_sentences, without_questions
+from agentcore_autosummary.text.statements import restated_otherwise
 from agentcore_autosummary.text.subjects import word_uses
 
 __all__ = ["TAIL_CHARS", "current_parts", "newest_tail", "without_superseded"]
@@ -149,6 +150,7 @@ def _pruned_line(line: str, later: str, uses: Mapping[str, int]) -> str | None:
             value
             for value in values
             if retracts(value, later)  # named again in its own withdrawal
+            or restated_otherwise(value, part, later)  # named again, then replaced
             or (not holds(later, value) and is_superseded(value, part, later, uses))
         ]
         if not replaced:

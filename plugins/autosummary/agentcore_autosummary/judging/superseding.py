@@ -15,6 +15,11 @@ names, long numbers). An identifier of the previous summary is
   Chinese, within the 16 characters after it (``预算是12万元`` by ``预算现在是15万元``);
 - **lost** otherwise.
 
+A value is also superseded when the last later statement of its subject gives
+another (see :mod:`agentcore_autosummary.text.statements`): "I have requested a
+refund of 102.75 euros" by "the refund is now 62.50 euros", the later clause naming
+nothing the earlier one does not.
+
 A value of one subject is not superseded by the value of another subject of the
 same pattern: when the clause that gave the value names a topic (see
 :func:`~agentcore_autosummary.text.subjects.topic`: ``auth`` in ``note that the auth
@@ -34,10 +39,10 @@ from collections.abc import Iterator, Mapping
 from itertools import islice
 
 from agentcore_autosummary.text.identifiers import find_identifiers, holds
+from agentcore_autosummary.text.statements import restated_otherwise
 from agentcore_autosummary.text.subjects import (
     Topic,
     clause_before,
-    heads_before,
     names_topic,
     subject,
     subjects_after,
@@ -166,13 +171,12 @@ def is_superseded(
     ``sentence`` and ``later``). A value ``later`` withdraws (:func:`withdraws`) is
     superseded too.
     """
-    if withdraws(identifier, later):
+    if withdraws(identifier, later) or restated_otherwise(identifier, sentence, later):
         return True
     word = subject(identifier, sentence)
     counted = word_uses(f"{sentence}\n{later}") if uses is None else uses
     about = topic(identifier, sentence, counted)
-    words = [word, *heads_before(identifier, sentence)] if word is not None else []
-    words = words or subjects_after(identifier, sentence)
+    words = [word] if word is not None else subjects_after(identifier, sentence)
     return any(gets_new_value(identifier, each, later, about) for each in words)
 
 

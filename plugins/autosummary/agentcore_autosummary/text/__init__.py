@@ -10,5 +10,8 @@ retention check and the quotes:
 - an **identifier** is what a reader would call the value of a fact: a path, a
   date, an amount, a version, a code, a name (:mod:`.identifiers`);
 - a **subject** is the word an identifier is the value of (``port`` in
-  ``port 8443``, :mod:`.subjects`).
+  ``port 8443``, :mod:`.subjects`);
+- a **statement** is a value with the words of the clause that gives it; a later
+  statement whose words the earlier clause names all gives its subject a new
+  value (:mod:`.statements`).
 """

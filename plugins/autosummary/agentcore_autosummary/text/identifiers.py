@@ -282,6 +282,22 @@ def _identifiers(text: str) -> tuple[str, ...]:
     return tuple(seen)
 
 
+def value_kind(identifier: str) -> str:
+    """What kind of value ``identifier`` is, as one value may replace another.
+
+    ``"when"`` (a date or a time), ``"where"`` (a link, an address, a path),
+    ``"quantity"`` (it starts with a digit or a currency sign: an amount, a size, a
+    number) or ``"name"`` (anything else: a name, a version, a code).
+    """
+    if _DATE.fullmatch(identifier) or _TIME.fullmatch(identifier):
+        return "when"
+    if any(kind.fullmatch(identifier) for kind in (_URL, _EMAIL, _UUID, _PATH)):
+        return "where"
+    if identifier[:1].isdigit() or identifier[:1] in "$€£¥":
+        return "quantity"
+    return "name"
+
+
 _DIGIT = re.compile(r"\d")
 _NEEDS_DIGIT = frozenset((_DATE, _TIME, _AMOUNT, _VERSION, _CODE, _NUMBER))
 """Kinds each of whose alternatives holds a digit (``\\d``): a text without one has none."""

@@ -91,7 +91,7 @@ _STOP_WORDS = frozenset(
 )
 
 
-def _is_content_word(word: str) -> bool:
+def is_content_word(word: str) -> bool:
     """Whether ``word`` can be a subject: 3 or more characters, not digits, not a stop word."""
     return len(word) >= 3 and not word.isdigit() and word.casefold() not in _STOP_WORDS
 
@@ -105,32 +105,9 @@ def subject(identifier: str, text: str) -> str | None:
     if cjk is not None:
         return cjk.group(1)
     for word in reversed(words(text[:at])[-_LOOK_BACK_WORDS:]):
-        if _is_content_word(word):
+        if is_content_word(word):
             return word.casefold()
     return None
-
-
-_PREPOSITIONS = frozenset(["for", "of", "on", "in", "at"])
-_HEAD_LOOK_BACK_WORDS = 6
-
-
-def heads_before(identifier: str, text: str) -> list[str]:
-    """The nouns a prepositional phrase before ``identifier`` hangs from, case-folded.
-
-    In "the budget for the quarter is 53,000" the word before the value names
-    the quarter; the subject is the budget, the word before "for" (or "of", "on",
-    "in", "at"), looked for among the :data:`_HEAD_LOOK_BACK_WORDS` words before
-    the value.
-    """
-    at = text.find(identifier)
-    if at < 0:
-        return []
-    before = words(text[:at])[-_HEAD_LOOK_BACK_WORDS:]
-    return [
-        before[index - 1].casefold()
-        for index in range(1, len(before))
-        if before[index].casefold() in _PREPOSITIONS and _is_content_word(before[index - 1])
-    ]
 
 
 def clause_before(at: int, text: str) -> str:
@@ -165,7 +142,7 @@ class Topic:
         if starts_cjk(self.words[0]):
             return self.words[0] in clause
         named = [each.casefold() for each in words(clause)]
-        own = {word for word in named[:-1] if _is_content_word(word)}  # the subject ends it
+        own = {word for word in named[:-1] if is_content_word(word)}  # the subject ends it
         if own and own <= set(self.words):
             return True
         rest = [uses - named.count(word) for word, uses in zip(self.words, self.uses, strict=True)]
@@ -195,7 +172,7 @@ def topic(identifier: str, text: str, uses: Mapping[str, int] | None = None) -> 
     candidates: list[str] = []
     for word in words(clause):
         folded = word.casefold()
-        if _is_content_word(word) and folded != named and folded not in candidates:
+        if is_content_word(word) and folded != named and folded not in candidates:
             candidates.append(folded)
     if not candidates:
         return None
@@ -224,7 +201,7 @@ def subjects_after(identifier: str, text: str) -> list[str]:
     if at < 0:
         return []
     rest = re.split(r"[^\w\s-]", text[at + len(identifier) :], maxsplit=1)[0]
-    return [word.casefold() for word in words(rest)[:_LOOK_BACK_WORDS] if _is_content_word(word)]
+    return [word.casefold() for word in words(rest)[:_LOOK_BACK_WORDS] if is_content_word(word)]
 
 
 _COPULA = re.compile(
