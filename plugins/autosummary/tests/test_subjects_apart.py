@@ -198,3 +198,25 @@ def test_a_withdrawal_that_names_the_value_again_removes_it(
     text: str, later: str, left: str
 ) -> None:
     assert without_superseded(text, later) == left
+
+
+@pytest.mark.parametrize(
+    ("text", "later", "left"),
+    [
+        (
+            "团队决定使用YugabyteDB 2作为数据库,并调整上线日期为10月11日",
+            "客户需要更多时间验收,上线日期推迟到11月23日",
+            "团队决定使用YugabyteDB 2作为数据库",
+        ),
+        (
+            "The user pays 181.90 euros, and receives a refund of 102.75 euros.",
+            "Updated: the refund is now 62.50 euros.",
+            "The user pays 181.90 euros",
+        ),
+    ],
+    ids=["chinese-with-ascii-commas", "english"],
+)
+def test_a_replaced_value_leaves_its_clause_and_the_live_clauses_stay(
+    text: str, later: str, left: str
+) -> None:
+    assert without_superseded(text, later) == left

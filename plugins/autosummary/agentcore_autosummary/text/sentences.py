@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from agentcore_autosummary.text.words import has_cjk
+from agentcore_autosummary.text.words import CJK, has_cjk
 
 __all__ = [
     "clauses",
@@ -23,7 +23,7 @@ _RUN_ON_START = re.compile(_RUN_ON)
 _INLINE_END = re.compile(rf"(?<=[.!?])\s+|(?<=[。！？])|{_RUN_ON}")
 _LAST_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？]|\n")
 _QUESTION = re.compile(r"[^.!?。！？\n]*[?？]")
-_CLAUSE_END = re.compile(r"(?<=[,;:])\s+|(?<=[，；：])")
+_CLAUSE_END = re.compile(rf"(?<=[,;:])\s+|(?<=[，；：])|(?<=[,;:])(?=[{CJK}])")
 _CLAUSE_JOINER = re.compile(r"^(?:and|but|or|so|while|which|而且|并且|而|并)\s*", re.IGNORECASE)
 _CODE_CHARACTERS = re.compile(r"[=\{\}\[\]`|<>]")
 _PLAIN_WORD = re.compile(r"^[(\"']?[^\W\d_]+(?:[-'’][^\W\d_]+)*[.,;:!?)\"']*$")
@@ -114,8 +114,8 @@ def whole_sentences(text: str) -> str:
 def clauses(sentence: str) -> list[str]:
     """The clauses of ``sentence``, each without its closing mark or a leading "and".
 
-    Clauses end at a comma, semicolon or colon followed by a space (a number's
-    thousands separator is not one) and at their Chinese forms.
+    Clauses end at a comma, semicolon or colon followed by a space or by a Chinese
+    character (a number's thousands separator is not one) and at their Chinese forms.
     """
     return [
         _CLAUSE_JOINER.sub("", clause.strip()).rstrip(",;:，；：。.")
