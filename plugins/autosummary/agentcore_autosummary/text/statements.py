@@ -165,12 +165,17 @@ def _line_statements(line: str) -> tuple[_Statement, ...]:
     return tuple(statements)
 
 
+@lru_cache(maxsize=8)
+def _statements(later: str) -> tuple[_Statement, ...]:
+    """Every statement of ``later``, in order (a text read against many values is read once)."""
+    return tuple(statement for line in later.split("\n") for statement in _line_statements(line))
+
+
 def _last_statement(later: str, kind: str, own: SubjectWords) -> _Statement | None:
     """The last statement of ``later`` of a value of ``kind`` that ``own`` names."""
-    for line in reversed(later.split("\n")):
-        for statement in reversed(_line_statements(line)):
-            if statement.kind == kind and statement.words.named_by(own):
-                return statement
+    for statement in reversed(_statements(later)):
+        if statement.kind == kind and statement.words.named_by(own):
+            return statement
     return None
 
 
