@@ -198,7 +198,9 @@ def compare_identifiers(
         elif holds(transcript, identifier):
             continue
         else:
-            if withdraws(identifier, transcript):
+            if withdraws(identifier, transcript) or restated_otherwise(
+                identifier, previous, transcript
+            ):
                 continue
             word = subject(identifier, previous)
             if uses is None:

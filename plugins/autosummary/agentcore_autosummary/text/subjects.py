@@ -135,16 +135,14 @@ class Topic:
 
         The topic is the word the rest of the conversation says least often,
         ``clause`` aside (it may be an update naming the word once more), the
-        first of them on a tie. A clause whose content words (its subject aside)
-        are all among this clause's names it too: ``the rate limit is now 2,800``
-        restates ``the public API's rate limit is 6,750`` with nothing of its own.
+        first of them on a tie. (A clause that names nothing of its own, ``the rate
+        limit is now 2,800`` after ``the public API's rate limit is 6,750``, is a
+        later statement of the same subject: see
+        :mod:`~agentcore_autosummary.text.statements`.)
         """
         if starts_cjk(self.words[0]):
             return self.words[0] in clause
         named = [each.casefold() for each in words(clause)]
-        own = {word for word in named[:-1] if is_content_word(word)}  # the subject ends it
-        if own and own <= set(self.words):
-            return True
         rest = [uses - named.count(word) for word, uses in zip(self.words, self.uses, strict=True)]
         return self.words[rest.index(min(rest))] in named
 
