@@ -48,3 +48,9 @@ def test_a_value_a_later_sentence_replaced_is_not_kept_beside_it() -> None:
     kept = condensed(parts, COUNTER, 200)
     assert "Chloe Holm" not in kept and "PostgreSQL 15." not in kept
     assert "Aiko Keller" in kept and "now owned by Maren Kim" in kept
+
+
+def test_a_list_of_labelled_values_of_one_pattern_keeps_every_value() -> None:
+    parts = "- Auth: port 8001\n- Billing: port 8002\n- Search: port 8003\n- Auth: port 9000"
+    kept = condensed(parts, COUNTER, 200)
+    assert kept.splitlines() == ["- Billing: port 8002", "- Search: port 8003", "- Auth: port 9000"]

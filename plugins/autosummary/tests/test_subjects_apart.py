@@ -60,6 +60,7 @@ async def context_text(session: AgentSession) -> str:
     [
         "The {service} service listens on port {port}.",
         "Note that the {service} service listens on port {port}.",
+        "The {service} service: port {port}.",
     ],
 )
 async def test_ten_ports_of_ten_services_all_survive_a_summary(pattern: str) -> None:
@@ -155,6 +156,10 @@ async def test_a_withdrawn_value_is_not_quoted_as_true() -> None:
         ("6月5日", "用户需要调整 release date 到6月5日", "release date 改到7月18日", True),
         ("ap-northeast-1", "部署的 region 是 ap-northeast-1。", "region 换成 eu-west-1。", True),
         ("6月5日", "上线日期定在6月5日。", "上线日期推迟到6月20日。", True),
+        ("8001", "- Auth: port 8001", "- Billing: port 8002", False),
+        ("8001", "- Auth service: 8001", "- Billing service: 8002", False),
+        ("8001", "- Auth: port 8001", "- Auth: port 9000", True),
+        ("8440", "- 认证模块：8440", "- 计费模块：8441", False),
         ("8440", "认证模块的端口是8440。", "计费模块的端口是8441。", False),
         ("8440", "认证模块的端口是8440。", "认证模块的端口改为9000。", True),
         ("12万元", "我们的预算是12万元。", "预算现在是15万元。", True),

@@ -34,7 +34,7 @@ from functools import lru_cache
 from attrs import frozen
 
 from agentcore_autosummary.text.identifiers import find_identifiers, holds, value_kind
-from agentcore_autosummary.text.subjects import is_content_word
+from agentcore_autosummary.text.subjects import is_content_word, last_clause
 from agentcore_autosummary.text.words import CJK
 
 __all__ = ["SubjectWords", "restated_otherwise", "stem", "subject_words"]
@@ -100,9 +100,7 @@ def _words_of(text: str, cjk_verb: bool) -> SubjectWords:
 
 
 def _clause_before(text: str, at: int) -> str:
-    head = text[max(0, at - _CLAUSE_CHARS) : at]
-    ends = [found.end() for found in _CLAUSE_END.finditer(head)]
-    return head[ends[-1] :] if ends else head
+    return last_clause(text[max(0, at - _CLAUSE_CHARS) : at], _CLAUSE_END)
 
 
 def subject_words(

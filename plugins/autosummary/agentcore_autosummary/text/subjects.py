@@ -111,11 +111,41 @@ def subject(identifier: str, text: str) -> str | None:
 
 
 def clause_before(at: int, text: str) -> str:
-    """The clause that ends at ``at`` in ``text``: back to a punctuation mark, at most 8 words."""
-    head = text[max(0, at - 160) : at]
-    ends = [found.end() for found in _CLAUSE_END.finditer(head)]
-    clause = head[ends[-1] :] if ends else head
+    """The clause that ends at ``at`` in ``text``: back to a punctuation mark, at most 8 words.
+
+    A short label before a colon stays with the clause after it (see :func:`last_clause`).
+    """
+    clause = last_clause(text[max(0, at - 160) : at])
     return clause if has_cjk(clause) else " ".join(clause.split()[-_CLAUSE_WORDS:])
+
+
+_LABEL_WORDS = 5
+_BARE_WORDS = 2
+
+
+def last_clause(head: str, ends: re.Pattern[str] = _CLAUSE_END) -> str:
+    """The last clause of ``head`` (the text before a value), back to a mark of ``ends``.
+
+    A list item's label stays with it: in ``- Auth: port 8001`` the clause before the
+    value is ``- Auth: port``, so ``- Billing: port 8002`` is another service's port.
+    The label is the text before the colon, back to the mark before it (at most five
+    words), kept when the clause after the colon is bare (at most two words, no verb
+    such as "is" or "now"); "Updated: the refund is now" is a clause of its own.
+    """
+    marks = list(ends.finditer(head))
+    if not marks:
+        return head
+    clause = head[marks[-1].end() :]
+    if (
+        marks[-1].group() not in ":："
+        or len(clause.split()) > _BARE_WORDS
+        or _COPULA.search(clause.rstrip())
+    ):
+        return clause
+    label = head[marks[-2].end() if len(marks) > 1 else 0 : marks[-1].start()]
+    if not label.strip() or len(label.split()) > _LABEL_WORDS:
+        return clause
+    return f"{label}: {clause}"
 
 
 @frozen
