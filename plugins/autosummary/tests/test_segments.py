@@ -440,68 +440,6 @@ async def test_a_value_a_later_turn_changes_leaves_the_summary_before_the_next_o
     assert "port 9000" in sent and "port 8000" not in sent
 
 
-PLAN = re.compile(r"the rollback plan (?:now )?deploys (?:the hotfix )?(v[\d.]*\d)")
-
-
-def _plan_writer(request: LlmRequest) -> str:
-    """A faithful summarizer of the ports and the rollback plan its messages give."""
-    if request.purpose != "summary":
-        return "Noted."
-    text = "\n".join(message.text or "" for message in request.messages)
-    facts = [f"The {name} service listens on port {port}." for name, port in FACT.findall(text)]
-    facts += [f"The rollback plan deploys {version}." for version in PLAN.findall(text)]
-    return " ".join(facts)
-
-
-def _queue_writer(request: LlmRequest) -> str:
-    """A faithful summarizer, in Chinese, of the ports and the message queue it reads."""
-    if request.purpose != "summary":
-        return "好的。"
-    text = "\n".join(message.text or "" for message in request.messages)
-    facts = [f"The {name} service listens on port {port}." for name, port in FACT.findall(text)]
-    facts += ["消息队列用 Redpanda。"] if "消息队列用 Redpanda" in text else []
-    return " ".join(facts)
-
-
-@pytest.mark.parametrize(
-    ("writer", "statement", "withdrawal", "value"),
-    [
-        (
-            _plan_writer,
-            "If nothing helps, the rollback plan deploys v4.21.0.",
-            "We are not rolling back to v4.21.0 after all: the rollback plan now deploys "
-            "the hotfix v4.22.8 instead.",
-            "v4.21.0",
-        ),
-        (
-            _queue_writer,
-            "消息队列用 Redpanda。",
-            "最后不用 Redpanda 了，消息队列改用 SQS。",
-            "Redpanda",
-        ),
-    ],
-    ids=["english", "chinese"],
-)
-async def test_a_value_withdrawn_by_a_later_turn_that_names_it_leaves_the_summary(
-    make_session: MakeSession,
-    writer: Callable[[LlmRequest], str],
-    statement: str,
-    withdrawal: str,
-    value: str,
-) -> None:
-    config = _by_hand(retention_check="off")
-    session = make_session(MockProvider(responder=writer), summary=config, mode=FocusedConfig())
-    await _talk(session, 3)
-    await session.submit_turn(f"{statement} {_filler()}")
-    await _talk(session, 2)
-    await compact(session)
-    assert value in _summary((await session.get_slot()).config.focused)
-    await session.submit_turn(withdrawal)
-    summary = _summary((await session.get_slot()).config.focused)
-    assert value not in summary
-    assert "The auth service listens on port 8000" in summary
-
-
 def _copying_writer(statement: str) -> Callable[[LlmRequest], str]:
     """A faithful summarizer of the ports and of ``statement`` when its messages give it."""
 
@@ -517,8 +455,15 @@ def _copying_writer(statement: str) -> Callable[[LlmRequest], str]:
 
 
 @pytest.mark.parametrize(
-    ("statement", "update", "value"),
+    ("statement", "later", "value"),
     [
+        (
+            "If nothing helps, the rollback plan deploys v4.21.0.",
+            "We are not rolling back to v4.21.0 after all: the rollback plan now deploys "
+            "the hotfix v4.22.8 instead.",
+            "v4.21.0",
+        ),
+        ("消息队列用 Redpanda。", "最后不用 Redpanda 了，消息队列改用 SQS。", "Redpanda"),
         (
             "I have requested a refund of 102.75 euros for the broken parts.",
             "Updated: the refund is now 62.50 euros.",
@@ -531,10 +476,16 @@ def _copying_writer(statement: str) -> Callable[[LlmRequest], str]:
         ),
         ("部署的 region 是 ap-northeast-1。", "region 换成 eu-west-1。", "ap-northeast-1"),
     ],
-    ids=["subject-word-after-the-verb", "value-mentioned-again", "chinese-topic"],
+    ids=[
+        "english-withdrawal",
+        "chinese-withdrawal",
+        "subject-word-after-the-verb",
+        "value-mentioned-again",
+        "chinese-topic",
+    ],
 )
-async def test_a_value_whose_subject_a_later_turn_names_again_leaves_the_summary(
-    make_session: MakeSession, statement: str, update: str, value: str
+async def test_a_value_a_later_turn_withdraws_or_replaces_leaves_the_summary(
+    make_session: MakeSession, statement: str, later: str, value: str
 ) -> None:
     writer = _copying_writer(statement)
     config = _by_hand(retention_check="off")
@@ -544,7 +495,7 @@ async def test_a_value_whose_subject_a_later_turn_names_again_leaves_the_summary
     await _talk(session, 2)
     await compact(session)
     assert value in _summary((await session.get_slot()).config.focused)
-    await session.submit_turn(update)
+    await session.submit_turn(later)
     summary = _summary((await session.get_slot()).config.focused)
     assert value not in summary
     for turn, name in enumerate(SERVICES[:3]):
