@@ -153,12 +153,11 @@ def _line_statements(line: str) -> tuple[_Statement, ...]:
         clause_start = max(previous_end, start - _CLAUSE_CHARS)
         clause, at = line[clause_start:], start - clause_start
         kind = value_kind(identifier)
-        if kind in _NAMED_KINDS and not _STATES.search(_clause_before(clause, at)):
-            previous_end = max(previous_end, start + len(identifier))
-            continue  # "a small VM from any provider" names a VM; it gives nothing a value
-        words = subject_words(identifier, clause, at)
-        if words:
-            statements.append(_Statement(identifier, kind, words))
+        # "a small VM from any provider" names a VM; it gives nothing a value
+        if kind not in _NAMED_KINDS or _STATES.search(_clause_before(clause, at)):
+            words = subject_words(identifier, clause, at)
+            if words:
+                statements.append(_Statement(identifier, kind, words))
         previous_end = max(previous_end, start + len(identifier))
     return tuple(statements)
 
