@@ -21,7 +21,7 @@ import attrs
 
 from agentcore import Message
 from agentcore_autosummary.judging.quoting import QUOTED, live_clauses, written_text
-from agentcore_autosummary.judging.superseding import is_superseded, retracts
+from agentcore_autosummary.judging.superseding import gets_new_subject_value, retracts
 from agentcore_autosummary.keeping.state import Segment
 from agentcore_autosummary.text.identifiers import find_identifiers, holds
 from agentcore_autosummary.text.sentences import inline_sentences, without_questions
@@ -151,7 +151,7 @@ def _pruned_line(line: str, later: str, uses: Mapping[str, int]) -> str | None:
             for value in values
             if retracts(value, later)  # named again in its own withdrawal
             or restated_otherwise(value, part, later)  # named again, then replaced
-            or (not holds(later, value) and is_superseded(value, part, later, uses))
+            or (not holds(later, value) and gets_new_subject_value(value, part, later, uses))
         ]
         if not replaced:
             kept.append(part.strip())

@@ -171,7 +171,20 @@ def is_superseded(
     ``sentence`` and ``later``). A value ``later`` withdraws (:func:`withdraws`) is
     superseded too.
     """
-    if withdraws(identifier, later) or restated_otherwise(identifier, sentence, later):
+    return restated_otherwise(identifier, sentence, later) or gets_new_subject_value(
+        identifier, sentence, later, uses
+    )
+
+
+def gets_new_subject_value(
+    identifier: str, sentence: str, later: str, uses: Mapping[str, int] | None = None
+) -> bool:
+    """:func:`is_superseded` by its subject word and its withdrawal, not by statements.
+
+    The rules that read a value named again in ``later`` as live (pruning asks
+    :func:`~agentcore_autosummary.text.statements.restated_otherwise` apart).
+    """
+    if withdraws(identifier, later):
         return True
     word = subject(identifier, sentence)
     counted = word_uses(f"{sentence}\n{later}") if uses is None else uses

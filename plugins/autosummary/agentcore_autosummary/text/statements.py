@@ -99,8 +99,9 @@ def _words_of(text: str, cjk_verb: bool) -> SubjectWords:
     return SubjectWords(stems, frozenset(pairs))
 
 
-def _clause_before(text: str, at: int) -> str:
-    return last_clause(text[max(0, at - _CLAUSE_CHARS) : at], _CLAUSE_END)
+def _clause_before(text: str, at: int, start: int = 0) -> str:
+    """The clause of ``text`` before position ``at``, no further back than ``start``."""
+    return last_clause(text[max(start, at - _CLAUSE_CHARS) : at], _CLAUSE_END)
 
 
 def subject_words(
@@ -140,26 +141,29 @@ def _line_statements(line: str) -> tuple[_Statement, ...]:
     A clause ends at a line end, so a text's statements are its lines' (each line
     read once however many texts it ends).
     """
-    found: list[tuple[int, str]] = []
-    for identifier in find_identifiers(line):
-        start = line.find(identifier)
-        while start >= 0:
-            found.append((start, identifier))
-            start = line.find(identifier, start + len(identifier))
-    found.sort()
     statements: list[_Statement] = []
     previous_end = 0
-    for start, identifier in found:
-        clause_start = max(previous_end, start - _CLAUSE_CHARS)
-        clause, at = line[clause_start:], start - clause_start
+    for start, identifier in _value_positions(line):
+        before = _clause_before(line, start, max(previous_end, start - _CLAUSE_CHARS))
         kind = value_kind(identifier)
         # "a small VM from any provider" names a VM; it gives nothing a value
-        if kind not in _NAMED_KINDS or _STATES.search(_clause_before(clause, at)):
-            words = subject_words(identifier, clause, at)
+        if kind not in _NAMED_KINDS or _STATES.search(before):
+            words = _words_of(before, cjk_verb=True)
             if words:
                 statements.append(_Statement(identifier, kind, words))
         previous_end = max(previous_end, start + len(identifier))
     return tuple(statements)
+
+
+def _value_positions(text: str) -> list[tuple[int, str]]:
+    """``(start, identifier)`` of every use of each identifier of ``text``, in order."""
+    found: list[tuple[int, str]] = []
+    for identifier in find_identifiers(text):
+        start = text.find(identifier)
+        while start >= 0:
+            found.append((start, identifier))
+            start = text.find(identifier, start + len(identifier))
+    return sorted(found)
 
 
 @lru_cache(maxsize=8)
@@ -179,14 +183,11 @@ def _last_statement(later: str, kind: str, own: SubjectWords) -> _Statement | No
 def _between_values(identifier: str, sentence: str, at: int) -> tuple[int, int]:
     """Where the values of ``sentence`` around ``identifier`` (at ``at``) end and start."""
     start, end = 0, len(sentence)
-    for other in find_identifiers(sentence):
-        where = sentence.find(other)
-        while where >= 0:
-            if where + len(other) <= at:
-                start = max(start, where + len(other))
-            elif where >= at + len(identifier):
-                end = min(end, where)
-            where = sentence.find(other, where + len(other))
+    for where, other in _value_positions(sentence):
+        if where + len(other) <= at:
+            start = max(start, where + len(other))
+        elif where >= at + len(identifier):
+            end = min(end, where)
     return start, end
 
 
