@@ -153,6 +153,12 @@ async def test_a_withdrawn_value_is_not_quoted_as_true() -> None:
             "Step 10 of the rollout: check the queue.",
             False,
         ),
+        (
+            "Photo 1",
+            "Photo 1 of the garden.",
+            "Photo 2 of the garden.\nNoted.\nPhoto 3 of the garden.",
+            False,
+        ),
         ("6月5日", "用户需要调整 release date 到6月5日", "release date 改到7月18日", True),
         ("ap-northeast-1", "部署的 region 是 ap-northeast-1。", "region 换成 eu-west-1。", True),
         ("6月5日", "上线日期定在6月5日。", "上线日期推迟到6月20日。", True),

@@ -10,9 +10,10 @@ names, long numbers). An identifier of the previous summary is
   mention it (they had the chance to change or retire it), or give its
   subject a new value: its subject (see :mod:`agentcore_autosummary.text.subjects`)
   is followed in a covered message, within the four words (split at white space)
-  after it, by another identifier (``port 8443`` is superseded by ``port 9000``,
-  ``the launch date is April 14`` by ``the launch date is now May 5``); in
-  Chinese, within the 16 characters after it (``预算是12万元`` by ``预算现在是15万元``);
+  after it and in the same sentence, by another identifier (``port 8443`` is
+  superseded by ``port 9000``, ``the launch date is April 14`` by ``the launch
+  date is now May 5``); in Chinese, within the 16 characters after it
+  (``预算是12万元`` by ``预算现在是15万元``);
 - **lost** otherwise.
 
 A value is also superseded when the last later statement of its subject gives
@@ -73,8 +74,10 @@ _CHANGED = re.compile(
 def gets_new_value(identifier: str, word: str, transcript: str, about: Topic | None = None) -> bool:
     """Whether ``transcript`` gives ``word`` an identifier other than ``identifier``.
 
-    With ``about`` (the topic of the clause that gave ``identifier``), only a
-    use of ``word`` in a clause that names that topic counts.
+    An identifier within the words after a use of ``word`` (four, or 16
+    characters in Chinese), in the same sentence. With ``about`` (the topic of
+    the clause that gave ``identifier``), only a use of ``word`` in a clause
+    that names that topic counts.
     """
     cjk = starts_cjk(word)
     for end in word_ends(word, transcript):
@@ -85,6 +88,9 @@ def gets_new_value(identifier: str, word: str, transcript: str, about: Topic | N
         else:
             after = islice(_SPLIT_WORD.finditer(transcript, end), _LOOK_AHEAD_WORDS)
             window = " ".join(word.group() for word in after)
+        sentence_end = _SENTENCE_END.search(window)
+        if sentence_end is not None:  # the next sentence's values are not this subject's
+            window = window[: sentence_end.start()]
         if any(found != identifier for found in find_identifiers(window)):
             return True
     return False
