@@ -354,6 +354,27 @@ async def test_automatic_recall_brings_the_sentence_that_answers_not_its_neighbo
     assert "Chloe Holm" not in block and "Dana Ferreira" not in block
 
 
+async def test_recall_never_brings_back_a_theory_a_later_message_withdrew(
+    make_session: MakeSession,
+) -> None:
+    model = Model()
+    session = make_session(
+        MockProvider(responder=model), summary=config("auto"), mode=FocusedConfig()
+    )
+    await session.submit_turn("My guess: the root cause is a slow upstream cache.")
+    await session.submit_turn(
+        "The graphs rule it out: it is not a slow upstream cache after all. The root cause "
+        "is a noisy neighbour on the node."
+    )
+    await tell_the_ports(session)
+    context = "\n".join(m.text for m in (await session.get_slot()).load_messages())
+    assert "noisy neighbour" not in context, "the root cause is still in the context"
+    await session.submit_turn("What is the root cause of the incident?")
+    (block,) = recalled_blocks(model.turns[-1])
+    assert "The root cause is a noisy neighbour on the node." in block
+    assert "slow upstream cache" not in block, block
+
+
 async def test_a_question_asked_again_recalls_what_answered_it_not_the_question(
     make_session: MakeSession,
 ) -> None:

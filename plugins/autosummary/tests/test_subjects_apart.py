@@ -16,6 +16,7 @@ from agentcore.testing import MockProvider
 from agentcore_autosummary import SummaryConfig, get_conversation_summary
 from agentcore_autosummary.judging.pruning import without_superseded
 from agentcore_autosummary.judging.superseding import is_superseded, withdraws
+from agentcore_autosummary.judging.withdrawals import withdraws_statement
 
 SERVICES = ["auth", "billing", "search", "mailer", "ledger", "gateway", "catalog", "orders"]
 SERVICES += ["metrics", "notifier"]
@@ -231,3 +232,38 @@ def test_a_replaced_value_leaves_its_clause_and_the_live_clauses_stay(
     text: str, later: str, left: str
 ) -> None:
     assert without_superseded(text, later) == left
+
+
+_WITHDRAWAL = (
+    "The graphs rule it out: it is not a slow upstream cache after all. "
+    "The root cause is a noisy neighbour on the node."
+)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "later", "withdrawn"),
+    [
+        ("My guess: the root cause is a slow upstream cache.", _WITHDRAWAL, True),
+        ("Working theory: a slow upstream cache.", _WITHDRAWAL, True),
+        # It reports the change itself, and carries the new cause.
+        (
+            "The graphs rule out a slow upstream cache after all, and the root cause is a "
+            "noisy neighbour on the node.",
+            _WITHDRAWAL,
+            False,
+        ),
+        # Advice in the negative withdraws nothing: no phrase right after the negation.
+        (
+            "The upstream cache holds 5 GB.",
+            "Do not restart the upstream cache; use the replica instead.",
+            False,
+        ),
+        # Without a word that a decision changed, a negation is not a withdrawal.
+        ("My guess: a slow upstream cache.", "It is not a slow upstream cache, I think.", False),
+        ("原因可能是上游缓存太慢。", "最后发现不是上游缓存的问题，是节点上的邻居。", True),
+    ],
+)
+def test_a_statement_is_withdrawn_in_its_own_words(
+    sentence: str, later: str, withdrawn: bool
+) -> None:
+    assert withdraws_statement(sentence, later) is withdrawn

@@ -111,3 +111,55 @@ async def test_the_summary_request_holds_a_value_deep_in_a_tool_result() -> None
         await session.submit_turn(f"Another question, number {turn}, about {filler}.")
     assert summaries, "no summary was made"
     assert any("memory:  1536Mi" in text for text in summaries)
+
+
+async def test_recall_brings_back_the_line_of_a_tool_result_under_its_keys() -> None:
+    registry = ToolRegistry()
+
+    @registry.tool
+    def describe(pod: str) -> str:
+        """Describe a pod.
+
+        Args:
+            pod: The pod's name.
+        """
+        return _describe()
+
+    turns: list[LlmRequest] = []
+
+    def respond(request: LlmRequest) -> str | LlmResponse:
+        if request.purpose == "summary":
+            return "The api pod was described."
+        turns.append(request)
+        last = request.messages[-1]
+        if last.role == "user" and "describe" in (last.text or ""):
+            call = ToolUseBlock(f"c{len(request.messages)}", "describe", {"pod": "api"})
+            return LlmResponse(Message.assistant("", [call]), stop_reason="tool_use")
+        return "Done."
+
+    config = SummaryConfig(
+        max_context_tokens=1500,
+        max_summary_tokens=120,
+        trigger_token_ratio=0.5,
+        keep_recent_messages=2,
+        retention_check="off",
+        recall="auto",
+    )
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=respond))
+        .store(InMemoryStore())
+        .tool_registry(registry)
+        .setting("summary_config", config)
+        .build()
+    )
+    session = AgentSession(Agent("assistant"), "s", bundle, FocusedConfig())
+    await session.submit_turn("Please describe the api pod.")
+    for turn in range(8):
+        filler = " ".join(f"word{turn}x{n}" for n in range(30))
+        await session.submit_turn(f"Another question, number {turn}, about {filler}.")
+    await session.submit_turn("What is the memory limit of the api container?")
+    asked = turns[-1].messages[-1].text
+    # "memory:  1536Mi" alone names no limit: the line comes with the keys it sits under.
+    assert "Containers: api: Limits: memory: 1536Mi" in asked, asked
+    assert "Annotations" not in asked and "Mounts" not in asked, asked

@@ -9,7 +9,9 @@ live value, the clauses) whose value a later part or the new messages replace
 or withdraw (see :func:`~agentcore_autosummary.judging.superseding.is_superseded`;
 a value named again in its own withdrawal, "we are not rolling back to v4.21.0
 after all", is withdrawn all the same: see
-:func:`~agentcore_autosummary.judging.superseding.retracts`);
+:func:`~agentcore_autosummary.judging.withdrawals.retracts`); a sentence a later
+one withdraws in its own words ("it is not a slow upstream cache after all", see
+:func:`~agentcore_autosummary.judging.withdrawals.withdraws_statement`) goes too;
 the older part never states a value the conversation changed.
 """
 
@@ -21,7 +23,8 @@ import attrs
 
 from agentcore import Message
 from agentcore_autosummary.judging.quoting import QUOTED, live_clauses, written_text
-from agentcore_autosummary.judging.superseding import gets_new_subject_value, retracts
+from agentcore_autosummary.judging.superseding import gets_new_subject_value
+from agentcore_autosummary.judging.withdrawals import retracts, withdraws_statement
 from agentcore_autosummary.keeping.state import Segment
 from agentcore_autosummary.text.identifiers import find_identifiers, holds
 from agentcore_autosummary.text.sentences import inline_sentences, without_questions
@@ -145,6 +148,9 @@ def _pruned_line(line: str, later: str, uses: Mapping[str, int]) -> str | None:
     kept: list[str] = []
     changed = False
     for part in parts:
+        if withdraws_statement(part, later):  # "it is not a slow upstream cache after all"
+            changed = True
+            continue
         values = find_identifiers(part)
         replaced = [
             value

@@ -36,39 +36,26 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from itertools import islice
 
+from agentcore_autosummary.judging.withdrawals import withdraws
 from agentcore_autosummary.text.identifiers import find_identifiers, holds
 from agentcore_autosummary.text.statements import restated_otherwise
 from agentcore_autosummary.text.subjects import (
     Topic,
-    clause_before,
     names_topic,
     subject,
     subjects_after,
     topic,
     word_uses,
 )
-from agentcore_autosummary.text.words import has_cjk, starts_cjk, word_ends
+from agentcore_autosummary.text.words import starts_cjk, word_ends
 
 _SPLIT_WORD = re.compile(r"\S+")
 _LOOK_AHEAD_WORDS = 4
 _LOOK_AHEAD_CHARS = 16
-_NAME = re.compile(r"[^\W\d_][\w.+#-]*[\w+#]|[^\W\d_]")
-_NEGATION = re.compile(
-    r"\b(?:not|no|never|no longer|instead of|rather than|without|drop(?:ped|ping)?|"
-    r"remov(?:e|ed|ing)|scrap(?:ped|ping)?|cancel(?:l?ed|ling)?|abandon(?:ed|ing)?)\b|n't\b",
-    re.IGNORECASE,
-)
-_CJK_NEGATION = re.compile("不|没|别|取消|放弃")
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[\n。！？]")
-_CHANGED = re.compile(
-    r"\b(?:after all|no longer|any ?more|instead|drop(?:ped|s)?|cancel(?:l?ed|s)?|"
-    r"scrap(?:ped|s)?|abandon(?:ed|s)?|revert(?:ed|s)?|won't|will not|not going to)\b|"
-    r"不再|取消|放弃|改为|改成|改用|换成|最后|终究|还是",
-    re.IGNORECASE,
-)
 
 
 def gets_new_value(identifier: str, word: str, transcript: str, about: Topic | None = None) -> bool:
@@ -94,74 +81,6 @@ def gets_new_value(identifier: str, word: str, transcript: str, about: Topic | N
         if any(found != identifier for found in find_identifiers(window)):
             return True
     return False
-
-
-def withdraws(identifier: str, later: str) -> bool:
-    """Whether ``later`` negates the name of ``identifier`` (``not using Redis``).
-
-    The name is the identifier's first word of letters (``Redis`` of ``Redis
-    7.2``); a clause of ``later`` that holds it after a negation (see the
-    module) withdraws the value. An identifier without letters (a number, a
-    date) has no name to withdraw.
-    """
-    return next(_negated_uses(identifier, later), None) is not None
-
-
-def retracts(identifier: str, later: str) -> bool:
-    """Whether ``later`` withdraws ``identifier`` in so many words, naming it as it does.
-
-    Stricter than :func:`withdraws`, for a value ``later`` names again: the
-    negated use's sentence also says that a decision changed (``after all``,
-    ``no longer``, ``instead``, ``dropped``, ``不再``, ``取消``...). Advice that
-    merely mentions the value in a negative clause (``don't serve them from
-    Caddy``, ``on disk, not in SQLite``) does not withdraw it.
-    """
-    for at in _negated_uses(identifier, later):
-        if _CHANGED.search(later[_sentence_start(later, at) : _sentence_end(later, at)]):
-            return True
-    return False
-
-
-_SENTENCE_LOOK_BACK = 2_000
-"""Characters before a position searched first for the end of the sentence before it."""
-
-
-def _sentence_start(text: str, at: int) -> int:
-    """Where the sentence holding position ``at`` of ``text`` starts (after the last end).
-
-    Only the text just before ``at`` is read, unless no sentence ends there: the work
-    does not grow with the text's length, as it would by finding every end first.
-    """
-    low = max(0, at - _SENTENCE_LOOK_BACK)
-    while True:
-        start = low
-        for found in _SENTENCE_END.finditer(text, low):
-            if found.end() > at:
-                break
-            start = found.end()
-        if start > low or low == 0:
-            return start
-        low = 0  # no end in the stretch read: the sentence is longer than it
-
-
-def _sentence_end(text: str, at: int) -> int:
-    """Where the sentence holding position ``at`` of ``text`` ends (its end mark's end)."""
-    found = _SENTENCE_END.search(text, at)
-    return len(text) if found is None else found.end()
-
-
-def _negated_uses(identifier: str, later: str) -> Iterator[int]:
-    """Where ``later`` names ``identifier``'s name in a clause after a negation."""
-    name = _NAME.search(identifier)
-    if name is None or len(name.group()) < 3:
-        return
-    # A whole word among Latin letters; a CJK character may touch it (不用Redis).
-    uses = re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(name.group())}(?![A-Za-z0-9_])", later, re.I)
-    for use in uses:
-        clause = clause_before(use.start(), later)
-        negation = _CJK_NEGATION if has_cjk(clause) else _NEGATION
-        if negation.search(clause):
-            yield use.start()
 
 
 def is_superseded(

@@ -21,6 +21,7 @@ from agentcore_autosummary.judging.pruning import TAIL_CHARS, newest_tail, witho
 from agentcore_autosummary.judging.quoting import written_text
 from agentcore_autosummary.keeping.attachments import attachments, describe, record_of
 from agentcore_autosummary.log_names import at_turn
+from agentcore_autosummary.text.outline import outline
 from agentcore_autosummary.text.sentences import sentences
 from agentcore_autosummary.text.subjects import word_uses
 from agentcore_autosummary.text.words import folded
@@ -150,11 +151,14 @@ def best_sentences(query: str, hit: MessageHit) -> MessageHit:
 
     A message that states several facts of one pattern (three owners, ten ports)
     would put each beside the one asked for; the sentences holding the most words
-    of the query stand for it, in their order, ``…`` between those apart. Its
-    attachments stay.
+    of the query stand for it, in their order, ``…`` between those apart. A tool
+    result is read by its lines, each with the keys it sits under (see
+    :func:`~agentcore_autosummary.text.outline.outline`: ``Limits: memory: 1280Mi``),
+    those kept joined by ``;``. Its attachments stay.
     """
     text = hit.message.text
-    parts = sentences(text)
+    tool = hit.message.role == "tool"
+    parts = outline(text) if tool else sentences(text)
     if len(parts) < 2:
         return hit
     scores = [len(matching_terms(query, Message.user(part))) for part in parts]
@@ -167,8 +171,9 @@ def best_sentences(query: str, hit: MessageHit) -> MessageHit:
             if kept and scores[at - 1] != best:
                 kept.append("…")
             kept.append(part)
+    joined = "; ".join(kept).replace("; …; ", " … ") if tool else " ".join(kept)
     others = [block for block in hit.message.content if not isinstance(block, TextBlock)]
-    message = attrs.evolve(hit.message, content=(TextBlock(" ".join(kept)), *others))
+    message = attrs.evolve(hit.message, content=(TextBlock(joined), *others))
     return attrs.evolve(hit, message=message)
 
 
