@@ -19,6 +19,7 @@ from agentcore import (
 )
 from agentcore.testing import MockProvider
 from agentcore_autosummary import SummaryConfig
+from agentcore_autosummary.recalling.history import fair_shares
 from agentcore_autosummary.requesting.tool_excerpts import GAP, tool_result_excerpt
 
 
@@ -163,3 +164,16 @@ async def test_recall_brings_back_the_line_of_a_tool_result_under_its_keys() -> 
     # "memory:  1536Mi" alone names no limit: the line comes with the keys it sits under.
     assert "Containers: api: Limits: memory: 1536Mi" in asked, asked
     assert "Annotations" not in asked and "Mounts" not in asked, asked
+
+
+@given(st.lists(st.integers(min_value=0, max_value=500), max_size=6), st.integers(0, 1000))
+def test_recalled_messages_share_the_room_fairly(sizes: list[int], room: int) -> None:
+    shares = fair_shares(sizes, room)
+    assert sum(shares) <= room
+    assert all(0 <= share <= size for share, size in zip(shares, sizes, strict=True))
+    if sum(sizes) <= room:
+        assert shares == sizes  # everything fits: nothing is cut
+    cut = [share for share, size in zip(shares, sizes, strict=True) if share < size]
+    if cut:  # what is cut gets an even share, at least what any whole one took
+        assert max(cut) - min(cut) <= 1
+        assert room - sum(shares) < len(sizes)

@@ -269,16 +269,33 @@ async def render_hits(
     ``[message 12, user]`` for one no turn wrote, such as an imported history) and the
     attachments it held (``[attached image "cat.png" (image/png, 1,234 bytes)]``; those of
     the hits whose raw index is in ``shown`` are said to be shown below); a long message is
-    cut in the middle to its share.
+    cut in the middle to its share: an even share of the room, and what the shorter
+    messages leave of theirs (see :func:`fair_shares`).
     """
     ordered = sorted(hits, key=lambda hit: hit.index)
-    share = max(16, max_tokens // max(1, len(ordered)) - 8)
+    texts = [_line(hit.message, hit.index in shown) for hit in ordered]
+    sizes = [counter.count_text(text) for text in texts]
+    headings = sum(counter.count_text(f"{hit_heading(hit)} ") + 1 for hit in ordered)
+    shares = fair_shares(sizes, max_tokens - headings)
     lines = []
-    for hit in ordered:
-        text = _line(hit.message, hit.index in shown)
-        if counter.count_text(text) > share:
-            text = await cut_middle(counter, text, share)
+    for hit, text, size, share in zip(ordered, texts, sizes, shares, strict=True):
+        if size > share:
+            text = await cut_middle(counter, text, max(16, share))
         lines.append(f"{hit_heading(hit)} {text}")
     while lines and counter.count_text("\n".join(lines)) > max_tokens:
         lines.pop()  # the newest go last: what is left still fits
     return "\n".join(lines)
+
+
+def fair_shares(sizes: Sequence[int], room: int) -> list[int]:
+    """Each of ``sizes``' share of ``room``: the size, or an even share of what smaller ones left.
+
+    Water-filling: the smallest sizes take what they need while it is no more than
+    an even share of the room left; the others split the rest evenly.
+    """
+    shares = [0] * len(sizes)
+    left = max(0, room)
+    for rank, at in enumerate(sorted(range(len(sizes)), key=lambda at: sizes[at])):
+        shares[at] = min(sizes[at], left // (len(sizes) - rank))
+        left -= shares[at]
+    return shares
