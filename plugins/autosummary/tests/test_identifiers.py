@@ -87,6 +87,10 @@ from agentcore_autosummary.text.words import one_space, word_ends
             ["March 14", "9:30 am", "$40", "512 MB", "30 s", "2,500 rows", "v1.2.3", "FooBar"],
         ),
         (
+            "Raise the memory limit of the quotes container to 1280Mi; it requests 2Gi.",
+            ["1280Mi", "2Gi"],
+        ),
+        (
             "Deploy https://example.com/app/v2?env=prod. to /srv/app/config.yaml, "
             "ticket JIRA-1432, build 123e4567-e89b-12d3-a456-426614174000, "
             'mail ops@example.org, edit ./src/main.py and ~/notes/todo.md, name it "Harbor".',

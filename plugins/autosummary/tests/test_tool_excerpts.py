@@ -124,8 +124,11 @@ async def test_recall_brings_back_the_line_of_a_tool_result_under_its_keys() -> 
         Args:
             pod: The pod's name.
         """
-        return _describe()
+        described.append(pod)
+        text = _describe()  # the second time, after the patch: a new limit
+        return text if len(described) == 1 else text.replace("1536Mi", "2048Mi")
 
+    described: list[str] = []
     turns: list[LlmRequest] = []
 
     def respond(request: LlmRequest) -> str | LlmResponse:
@@ -156,14 +159,16 @@ async def test_recall_brings_back_the_line_of_a_tool_result_under_its_keys() -> 
     )
     session = AgentSession(Agent("assistant"), "s", bundle, FocusedConfig())
     await session.submit_turn("Please describe the api pod.")
+    await session.submit_turn("Apply the patch, then describe the api pod again.")
     for turn in range(8):
         filler = " ".join(f"word{turn}x{n}" for n in range(30))
         await session.submit_turn(f"Another question, number {turn}, about {filler}.")
     await session.submit_turn("What is the memory limit of the api container?")
     asked = turns[-1].messages[-1].text
     # "memory:  1536Mi" alone names no limit: the line comes with the keys it sits under.
-    assert "Containers: api: Limits: memory: 1536Mi" in asked, asked
+    assert "Containers > api > Limits > memory: 2048Mi" in asked, asked
     assert "Annotations" not in asked and "Mounts" not in asked, asked
+    assert "1536Mi" not in asked, "the newer output replaced the older limit"
 
 
 @given(st.lists(st.integers(min_value=0, max_value=500), max_size=6), st.integers(0, 1000))

@@ -224,7 +224,8 @@ async def current_hits(
 ) -> list[MessageHit]:
     """``hits`` less the values that what was written after them replaced or withdrew.
 
-    A recalled message is read against what the user and the assistant wrote after it
+    A recalled message is read against what the user and the assistant wrote after it,
+    the later tool results among ``hits`` (as recall shows them),
     (:func:`written_after`; the words' uses are counted from :data:`_CHUNK_MESSAGES`
     messages before the first hit on) and ``newest``, the user's new message: its sentences whose
     value a later one changed ("the budget is now 76,000") or withdrew go, as they go
@@ -241,7 +242,14 @@ async def current_hits(
     uses = word_uses("\n".join([*texts, newest]))
     kept: list[MessageHit] = []
     for hit in hits:
-        later = "\n".join([*texts[max(0, hit.index + 1 - base) :], newest])
+        # What the user and the assistant wrote after it, and the later tool results
+        # recalled beside it (a newer ``describe`` of the same pod).
+        shown_after = [
+            other.message.text
+            for other in hits
+            if other.index > hit.index and other.message.role == "tool"
+        ]
+        later = "\n".join([*texts[max(0, hit.index + 1 - base) :], *shown_after, newest])
         text = hit.message.text
         pruned = without_superseded(text, later, uses) if text and later.strip() else text
         if pruned == text:

@@ -59,7 +59,7 @@ _UNITS = (
     "seconds|s|min|mins|minute|minutes|h|hr|hrs|hour|hours|day|days|week|weeks|month|months|"
     "year|years|px|pt|rem|kg|mg|km|cm|mm|GHz|MHz|Hz|kHz|kW|mA|°C|°F|"
     "dollars|dollar|euros|euro|pounds|yen|USD|EUR|GBP|CNY|RMB|JPY|rpm|rps|qps|fps|cores|core|"
-    "threads|CPUs|CPU|GPUs|GPU|tokens|k|K|M"
+    "threads|CPUs|CPU|GPUs|GPU|tokens|Ki|Mi|Gi|Ti|Pi|k|K|M"
 )
 _CJK_UNITS = (
     "万元|亿元|千元|元|万|亿|台|个|人|秒|分钟|小时|天|周|月|年|"

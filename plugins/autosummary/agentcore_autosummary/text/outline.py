@@ -4,8 +4,11 @@ A tool's output says what a value is by where it sits: ``memory:  1280Mi`` under
 ``Limits:`` under ``app:`` is the app container's memory limit, and ``memory:
 672Mi`` a few lines down, under ``Requests:``, is another fact. Read line by line,
 the two look alike and neither names a limit. :func:`outline` gives each line with
-the keys of the lines it is indented under, so a search for "memory limit" finds
-the one line that holds both words.
+the keys of the lines it is indented under (``Containers > app > Limits > memory:
+1280Mi``), so a search for "memory limit" finds the one line that holds both words,
+and the line is one clause: read as a statement (see
+:mod:`~agentcore_autosummary.text.statements`), its subject is its whole path, and
+``Limits > memory`` and ``Requests > memory`` are two subjects.
 """
 
 from __future__ import annotations
@@ -22,9 +25,9 @@ def outline(text: str) -> list[str]:
     """The lines of ``text`` that hold more than a key, each after the keys above it.
 
     The lines ``Containers:``, ``  app:``, ``    Limits:`` and ``      memory:  1280Mi``
-    give ``Containers: app: Limits: memory: 1280Mi``: a line that holds a key
+    give ``Containers > app > Limits > memory: 1280Mi``: a line that holds a key
     alone heads the lines indented under it, a line with a key and a value heads
-    its continuation lines (``Labels: app=quotes``, then ``pod-template-hash=...``)
+    its continuation lines (``Labels: app=quotes``, then ``Labels > pod-template-hash=...``)
     and is given itself. Runs of white space become one space; blank lines go.
     """
     heads: list[tuple[int, str]] = []
@@ -38,7 +41,7 @@ def outline(text: str) -> list[str]:
             heads.pop()
         key = _KEY.match(body)
         if key is None or key.end() < len(body):
-            given.append(": ".join([*(head for _, head in heads), body]))
+            given.append(" > ".join([*(head for _, head in heads), body]))
         if key is not None:
             heads.append((indent, key.group(1)))
     return given

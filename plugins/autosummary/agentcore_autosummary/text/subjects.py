@@ -120,6 +120,7 @@ def clause_before(at: int, text: str) -> str:
 
 
 _LABEL_WORDS = 5
+_WORD_RUN = re.compile(r"\w+")
 _BARE_WORDS = 2
 
 
@@ -129,7 +130,8 @@ def last_clause(head: str, ends: re.Pattern[str] = _CLAUSE_END) -> str:
     A list item's label stays with it: in ``- Auth: port 8001`` the clause before the
     value is ``- Auth: port``, so ``- Billing: port 8002`` is another service's port.
     The label is the text before the colon, back to the mark before it (at most five
-    words), kept when the clause after the colon is bare (at most two words, no verb
+    words; a key path such as ``Containers > app > Limits > memory`` counts its words
+    only), kept when the clause after the colon is bare (at most two words, no verb
     such as "is" or "now"); "Updated: the refund is now" is a clause of its own.
     """
     marks = list(ends.finditer(head))
@@ -143,7 +145,7 @@ def last_clause(head: str, ends: re.Pattern[str] = _CLAUSE_END) -> str:
     ):
         return clause
     label = head[marks[-2].end() if len(marks) > 1 else 0 : marks[-1].start()]
-    if not label.strip() or len(label.split()) > _LABEL_WORDS:
+    if not label.strip() or len(_WORD_RUN.findall(label)) > _LABEL_WORDS:
         return clause
     return f"{label}: {clause}"
 
