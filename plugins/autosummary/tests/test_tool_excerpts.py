@@ -66,105 +66,84 @@ def test_an_excerpt_never_exceeds_its_limit(text: str, limit: int) -> None:
         assert excerpt == text
 
 
-async def test_the_summary_request_holds_a_value_deep_in_a_tool_result() -> None:
-    registry = ToolRegistry()
+class _Describing:
+    """A model that describes the api pod when asked to, and its summarizer.
 
-    @registry.tool
-    def describe(pod: str) -> str:
+    The first ``describe`` gives :func:`_describe`; a later one, after a patch, gives
+    the limit ``2048Mi``.
+    """
+
+    def __init__(self) -> None:
+        self.summary_requests: list[str] = []
+        self.turns: list[LlmRequest] = []
+        self.described = 0
+
+    def describe(self, pod: str) -> str:
         """Describe a pod.
 
         Args:
             pod: The pod's name.
         """
-        return _describe()
+        self.described += 1
+        text = _describe()
+        return text if self.described == 1 else text.replace("1536Mi", "2048Mi")
 
-    summaries: list[str] = []
-
-    def respond(request: LlmRequest) -> str | LlmResponse:
+    def __call__(self, request: LlmRequest) -> str | LlmResponse:
         if request.purpose == "summary":
-            summaries.append("\n".join(m.text or "" for m in request.messages))
+            self.summary_requests.append("\n".join(m.text or "" for m in request.messages))
             return "The api pod was described."
+        self.turns.append(request)
         last = request.messages[-1]
         if last.role == "user" and "describe" in (last.text or ""):
             call = ToolUseBlock(f"c{len(request.messages)}", "describe", {"pod": "api"})
             return LlmResponse(Message.assistant("", [call]), stop_reason="tool_use")
         return "Done."
 
-    config = SummaryConfig(
-        max_context_tokens=1500,
-        max_summary_tokens=120,
-        trigger_token_ratio=0.5,
-        keep_recent_messages=2,
-        request_shape="transcript",
-    )
-    bundle = (
-        AgentBuilder()
-        .provider(MockProvider(responder=respond))
-        .store(InMemoryStore())
-        .tool_registry(registry)
-        .setting("summary_config", config)
-        .build()
-    )
-    session = AgentSession(Agent("assistant"), "s", bundle, FocusedConfig())
-    await session.submit_turn("Please describe the api pod.")
+    def session(self, **overrides: object) -> AgentSession:
+        """A session of this model with the tool, summarized often, ``overrides`` applied."""
+        registry = ToolRegistry()
+        registry.tool(self.describe)
+        fields: dict[str, object] = {
+            "max_context_tokens": 1500,
+            "max_summary_tokens": 120,
+            "trigger_token_ratio": 0.5,
+            "keep_recent_messages": 2,
+            **overrides,
+        }
+        bundle = (
+            AgentBuilder()
+            .provider(MockProvider(responder=self))
+            .store(InMemoryStore())
+            .tool_registry(registry)
+            .setting("summary_config", SummaryConfig(**fields))  # type: ignore[arg-type]
+            .build()
+        )
+        return AgentSession(Agent("assistant"), "s", bundle, FocusedConfig())
+
+
+async def _talk_on(session: AgentSession) -> None:
     for turn in range(8):
         filler = " ".join(f"word{turn}x{n}" for n in range(30))
         await session.submit_turn(f"Another question, number {turn}, about {filler}.")
-    assert summaries, "no summary was made"
-    assert any("memory:  1536Mi" in text for text in summaries)
+
+
+async def test_the_summary_request_holds_a_value_deep_in_a_tool_result() -> None:
+    model = _Describing()
+    session = model.session(request_shape="transcript")
+    await session.submit_turn("Please describe the api pod.")
+    await _talk_on(session)
+    assert model.summary_requests, "no summary was made"
+    assert any("memory:  1536Mi" in text for text in model.summary_requests)
 
 
 async def test_recall_brings_back_the_line_of_a_tool_result_under_its_keys() -> None:
-    registry = ToolRegistry()
-
-    @registry.tool
-    def describe(pod: str) -> str:
-        """Describe a pod.
-
-        Args:
-            pod: The pod's name.
-        """
-        described.append(pod)
-        text = _describe()  # the second time, after the patch: a new limit
-        return text if len(described) == 1 else text.replace("1536Mi", "2048Mi")
-
-    described: list[str] = []
-    turns: list[LlmRequest] = []
-
-    def respond(request: LlmRequest) -> str | LlmResponse:
-        if request.purpose == "summary":
-            return "The api pod was described."
-        turns.append(request)
-        last = request.messages[-1]
-        if last.role == "user" and "describe" in (last.text or ""):
-            call = ToolUseBlock(f"c{len(request.messages)}", "describe", {"pod": "api"})
-            return LlmResponse(Message.assistant("", [call]), stop_reason="tool_use")
-        return "Done."
-
-    config = SummaryConfig(
-        max_context_tokens=1500,
-        max_summary_tokens=120,
-        trigger_token_ratio=0.5,
-        keep_recent_messages=2,
-        retention_check="off",
-        recall="auto",
-    )
-    bundle = (
-        AgentBuilder()
-        .provider(MockProvider(responder=respond))
-        .store(InMemoryStore())
-        .tool_registry(registry)
-        .setting("summary_config", config)
-        .build()
-    )
-    session = AgentSession(Agent("assistant"), "s", bundle, FocusedConfig())
+    model = _Describing()
+    session = model.session(retention_check="off", recall="auto")
     await session.submit_turn("Please describe the api pod.")
     await session.submit_turn("Apply the patch, then describe the api pod again.")
-    for turn in range(8):
-        filler = " ".join(f"word{turn}x{n}" for n in range(30))
-        await session.submit_turn(f"Another question, number {turn}, about {filler}.")
+    await _talk_on(session)
     await session.submit_turn("What is the memory limit of the api container?")
-    asked = turns[-1].messages[-1].text
+    asked = model.turns[-1].messages[-1].text
     # "memory:  1536Mi" alone names no limit: the line comes with the keys it sits under.
     assert "Containers > api > Limits > memory: 2048Mi" in asked, asked
     assert "Annotations" not in asked and "Mounts" not in asked, asked
