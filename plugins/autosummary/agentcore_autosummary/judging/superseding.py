@@ -41,6 +41,7 @@ from itertools import islice
 
 from agentcore_autosummary.judging.withdrawals import withdraws
 from agentcore_autosummary.text.identifiers import find_identifiers, holds
+from agentcore_autosummary.text.sentences import SENTENCE_END
 from agentcore_autosummary.text.statements import restated_otherwise
 from agentcore_autosummary.text.subjects import (
     Topic,
@@ -55,7 +56,6 @@ from agentcore_autosummary.text.words import starts_cjk, word_ends
 _SPLIT_WORD = re.compile(r"\S+")
 _LOOK_AHEAD_WORDS = 4
 _LOOK_AHEAD_CHARS = 16
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[\n。！？]")
 
 
 def gets_new_value(identifier: str, word: str, transcript: str, about: Topic | None = None) -> bool:
@@ -75,7 +75,7 @@ def gets_new_value(identifier: str, word: str, transcript: str, about: Topic | N
         else:
             after = islice(_SPLIT_WORD.finditer(transcript, end), _LOOK_AHEAD_WORDS)
             window = " ".join(word.group() for word in after)
-        sentence_end = _SENTENCE_END.search(window)
+        sentence_end = SENTENCE_END.search(window)
         if sentence_end is not None:  # the next sentence's values are not this subject's
             window = window[: sentence_end.start()]
         if any(found != identifier for found in find_identifiers(window)):

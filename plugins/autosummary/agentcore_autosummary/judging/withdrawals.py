@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
+from agentcore_autosummary.text.sentences import SENTENCE_END
 from agentcore_autosummary.text.subjects import clause_before, is_content_word
 from agentcore_autosummary.text.words import CJK, has_cjk
 
@@ -30,7 +31,6 @@ _NEGATION = re.compile(
     re.IGNORECASE,
 )
 _CJK_NEGATION = re.compile("不|没|别|取消|放弃")
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[\n。！？]")
 _CHANGED = re.compile(
     r"\b(?:after all|no longer|any ?more|instead|drop(?:ped|s)?|cancel(?:l?ed|s)?|"
     r"scrap(?:ped|s)?|abandon(?:ed|s)?|revert(?:ed|s)?|won't|will not|not going to)\b|"
@@ -80,7 +80,7 @@ def _sentence_start(text: str, at: int) -> int:
     low = max(0, at - _SENTENCE_LOOK_BACK)
     while True:
         start = low
-        for found in _SENTENCE_END.finditer(text, low):
+        for found in SENTENCE_END.finditer(text, low):
             if found.end() > at:
                 break
             start = found.end()
@@ -91,7 +91,7 @@ def _sentence_start(text: str, at: int) -> int:
 
 def _sentence_end(text: str, at: int) -> int:
     """Where the sentence holding position ``at`` of ``text`` ends (its end mark's end)."""
-    found = _SENTENCE_END.search(text, at)
+    found = SENTENCE_END.search(text, at)
     return len(text) if found is None else found.end()
 
 
@@ -130,7 +130,7 @@ def _withdrawn_pairs(text: str) -> frozenset[str]:
     """The word pairs negated in the sentences of ``text`` that say a decision changed."""
     pairs: set[str] = set()
     start = 0
-    for end in [*(found.end() for found in _SENTENCE_END.finditer(text)), len(text)]:
+    for end in [*(found.end() for found in SENTENCE_END.finditer(text)), len(text)]:
         sentence = text[start:end]
         start = end
         if not _CHANGED.search(sentence):

@@ -153,8 +153,8 @@ def best_sentences(query: str, hit: MessageHit) -> MessageHit:
     would put each beside the one asked for; the sentences holding the most words
     of the query stand for it, in their order, ``…`` between those apart. A tool
     result is read by its lines, each with the keys it sits under (see
-    :func:`~agentcore_autosummary.text.outline.outline`: ``Limits: memory: 1280Mi``),
-    those kept joined by ``;``. Its attachments stay.
+    :func:`~agentcore_autosummary.text.outline.outline`: ``Containers > app > Limits >
+    memory: 1280Mi``), those kept joined by ``;``. Its attachments stay.
     """
     text = hit.message.text
     tool = hit.message.role == "tool"
@@ -224,10 +224,10 @@ async def current_hits(
 ) -> list[MessageHit]:
     """``hits`` less the values that what was written after them replaced or withdrew.
 
-    A recalled message is read against what the user and the assistant wrote after it,
-    the later tool results among ``hits`` (as recall shows them),
+    A recalled message is read against what the user and the assistant wrote after it
     (:func:`written_after`; the words' uses are counted from :data:`_CHUNK_MESSAGES`
-    messages before the first hit on) and ``newest``, the user's new message: its sentences whose
+    messages before the first hit on), the later tool results among ``hits`` as recall
+    shows them, and ``newest``, the user's new message: its sentences whose
     value a later one changed ("the budget is now 76,000") or withdrew go, as they go
     from an older summary part (see
     :func:`~agentcore_autosummary.judging.pruning.without_superseded`). A hit left with

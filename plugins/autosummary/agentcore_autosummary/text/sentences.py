@@ -7,6 +7,7 @@ import re
 from agentcore_autosummary.text.words import CJK, has_cjk
 
 __all__ = [
+    "SENTENCE_END",
     "clauses",
     "inline_sentences",
     "is_statement",
@@ -21,7 +22,8 @@ _SPACES = re.compile(r"\s+")
 _RUN_ON = r"(?<=[a-z0-9])\s+(?=(?:The|We|Our|This|It)\s+[a-z])"
 _RUN_ON_START = re.compile(_RUN_ON)
 _INLINE_END = re.compile(rf"(?<=[.!?])\s+|(?<=[。！？])|{_RUN_ON}")
-_LAST_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？]|\n")
+SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？]|\n")
+"""Where a sentence ends: ``.!?`` before a space or the end, ``。！？``, a line end."""
 _QUESTION = re.compile(r"[^.!?。！？\n]*[?？]")
 _CLAUSE_END = re.compile(rf"(?<=[,;:])\s+|(?<=[，；：])|(?<=[,;:])(?=[{CJK}])")
 _CLAUSE_JOINER = re.compile(r"^(?:and|but|or|so|while|which|而且|并且|而|并)\s*", re.IGNORECASE)
@@ -107,7 +109,7 @@ def inline_sentences(line: str) -> list[str]:
 
 def whole_sentences(text: str) -> str:
     """``text`` up to the end of its last whole sentence (or line): a reply cut at its cap."""
-    ends = [match.end() for match in _LAST_SENTENCE_END.finditer(text)]
+    ends = [match.end() for match in SENTENCE_END.finditer(text)]
     return text[: ends[-1]].rstrip() if ends else ""
 
 
