@@ -30,6 +30,7 @@ from agentcore_autosummary.text.identifiers import find_identifiers, holds
 from agentcore_autosummary.text.sentences import inline_sentences, without_questions
 from agentcore_autosummary.text.statements import restated_otherwise
 from agentcore_autosummary.text.subjects import word_uses
+from agentcore_autosummary.text.words import has_cjk
 
 __all__ = ["TAIL_CHARS", "current_parts", "newest_tail", "without_superseded"]
 
@@ -142,7 +143,7 @@ def _pruned_line(line: str, later: str, uses: Mapping[str, int]) -> str | None:
     marker = "- " if body.startswith("- ") else ""
     indent = line[: len(line) - len(body)]
     body = body[len(marker) :]
-    parts = inline_sentences(body) if body.strip() else []
+    parts = [part for part in inline_sentences(body) if part.strip()]
     if not parts:
         return line
     kept: list[str] = []
@@ -175,6 +176,14 @@ def _pruned_line(line: str, later: str, uses: Mapping[str, int]) -> str | None:
 
 
 def _joined(parts: list[str]) -> str:
-    """``parts`` as one line; a part cut from a run-on sentence gets its full stop back."""
-    ended = [part if part[-1] in _ENDS else f"{part}." for part in parts[:-1]]
+    """``parts`` as one line; a part cut from a run-on sentence gets its full stop back.
+
+    The full stop of its script: ``。`` after a Chinese character.
+    """
+    ended = [part if part[-1] in _ENDS else _full_stop(part) for part in parts[:-1]]
     return " ".join([*ended, parts[-1]])
+
+
+def _full_stop(part: str) -> str:
+    """``part`` ended by a full stop of its script."""
+    return f"{part}。" if has_cjk(part[-1]) else f"{part}."
