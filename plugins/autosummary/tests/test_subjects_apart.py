@@ -15,8 +15,8 @@ from agentcore import Agent, AgentBuilder, AgentSession, FocusedConfig, InMemory
 from agentcore.testing import MockProvider
 from agentcore_autosummary import SummaryConfig, get_conversation_summary
 from agentcore_autosummary.judging.pruning import without_superseded
-from agentcore_autosummary.judging.superseding import is_superseded, withdraws
-from agentcore_autosummary.judging.withdrawals import withdraws_statement
+from agentcore_autosummary.judging.superseding import is_superseded
+from agentcore_autosummary.judging.withdrawals import withdraws, withdraws_statement
 
 SERVICES = ["auth", "billing", "search", "mailer", "ledger", "gateway", "catalog", "orders"]
 SERVICES += ["metrics", "notifier"]
