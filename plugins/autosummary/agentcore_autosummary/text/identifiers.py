@@ -14,7 +14,7 @@ also read as a number, nor a path as a name:
   ``Mar 14th``, ``6月17日``, ``2026年3月14日``, ``9:30``, ``9:30 am``,
   ``3 pm``, ``9点30分``;
 - **amounts and sizes**: money (``$40``, ``€12.50``, ``40,000 dollars``,
-  ``15万元``), percentages (``84%``), numbers with a unit (``512 MB``,
+  ``15万元``), percentages (``84%``), numbers with a unit (``512 MB``, ``1280Mi``,
   ``30 s``, ``900 seconds``, ``45 minutes``, ``8台``, ``30秒``) or with a
   counted noun (``2,500 rows``, ``5,000 requests``);
 - **versions**: ``v1.2.3``, ``1.2.3``, a name with its version
