@@ -351,6 +351,7 @@ class TurnRunner:
             ctx.messages = [user_message, *added]
             ctx.context = None
             ctx.request_body.clear()
+            ctx.cache_newest = True
             await hooks.before_model_call(ctx=ctx)
             if ctx.context is not None:
                 return (*ctx.context, *ctx.messages)
@@ -373,6 +374,7 @@ class TurnRunner:
             # Tool hooks are awaited around tool calls: a bundle without tools makes none.
             tool_hooks=tool_call_hooks(self._pm, ctx) if tools is not None and len(tools) else None,
             request_body=lambda: ctx.request_body,
+            cache_newest=lambda: ctx.cache_newest,
         )
 
     def _cycle_settings(self) -> LlmCycle:

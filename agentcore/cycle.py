@@ -45,7 +45,7 @@ from agentcore.llm import (
 from agentcore.messages import Message
 from agentcore.output import TOOL_CHOICE, OutputSpec, output_spec
 from agentcore.tools import ToolCallHooks, ToolRegistry
-from agentcore.validators import POSITIVE_INT, STR
+from agentcore.validators import POSITIVE_INT, STR, Rule
 
 __all__ = [
     "CycleEvent",
@@ -77,6 +77,7 @@ _REQUEST_FIELDS_KNOWN = tuple(f.name for f in attrs.fields(LlmRequest)) == (
     "tool_choice",
     "output",
     "extra_body",
+    "cache_newest",
 )
 _new = object.__new__
 _set = object.__setattr__
@@ -98,6 +99,14 @@ RequestBody = Callable[[], Mapping[str, Any]]
 """Called as each request is made; returns the JSON fields added to its body."""
 
 _NO_FIELDS: Mapping[str, Any] = MappingProxyType({})
+
+CacheNewest = Callable[[], bool]
+"""Called as each request is made; returns its :attr:`LlmRequest.cache_newest`."""
+
+_CACHE_NEWEST = Rule(
+    "True, False or a callable returning one",
+    lambda value: isinstance(value, bool) or callable(value),
+)
 
 OverflowCall = Overflow
 """Called when the provider refused a request as too long for its window, with
@@ -131,8 +140,11 @@ class LlmCycle:
     provider's default (``"auto"``), so the tool loop can end, while
     ``"none"`` and ``"auto"`` stay on every call. ``output`` (an
     :class:`~agentcore.output.OutputSpec`, a class or a JSON schema dict)
-    goes on every call: the final reply is JSON of its schema. Invalid
-    settings raise :class:`~agentcore.errors.ConfigError`.
+    goes on every call: the final reply is JSON of its schema.
+    ``cache_newest`` (see :attr:`LlmRequest.cache_newest`) is a bool for
+    every request, or a callable asked as each request is made (a turn's
+    hooks decide it call by call). Invalid settings raise
+    :class:`~agentcore.errors.ConfigError`.
     """
 
     provider: LlmProvider = field(validator=_check_provider)
@@ -149,6 +161,7 @@ class LlmCycle:
     tool_choice: str | None = field(default=None, kw_only=True, validator=TOOL_CHOICE)
     output: OutputSpec[Any] | None = field(default=None, kw_only=True, converter=output_spec)
     request_body: RequestBody | None = field(default=None, kw_only=True)
+    cache_newest: bool | CacheNewest = field(default=True, kw_only=True, validator=_CACHE_NEWEST)
 
     def with_calls(
         self,
@@ -158,11 +171,12 @@ class LlmCycle:
         on_overflow: OverflowCall | None,
         tool_hooks: ToolCallHooks | None,
         request_body: RequestBody | None = None,
+        cache_newest: bool | CacheNewest | None = None,
     ) -> LlmCycle:
         """A copy with another provider and other per-turn callbacks.
 
         ``prepare``, ``on_overflow``, ``tool_hooks`` and ``request_body`` are
-        set as given.
+        set as given; ``cache_newest`` when given (None keeps this cycle's).
 
         The other settings were checked when this cycle was made and are not checked
         again, as ``attrs.evolve`` would; ``provider`` is. For a caller that runs
@@ -189,6 +203,9 @@ class LlmCycle:
         _set(cycle, "on_overflow", on_overflow)
         _set(cycle, "tool_hooks", tool_hooks)
         _set(cycle, "request_body", request_body)
+        if cache_newest is not None:
+            _CACHE_NEWEST(cycle, _CACHE_NEWEST_FIELD, cache_newest)
+        _set(cycle, "cache_newest", self.cache_newest if cache_newest is None else cache_newest)
         return cycle
 
     def request(
@@ -203,6 +220,8 @@ class LlmCycle:
         if not first and choice not in (None, "auto", "none"):
             choice = None
         body = _NO_FIELDS if self.request_body is None else dict(self.request_body())
+        newest = self.cache_newest
+        cache_newest = newest if isinstance(newest, bool) else bool(newest())
         if _REQUEST_FIELDS_KNOWN:
             # Every setting was checked when the cycle was made: the request is built
             # without running the validators again (a turn makes one or more).
@@ -218,6 +237,7 @@ class LlmCycle:
             _set(request, "tool_choice", choice)
             _set(request, "output", self.output)
             _set(request, "extra_body", body)
+            _set(request, "cache_newest", cache_newest)
             return request
         return LlmRequest(
             messages,
@@ -231,6 +251,7 @@ class LlmCycle:
             tool_choice=choice,
             output=self.output,
             extra_body=body,
+            cache_newest=cache_newest,
         )
 
     async def _complete(
@@ -307,10 +328,12 @@ class LlmCycle:
 _CYCLE_FIELDS = tuple(field.name for field in attrs.fields(LlmCycle))
 """Every field of :class:`LlmCycle`, copied by :meth:`LlmCycle.with_calls`."""
 _PROVIDER_FIELD = attrs.fields(LlmCycle).provider
+_CACHE_NEWEST_FIELD = attrs.fields(LlmCycle).cache_newest
 _SETTING_FIELDS = tuple(
     name
     for name in _CYCLE_FIELDS
-    if name not in ("provider", "prepare", "on_overflow", "tool_hooks", "request_body")
+    if name
+    not in ("provider", "prepare", "on_overflow", "tool_hooks", "request_body", "cache_newest")
 )
 """The fields :meth:`LlmCycle.with_calls` copies: every one but those it is given."""
 _SETTINGS_KNOWN = _SETTING_FIELDS == (

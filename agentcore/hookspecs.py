@@ -94,7 +94,9 @@ def before_model_call(ctx: TurnContext) -> Awaitable[None] | None:
     sets ``ctx.context`` sends that list instead of ``ctx.slot.load_messages()``
     in this request only (it is reset before every call's hooks); one that
     puts fields in ``ctx.request_body`` adds them to this request's body
-    (emptied before every call's hooks too).
+    (emptied before every call's hooks too); one that sets
+    ``ctx.cache_newest = False`` (a message of this request alone) keeps
+    the provider from writing a prompt-cache entry at its end.
     ``ctx.stash[agentcore.budget.OVERFLOW_KEY]`` holds the server's
     :class:`~agentcore.errors.ContextWindowExceededError` when the call is the
     one retry after the server refused the request as too long

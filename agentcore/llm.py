@@ -12,7 +12,7 @@ from agentcore.errors import ConfigError
 from agentcore.messages import Message, ToolUseBlock
 from agentcore.output import TOOL_CHOICE, OutputSpec
 from agentcore.usage import Usage
-from agentcore.validators import POSITIVE_INT, STR, Rule, is_number
+from agentcore.validators import BOOL, POSITIVE_INT, STR, Rule, is_number
 
 
 @frozen
@@ -109,6 +109,13 @@ class LlmRequest:
     provider adds to this request's body, over its own fields and its
     ``extra_body`` option (a field of the API that agentcore does not model,
     for one request); a provider without a JSON body ignores them.
+    ``cache_newest`` False says that no later request will start with this
+    one's newest turn (a one-off request a plugin makes, or a turn whose
+    newest message carries a part that later turns leave out), so a provider
+    that writes prompt-cache entries where it is told to (Anthropic's
+    breakpoints, written at more than the input price) writes none at its
+    end; what the request shares with earlier ones is read from the cache
+    all the same. Providers that cache by themselves (OpenAI) ignore it.
     """
 
     messages: Sequence[Message] = field(converter=_message_tuple)
@@ -122,6 +129,7 @@ class LlmRequest:
     tool_choice: str | None = field(default=None, kw_only=True, validator=TOOL_CHOICE)
     output: OutputSpec[Any] | None = field(default=None, kw_only=True, validator=_output)
     extra_body: Mapping[str, Any] = field(factory=dict, kw_only=True, validator=_body_fields)
+    cache_newest: bool = field(default=True, kw_only=True, validator=BOOL)
 
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "other"]

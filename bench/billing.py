@@ -228,11 +228,21 @@ Marks = Callable[[Sequence[tuple[str, str]], str], list[int]]
 and its purpose (``"turn"`` or ``"summary"``), the message indices."""
 
 
+RECALLED_OPENING = "Recalled from earlier in this conversation"
+"""How a user's message opened by autosummary's automatic recall begins (the start of its
+``RECALL_LABEL``): the turn's request asks for no entry at its end."""
+
+
 def _agentcore_marks(pairs: Sequence[tuple[str, str]], purpose: str) -> list[int]:
     # agentcore's Anthropic provider (``mark_breakpoints``): the tools and system prompt,
     # the end of the turn before the newest user turn (tool results are user turns
-    # there), and the newest message.
-    marks = [len(pairs) - 1]
+    # there), and the newest message, unless the request says no later one starts with
+    # it (``cache_newest=False``): a summary request, and a turn whose newest message
+    # is the user's opened by automatic recall's part.
+    newest = purpose != "summary" and not (
+        pairs and pairs[-1][0] == "user" and pairs[-1][1].startswith(RECALLED_OPENING)
+    )
+    marks = [len(pairs) - 1] if newest else []
     turn = len(pairs) - 1
     while turn >= 0 and pairs[turn][0] in ("user", "tool"):
         turn -= 1

@@ -195,14 +195,15 @@ def test_one_hour_entries_outlive_the_break_and_cost_twice_the_input_to_write() 
     assert price.dollars(usage, cache_ttl="1h") > price.dollars(usage)
 
 
-def _provider_marks(messages: list[Message]) -> set[int]:
+def _provider_marks(messages: list[Message], *, cache_newest: bool = True) -> set[int]:
     """Which of ``messages`` agentcore's Anthropic provider ends with a ``cache_control``.
 
-    Every message's text is ``m<index>`` and every tool call's id ``call<index>``, so a
-    marked block names its message.
+    Every message's text is ``m<index>`` (after the recall label in a recalled turn's
+    user message) and every tool call's id ``call<index>``, so a marked block names
+    its message.
     """
     body = encode_request(
-        LlmRequest(messages=messages),
+        LlmRequest(messages=messages, cache_newest=cache_newest),
         model="claude",
         stream=False,
         default_max_tokens=64,
@@ -218,7 +219,7 @@ def _provider_marks(messages: list[Message]) -> set[int]:
         elif block["type"] == "tool_result":
             owners.add(int(block["tool_use_id"].removeprefix("call")) + 1)
         else:
-            owners.add(int(block["text"].removeprefix("m")))
+            owners.add(int(block["text"].rpartition("m")[2]))
     return owners
 
 
@@ -252,3 +253,17 @@ def test_agentcore_breakpoints_are_where_its_anthropic_provider_puts_them(
             messages.append(Message.system(text) if role == "system" else Message.user(text))
     pairs = [(role, f"m{index}") for index, role in enumerate(roles)]
     assert set(billing.ANTHROPIC_MARKS["agentcore"](pairs, "turn")) == _provider_marks(messages)
+    # A summary request asks for no entry at its end (``cache_newest=False``).
+    assert set(billing.ANTHROPIC_MARKS["agentcore"](pairs, "summary")) == _provider_marks(
+        messages, cache_newest=False
+    )
+
+
+def test_a_turn_opened_by_recall_is_billed_without_an_entry_at_its_end() -> None:
+    recalled = f"{billing.RECALLED_OPENING} ...:\nm1"
+    messages = [Message.system("m0"), Message.user(recalled)]
+    pairs = [("system", "m0"), ("user", recalled)]
+    marks = set(billing.ANTHROPIC_MARKS["agentcore"](pairs, "turn"))
+    assert marks == _provider_marks(messages, cache_newest=False) == {0}
+    plain = [("system", "m0"), ("user", "m1")]
+    assert set(billing.ANTHROPIC_MARKS["agentcore"](plain, "turn")) == {0, 1}

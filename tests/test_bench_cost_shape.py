@@ -40,3 +40,10 @@ def test_a_smaller_verbatim_tail_sends_fewer_tokens_and_the_table_totals_each_ro
     lines = cost_shape.table(rows)
     assert lines[-2].startswith("| all | agentcore | ")
     assert lines[-1].startswith('| all | `{"keep_recent_tokens": 0}` | ')
+
+
+def test_the_bill_knows_a_recalled_turn_by_how_automatic_recall_opens_it() -> None:
+    from agentcore_autosummary.recalling.automatic import RECALL_LABEL
+    from bench import billing
+
+    assert RECALL_LABEL.startswith(billing.RECALLED_OPENING)

@@ -112,7 +112,7 @@ def encode_request(
     if stream:
         body["stream"] = True
     if cache_ttl is not None:
-        mark_breakpoints(body, cache_ttl)
+        mark_breakpoints(body, cache_ttl, newest=request.cache_newest)
     return body
 
 
@@ -144,7 +144,7 @@ def encode_turns(messages: Sequence[Message]) -> tuple[list[str], list[dict[str,
     return systems, turns
 
 
-def mark_breakpoints(body: dict[str, Any], ttl: str) -> None:
+def mark_breakpoints(body: dict[str, Any], ttl: str, *, newest: bool = True) -> None:
     """Put ``cache_control`` on the blocks that end each stable part of ``body``, at most four.
 
     In the order the API caches them: the last tool definition (the tools),
@@ -152,7 +152,10 @@ def mark_breakpoints(body: dict[str, Any], ttl: str) -> None:
     one text block), the end of the turn before the newest user turn (what
     the previous request of a conversation ended with, so this one reads it
     from the cache), and the end of the newest turn (so the next request
-    reads this one). ``ttl`` is ``"5m"`` (the API's default) or ``"1h"``.
+    reads this one), unless ``newest`` is False: no later request starts
+    with this one's newest turn (:attr:`~agentcore.llm.LlmRequest.cache_newest`),
+    and an entry written there, at more than the input price, would never
+    be read. ``ttl`` is ``"5m"`` (the API's default) or ``"1h"``.
     """
     control: dict[str, Any] = {"type": "ephemeral"}
     if ttl != "5m":
@@ -168,7 +171,7 @@ def mark_breakpoints(body: dict[str, Any], ttl: str) -> None:
     last_user = max((i for i, turn in enumerate(turns) if turn["role"] == "user"), default=None)
     if last_user is not None and last_user > 0:
         marks.append(turns[last_user - 1]["content"][-1])
-    if turns:
+    if turns and newest:
         marks.append(turns[-1]["content"][-1])
     seen: set[int] = set()
     for block in marks[-MAX_BREAKPOINTS:]:

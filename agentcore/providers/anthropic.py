@@ -57,7 +57,8 @@ class AnthropicProvider(HttpProvider):
         the field is left out. A request's own ``max_tokens`` is sent as is.
     :param cache: ``"auto"`` (the default) marks prompt-cache breakpoints
         (``cache_control``) on the tools, the system prompt, the end of the
-        turn before the newest user turn and the end of the newest turn, at
+        turn before the newest user turn and the end of the newest turn (not
+        for a request whose ``cache_newest`` is False: a plugin's one-off), at
         most four, so each request of a conversation reads what the previous
         one wrote (billed at 0.1× instead of 1×; writes at 1.25× for 5
         minutes, 2× for an hour); ``"off"`` sends none.

@@ -199,3 +199,44 @@ async def test_a_sessions_turn_requests_carry_its_id_as_cache_key() -> None:
     await session.submit_turn("Hi")
     await session.submit_turn_stream("Again").finalize()
     assert [call.cache_key for call in provider.calls] == ["session-7", "session-7"]
+
+
+async def test_a_request_no_later_one_starts_with_writes_no_entry_at_its_end(
+    llm_server: LlmServer,
+) -> None:
+    llm_server.reply_json(anthropic_message())
+    async with AnthropicProvider(
+        "claude-sonnet-4-5", base_url=llm_server.url, api_key=ANTHROPIC_KEY
+    ) as provider:
+        await provider.complete(LlmRequest(CONVERSATION, tools=[TOOL], cache_newest=False))
+    body = llm_server.requests[-1].json
+    turns = body["messages"]
+    # What it shares with the conversation's earlier requests is still read from the cache.
+    assert body["tools"][-1]["cache_control"] == EPHEMERAL
+    assert body["system"][-1]["cache_control"] == EPHEMERAL
+    assert turns[3]["content"][-1]["cache_control"] == EPHEMERAL
+    assert "cache_control" not in turns[4]["content"][-1]
+    assert len(_marked(body)) == 3
+
+
+def test_cache_newest_must_be_a_bool() -> None:
+    with pytest.raises(ConfigError, match="cache_newest"):
+        LlmRequest(CONVERSATION, cache_newest="no")  # type: ignore[arg-type]
+
+
+async def test_a_hook_decides_cache_newest_for_its_call_alone() -> None:
+    from agentcore import Agent, AgentBuilder, AgentSession, TurnContext, hookimpl
+    from agentcore.testing import MockProvider
+
+    class OneOff:
+        @hookimpl
+        def before_model_call(self, ctx: TurnContext) -> None:
+            if ctx.turn_index == 0:
+                ctx.cache_newest = False
+
+    provider = MockProvider(responder=lambda request: "ok")
+    bundle = AgentBuilder().provider(provider).plugin(OneOff()).build()
+    session = AgentSession(Agent("a"), "s", bundle)
+    await session.submit_turn("Hi")
+    await session.submit_turn("Again")
+    assert [call.cache_newest for call in provider.calls] == [False, True]

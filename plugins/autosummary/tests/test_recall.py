@@ -333,6 +333,33 @@ async def test_automatic_recall_adds_the_matching_messages_to_the_request(
     assert recalled_blocks(model.turns[-1]) == []
 
 
+async def test_a_recalled_turn_and_the_summaries_ask_for_no_cache_entry_at_their_end(
+    make_session: MakeSession,
+) -> None:
+    # Anthropic bills a cache entry above the input price: one at the end of a request no
+    # later one starts with (the recalled copy of the user's message, a summary request)
+    # would be paid for and never read.
+    summaries: list[LlmRequest] = []
+    model = Model()
+
+    def respond(request: LlmRequest) -> str | LlmResponse:
+        if request.purpose == "summary":
+            summaries.append(request)
+        return model(request)
+
+    session = make_session(
+        MockProvider(responder=respond), summary=config("auto"), mode=FocusedConfig()
+    )
+    await tell_the_ports(session)
+    assert summaries and not [request for request in summaries if request.cache_newest]
+    assert model.turns[-1].cache_newest
+    await session.submit_turn("Which port does the ledger service use?")
+    assert recalled_blocks(model.turns[-1])
+    assert not model.turns[-1].cache_newest
+    await session.submit_turn("Thanks, that is all for today.")
+    assert model.turns[-1].cache_newest
+
+
 async def test_automatic_recall_brings_the_sentence_that_answers_not_its_neighbours(
     make_session: MakeSession,
 ) -> None:

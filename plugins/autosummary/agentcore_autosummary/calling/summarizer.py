@@ -216,12 +216,21 @@ async def send_summary_request(
 
     One ``purpose="summary"`` call of ``messages`` (and ``tools``, which a
     prefix-shaped request repeats from the turn it extends), within
-    :func:`call_timeout`; the reply is read by :func:`read_reply`. The server's
+    :func:`call_timeout`, asking for no prompt-cache entry at its end
+    (``cache_newest=False``: a provider that writes one at a breakpoint would
+    bill it above the input price, and no later request reads it; a
+    prefix-shaped request still reads the turn's prefix); the reply is read
+    by :func:`read_reply`. The server's
     refusal of the request as too long raises :class:`SummaryOverflowError`;
     other provider errors and the timeout propagate.
     """
     cycle = LlmCycle(
-        provider, model=model, max_tokens=size.max_tokens, purpose="summary", cache_key=cache_key
+        provider,
+        model=model,
+        max_tokens=size.max_tokens,
+        purpose="summary",
+        cache_key=cache_key,
+        cache_newest=False,  # no later request starts with a summary request
     )
     seconds = call_timeout(config, size.local, size.max_tokens)
     try:

@@ -68,7 +68,12 @@ MIN_MATCHED_TERMS = 2
 
 
 async def add_recalled(ctx: TurnContext) -> None:
-    """Put the turn's recalled part at the start of its user message, if the request has room."""
+    """Put the turn's recalled part at the start of its user message, if the request has room.
+
+    The call whose newest message is that copy asks for no prompt-cache entry at its
+    end (:attr:`~agentcore.TurnContext.cache_newest`): later turns send the message
+    without its part.
+    """
     config = enabled_config(ctx.config)
     if config is None or config.recall not in ("auto", "both") or not config.window_guard:
         return
@@ -92,6 +97,10 @@ async def add_recalled(ctx: TurnContext) -> None:
         return
     ctx.stash.setdefault(SENT_AS, {})[id(copy)] = (copy, before[0])
     runtime.sent[ctx.slot.id] = await budget.turn_local(ctx)
+    if len(ctx.messages) == 1:
+        # Its newest message is the copy, which the next turns send without the part:
+        # a prompt-cache entry written at its end would never be read.
+        ctx.cache_newest = False
 
 
 def with_recalled(message: Message, recalled: Sequence[ContentBlock]) -> Message:
