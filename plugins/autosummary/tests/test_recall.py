@@ -333,6 +333,37 @@ async def test_automatic_recall_adds_the_matching_messages_to_the_request(
     assert recalled_blocks(model.turns[-1]) == []
 
 
+async def test_a_later_owner_of_another_module_leaves_a_recalled_owner_alone(
+    make_session: MakeSession,
+) -> None:
+    # The advice names the checkout page at every turn, so "checkout" is a common word of
+    # this conversation; among the clauses about who owns a module, it is the one word
+    # that tells the checkout module's owner apart.
+    model = Model()
+    session = make_session(
+        MockProvider(responder=model), summary=config("auto"), mode=FocusedConfig()
+    )
+    await session.submit_turn(
+        "Ownership for the sprint. The localization module is owned by Caleb Haddad. "
+        "The checkout module is owned by Priya Brandt. The search module is owned by Greta Okafor."
+    )
+    for step in range(8):
+        await session.submit_turn(
+            f"Tip {step}: the end-to-end tests should cover sign-in, search and checkout first."
+        )
+    await session.submit_turn(
+        "Caleb Haddad moves on: the localization module is now owned by Silas Fischer."
+    )
+    for step in range(4):
+        await session.submit_turn(f"Moving on to checklist item {step} of the rollout plan.")
+    await session.submit_turn("Who owns the checkout module?")
+    blocks = recalled_blocks(model.turns[-1])
+    assert blocks and "The checkout module is owned by Priya Brandt" in blocks[0]
+    await session.submit_turn("Who owns the localization module?")
+    blocks = recalled_blocks(model.turns[-1])
+    assert not blocks or "Caleb Haddad." not in blocks[0]
+
+
 async def test_a_recalled_turn_and_the_summaries_ask_for_no_cache_entry_at_their_end(
     make_session: MakeSession,
 ) -> None:

@@ -17,7 +17,7 @@ the older part never states a value the conversation changed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import attrs
 
@@ -29,7 +29,7 @@ from agentcore_autosummary.keeping.state import Segment
 from agentcore_autosummary.text.identifiers import find_identifiers, holds
 from agentcore_autosummary.text.sentences import inline_sentences, without_questions
 from agentcore_autosummary.text.statements import restated_otherwise
-from agentcore_autosummary.text.subjects import word_uses
+from agentcore_autosummary.text.subjects import WordUses, word_uses
 from agentcore_autosummary.text.words import has_cjk
 
 __all__ = ["TAIL_CHARS", "current_parts", "newest_tail", "without_superseded"]
@@ -89,7 +89,7 @@ def current_parts(
     return tuple(current)
 
 
-def without_superseded(text: str, later: str, uses: Mapping[str, int] | None = None) -> str:
+def without_superseded(text: str, later: str, uses: WordUses | None = None) -> str:
     """``text`` less what ``later`` replaced: its values given a new one, or withdrawn.
 
     Line by line, sentence by sentence: a sentence keeps its clauses that state a
@@ -111,7 +111,7 @@ def without_superseded(text: str, later: str, uses: Mapping[str, int] | None = N
     return _joined_lines(lines)
 
 
-def as_ledger(text: str, uses: Mapping[str, int] | None = None) -> str:
+def as_ledger(text: str, uses: WordUses | None = None) -> str:
     """``text`` read in order, as a ledger: each line less what its later lines replaced.
 
     A summary may state a value and, further on, its update ("the help center
@@ -137,7 +137,7 @@ def _joined_lines(lines: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _pruned_line(line: str, later: str, uses: Mapping[str, int]) -> str | None:
+def _pruned_line(line: str, later: str, uses: WordUses) -> str | None:
     """``line`` less its replaced sentences and clauses; None when nothing of it is left."""
     body = line.lstrip()
     marker = "- " if body.startswith("- ") else ""

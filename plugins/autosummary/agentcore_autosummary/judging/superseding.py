@@ -35,8 +35,6 @@ are not using Redis after all`` withdraws ``Redis 7.2``; in Chinese, ``不``, ``
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Mapping
 from itertools import islice
 
 from agentcore_autosummary.judging.withdrawals import withdraws
@@ -45,6 +43,7 @@ from agentcore_autosummary.text.sentences import SENTENCE_END
 from agentcore_autosummary.text.statements import restated_otherwise
 from agentcore_autosummary.text.subjects import (
     Topic,
+    WordUses,
     names_topic,
     subject,
     subjects_after,
@@ -83,9 +82,7 @@ def gets_new_value(identifier: str, word: str, transcript: str, about: Topic | N
     return False
 
 
-def is_superseded(
-    identifier: str, sentence: str, later: str, uses: Mapping[str, int] | None = None
-) -> bool:
+def is_superseded(identifier: str, sentence: str, later: str, uses: WordUses | None = None) -> bool:
     """Whether ``identifier``'s subject in ``sentence`` gets a new value in ``later``.
 
     The subject is the word before the value (``the launch date is April 14``)
@@ -102,7 +99,7 @@ def is_superseded(
 
 
 def gets_new_subject_value(
-    identifier: str, sentence: str, later: str, uses: Mapping[str, int] | None = None
+    identifier: str, sentence: str, later: str, uses: WordUses | None = None
 ) -> bool:
     """:func:`is_superseded` by its subject word and its withdrawal, not by statements.
 
@@ -129,7 +126,7 @@ def compare_identifiers(
         return (), ()
     kept: list[str] = []
     lost: list[str] = []
-    uses: Counter[str] | None = None
+    uses: WordUses | None = None
     for identifier in find_identifiers(previous):
         if holds(summary, identifier):
             kept.append(identifier)

@@ -10,22 +10,33 @@ before the value, a verb such as 是, 为 or 改为 aside (``预算是12万元``
 A subject word alone does not tell apart facts of one pattern: in ``the auth
 service listens on port 8440`` and ``the billing service listens on port 8441``
 both values are of ``port``. The clause's *topic* (:func:`topic`) does: of its
-content words, the one the conversation says least often (``auth``, ``billing``;
-the words of the pattern, ``service`` and ``listens``, come back with every value,
-and so does a lead such as ``note that``), the first of them on a tie; in Chinese its
-first two characters, a leading pronoun aside. A later statement of the same subject
-names it again (``auth now listens on port 9000``).
+content words, the one the conversation's clauses about the same subject word say
+least often (``auth``, ``billing``; the words of the pattern, ``service`` and
+``listens``, come back with every value, and so does a lead such as ``note
+that``), then the one the whole conversation says least often, then the first;
+in Chinese its first two characters, a leading pronoun aside. A later statement of
+the same subject names it again (``auth now listens on port 9000``). Counting in the
+subject's clauses first keeps apart ``the checkout module is owned by Priya
+Brandt`` and ``the localization module is now owned by Silas Fischer`` in a
+conversation whose advice names the checkout page at every turn: among the clauses
+about who owns what, ``module`` comes back with every owner, ``checkout`` does not.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
 
 from attrs import frozen
 
-from agentcore_autosummary.text.words import CJK, folded_words, has_cjk, starts_cjk, words
+from agentcore_autosummary.text.words import (
+    CJK,
+    folded_words,
+    has_cjk,
+    starts_cjk,
+    word_ends,
+    words,
+)
 
 _CJK_RUN = re.compile(f"[{CJK}]+")
 
@@ -156,11 +167,12 @@ class Topic:
 
     ``words``: the content words of the clause that gave the value, its subject
     aside, in their order (in Chinese, the clause's first two characters);
-    ``uses``: how often the conversation says each.
+    ``uses``: how often the conversation says each, as ``(in the clauses about the
+    subject word, in all)`` (see :meth:`WordUses.near`).
     """
 
     words: tuple[str, ...]
-    uses: tuple[int, ...]
+    uses: tuple[tuple[int, int], ...]
 
     def named_in(self, clause: str) -> bool:
         """Whether ``clause`` (a later statement of the subject) names this topic.
@@ -175,11 +187,14 @@ class Topic:
         if starts_cjk(self.words[0]):
             return self.words[0] in clause
         named = [each.casefold() for each in words(clause)]
-        rest = [uses - named.count(word) for word, uses in zip(self.words, self.uses, strict=True)]
+        rest = [
+            (near - named.count(word), total - named.count(word))
+            for word, (near, total) in zip(self.words, self.uses, strict=True)
+        ]
         return self.words[rest.index(min(rest))] in named
 
 
-def topic(identifier: str, text: str, uses: Mapping[str, int] | None = None) -> Topic | None:
+def topic(identifier: str, text: str, uses: WordUses | None = None) -> Topic | None:
     """What tells apart the subject ``identifier`` is the value of in ``text``.
 
     The content words of the clause that gives the value, its subject aside, with
@@ -198,7 +213,7 @@ def topic(identifier: str, text: str, uses: Mapping[str, int] | None = None) -> 
     named = subject(identifier, text)
     if cjk is not None and cjk.start() == len(clause) - len(clause.lstrip()):
         run = _CJK_LEAD.sub("", cjk.group())
-        return Topic((run[:2],), (0,)) if len(run) >= 2 and run[:2] != named else None
+        return Topic((run[:2],), ((0, 0),)) if len(run) >= 2 and run[:2] != named else None
     candidates: list[str] = []
     for word in words(clause):
         folded = word.casefold()
@@ -207,12 +222,43 @@ def topic(identifier: str, text: str, uses: Mapping[str, int] | None = None) -> 
     if not candidates:
         return None
     counted = word_uses(text) if uses is None else uses
-    return Topic(tuple(candidates), tuple(max(1, counted.get(word, 0)) for word in candidates))
+    near = counted.near(named) if named is not None else Counter[str]()
+    return Topic(
+        tuple(candidates),
+        tuple((near.get(word, 0), max(1, counted.get(word, 0))) for word in candidates),
+    )
 
 
-def word_uses(text: str) -> Counter[str]:
+class WordUses(Counter[str]):
+    """How often a text says each word, case-folded (the ``uses`` of :func:`topic`).
+
+    :meth:`near` counts them again in the clauses about one subject word.
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__(folded_words(text))
+        self.text = text
+        self._near: dict[str, Counter[str]] = {}
+
+    def near(self, subject_word: str) -> Counter[str]:
+        """How often each word is said in the clauses of the text that end with ``subject_word``.
+
+        The clause before each use of the word (:func:`clause_before`): in a
+        conversation that names the checkout page at every turn, the clauses about
+        who owns a module say ``module`` with every owner and ``checkout`` once.
+        """
+        found = self._near.get(subject_word)
+        if found is None:
+            found = Counter[str]()
+            for end in word_ends(subject_word, self.text):
+                found.update(folded_words(clause_before(end, self.text)))
+            self._near[subject_word] = found
+        return found
+
+
+def word_uses(text: str) -> WordUses:
     """How often ``text`` says each word, case-folded (the ``uses`` of :func:`topic`)."""
-    return Counter(folded_words(text))
+    return WordUses(text)
 
 
 def names_topic(about: Topic, at: int, text: str) -> bool:
