@@ -49,12 +49,11 @@ class TurnContext:
     adds to its body (:attr:`~agentcore.llm.LlmRequest.extra_body`), emptied
     before every call's ``before_model_call`` hooks: a field of the
     provider's API that agentcore does not model, for that one call.
-    ``cache_newest`` is the next call's
-    :attr:`~agentcore.llm.LlmRequest.cache_newest`: True (set again before
-    every call's ``before_model_call`` hooks), or False from a hook that
-    made this call's newest message one that later turns will not send (a
-    part added to the user's message for this call only), so the provider
-    writes no prompt-cache entry that nothing would read.
+    ``cache_newest`` is the next call's ``LlmRequest.cache_newest``: True
+    (set again before every call's ``before_model_call`` hooks), or False
+    from a hook that made this call's newest message one that later turns
+    will not send (a part added to the user's message for this call only),
+    so the provider writes no prompt-cache entry that nothing would read.
 
     ``tools`` is what the turn's requests offer the model: the bundle's
     registry, then (from before the first ``before_model_call``) with the
