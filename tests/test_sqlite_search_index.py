@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from sqlite_quiet import caught_up
 
 from agentcore import Message
 from agentcore.stores import SqliteStore, _sqlite_connection, _sqlite_schema
@@ -27,15 +28,6 @@ def raw_rows(path: Path, sql: str) -> list[tuple[object, ...]]:
         return raw.execute(sql).fetchall()
     finally:
         raw.close()
-
-
-async def caught_up(store: SqliteStore) -> None:
-    """Wait for the catch-up the store started in a worker thread, if it started one.
-
-    A store starts one only when the one before has finished, so this is all of them.
-    """
-    if store._indexing is not None:
-        await store._indexing
 
 
 async def found(store: SqliteStore, session_id: str, query: str) -> list[int]:

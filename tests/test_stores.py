@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sqlite_quiet import own_statements, quiet
 
 from agentcore.errors import ConflictError, CorruptDataError, StoreError
 from agentcore.messages import (
@@ -645,9 +646,7 @@ async def test_write_cost_does_not_depend_on_history_length(tmp_path: Path) -> N
         # Give two sessions histories of 10 and 10,000 messages.
         for session_id, size in (("short", 10), ("long", 10_000)):
             await store.write(StoreWrite(session_id, appends={"main": append(0, msgs(size))}))
-        # A search brings the index up to date: the writes measured below index nothing
-        # (the store indexes in a worker thread every INDEX_EVERY messages, not in a write).
-        await store.search_messages("long", "message")
+        await quiet(store, "long")  # the writes measured below index nothing
 
         async def measure(session_id: str, start: int) -> tuple[list[str], int, int]:
             statements: list[str] = []
@@ -672,8 +671,7 @@ async def test_write_cost_does_not_depend_on_history_length(tmp_path: Path) -> N
             finally:
                 conn.set_trace_callback(None)
                 conn.set_progress_handler(None, 1)
-            # The index's own statements ("-- ..." in the trace) vary with its merges.
-            own = [statement for statement in statements if not statement.startswith("--")]
+            own = own_statements(statements)
             return own, conn.total_changes - changes_before, vm_steps
 
         short_steps = long_steps = 0
