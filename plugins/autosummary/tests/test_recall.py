@@ -24,6 +24,7 @@ from agentcore import (
     TurnContext,
     hookimpl,
 )
+from agentcore.plugin_api import get_token_counter, reply_reservation
 from agentcore.testing import MockProvider
 from agentcore_autosummary import RecallInfo, SummaryConfig
 from agentcore_autosummary.recalling import history
@@ -584,6 +585,45 @@ async def test_a_recalled_block_never_pushes_a_request_over_the_window(
     last = [call for call in server.provider.calls if call.purpose != "summary"][-1]
     assert "ledger detail" in recalled_blocks(last)[0]  # a block, sized to the room left
     assert server.over_budget == []
+
+
+async def test_a_question_asked_when_the_context_is_full_still_recalls_its_answer(
+    make_session: MakeSession,
+) -> None:
+    # The window is summarized only when a request would not fit it: a question asked
+    # while the context is a few tokens short of that leaves no room for what it recalls.
+    # The summary the next turns would need is made at that turn instead.
+    model = Model()
+    window = TINY_WINDOW["max_context_tokens"]
+    session = make_session(
+        MockProvider(responder=model),
+        summary=config("auto", trigger_token_ratio=0.95, keep_recent_tokens=100),
+        mode=FocusedConfig(),
+    )
+    room = window - reply_reservation(session.agent.max_tokens, window)
+    counter = get_token_counter()
+    question = "Which port does the ledger service use?"
+    await tell_the_ports(session)
+
+    def left_for_recall() -> int:
+        """What the question's request would leave of the room, with no recalled part."""
+        sent = [*model.turns[-1].messages, Message.assistant("Noted."), Message.user(question)]
+        return room - counter.count_messages(sent)
+
+    # Filler turns of about 15 tokens, until the ports are summarized and the context has
+    # filled up again to its last 40 tokens before the room.
+    for filler in range(300):
+        if model.summaries and 0 <= left_for_recall() < 40:
+            break
+        await session.submit_turn(f"ok {filler}.")
+    assert 0 <= left_for_recall() < 40
+    await assert_summarized_away(session)
+    summaries = model.summaries
+    await session.submit_turn(question)
+    assert model.summaries > summaries  # made at the question, not a turn later
+    sent = model.turns[-1]
+    assert "ledger service listens on port 8444" in recalled_blocks(sent)[0]
+    assert counter.count_messages(sent.messages) <= room
 
 
 async def test_hook_after_recall(make_session: MakeSession) -> None:

@@ -33,7 +33,9 @@ from agentcore.plugin_api import (
     TokenCounter,
     matching_terms,
 )
-from agentcore_autosummary.deciding.budget import counter_for, turn_budget, turn_model
+from agentcore_autosummary.applying.fitting import summarize_for_room
+from agentcore_autosummary.config import SummaryConfig
+from agentcore_autosummary.deciding.budget import TurnBudget, counter_for, turn_budget, turn_model
 from agentcore_autosummary.deciding.windows import effective_config
 from agentcore_autosummary.hooks import after_recall
 from agentcore_autosummary.keeping.runtime import enabled_config, runtime_of, session_correction
@@ -70,6 +72,11 @@ MIN_MATCHED_TERMS = 2
 async def add_recalled(ctx: TurnContext) -> None:
     """Put the turn's recalled part at the start of its user message, if the request has room.
 
+    At the turn's first call, a recalled part that the request has no room for (the
+    context is near the window) makes the summary the window would soon need now
+    (:func:`~agentcore_autosummary.applying.fitting.summarize_for_room`), so the
+    question a user asks of an old fact is not the one turn that cannot recall it.
+
     The call whose newest message is that copy asks for no prompt-cache entry at its
     end (:attr:`~agentcore.TurnContext.cache_newest`): later turns send the message
     without its part.
@@ -83,10 +90,7 @@ async def add_recalled(ctx: TurnContext) -> None:
     runtime = runtime_of(ctx.session)
     budget = turn_budget(ctx, config, await session_correction(ctx, runtime))
     if RECALLED not in ctx.stash:
-        # The room this request leaves (the first of the turn; a later one may have less).
-        left = budget.room - await budget.turn_local(ctx) - _MARGIN_TOKENS
-        room = min(config.recall_room, left)
-        ctx.stash[RECALLED] = await _recalled_message(ctx, room) if room >= _MIN_TOKENS else None
+        ctx.stash[RECALLED] = await _first_recall(ctx, config, budget)
     copy = ctx.stash[RECALLED]
     if copy is None:
         return
@@ -101,6 +105,37 @@ async def add_recalled(ctx: TurnContext) -> None:
         # Its newest message is the copy, which the next turns send without the part:
         # a prompt-cache entry written at its end would never be read.
         ctx.cache_newest = False
+
+
+async def _first_recall(
+    ctx: TurnContext, config: SummaryConfig, budget: TurnBudget
+) -> Message | None:
+    """The turn's user message opened by its recalled part, made at its first call.
+
+    Within the room this request leaves (a later call of the turn may have less), and
+    at most :attr:`~agentcore_autosummary.config.SummaryConfig.recall_room`; when the
+    part would want more than is left, a summary is made first if one is due.
+    """
+    original = ctx.messages[0]
+    hits = await _matching_hits(ctx, original.text, config)
+    if hits is None:
+        return None  # nothing to search: no recall, no hook
+    left = budget.room - await budget.turn_local(ctx) - _MARGIN_TOKENS
+    if hits and left < config.recall_room:
+        copy, tokens = await _opened(ctx, original, hits, config, config.recall_room)
+        if tokens > left and await summarize_for_room(ctx, config, tokens - left):
+            hits = await _matching_hits(ctx, original.text, config) or []
+            left = budget.room - await budget.turn_local(ctx) - _MARGIN_TOKENS
+    room = min(config.recall_room, left)
+    if room < _MIN_TOKENS:
+        return None  # no room: no recall, no hook
+    copy, tokens = (None, 0)
+    if hits:
+        copy, tokens = await _opened(ctx, original, hits, config, room)
+    found = tuple(hit.index for hit in hits) if copy is not None else ()
+    recall = RecallInfo(ctx.slot.id, ctx.turn_index, "auto", original.text, found, tokens)
+    await after_recall(ctx, recall)
+    return copy
 
 
 def with_recalled(message: Message, recalled: Sequence[ContentBlock]) -> Message:
@@ -145,42 +180,51 @@ def recalled_images(
     return chosen
 
 
-async def _recalled_message(ctx: TurnContext, max_tokens: int) -> Message | None:
-    """The user's message opened by the summarized messages that match it (None: no match)."""
-    original = ctx.messages[0]
-    query = original.text
-    config = enabled_config(ctx.config)
-    if not query.strip() or config is None:
+async def _matching_hits(
+    ctx: TurnContext, query: str, config: SummaryConfig
+) -> list[MessageHit] | None:
+    """The summarized messages that match ``query``, as recall shows them (None: no search).
+
+    Each holds at least :data:`MIN_MATCHED_TERMS` of its words (all, when fewer), cut to
+    its sentences that match best, less the values later messages replaced.
+    """
+    if not query.strip():
         return None
     hits = await find_summarized(ctx, query, config.recall_limit)
     if hits is None:
-        return None  # nothing to search: no recall, no hook
+        return None
     wanted = len(matching_terms(query, Message.user(query)))
     needed = min(MIN_MATCHED_TERMS, wanted)
     hits = [hit for hit in hits if needed and len(matching_terms(query, hit.message)) >= needed]
     hits = [best_sentences(query, hit) for hit in hits]
-    hits = await current_hits(ctx, hits, query)
+    return await current_hits(ctx, hits, query)
+
+
+async def _opened(
+    ctx: TurnContext,
+    original: Message,
+    hits: list[MessageHit],
+    config: SummaryConfig,
+    max_tokens: int,
+) -> tuple[Message | None, int]:
+    """``original`` opened by ``hits`` in at most ``max_tokens`` more, and what it adds.
+
+    (None, 0) when none of them fits.
+    """
     counter = counter_for(ctx, turn_model(ctx))
     images: list[tuple[int, ImageBlock]] = []
     if config.keep_images > 0:
         images = recalled_images(hits, counter, max_tokens // 2)
     room = max_tokens - counter.count_text(f"{RECALL_LABEL}\n{NEW_MESSAGE_LABEL}") - 8
     room -= sum(image_tokens(counter, image) for _, image in images)
-    text = ""
-    if hits:
-        text = await render_hits(hits, counter, room, frozenset(index for index, _ in images))
-    copy = None
-    if text:
-        lines = {hit.index: hit_heading(hit) for hit in hits}
-        # An image goes with its message's line: one the room left out takes its image along.
-        shown = [image for index, image in images if f"\n{lines[index]} " in f"\n{text}"]
-        copy = with_recalled(original, (TextBlock(f"{RECALL_LABEL}\n{text}"), *shown))
-    found = tuple(hit.index for hit in hits) if copy is not None else ()
-    tokens = 0
-    if copy is not None:
-        tokens = await counter.count_messages_async([copy]) - await counter.count_messages_async(
-            [original]
-        )
-    recall = RecallInfo(ctx.slot.id, ctx.turn_index, "auto", query, found, tokens)
-    await after_recall(ctx, recall)
-    return copy
+    text = await render_hits(hits, counter, room, frozenset(index for index, _ in images))
+    if not text:
+        return None, 0
+    lines = {hit.index: hit_heading(hit) for hit in hits}
+    # An image goes with its message's line: one the room left out takes its image along.
+    shown = [image for index, image in images if f"\n{lines[index]} " in f"\n{text}"]
+    copy = with_recalled(original, (TextBlock(f"{RECALL_LABEL}\n{text}"), *shown))
+    tokens = await counter.count_messages_async([copy]) - await counter.count_messages_async(
+        [original]
+    )
+    return copy, tokens
