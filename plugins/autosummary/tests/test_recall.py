@@ -587,43 +587,69 @@ async def test_a_recalled_block_never_pushes_a_request_over_the_window(
     assert server.over_budget == []
 
 
-async def test_a_question_asked_when_the_context_is_full_still_recalls_its_answer(
-    make_session: MakeSession,
-) -> None:
-    # The window is summarized only when a request would not fit it: a question asked
-    # while the context is a few tokens short of that leaves no room for what it recalls.
-    # The summary the next turns would need is made at that turn instead.
-    model = Model()
+async def fill_to_the_room(session: AgentSession, model: Model, question: str) -> int:
+    """Summarize the ports, then fill the context to its last 40 tokens before the room.
+
+    The room: what the window leaves a request besides its reply. The result is what
+    ``question``'s request would leave of it without a recalled part.
+    """
     window = TINY_WINDOW["max_context_tokens"]
-    session = make_session(
-        MockProvider(responder=model),
-        summary=config("auto", trigger_token_ratio=0.95, keep_recent_tokens=100),
-        mode=FocusedConfig(),
-    )
     room = window - reply_reservation(session.agent.max_tokens, window)
     counter = get_token_counter()
-    question = "Which port does the ledger service use?"
-    await tell_the_ports(session)
 
-    def left_for_recall() -> int:
-        """What the question's request would leave of the room, with no recalled part."""
+    def left() -> int:
         sent = [*model.turns[-1].messages, Message.assistant("Noted."), Message.user(question)]
         return room - counter.count_messages(sent)
 
-    # Filler turns of about 15 tokens, until the ports are summarized and the context has
-    # filled up again to its last 40 tokens before the room.
-    for filler in range(300):
-        if model.summaries and 0 <= left_for_recall() < 40:
+    await tell_the_ports(session)
+    for filler in range(300):  # turns of about 15 tokens
+        if model.summaries and 0 <= left() < 40:
             break
         await session.submit_turn(f"ok {filler}.")
-    assert 0 <= left_for_recall() < 40
     await assert_summarized_away(session)
+    return left()
+
+
+def full_config(mode: str) -> SummaryConfig:
+    """Summaries only when a request would not fit (the watermark is past the room)."""
+    return config("auto", trigger_token_ratio=0.95, keep_recent_tokens=100, mode=mode)
+
+
+async def test_a_question_asked_when_the_context_is_full_still_recalls_its_answer(
+    make_session: MakeSession,
+) -> None:
+    # A question asked a few tokens before the next summary left no room for what it
+    # recalls: the summary the next turns would need is made at that turn instead.
+    model = Model()
+    session = make_session(
+        MockProvider(responder=model), summary=full_config("inline"), mode=FocusedConfig()
+    )
+    question = "Which port does the ledger service use?"
+    assert 0 <= await fill_to_the_room(session, model, question) < 40
     summaries = model.summaries
     await session.submit_turn(question)
     assert model.summaries > summaries  # made at the question, not a turn later
     sent = model.turns[-1]
     assert "ledger service listens on port 8444" in recalled_blocks(sent)[0]
-    assert counter.count_messages(sent.messages) <= room
+    window = TINY_WINDOW["max_context_tokens"]
+    room = window - reply_reservation(session.agent.max_tokens, window)
+    assert get_token_counter().count_messages(sent.messages) <= room
+
+
+async def test_a_background_session_does_not_wait_for_a_summary_to_recall(
+    make_session: MakeSession,
+) -> None:
+    # Its user chose turns that never wait for a summary they can go without.
+    model = Model()
+    session = make_session(
+        MockProvider(responder=model), summary=full_config("background"), mode=FocusedConfig()
+    )
+    question = "Which port does the ledger service use?"
+    assert 0 <= await fill_to_the_room(session, model, question) < 40
+    summaries = model.summaries
+    await session.submit_turn(question)
+    assert model.summaries == summaries
+    assert recalled_blocks(model.turns[-1]) == []
 
 
 async def test_hook_after_recall(make_session: MakeSession) -> None:

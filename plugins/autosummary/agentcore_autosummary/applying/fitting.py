@@ -201,14 +201,17 @@ async def summarize_for_room(ctx: TurnContext, config: SummaryConfig, spare: int
     For what is added to a request once it fits (automatic recall's part, see
     :mod:`agentcore_autosummary.recalling.automatic`): the summary the window would
     need within a few turns, made at this one. Never more than the fitting would do:
-    no wait for a summary running in the background, one attempt a turn (the
-    fitting's counts), none while failed attempts back off, and the verbatim tail
-    stays. Whether a summary was applied.
+    one attempt a turn (the fitting's counts), none while failed attempts back off
+    or another summary is running, and the verbatim tail stays. Not under
+    ``mode="background"``, whose user chose turns that never wait for a summary the
+    request can go without. Whether a summary was applied.
     """
     runtime = runtime_of(ctx.session)
-    pending = runtime.pending.get(ctx.slot.id)
-    if (pending is not None and not pending.done()) or ctx.slot.config.focused is None:
+    if config.mode == "background" or ctx.slot.config.focused is None:
         return False
+    pending = runtime.pending.get(ctx.slot.id)
+    if pending is not None and not pending.done():
+        return False  # a summary is on its way: this turn is not kept waiting for it
     attempted = ctx.stash.setdefault(ATTEMPTED_KEY, set())
     state = await load_state(ctx, runtime)
     if ctx.slot.id in attempted or not may_retry(state, ctx.turn_index):
@@ -219,11 +222,7 @@ async def summarize_for_room(ctx: TurnContext, config: SummaryConfig, spare: int
     attempted.add(ctx.slot.id)
     logger.info("%s: summarizing to make room for %d more tokens", at_turn(ctx), spare)
     start_attempt(ctx, runtime, planned.state)
-    info = await summarize_quietly(ctx, config, runtime, planned.plan, "budget")
-    if info is not None and info.covers < planned.plan.covers and config.mode == "background":
-        work = catch_up(ctx, config, runtime, None, "budget")
-        runtime.pending[ctx.slot.id] = ctx.session.run_in_background(work)
-    return info is not None
+    return await summarize_quietly(ctx, config, runtime, planned.plan, "budget") is not None
 
 
 async def give_up_tail(
