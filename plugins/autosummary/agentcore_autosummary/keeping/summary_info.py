@@ -11,7 +11,8 @@ from agentcore_autosummary.keeping.attachments import AttachmentRecord
 
 SummaryReason = Literal["watermark", "budget", "compact", "server"]
 """Why a summary is made: the trigger fired after a turn (``"watermark"``), a request
-would not fit the window (``"budget"``), the user asked (``"compact"``), or the
+would not fit the window, or automatic recall's part would not (``"budget"``), the
+user asked (``"compact"``), or the
 provider's server compacted the conversation in a turn's call (``"server"``)."""
 
 
