@@ -587,18 +587,29 @@ async def test_a_recalled_block_never_pushes_a_request_over_the_window(
     assert server.over_budget == []
 
 
-async def fill_to_the_room(session: AgentSession, model: Model, question: str) -> int:
-    """Summarize the ports, then fill the context to its last 40 tokens before the room.
+QUESTION = "Which port does the ledger service use?"
 
-    The room: what the window leaves a request besides its reply. The result is what
-    ``question``'s request would leave of it without a recalled part.
-    """
+
+def request_room(session: AgentSession) -> int:
+    """What the window leaves a request besides its reply."""
     window = TINY_WINDOW["max_context_tokens"]
-    room = window - reply_reservation(session.agent.max_tokens, window)
+    return window - reply_reservation(session.agent.max_tokens, window)
+
+
+async def asked_when_full(make_session: MakeSession, mode: str) -> tuple[Model, int]:
+    """The question asked in the last 40 tokens before the room, once the ports are
+    summarized, under ``mode``: the model, and the summaries made before the question.
+
+    Summaries are made only when a request would not fit (the watermark is past it).
+    """
+    model = Model()
+    summary = config("auto", trigger_token_ratio=0.95, keep_recent_tokens=100, mode=mode)
+    session = make_session(MockProvider(responder=model), summary=summary, mode=FocusedConfig())
+    room = request_room(session)
     counter = get_token_counter()
 
     def left() -> int:
-        sent = [*model.turns[-1].messages, Message.assistant("Noted."), Message.user(question)]
+        sent = [*model.turns[-1].messages, Message.assistant("Noted."), Message.user(QUESTION)]
         return room - counter.count_messages(sent)
 
     await tell_the_ports(session)
@@ -607,12 +618,11 @@ async def fill_to_the_room(session: AgentSession, model: Model, question: str) -
             break
         await session.submit_turn(f"ok {filler}.")
     await assert_summarized_away(session)
-    return left()
-
-
-def full_config(mode: str) -> SummaryConfig:
-    """Summaries only when a request would not fit (the watermark is past the room)."""
-    return config("auto", trigger_token_ratio=0.95, keep_recent_tokens=100, mode=mode)
+    assert 0 <= left() < 40
+    summaries = model.summaries
+    await session.submit_turn(QUESTION)
+    assert counter.count_messages(model.turns[-1].messages) <= room
+    return model, summaries
 
 
 async def test_a_question_asked_when_the_context_is_full_still_recalls_its_answer(
@@ -620,35 +630,17 @@ async def test_a_question_asked_when_the_context_is_full_still_recalls_its_answe
 ) -> None:
     # A question asked a few tokens before the next summary left no room for what it
     # recalls: the summary the next turns would need is made at that turn instead.
-    model = Model()
-    session = make_session(
-        MockProvider(responder=model), summary=full_config("inline"), mode=FocusedConfig()
-    )
-    question = "Which port does the ledger service use?"
-    assert 0 <= await fill_to_the_room(session, model, question) < 40
-    summaries = model.summaries
-    await session.submit_turn(question)
-    assert model.summaries > summaries  # made at the question, not a turn later
-    sent = model.turns[-1]
-    assert "ledger service listens on port 8444" in recalled_blocks(sent)[0]
-    window = TINY_WINDOW["max_context_tokens"]
-    room = window - reply_reservation(session.agent.max_tokens, window)
-    assert get_token_counter().count_messages(sent.messages) <= room
+    model, before = await asked_when_full(make_session, "inline")
+    assert model.summaries > before  # made at the question, not a turn later
+    assert "ledger service listens on port 8444" in recalled_blocks(model.turns[-1])[0]
 
 
 async def test_a_background_session_does_not_wait_for_a_summary_to_recall(
     make_session: MakeSession,
 ) -> None:
     # Its user chose turns that never wait for a summary they can go without.
-    model = Model()
-    session = make_session(
-        MockProvider(responder=model), summary=full_config("background"), mode=FocusedConfig()
-    )
-    question = "Which port does the ledger service use?"
-    assert 0 <= await fill_to_the_room(session, model, question) < 40
-    summaries = model.summaries
-    await session.submit_turn(question)
-    assert model.summaries == summaries
+    model, before = await asked_when_full(make_session, "background")
+    assert model.summaries == before
     assert recalled_blocks(model.turns[-1]) == []
 
 
