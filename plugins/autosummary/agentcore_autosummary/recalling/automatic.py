@@ -64,6 +64,7 @@ its first model call and sent by each call of the turn that has room for it."""
 
 _MARGIN_TOKENS = 16
 _MIN_TOKENS = 48
+"""The least room a recalled part is made for: below it, a summary makes room first."""
 
 MIN_MATCHED_TERMS = 2
 """Words of the user's message a recalled message must hold (all of them, when fewer)."""
@@ -72,10 +73,12 @@ MIN_MATCHED_TERMS = 2
 async def add_recalled(ctx: TurnContext) -> None:
     """Put the turn's recalled part at the start of its user message, if the request has room.
 
-    At the turn's first call, a recalled part that the request has no room for (the
-    context is near the window) makes the summary the window would soon need now
+    At the turn's first call, matching messages that the request has no room for at all
+    (less than :data:`_MIN_TOKENS` left: the context is a few tokens short of the
+    window) make the summary the window would soon need now
     (:func:`~agentcore_autosummary.applying.fitting.summarize_for_room`), so the
-    question a user asks of an old fact is not the one turn that cannot recall it.
+    question a user asks of an old fact is not the one turn that cannot recall it. A
+    request with less room than the part wants sends it shortened to that room.
 
     The call whose newest message is that copy asks for no prompt-cache entry at its
     end (:attr:`~agentcore.TurnContext.cache_newest`): later turns send the message
@@ -113,17 +116,17 @@ async def _first_recall(
     """The turn's user message opened by its recalled part, made at its first call.
 
     Within the room this request leaves (a later call of the turn may have less), and
-    at most :attr:`~agentcore_autosummary.config.SummaryConfig.recall_room`; when the
-    part would want more than is left, a summary is made first if one is due.
+    at most :attr:`~agentcore_autosummary.config.SummaryConfig.recall_room`; when no
+    part fits, a summary is made first if one may be (see :func:`add_recalled`).
     """
     original = ctx.messages[0]
     hits = await _matching_hits(ctx, original.text, config)
     if hits is None:
         return None  # nothing to search: no recall, no hook
     left = budget.room - await budget.turn_local(ctx) - _MARGIN_TOKENS
-    if hits and left < config.recall_room:
-        copy, tokens = await _opened(ctx, original, hits, config, config.recall_room)
-        if tokens > left and await summarize_for_room(ctx, config, tokens - left):
+    if hits and left < _MIN_TOKENS:
+        _, tokens = await _opened(ctx, original, hits, config, config.recall_room)
+        if tokens and await summarize_for_room(ctx, config, tokens - max(0, left)):
             hits = await _matching_hits(ctx, original.text, config) or []
             left = budget.room - await budget.turn_local(ctx) - _MARGIN_TOKENS
     room = min(config.recall_room, left)
