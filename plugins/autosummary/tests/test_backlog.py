@@ -116,13 +116,17 @@ async def test_a_turn_makes_at_most_the_configured_summary_calls(
     assert (await session.get_slot()).config.focused.summary_covers > 500  # type: ignore[union-attr]
 
 
-async def test_chunk_summaries_run_concurrently_and_are_merged() -> None:
+@pytest.mark.parametrize("strategy", ["segments", "incremental"])
+async def test_chunk_summaries_run_concurrently(
+    strategy: Literal["segments", "incremental"],
+) -> None:
+    """A backlog of several chunks: the segments are parts of their own, an update is merged."""
     store = await backlog_store(300)
     running = 0
     peak = 0
     merged: list[str] = []
 
-    async def summarize(request: LlmRequest) -> str:
+    async def summarize(request: LlmRequest) -> None:
         nonlocal running, peak
         running += 1
         peak = max(peak, running)
@@ -131,7 +135,6 @@ async def test_chunk_summaries_run_concurrently_and_are_merged() -> None:
         text = request.messages[-1].text
         if "(part 1 of" in text:
             merged.append(text)
-        return "summary"
 
     class Provider(MockProvider):
         async def complete(self, request: LlmRequest) -> LlmResponse:
@@ -141,7 +144,10 @@ async def test_chunk_summaries_run_concurrently_and_are_merged() -> None:
 
     provider = Provider(responder=Replies())
     config = SummaryConfig(
-        max_context_tokens=4000, max_summary_tokens=200, max_summary_calls_per_turn=5
+        max_context_tokens=4000,
+        max_summary_tokens=200,
+        max_summary_calls_per_turn=5,
+        strategy=strategy,
     )
     bundle = (
         AgentBuilder().provider(provider).store(store).setting("summary_config", config).build()
@@ -149,7 +155,16 @@ async def test_chunk_summaries_run_concurrently_and_are_merged() -> None:
     session = AgentSession(AGENT, "s", bundle)
     await session.submit_turn("hello")
     assert peak >= 2
-    assert merged, "the chunk summaries were merged by one more call"
+    summary = await get_conversation_summary(session)
+    assert summary is not None
+    if strategy == "incremental":
+        assert merged, "the chunk summaries were merged by one more call"
+        return
+    # No call merges them (a small model asked to merge copies one part): each chunk's
+    # summary is a part of the summary, under the stretch of the conversation it covers.
+    assert merged == []
+    assert len(provider.calls_for("summary")) == 5
+    assert summary.count("\nPart ") >= 2, summary
 
 
 async def test_the_summary_is_kept_once_in_the_slot_config_and_once_as_the_snapshot() -> None:
