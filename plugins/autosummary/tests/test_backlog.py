@@ -167,6 +167,42 @@ async def test_chunk_summaries_run_concurrently(
     assert summary.count("\nPart ") >= 2, summary
 
 
+async def test_a_chunk_echoed_back_ends_the_summary_and_the_parts_are_of_one_size() -> None:
+    """The summary of a stretch of two chunks whose second reply echoes its transcript."""
+    store = await backlog_store(24)
+    chunks: list[str] = []
+
+    def respond(request: LlmRequest) -> str:
+        if request.purpose != "summary":
+            return "Noted."
+        text = request.messages[-1].text
+        chunks.append(text)
+        if len(chunks) == 2:  # the second chunk's reply: its own transcript, echoed
+            return text.split("```text", 1)[-1]
+        return f"Numbered questions, each answered (part {len(chunks)})."
+
+    config = SummaryConfig(max_context_tokens=2000, max_summary_tokens=200, keep_recent_tokens=100)
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=respond))
+        .store(store)
+        .setting("summary_config", config)
+        .build()
+    )
+    session = AgentSession(AGENT, "s", bundle)
+    await session.submit_turn("hello")
+    assert len(chunks) == 2, "the stretch did not take two requests: the scenario did not happen"
+    # Of about one size: neither chunk is a leftover of a few messages.
+    first, second = (text.count("question ") for text in chunks)
+    assert abs(first - second) <= 2, (first, second)
+    # The echo is refused and ends the summary there: the first chunk's part is applied,
+    # and the second chunk's messages are left for the next summary, sent meanwhile.
+    assert await get_conversation_summary(session) == "Numbered questions, each answered (part 1)."
+    focused = (await session.get_slot()).config.focused
+    assert focused is not None
+    assert focused.summary_covers == first + chunks[0].count("answer ")
+
+
 async def test_the_summary_is_kept_once_in_the_slot_config_and_once_as_the_snapshot() -> None:
     store = await backlog_store(60)
     provider = MockProvider(responder=Replies())

@@ -121,8 +121,8 @@ async def even_chunks(
 
     Filling each span to ``budget`` leaves the last with what is left over, as
     little as one message; when the spans cover every message, they are cut again
-    to the mean of their sizes (a little more, so that the same number still hold
-    them all), else kept as they were. ``sizes`` receives each span's tokens.
+    to the mean of their sizes, raised by 3% at a time until as many spans hold
+    them all, else kept as they were. ``sizes`` receives each span's tokens.
     """
     spans = await plan_chunks(
         messages, budget, counter, max_tool_result_chars, max_chunks=max_chunks, sizes=sizes
@@ -138,5 +138,5 @@ async def even_chunks(
         if again[-1][1] == len(messages):
             sizes[:] = even
             return again
-        target += max(1, (budget - target) // 4)
+        target += max(1, target // 32)
     return spans
