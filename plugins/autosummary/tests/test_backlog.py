@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Literal
 
 import pytest
@@ -52,6 +53,20 @@ async def backlog_store(pairs: int) -> InMemoryStore:
         )
     )
     return store
+
+
+def backlog_session(
+    store: InMemoryStore, respond: Callable[[LlmRequest], str], config: SummaryConfig
+) -> AgentSession:
+    """The session ``s`` of ``store``, its replies and summaries made by ``respond``."""
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=respond))
+        .store(store)
+        .setting("summary_config", config)
+        .build()
+    )
+    return AgentSession(AGENT, "s", bundle)
 
 
 class CountingReplies(Replies):
@@ -182,14 +197,7 @@ async def test_a_chunk_echoed_back_ends_the_summary_and_the_parts_are_of_one_siz
         return f"Numbered questions, each answered (part {len(chunks)})."
 
     config = SummaryConfig(max_context_tokens=2000, max_summary_tokens=200, keep_recent_tokens=100)
-    bundle = (
-        AgentBuilder()
-        .provider(MockProvider(responder=respond))
-        .store(store)
-        .setting("summary_config", config)
-        .build()
-    )
-    session = AgentSession(AGENT, "s", bundle)
+    session = backlog_session(store, respond, config)
     await session.submit_turn("hello")
     assert len(chunks) == 2, "the stretch did not take two requests: the scenario did not happen"
     # Of about one size: neither chunk is a leftover of a few messages.
@@ -250,14 +258,7 @@ async def test_a_retry_does_not_ask_again_for_a_part_the_update_summarized() -> 
         request_shape="transcript",
         retention_check="off",
     )
-    bundle = (
-        AgentBuilder()
-        .provider(MockProvider(responder=respond))
-        .store(store)
-        .setting("summary_config", config)
-        .build()
-    )
-    session = AgentSession(AGENT, "s", bundle)
+    session = backlog_session(store, respond, config)
     for number in range(6):
         await session.submit_turn(f"question {300 + number}")
     retried = [texts for texts in asked.values() if len(texts) > config.max_summary_calls_per_turn]
