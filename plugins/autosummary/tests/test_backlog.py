@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Literal
 
 import pytest
@@ -52,6 +53,20 @@ async def backlog_store(pairs: int) -> InMemoryStore:
         )
     )
     return store
+
+
+def backlog_session(
+    store: InMemoryStore, respond: Callable[[LlmRequest], str], config: SummaryConfig
+) -> AgentSession:
+    """The session ``s`` of ``store``, its replies and summaries made by ``respond``."""
+    bundle = (
+        AgentBuilder()
+        .provider(MockProvider(responder=respond))
+        .store(store)
+        .setting("summary_config", config)
+        .build()
+    )
+    return AgentSession(AGENT, "s", bundle)
 
 
 class CountingReplies(Replies):
@@ -116,13 +131,17 @@ async def test_a_turn_makes_at_most_the_configured_summary_calls(
     assert (await session.get_slot()).config.focused.summary_covers > 500  # type: ignore[union-attr]
 
 
-async def test_chunk_summaries_run_concurrently_and_are_merged() -> None:
+@pytest.mark.parametrize("strategy", ["segments", "incremental"])
+async def test_chunk_summaries_run_concurrently(
+    strategy: Literal["segments", "incremental"],
+) -> None:
+    """A backlog of several chunks: the segments are parts of their own, an update is merged."""
     store = await backlog_store(300)
     running = 0
     peak = 0
     merged: list[str] = []
 
-    async def summarize(request: LlmRequest) -> str:
+    async def summarize(request: LlmRequest) -> None:
         nonlocal running, peak
         running += 1
         peak = max(peak, running)
@@ -131,7 +150,6 @@ async def test_chunk_summaries_run_concurrently_and_are_merged() -> None:
         text = request.messages[-1].text
         if "(part 1 of" in text:
             merged.append(text)
-        return "summary"
 
     class Provider(MockProvider):
         async def complete(self, request: LlmRequest) -> LlmResponse:
@@ -141,7 +159,10 @@ async def test_chunk_summaries_run_concurrently_and_are_merged() -> None:
 
     provider = Provider(responder=Replies())
     config = SummaryConfig(
-        max_context_tokens=4000, max_summary_tokens=200, max_summary_calls_per_turn=5
+        max_context_tokens=4000,
+        max_summary_tokens=200,
+        max_summary_calls_per_turn=5,
+        strategy=strategy,
     )
     bundle = (
         AgentBuilder().provider(provider).store(store).setting("summary_config", config).build()
@@ -149,7 +170,45 @@ async def test_chunk_summaries_run_concurrently_and_are_merged() -> None:
     session = AgentSession(AGENT, "s", bundle)
     await session.submit_turn("hello")
     assert peak >= 2
-    assert merged, "the chunk summaries were merged by one more call"
+    summary = await get_conversation_summary(session)
+    assert summary is not None
+    if strategy == "incremental":
+        assert merged, "the chunk summaries were merged by one more call"
+        return
+    # No call merges them (a small model asked to merge copies one part): each chunk's
+    # summary is a part of the summary, under the stretch of the conversation it covers.
+    assert merged == []
+    assert len(provider.calls_for("summary")) == 5
+    assert summary.count("\nPart ") >= 2, summary
+
+
+async def test_a_chunk_echoed_back_ends_the_summary_and_the_parts_are_of_one_size() -> None:
+    """The summary of a stretch of two chunks whose second reply echoes its transcript."""
+    store = await backlog_store(24)
+    chunks: list[str] = []
+
+    def respond(request: LlmRequest) -> str:
+        if request.purpose != "summary":
+            return "Noted."
+        text = request.messages[-1].text
+        chunks.append(text)
+        if len(chunks) == 2:  # the second chunk's reply: its own transcript, echoed
+            return text.split("```text", 1)[-1]
+        return f"Numbered questions, each answered (part {len(chunks)})."
+
+    config = SummaryConfig(max_context_tokens=2000, max_summary_tokens=200, keep_recent_tokens=100)
+    session = backlog_session(store, respond, config)
+    await session.submit_turn("hello")
+    assert len(chunks) == 2, "the stretch did not take two requests: the scenario did not happen"
+    # Of about one size: neither chunk is a leftover of a few messages.
+    first, second = (text.count("question ") for text in chunks)
+    assert abs(first - second) <= 2, (first, second)
+    # The echo is refused and ends the summary there: the first chunk's part is applied,
+    # and the second chunk's messages are left for the next summary, sent meanwhile.
+    assert await get_conversation_summary(session) == "Numbered questions, each answered (part 1)."
+    focused = (await session.get_slot()).config.focused
+    assert focused is not None
+    assert focused.summary_covers == first + chunks[0].count("answer ")
 
 
 async def test_the_summary_is_kept_once_in_the_slot_config_and_once_as_the_snapshot() -> None:
@@ -199,14 +258,7 @@ async def test_a_retry_does_not_ask_again_for_a_part_the_update_summarized() -> 
         request_shape="transcript",
         retention_check="off",
     )
-    bundle = (
-        AgentBuilder()
-        .provider(MockProvider(responder=respond))
-        .store(store)
-        .setting("summary_config", config)
-        .build()
-    )
-    session = AgentSession(AGENT, "s", bundle)
+    session = backlog_session(store, respond, config)
     for number in range(6):
         await session.submit_turn(f"question {300 + number}")
     retried = [texts for texts in asked.values() if len(texts) > config.max_summary_calls_per_turn]

@@ -102,9 +102,8 @@ async def test_every_request_fits_a_2048_server_in_its_own_tokens(
     made = len(server.calls("summary"))
     latest = await get_conversation_summary(chat)
     assert latest is not None
-    assert any(
-        part.startswith(f"A short summary, number {made}:") for part in summary_parts(latest)
-    )
+    # The newest summary is applied: a part as written, or a line of the parts condensed.
+    assert any(f"A short summary, number {made}:" in part for part in summary_parts(latest))
     for call in server.calls("summary"):
         assert call.max_tokens is not None and call.max_tokens <= 1024
     # learned from the usage the server reported, kept with the session
@@ -206,7 +205,10 @@ async def test_a_failed_attempt_never_stops_the_next_one_even_after_a_resume() -
         assert await run_turns(resumed, [text(200, 99)]) == 0
         if await get_conversation_summary(resumed) is not None:
             break
-    assert await get_conversation_summary(resumed) == "A short summary."
+    latest = await get_conversation_summary(resumed)
+    assert latest is not None
+    # The backlog of the outage, in one part or in a part for each request it took.
+    assert {part.strip() for part in summary_parts(latest)} == {"A short summary."}
     assert server.rejected == []
     assert over(server, 2048) == []
 

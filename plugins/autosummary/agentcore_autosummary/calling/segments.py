@@ -34,6 +34,7 @@ keep the summary from shrinking the context, it is applied without them.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 
@@ -43,16 +44,19 @@ from agentcore import Message, TurnContext
 from agentcore.plugin_api import TokenCounter
 from agentcore_autosummary.calling.summarizer import SummaryCutError, SummaryFailedError
 from agentcore_autosummary.calling.summary_calls import (
+    CHUNK_CONCURRENCY,
+    all_parts,
     check_retention,
     check_shrinks,
+    input_budget,
     request_one_summary,
     summary_fit,
-    summary_round,
 )
 from agentcore_autosummary.config import SummaryConfig
 from agentcore_autosummary.deciding.plan import Plan
+from agentcore_autosummary.deciding.planner import even_chunks
 from agentcore_autosummary.judging.condensing import condensed
-from agentcore_autosummary.judging.gate import judge, refusal
+from agentcore_autosummary.judging.gate import SummaryRejectedError, judge, refusal
 from agentcore_autosummary.judging.pruning import current_parts, newest_tail
 from agentcore_autosummary.judging.quoting import quote_missing, without_quotes
 from agentcore_autosummary.keeping.runtime import runtime_of, turn_span
@@ -116,20 +120,81 @@ def earlier_segments(plan: Plan, stored: Sequence[Segment]) -> tuple[Segment, ..
 async def make_segment_summary(
     ctx: TurnContext, config: SummaryConfig, plan: Plan
 ) -> tuple[str, Plan, SummaryQuality, tuple[Segment, ...]]:
-    """The summary of ``plan`` as segments: the new one made, the oldest merged to fit.
+    """The summary of ``plan`` as segments: the new ones made, the oldest merged to fit.
 
-    Returns the summary text, the plan cut to what it covers, the new
-    segment's quality record, and every segment.
+    Returns the summary text, the plan cut to what it covers, the quality record
+    of the new part (of several, the one judged worst), and every segment. A stretch
+    one request cannot hold becomes several parts (see :func:`_new_parts`); each is
+    judged alone, and a refused one ends the summary there (the first refused
+    refuses the summary).
     """
     runtime = runtime_of(ctx.session)
     state = runtime.states.get(plan.slot.id)
     earlier = earlier_segments(plan, state.segments if state is not None else ())
     fresh = attrs.evolve(plan, previous=None)
-    text, stop_reason, covered = await _new_segment(ctx, config, fresh)
+    made: list[tuple[Segment, int]] = []  # each new part, and where its messages end
+    quality: SummaryQuality | None = None
+    for text, stop_reason, start, end in await _new_parts(ctx, config, fresh):
+        stretch = attrs.evolve(
+            fresh,
+            start=fresh.start + start,
+            end=fresh.start + end,
+            covers=fresh.start + end,
+            messages=fresh.messages[start:end],
+        )
+        try:
+            text, judged = _gated(config, stretch, text, stop_reason)
+        except SummaryRejectedError:
+            if not made:
+                raise
+            break  # the stretch and those after it are left for a later summary
+        if quality is None or (quality.verdict == "kept" and judged.verdict != "kept"):
+            quality = judged
+        text = await check_retention(ctx, config, stretch, text)
+        turns = turn_span(runtime, plan.slot.id, stretch.start, stretch.covers)
+        made.append((Segment(start=stretch.start, end=stretch.covers, text=text, turns=turns), end))
+    assert quality is not None  # the first part was either made or refused
+    covered = made[-1][1]
     if covered < len(plan.messages):
-        end = plan.start + covered if covered else plan.end
+        end = plan.start + covered
         plan = attrs.evolve(plan, end=end, covers=end, messages=plan.messages[:covered])
-        fresh = attrs.evolve(fresh, end=end, covers=end, messages=plan.messages)
+    tail = newest_tail(plan.slot.messages, plan.covers)
+    segments = earlier
+    start = 0
+    for part, end in made:
+        # Each part, and those before it, less what the messages after it replaced.
+        after = [*plan.messages[end:], *tail]
+        segments = current_parts(segments, part, plan.messages[start:end], after)
+        start = end
+    segments = await _merged_to_fit(ctx, config, plan, segments)
+    summary = render_segments(segments)
+    try:
+        await check_shrinks(ctx, plan, summary, config)
+    except SummaryFailedError:
+        bare = tuple(attrs.evolve(part, text=without_quotes(part.text)) for part in segments)
+        if bare == segments:
+            raise
+        # Degrade: the parts without their quotes, when only they kept the context from
+        # shrinking (a summary of a short stretch, in a small window).
+        summary = render_segments(bare)
+        await check_shrinks(ctx, plan, summary, config)
+        logger.info(
+            "summary of %s applied without its quotes: with them the context would not shrink",
+            at_turn(ctx, plan.turn_index),
+        )
+        segments = bare
+    return summary, plan, quality, segments
+
+
+def _gated(
+    config: SummaryConfig, plan: Plan, text: str, stop_reason: str
+) -> tuple[str, SummaryQuality]:
+    """The text a new part applies of ``text``, the summary of ``plan``'s messages, judged.
+
+    A reply cut at its cap keeps its whole sentences, judged as applied. Raises the
+    gate's refusal (:class:`SummaryRejectedError`) for an echo of the transcript, or a
+    cut reply with no whole sentence.
+    """
     quality = judge(
         text, None, plan.messages, stop_reason, config.max_tool_result_chars, lost_refuses=False
     )
@@ -152,46 +217,51 @@ async def make_segment_summary(
         text = whole or text
     if config.gate and quality.verdict not in ("kept", "truncated"):
         raise refusal(attrs.evolve(quality, route=UPDATE.name, attempts=1))
-    text = await check_retention(ctx, config, fresh, text)
-    turns = turn_span(runtime, plan.slot.id, plan.start, plan.covers)
-    newest = Segment(start=plan.start, end=plan.covers, text=text, turns=turns)
-    tail = newest_tail(plan.slot.messages, plan.covers)
-    segments = current_parts(earlier, newest, plan.messages, tail)
-    segments = await _merged_to_fit(ctx, config, plan, segments)
-    summary = render_segments(segments)
-    try:
-        await check_shrinks(ctx, plan, summary, config)
-    except SummaryFailedError:
-        bare = tuple(attrs.evolve(part, text=without_quotes(part.text)) for part in segments)
-        if bare == segments:
-            raise
-        # Degrade: the parts without their quotes, when only they kept the context from
-        # shrinking (a summary of a short stretch, in a small window).
-        summary = render_segments(bare)
-        await check_shrinks(ctx, plan, summary, config)
-        logger.info(
-            "summary of %s applied without its quotes: with them the context would not shrink",
-            at_turn(ctx, plan.turn_index),
-        )
-        segments = bare
-    return summary, plan, quality, segments
+    return text, quality
 
 
-async def _new_segment(ctx: TurnContext, config: SummaryConfig, plan: Plan) -> tuple[str, str, int]:
-    """The summary of ``plan``'s messages alone, why it stopped, and how many it covers.
+async def _new_parts(
+    ctx: TurnContext, config: SummaryConfig, plan: Plan
+) -> list[tuple[str, str, int, int]]:
+    """The summaries of ``plan``'s messages alone: each reply, why it stopped, and its stretch.
 
     Always a transcript of those messages, never the prefix shape: a prefix holds
     the earlier summary, and a small model told to leave it out copies it still.
     The transcript is only the stretch the summary covers, so it costs about what
-    reading the whole prefix from the prompt cache does.
+    reading the whole prefix from the prompt cache does. A stretch one request
+    cannot hold is cut in chunks, at most ``max_summary_calls_per_turn``, each
+    summarized alone and kept as a part of its own: no call merges them (a small
+    model asked to merge copies one of them), and of about one size (see
+    :func:`~agentcore_autosummary.deciding.planner.even_chunks`). What no chunk
+    holds is left for a later summary. The first chunk goes alone, so the token correction its usage
+    teaches sizes the others; then the others at once.
     """
-    try:
-        text, covered = await summary_round(
-            ctx, config, plan, None, plan.messages, config.max_summary_calls_per_turn
-        )
-    except SummaryCutError as exc:
-        return exc.reply.text, "max_tokens", len(plan.messages)
-    return text, "end_turn", covered
+    fit = await summary_fit(ctx, config, plan)
+    sizes: list[int] = []
+    spans = await even_chunks(
+        plan.messages,
+        input_budget(config, [], fit),
+        fit.counter,
+        config.max_tool_result_chars,
+        max_chunks=config.max_summary_calls_per_turn,
+        sizes=sizes,
+    )
+    limit = asyncio.Semaphore(CHUNK_CONCURRENCY)
+
+    async def summarized(index: int) -> tuple[str, str, int, int]:
+        start, end = spans[index]
+        sized = (fit.counter, sizes[index]) if config.window_guard else None
+        async with limit:
+            try:
+                reply = await request_one_summary(
+                    ctx, config, plan, plan.messages[start:end], None, UPDATE, sized=sized
+                )
+            except SummaryCutError as exc:
+                return exc.reply.text, "max_tokens", start, end
+        return reply.text, "end_turn", start, end
+
+    first = await summarized(0)
+    return [first, *await all_parts(summarized(index) for index in range(1, len(spans)))]
 
 
 async def _merged_to_fit(

@@ -274,7 +274,7 @@ def _part_title(number: int, parts: int) -> str:
     return "the new messages" if parts == 1 else f"part {number} of {parts}"
 
 
-async def all_parts(work: Iterable[Coroutine[Any, Any, str]]) -> list[str]:
+async def all_parts(work: Iterable[Coroutine[Any, Any, T]]) -> list[T]:
     """The results of ``work``, run at once; the first error is raised once all have ended.
 
     Unlike a plain :func:`asyncio.gather`, no part is left running when
@@ -283,10 +283,12 @@ async def all_parts(work: Iterable[Coroutine[Any, Any, str]]) -> list[str]:
     session agrees with its store when the caller sees the error.
     """
     results = await asyncio.gather(*work, return_exceptions=True)
+    done: list[T] = []
     for result in results:
         if isinstance(result, BaseException):
             raise result
-    return [result for result in results if isinstance(result, str)]
+        done.append(result)
+    return done
 
 
 async def summary_fit(ctx: TurnContext, config: SummaryConfig, plan: Plan) -> SummaryFit:

@@ -106,3 +106,37 @@ async def plan_chunks(
             sizes.append(sized)
         start = end
     return spans
+
+
+async def even_chunks(
+    messages: Sequence[Message],
+    budget: int,
+    counter: TokenCounter,
+    max_tool_result_chars: int,
+    *,
+    max_chunks: int,
+    sizes: list[int],
+) -> list[tuple[int, int]]:
+    """:func:`plan_chunks`, but spans of about one size when more than one is needed.
+
+    Filling each span to ``budget`` leaves the last with what is left over, as
+    little as one message; when the spans cover every message, they are cut again
+    to the mean of their sizes, raised by 3% at a time until as many spans hold
+    them all, else kept as they were. ``sizes`` receives each span's tokens.
+    """
+    spans = await plan_chunks(
+        messages, budget, counter, max_tool_result_chars, max_chunks=max_chunks, sizes=sizes
+    )
+    if len(spans) < 2 or spans[-1][1] < len(messages):
+        return spans
+    target = -(-sum(sizes) // len(spans))
+    while target < budget:
+        even: list[int] = []
+        again = await plan_chunks(
+            messages, target, counter, max_tool_result_chars, max_chunks=len(spans), sizes=even
+        )
+        if again[-1][1] == len(messages):
+            sizes[:] = even
+            return again
+        target += max(1, target // 32)
+    return spans
