@@ -34,7 +34,6 @@ keep the summary from shrinking the context, it is applied without them.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Sequence
 
@@ -44,10 +43,9 @@ from agentcore import Message, TurnContext
 from agentcore.plugin_api import TokenCounter
 from agentcore_autosummary.calling.summarizer import SummaryCutError, SummaryFailedError
 from agentcore_autosummary.calling.summary_calls import (
-    CHUNK_CONCURRENCY,
-    all_parts,
     check_retention,
     check_shrinks,
+    each_chunk,
     input_budget,
     request_one_summary,
     summary_fit,
@@ -233,8 +231,8 @@ async def _new_parts(
     summarized alone and kept as a part of its own: no call merges them (a small
     model asked to merge copies one of them), and of about one size (see
     :func:`~agentcore_autosummary.deciding.planner.even_chunks`). What no chunk
-    holds is left for a later summary. The first chunk goes alone, so the token correction its usage
-    teaches sizes the others; then the others at once.
+    holds is left for a later summary. The chunks go out as
+    :func:`~agentcore_autosummary.calling.summary_calls.each_chunk` sends them.
     """
     fit = await summary_fit(ctx, config, plan)
     sizes: list[int] = []
@@ -246,22 +244,19 @@ async def _new_parts(
         max_chunks=config.max_summary_calls_per_turn,
         sizes=sizes,
     )
-    limit = asyncio.Semaphore(CHUNK_CONCURRENCY)
 
     async def summarized(index: int) -> tuple[str, str, int, int]:
         start, end = spans[index]
         sized = (fit.counter, sizes[index]) if config.window_guard else None
-        async with limit:
-            try:
-                reply = await request_one_summary(
-                    ctx, config, plan, plan.messages[start:end], None, UPDATE, sized=sized
-                )
-            except SummaryCutError as exc:
-                return exc.reply.text, "max_tokens", start, end
+        try:
+            reply = await request_one_summary(
+                ctx, config, plan, plan.messages[start:end], None, UPDATE, sized=sized
+            )
+        except SummaryCutError as exc:
+            return exc.reply.text, "max_tokens", start, end
         return reply.text, "end_turn", start, end
 
-    first = await summarized(0)
-    return [first, *await all_parts(summarized(index) for index in range(1, len(spans)))]
+    return await each_chunk(len(spans), summarized)
 
 
 async def _merged_to_fit(

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import Coroutine, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
@@ -246,25 +246,20 @@ async def summary_round(
             ctx, config, plan, [*head, *messages[start:end]], None, route, sized=sized
         )
         return reply.text, end
-    limit = asyncio.Semaphore(CHUNK_CONCURRENCY)
-
     kept = _PARTS.get()
 
-    async def part(start: int, end: int) -> str:
+    async def part(index: int) -> str:
+        start, end = spans[index]
         chunk = messages[start:end]
         key = _part_key(chunk, route)
         if kept is not None and key in kept:
             return kept[key][1]
-        async with limit:
-            reply = await request_one_summary(ctx, config, plan, chunk, None, route)
+        reply = await request_one_summary(ctx, config, plan, chunk, None, route)
         if kept is not None:
             kept[key] = (chunk, reply.text)  # the messages, so their identities stay theirs
         return reply.text
 
-    # The first part alone, so the token correction learned from its usage
-    # sizes the others; then the rest at once.
-    first = await part(*spans[0])
-    parts = [first, *await all_parts(part(start, end) for start, end in spans[1:])]
+    parts = await each_chunk(len(spans), part)
     request = merge_request(label, previous, parts)
     reply = await request_one_summary(ctx, config, plan, request, None, route)
     return reply.text, spans[-1][1]
@@ -272,6 +267,23 @@ async def summary_round(
 
 def _part_title(number: int, parts: int) -> str:
     return "the new messages" if parts == 1 else f"part {number} of {parts}"
+
+
+async def each_chunk(count: int, summarize: Callable[[int], Awaitable[T]]) -> list[T]:
+    """``summarize(index)`` of each of ``count`` chunks, in order.
+
+    The first runs alone, so the token correction its usage teaches sizes the
+    others' requests; then the rest at once, at most :data:`CHUNK_CONCURRENCY`
+    running (see :func:`all_parts` for errors and cancellation).
+    """
+    limit = asyncio.Semaphore(CHUNK_CONCURRENCY)
+
+    async def limited(index: int) -> T:
+        async with limit:
+            return await summarize(index)
+
+    first = await summarize(0)
+    return [first, *await all_parts(limited(index) for index in range(1, count))]
 
 
 async def all_parts(work: Iterable[Coroutine[Any, Any, T]]) -> list[T]:
