@@ -14,9 +14,11 @@ such a summary keeps mean nothing, so none are reported: this is for choosing
 settings by their dollars before a real run measures what they keep.
 
 ``python -m bench.quality.cost_shape [--set tuning|evaluation] [--kinds KIND ...]
-[--only SYSTEM ...] [--overrides JSON ...]``: one row per conversation and
+[--only SYSTEM ...] [--overrides JSON ...] [--causes]``: one row per conversation and
 system (each ``--overrides`` object is one more agentcore row, its
-:data:`~bench.quality.systems.OVERRIDES_VARIABLE` fields), then the totals.
+:data:`~bench.quality.systems.OVERRIDES_VARIABLE` fields), then the totals;
+``--causes`` adds each row's turn tokens OpenAI bills uncached, by why
+(:mod:`bench.quality.cache_breaks`), over all the conversations.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import json
 import os
 import re
 import threading
+from collections import Counter
 from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -34,6 +37,7 @@ from agentcore.tokens import get_token_counter
 from agentcore_autosummary.calling.segments import MERGE_INSTRUCTION
 from bench.quality import generator
 from bench.quality import server as servers
+from bench.quality.cache_breaks import CAUSES
 from bench.quality.run import BUDGET, CAP, run_one, script_for
 from bench.quality.systems import OVERRIDES_VARIABLE, SYSTEMS, Settings
 
@@ -122,9 +126,15 @@ def _row(conversation: str, name: str, result: dict[str, Any]) -> list[Any]:
 
 
 def measure(
-    conversations: Sequence[str], systems: Sequence[str], overrides: Sequence[str]
+    conversations: Sequence[str],
+    systems: Sequence[str],
+    overrides: Sequence[str],
+    causes: dict[str, Counter[str]] | None = None,
 ) -> list[list[Any]]:
-    """Rows of figures: per conversation, each system, then each agentcore override."""
+    """Rows of figures: per conversation, each system, then each agentcore override.
+
+    ``causes``, when given, gathers each row's uncached turn tokens by cause, by name.
+    """
     server = ThreadingHTTPServer(("127.0.0.1", 0), _StandIn)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     proxy = servers.Proxy(f"http://127.0.0.1:{server.server_address[1]}")
@@ -141,6 +151,10 @@ def measure(
                 if result["status"] != "ok":
                     raise SystemExit(f"{conversation} / {key}: {result.get('reason')}")
                 rows.append(_row(conversation, override or key, result))
+                if causes is not None:
+                    causes.setdefault(override or key, Counter()).update(
+                        result["openai_uncached_by_cause"]
+                    )
     finally:
         if saved is None:
             os.environ.pop(OVERRIDES_VARIABLE, None)
@@ -190,6 +204,17 @@ def table(rows: Sequence[Sequence[Any]]) -> list[str]:
     return lines
 
 
+def causes_table(causes: dict[str, Counter[str]]) -> list[str]:
+    """Each system's uncached turn tokens at OpenAI by cause, as a Markdown table."""
+    header = ("system", *CAUSES, "all")
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for name, counts in causes.items():
+        cells = [counts[cause] for cause in CAUSES]
+        figures = " | ".join(f"{cell:,}" for cell in [*cells, sum(cells)])
+        lines.append(f"| {_cell(name)} | {figures} |")
+    return lines
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse the command line, replay, print the table."""
     parser = argparse.ArgumentParser(prog="python -m bench.quality.cost_shape", description=__doc__)
@@ -201,12 +226,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--overrides", nargs="*", default=[], metavar="JSON", help="agentcore's fields, a row each"
     )
+    parser.add_argument(
+        "--causes", action="store_true", help="the uncached turn tokens by cause, too"
+    )
     args = parser.parse_args(argv)
     for text in args.overrides:
         if not isinstance(json.loads(text), dict):
             parser.error(f"--overrides takes JSON objects, not {text!r}")
     conversations = generator.keys(args.set, args.kinds)
-    print("\n".join(table(measure(conversations, args.only, args.overrides))))
+    causes: dict[str, Counter[str]] | None = {} if args.causes else None
+    print("\n".join(table(measure(conversations, args.only, args.overrides, causes))))
+    if causes is not None:
+        print("\nTurn tokens OpenAI bills uncached, by cause (bench.quality.cache_breaks):\n")
+        print("\n".join(causes_table(causes)))
     return 0
 
 

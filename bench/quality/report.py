@@ -11,6 +11,7 @@ from typing import Any
 from bench.measure import Pair, TokenMeter
 from bench.quality import generator
 from bench.quality.billed import billed, summary_calls
+from bench.quality.cache_breaks import uncached_by_cause
 from bench.quality.conversations import Script
 from bench.quality.facts import known_values, score
 from bench.quality.server import Call
@@ -106,6 +107,9 @@ def figures(
             requests.times,
             summary_calls(calls, _pairs),
             meter,
+        ),
+        "openai_uncached_by_cause": uncached_by_cause(
+            requests.calls, requests.times, [call.started for call in calls], meter
         ),
         "final_tokens": meter.request(final),
         "final_context": final,
