@@ -211,6 +211,40 @@ async def test_a_chunk_echoed_back_ends_the_summary_and_the_parts_are_of_one_siz
     assert focused.summary_covers == first + chunks[0].count("answer ")
 
 
+@pytest.mark.parametrize("largest_kept", [10, 2])
+async def test_a_chunk_echoed_back_is_asked_again_as_two_halves(largest_kept: int) -> None:
+    """A summarizer that echoes any transcript of more than ``largest_kept`` questions."""
+    store = await backlog_store(20)
+    asked: list[int] = []
+
+    def respond(request: LlmRequest) -> str:
+        if request.purpose != "summary":
+            return "Noted."
+        text = request.messages[-1].text
+        questions = text.count("question ")
+        asked.append(questions)
+        if questions > largest_kept:
+            return text.split("```text", 1)[-1]  # its own transcript, echoed
+        return f"{questions} numbered questions, each answered."
+
+    config = SummaryConfig(max_context_tokens=2000, max_summary_tokens=200, keep_recent_tokens=100)
+    session = backlog_session(store, respond, config)
+    reply = await session.submit_turn("hello")
+    assert reply.text == "Noted."  # the turn goes out whatever the summary did
+    first, *halves = asked
+    assert first > largest_kept, "one request held the stretch: the scenario did not happen"
+    # The same request would get the same echo: the chunk is asked for again as two
+    # requests of about one size, once.
+    assert len(halves) == 2 and sum(halves) == first and abs(halves[0] - halves[1]) <= 1
+    summary = await get_conversation_summary(session)
+    if largest_kept >= max(halves):
+        assert summary is not None and f"{halves[1]} numbered questions" in summary
+        focused = (await session.get_slot()).config.focused
+        assert focused is not None and focused.summary_covers == 2 * first
+    else:  # the halves are echoed too: the attempt is refused and nothing is applied
+        assert summary is None
+
+
 async def test_the_summary_is_kept_once_in_the_slot_config_and_once_as_the_snapshot() -> None:
     store = await backlog_store(60)
     provider = MockProvider(responder=Replies())

@@ -62,6 +62,7 @@ from agentcore_autosummary.keeping.state import Segment
 from agentcore_autosummary.keeping.summary_info import SummaryQuality
 from agentcore_autosummary.log_names import at_turn
 from agentcore_autosummary.requesting.routes import UPDATE
+from agentcore_autosummary.requesting.sizing import transcript_tokens
 from agentcore_autosummary.text.sentences import whole_sentences
 
 logger = logging.getLogger("agentcore.autosummary")
@@ -123,8 +124,9 @@ async def make_segment_summary(
     Returns the summary text, the plan cut to what it covers, the quality record
     of the new part (of several, the one judged worst), and every segment. A stretch
     one request cannot hold becomes several parts (see :func:`_new_parts`); each is
-    judged alone, and a refused one ends the summary there (the first refused
-    refuses the summary).
+    judged alone, and a refused one ends the summary there. The first chunk, when
+    refused, is asked for again once as two halves (:func:`_halves`); refused again,
+    it refuses the summary.
     """
     runtime = runtime_of(ctx.session)
     state = runtime.states.get(plan.slot.id)
@@ -132,7 +134,11 @@ async def make_segment_summary(
     fresh = attrs.evolve(plan, previous=None)
     made: list[tuple[Segment, int]] = []  # each new part, and where its messages end
     quality: SummaryQuality | None = None
-    for text, stop_reason, start, end in await _new_parts(ctx, config, fresh):
+    replies = await _new_parts(ctx, config, fresh)
+    halved = False
+    index = 0
+    while index < len(replies):
+        text, stop_reason, start, end = replies[index]
         stretch = attrs.evolve(
             fresh,
             start=fresh.start + start,
@@ -143,9 +149,18 @@ async def make_segment_summary(
         try:
             text, judged = _gated(config, stretch, text, stop_reason)
         except SummaryRejectedError:
-            if not made:
+            if made:
+                break  # the stretch and those after it are left for a later summary
+            left = config.max_summary_calls_per_turn - len(replies)
+            halves = [] if halved else await _halves(ctx, config, fresh, start, end, left)
+            if not halves:
                 raise
-            break  # the stretch and those after it are left for a later summary
+            # Asked again another way: the refused chunk as two smaller requests.
+            halved = True
+            whole = halves[-1][3] == end  # else what the halves leave waits, and all after it
+            replies[index:] = [*halves, *(replies[index + 1 :] if whole else [])]
+            continue
+        index += 1
         if quality is None or (quality.verdict == "kept" and judged.verdict != "kept"):
             quality = judged
         text = await check_retention(ctx, config, stretch, text)
@@ -244,10 +259,52 @@ async def _new_parts(
         max_chunks=config.max_summary_calls_per_turn,
         sizes=sizes,
     )
+    return await _summaries(ctx, config, plan, spans, sizes)
+
+
+async def _halves(
+    ctx: TurnContext, config: SummaryConfig, plan: Plan, start: int, end: int, calls_left: int
+) -> list[tuple[str, str, int, int]]:
+    """:func:`_new_parts` of ``plan.messages[start:end]`` again, in two chunks of about one size.
+
+    A small model that echoed a chunk, or repeated itself to its cap, is asked for
+    a summary of half of it, then of the other half: the same request would get the
+    same reply. Nothing (``[]``) when no two calls are left or the chunk cannot be
+    cut in two.
+    """
+    if calls_left < 2 or end - start < 2:
+        return []
+    fit = await summary_fit(ctx, config, plan)
+    messages = plan.messages[start:end]
+    whole = await transcript_tokens(fit.counter, messages, config.max_tool_result_chars)
+    sizes: list[int] = []
+    spans = await even_chunks(
+        messages,
+        -(-whole * 3 // 5),
+        fit.counter,
+        config.max_tool_result_chars,
+        max_chunks=2,
+        sizes=sizes,
+    )
+    if len(spans) < 2:
+        return []
+    shifted = [(start + first, start + last) for first, last in spans]
+    return await _summaries(ctx, config, plan, shifted, sizes)
+
+
+async def _summaries(
+    ctx: TurnContext,
+    config: SummaryConfig,
+    plan: Plan,
+    spans: Sequence[tuple[int, int]],
+    sizes: Sequence[int],
+) -> list[tuple[str, str, int, int]]:
+    """The reply to a summary request of each span of ``plan.messages`` (of ``sizes`` tokens)."""
+    counter = (await summary_fit(ctx, config, plan)).counter
 
     async def summarized(index: int) -> tuple[str, str, int, int]:
         start, end = spans[index]
-        sized = (fit.counter, sizes[index]) if config.window_guard else None
+        sized = (counter, sizes[index]) if config.window_guard else None
         try:
             reply = await request_one_summary(
                 ctx, config, plan, plan.messages[start:end], None, UPDATE, sized=sized
