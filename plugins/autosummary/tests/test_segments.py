@@ -555,3 +555,32 @@ async def test_merging_by_sentences_asks_no_model_and_keeps_the_newest_facts_tha
     assert len(kept) == len(set(kept)) >= 7  # each fact once
     expected = {name: str(8000 + turn) for turn, name in enumerate(SERVICES)}
     assert dict(kept) == dict(list(expected.items())[-len(kept) :])  # the oldest give way
+
+
+SMALL_TALK = (
+    "The user and the assistant talked about how they like to write meeting notes. "
+    "They discussed which tools feel pleasant to use."
+)
+
+
+async def test_a_long_newest_part_of_small_talk_does_not_crowd_out_older_facts(
+    make_session: MakeSession,
+) -> None:
+    """A summarizer that extracts the facts, and writes small talk for a stretch of none."""
+    summarizer = Extractor()
+
+    def respond(request: LlmRequest) -> str:
+        reply = summarizer(request)
+        return reply if reply or request.purpose != "summary" else SMALL_TALK
+
+    config = _config(max_summary_tokens=120, retention_check="off")
+    session = make_session(MockProvider(responder=respond), summary=config, mode=FocusedConfig())
+    await _talk(session, turns=8)
+    for turn in range(8, 14):
+        chat = " ".join(f"chat{turn}x{n}" for n in range(40))
+        await session.submit_turn(f"How do you like to write meeting notes? {chat}")
+    summary = _summary((await session.get_slot()).config.focused)
+    # The room is shared by the facts: the eight ports outrank the newest part's small talk.
+    assert dict(FACT.findall(summary)) == {
+        name: str(8000 + n) for n, name in enumerate(SERVICES[:8])
+    }

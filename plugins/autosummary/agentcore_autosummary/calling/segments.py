@@ -356,13 +356,14 @@ def _condensed(
     Of three parts or more, the two oldest become one; of two, the older shrinks,
     so the newest part stays as the summarizer wrote it, under its own stretch.
     The condensed part takes what the room leaves beside the others; when that is
-    under a quarter of a summary's cap, every part becomes one, in the room. A
-    text with no sentence that fits is cut in its middle.
+    under half the room, every part becomes one, in the room: facts share the room,
+    and a long newest part (a small model's extract of small talk) does not crowd out
+    the older parts' facts. A text with no sentence that fits is cut in its middle.
     """
     room = config.segments_room - _CONDENSED_MARGIN_TOKENS
     count = 2 if len(segments) > 2 else 1
     budget = room - _beside(counter, segments, count)
-    if budget < config.summary_tokens // 4:
+    if budget < room // 2:
         count, budget = len(segments), room
     oldest = segments[:count]
     first, last = oldest[0], oldest[-1]
